@@ -1,0 +1,20 @@
+import { Packr, Unpackr } from "msgpackr";
+
+// Plain maps and arrays only: the default Packr writes record extensions no guest decodes.
+const packr = new Packr({ useRecords: false, variableMapSize: true, encodeUndefinedAsNil: true, moreTypes: false });
+// "auto" (safe 64-bit ints as numbers, larger ones as BigInt) is supported but missing from the typings.
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: "auto" as "bigint" });
+
+/**
+ * Encodes a value as ABI v1 msgpack. The result owns its bytes: msgpackr packs into a
+ * large shared buffer, and sending a view of it across threads would copy all of it.
+ */
+export function encode(value: unknown): Uint8Array {
+  const view = packr.pack(value);
+  return new Uint8Array(view);
+}
+
+/** Decodes ABI v1 msgpack. Throws on malformed input; callers map that to their own error code. */
+export function decode(bytes: Uint8Array): unknown {
+  return unpackr.unpack(bytes);
+}

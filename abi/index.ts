@@ -1,0 +1,3 @@
+export * from "./version.js";
+export * from "./codec.js";
+export * from "./envelope.js";

@@ -1,0 +1,47 @@
+/**
+ * The one table of error codes. The code is the contract: callers match on it, never on
+ * message text. `abi/errors.md` is generated from this table and a test keeps them in sync.
+ */
+export const ERROR_CODES = {
+  // Module checks at upload / load.
+  MODULE_INVALID: { status: 400, summary: "The bytes are not a valid WebAssembly module." },
+  MODULE_TOO_LARGE: { status: 413, summary: "The module is larger than the plugin's module size limit." },
+  MODULE_MISSING_EXPORT: { status: 400, summary: "A required export (memory, sluice_alloc, sluice_handle) is missing or has the wrong kind or signature." },
+  MODULE_FORBIDDEN_IMPORT: { status: 400, summary: "The module imports something outside the sluice_v1 allow-list; the error names the import." },
+  MODULE_MEMORY_TOO_LARGE: { status: 400, summary: "The module's initial memory exceeds its memory limit, or it declares more than one memory." },
+  CAPABILITY_NOT_GRANTED: { status: 400, summary: "The module imports a capability-gated host function its manifest does not declare." },
+  ABI_VERSION_MISSING: { status: 400, summary: "The module has no sluice_abi_v<major>_<minor> export marker, or more than one." },
+  ABI_VERSION_UNSUPPORTED: { status: 400, summary: "The module's ABI version is not served by this host; the error names both versions." },
+
+  // One invocation of a guest.
+  INPUT_TOO_LARGE: { status: 413, summary: "The encoded request exceeds the plugin's input limit; the guest was not called." },
+  OUTPUT_TOO_LARGE: { status: 502, summary: "The guest's reply exceeds the output limit; it was not copied." },
+  OUTPUT_OUT_OF_BOUNDS: { status: 502, summary: "The guest's reply pointer and length lie outside its memory." },
+  OUTPUT_MALFORMED: { status: 502, summary: "The guest's reply is not valid ABI msgpack." },
+  OUTPUT_INVALID: { status: 502, summary: "The guest's reply is valid msgpack but not a valid reply envelope." },
+  GUEST_TIMEOUT: { status: 504, summary: "The guest ran past its time limit; its worker was terminated and replaced." },
+  GUEST_MEMORY_LIMIT: { status: 502, summary: "The guest ran out of memory at its memory limit." },
+  GUEST_STACK_OVERFLOW: { status: 502, summary: "The guest exhausted its call stack." },
+  GUEST_TRAP: { status: 502, summary: "The guest trapped (unreachable, out-of-bounds access, division by zero, ...)." },
+  GUEST_ABORTED: { status: 502, summary: "The guest called abort; the error carries its message." },
+  WORKER_CRASHED: { status: 503, summary: "The worker thread running the call died; it is replaced." },
+  CALL_CANCELLED: { status: 499, summary: "The caller's AbortSignal cancelled the call." },
+  DEADLINE_EXCEEDED: { status: 504, summary: "The operation's deadline passed." },
+  QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure)." },
+  EXECUTOR_CLOSED: { status: 503, summary: "The executor was closed." },
+
+  // Pipeline semantics.
+  OUTCOME_NOT_ALLOWED: { status: 502, summary: "The hook returned an outcome its point does not allow." },
+  PATCH_FORBIDDEN: { status: 502, summary: "The patch touches a field the point or the plugin's grant does not allow." },
+  PATCH_INVALID: { status: 502, summary: "The patch cannot be applied, or its result fails the point's schema." },
+  PAYLOAD_INVALID: { status: 400, summary: "The payload given to the boundary does not match the point's schema." },
+  FINAL_CHECK_FAILED: { status: 400, summary: "The final input failed the service's last check (tool schema, authorization, path rules)." },
+  HOOK_REJECTED: { status: 403, summary: "A hook rejected the operation; the error carries the hook's code and reason." },
+  HOOK_BLOCKED: { status: 403, summary: "A hook blocked the output; the error carries the hook's code and reason." },
+  HOOK_FAILED: { status: 502, summary: "A fail-closed hook failed; the error names the binding, the phase and the cause." },
+  EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
+  EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },
+  CONFIG_INVALID: { status: 400, summary: "Configuration or options are invalid; the error says which." },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
