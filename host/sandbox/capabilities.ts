@@ -1,0 +1,12 @@
+/** What a manifest may grant a guest beyond the always-allowed imports. */
+export const CAPABILITIES = ["kv"] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** The sluice_v1 import allow-list: each function and the capability it needs (null: always). */
+export const HOST_FUNCTIONS: Readonly<Record<string, Capability | null>> = {
+  log: null,
+  abort: null,
+  kv_get: "kv",
+  kv_set: "kv",
+  kv_delete: "kv",
+};

@@ -1,0 +1,38 @@
+/**
+ * The messages between the main thread and a sandbox worker. Plain data only (plus
+ * WebAssembly.Module and SharedArrayBuffer, which structured clone shares): both sides
+ * import these with `import type`, and errors travel as ErrorData, never as thrown objects.
+ */
+import type { Outcome } from "../../abi/envelope.js";
+import type { ErrorData } from "../errors/sluice-error.js";
+
+export interface LogLine { level: number; message: string }
+
+/** One guest invocation inside a task. */
+export interface CallSpec {
+  module: WebAssembly.Module;
+  memoryBytes: number;
+  inputBytes: number;
+  outputBytes: number;
+  /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */
+  kvScope: string | null;
+  request: Uint8Array;
+  /** Return the reply's bytes and decoded value too (tests, the vectors, debugging). */
+  raw?: boolean;
+}
+
+export interface CallsTask {
+  kind: "calls";
+  calls: CallSpec[];
+  /** Int32 [0]: index of the call now running (-1 before, calls.length after); Float64 [1]: its start time, epoch ms. */
+  progress: SharedArrayBuffer;
+  kvPath: string | null;
+}
+
+export type CallReport =
+  | { ok: true; outcome: Outcome; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
+  | { ok: false; error: ErrorData; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number };
+
+export const PROGRESS_BYTES = 16;
+export const PROGRESS_INDEX = 0;
+export const PROGRESS_START = 1;

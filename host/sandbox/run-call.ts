@@ -1,0 +1,138 @@
+import { decode, encode } from "../../abi/codec.js";
+import { parseReply } from "../../abi/envelope.js";
+import type { ErrorCode } from "../errors/codes.js";
+import type { ErrorData } from "../errors/sluice-error.js";
+import { KV_STATUS, type KvStore } from "./kv-store.js";
+import type { CallReport, CallSpec, LogLine } from "./protocol.js";
+
+export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
+/**
+ * V8 gives no signal when memory.grow fails at the maximum; guests then trap (AssemblyScript
+ * runs `unreachable`). An `unreachable` trap with memory at least this full is reported as
+ * running out of memory. Growth steps can be large, so the ratio is not close to 1.
+ */
+const MEMORY_FULL_RATIO = 0.5;
+
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+/** Thrown by the abort import to unwind the guest; never leaves this file. */
+class GuestAbort extends Error {}
+
+function fail(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorData {
+  return details ? { code, message, details } : { code, message };
+}
+
+function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spec: CallSpec, abortMessage: string | undefined): ErrorData {
+  if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
+  if (err instanceof RangeError && /memory/i.test(err.message)) return fail("GUEST_MEMORY_LIMIT", `guest could not get memory: ${err.message}`, { limitBytes: spec.memoryBytes });
+  if (err instanceof WebAssembly.RuntimeError) {
+    const used = memory?.buffer.byteLength ?? 0;
+    if (/unreachable/.test(err.message) && used >= spec.memoryBytes * MEMORY_FULL_RATIO) {
+      return fail("GUEST_MEMORY_LIMIT", `guest trapped with its memory at ${used} of ${spec.memoryBytes} bytes: out of memory`, { usedBytes: used, limitBytes: spec.memoryBytes });
+    }
+    return fail("GUEST_TRAP", `guest trapped: ${err.message}`, { trap: err.message });
+  }
+  return fail("GUEST_TRAP", `guest failed: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/**
+ * Runs one guest invocation on a fresh instance: no memory or globals survive it. Every
+ * failure comes back as data with a code; nothing the guest does is thrown to the caller.
+ */
+export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
+  const logs: LogLine[] = [];
+  let droppedLogs = 0;
+  let memory: WebAssembly.Memory | undefined;
+  let abortMessage: string | undefined;
+  const t0 = performance.now();
+  const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport =>
+    ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0 });
+
+  if (spec.request.byteLength > spec.inputBytes) {
+    return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${spec.request.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: spec.request.byteLength, limit: spec.inputBytes }) });
+  }
+
+  // Bounds are checked against the current buffer: memory.grow detaches old views.
+  const view = (ptr: number, len: number): Uint8Array | undefined => {
+    const buf = memory?.buffer;
+    ptr >>>= 0; len >>>= 0;
+    return buf && ptr + len <= buf.byteLength ? new Uint8Array(buf, ptr, len) : undefined;
+  };
+  const text = (ptr: number, len: number): string => {
+    const bytes = view(ptr, Math.min(len >>> 0, LOG_LIMITS.lineBytes));
+    return bytes ? utf8.decode(bytes) : "<out of bounds>";
+  };
+  const host: Record<string, (...args: number[]) => number | void> = {
+    log(level, ptr, len) {
+      if (logs.length >= LOG_LIMITS.lines) { droppedLogs++; return; }
+      logs.push({ level: Math.max(0, Math.min(3, level! | 0)), message: text(ptr!, len!) });
+    },
+    abort(ptr, len) {
+      abortMessage = text(ptr!, len!);
+      throw new GuestAbort();
+    },
+  };
+  if (spec.kvScope !== null) {
+    const scope = spec.kvScope;
+    host.kv_get = (kp, kl, op, oc) => {
+      const key = view(kp!, kl!);
+      if (!key) throw new WebAssembly.RuntimeError("kv_get: key out of bounds");
+      const value = kv().get(scope, key);
+      if (value === undefined) return KV_STATUS.notFound;
+      if (value.byteLength <= (oc! >>> 0)) {
+        const out = view(op!, value.byteLength);
+        if (!out) throw new WebAssembly.RuntimeError("kv_get: output buffer out of bounds");
+        out.set(value);
+      }
+      return value.byteLength;
+    };
+    host.kv_set = (kp, kl, vp, vl) => {
+      const key = view(kp!, kl!);
+      const value = view(vp!, vl!);
+      if (!key || !value) throw new WebAssembly.RuntimeError("kv_set: argument out of bounds");
+      return kv().set(scope, key, value);
+    };
+    host.kv_delete = (kp, kl) => {
+      const key = view(kp!, kl!);
+      if (!key) throw new WebAssembly.RuntimeError("kv_delete: key out of bounds");
+      return kv().delete(scope, key);
+    };
+  }
+
+  let replyBytes: Uint8Array;
+  try {
+    const instance = new WebAssembly.Instance(spec.module, { sluice_v1: host });
+    const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
+    memory = exports.memory;
+    const len = spec.request.byteLength;
+    const ptr = exports.sluice_alloc(len) >>> 0;
+    const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);
+    if (!input) return done({ ok: false, error: fail("GUEST_MEMORY_LIMIT", `sluice_alloc(${len}) returned ${ptr}, not a usable buffer`, { limitBytes: spec.memoryBytes }) });
+    input.set(spec.request);
+    const packed = exports.sluice_handle(ptr, len);
+    if (typeof packed !== "bigint") return done({ ok: false, error: fail("OUTPUT_INVALID", "sluice_handle must return an i64 (out_ptr << 32 | out_len)") });
+    const outPtr = Number((packed >> 32n) & 0xffffffffn);
+    const outLen = Number(packed & 0xffffffffn);
+    if (outLen > spec.outputBytes) {
+      return done({ ok: false, error: fail("OUTPUT_TOO_LARGE", `reply is ${outLen} bytes; the plugin's output limit is ${spec.outputBytes}`, { size: outLen, limit: spec.outputBytes }) });
+    }
+    const out = view(outPtr, outLen);
+    if (!out) {
+      return done({ ok: false, error: fail("OUTPUT_OUT_OF_BOUNDS", `reply at ${outPtr}+${outLen} lies outside the guest's ${memory.buffer.byteLength}-byte memory`, { ptr: outPtr, len: outLen }) });
+    }
+    replyBytes = out;
+  } catch (err) {
+    return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
+  }
+
+  let reply: unknown;
+  try {
+    reply = decode(replyBytes);
+  } catch (err) {
+    return done({ ok: false, error: fail("OUTPUT_MALFORMED", `reply is not valid msgpack: ${(err as Error).message}`) });
+  }
+  const parsed = parseReply(reply, (v) => encode(v).byteLength);
+  if (!parsed.ok) return done({ ok: false, error: fail("OUTPUT_INVALID", `reply is not a valid envelope: ${parsed.message}`) });
+  return done(spec.raw ? { ok: true, outcome: parsed.outcome, reply, replyBytes: replyBytes.slice() } : { ok: true, outcome: parsed.outcome });
+}

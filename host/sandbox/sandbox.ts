@@ -1,0 +1,207 @@
+import { randomUUID } from "node:crypto";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { Piscina } from "piscina";
+import { encode } from "../../abi/codec.js";
+import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./load-module.js";
+import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine } from "./protocol.js";
+import { workerFile } from "./worker-file.js";
+
+export interface SandboxOptions {
+  /** Worker threads, all kept warm. Default: the machine's available parallelism. */
+  workers?: number;
+  /** Tasks that may wait for a worker before calls are refused with QUEUE_FULL. Default 1024. */
+  maxQueue?: number;
+  /** SQLite file behind the key-value capability. Default: a fresh file in the OS temp dir. */
+  kvPath?: string;
+}
+
+export interface CallOptions {
+  /** Overrides the plugin's time limit for this call (never above it). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** (space, binding) scope for the key-value capability. */
+  kvScope?: { spaceId: string; bindingId: string };
+  /** Also return the reply's decoded value and bytes. */
+  raw?: boolean;
+}
+
+/** One call planned into a task. */
+export interface PlannedCall {
+  module: LoadedModule;
+  request: Uint8Array;
+  options?: Omit<CallOptions, "signal">;
+}
+
+export type InvokeResult =
+  | { ok: true; outcome: Outcome; logs: LogLine[]; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
+  | { ok: false; error: ErrorData; logs: LogLine[]; durationMs: number; memoryBytes: number };
+
+function resolveOptions(o: SandboxOptions): Required<SandboxOptions> {
+  const workers = o.workers ?? Math.max(1, availableParallelism());
+  if (!Number.isInteger(workers) || workers < 1) throw new SluiceError("CONFIG_INVALID", `workers must be a positive integer, got ${workers}`);
+  const maxQueue = o.maxQueue ?? 1024;
+  if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new SluiceError("CONFIG_INVALID", `maxQueue must be a non-negative integer, got ${maxQueue}`);
+  return { workers, maxQueue, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
+}
+
+/**
+ * Runs guest calls on a pool of worker threads with hard limits. Every failure of a guest
+ * comes back as a result with a stable code; the sandbox itself keeps serving.
+ *
+ * @example
+ * const sandbox = createSandbox({ workers: 2 });
+ * const mod = await sandbox.load(wasmBytes);
+ * const result = await sandbox.invoke(mod, request, { timeoutMs: 50 });
+ * if (!result.ok) console.log(result.error.code);
+ */
+export class Sandbox {
+  readonly options: Required<SandboxOptions>;
+  private readonly pool: Piscina;
+  private readonly cache = new Map<string, Promise<LoadedModule>>();
+  private closed = false;
+  /** Tasks submitted and not settled. Piscina's own maxQueue is not enforced in every path, so the bound is kept here. */
+  private inFlight = 0;
+
+  constructor(options: SandboxOptions = {}) {
+    this.options = resolveOptions(options);
+    this.pool = new Piscina({
+      filename: workerFile("worker"),
+      minThreads: this.options.workers,
+      maxThreads: this.options.workers,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      // Bounds the worker's JS heap only; guest memory is bounded by the module's own maximum.
+      resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
+    });
+    // A worker that dies with no task is replaced by Piscina; the event must not crash the host.
+    this.pool.on("error", () => {});
+  }
+
+  /** Workers alive now (the pool replaces terminated ones). */
+  get threadCount(): number {
+    return this.pool.threads.length;
+  }
+
+  get queueSize(): number {
+    return this.pool.queueSize;
+  }
+
+  /** Validates, caps and compiles a guest once; later loads of the same bytes and limits share it. */
+  load(bytes: Uint8Array, options: LoadOptions = {}): Promise<LoadedModule> {
+    const key = `${sha256Hex(bytes)}|${JSON.stringify(options.limits ?? {})}|${[...(options.capabilities ?? [])].sort().join(",")}`;
+    let loaded = this.cache.get(key);
+    if (!loaded) {
+      loaded = loadModule(bytes, options);
+      this.cache.set(key, loaded);
+      // A refused module is not cached: the error is returned, and the next try checks again.
+      loaded.catch(() => this.cache.delete(key));
+    }
+    return loaded;
+  }
+
+  /** Encodes the envelope and runs one call. */
+  invoke(module: LoadedModule, request: RequestEnvelope, options: CallOptions = {}): Promise<InvokeResult> {
+    return this.invokeBytes(module, encode(request), options);
+  }
+
+  /** Runs one call on an already encoded request. */
+  async invokeBytes(module: LoadedModule, request: Uint8Array, options: CallOptions = {}): Promise<InvokeResult> {
+    const [report] = await this.runCalls([{ module, request, options }], options.signal);
+    return report!;
+  }
+
+  /**
+   * Runs several calls in one worker task (one thread hop), each under its own time
+   * limit. A call that times out or is cancelled ends the task: it and the calls after it
+   * report the error, the calls before it keep their results only if the worker returned.
+   */
+  async runCalls(planned: readonly PlannedCall[], signal?: AbortSignal): Promise<InvokeResult[]> {
+    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    const progress = new SharedArrayBuffer(PROGRESS_BYTES);
+    const calls: CallSpec[] = planned.map(({ module, request, options = {} }) => ({
+      module: module.module,
+      memoryBytes: module.limits.memoryBytes,
+      inputBytes: module.limits.inputBytes,
+      outputBytes: module.limits.outputBytes,
+      kvScope: module.capabilities.includes("kv") && options.kvScope ? `${options.kvScope.spaceId}\u0000${options.kvScope.bindingId}` : null,
+      request,
+      ...(options.raw ? { raw: true } : {}),
+    }));
+    const limits = planned.map(({ module, options }) => Math.min(options?.timeoutMs ?? module.limits.timeoutMs, module.limits.timeoutMs));
+    const task: CallsTask = { kind: "calls", calls, progress, kvPath: this.options.kvPath };
+    const outcome = await this.runWatched(task, limits, signal);
+    if (outcome.ok) return outcome.reports.map(toResult);
+    return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0 }));
+  }
+
+  private async runWatched(task: CallsTask, limits: number[], signal?: AbortSignal): Promise<{ ok: true; reports: CallReport[] } | { ok: false; index: number; error: ErrorData }> {
+    const index = new Int32Array(task.progress, 0, 2);
+    const started = new Float64Array(task.progress, 8, 1);
+    Atomics.store(index, 0, -1);
+    const controller = new AbortController();
+    let stop: { index: number; error: ErrorData } | undefined;
+    let timer: NodeJS.Timeout | undefined;
+
+    // Each call's clock starts when the worker starts it, so queueing does not count against it.
+    const watch = (): void => {
+      const i = Atomics.load(index, 0);
+      if (i >= limits.length) return;
+      if (i < 0) { timer = setTimeout(watch, Math.max(1, Math.min(...limits))); return; }
+      const deadline = started[0]! + limits[i]!;
+      const now = performance.timeOrigin + performance.now();
+      if (now >= deadline) {
+        stop = { index: i, error: { code: "GUEST_TIMEOUT", message: `guest call ${i} ran past its ${limits[i]} ms limit; its worker was terminated`, details: { call: i, limitMs: limits[i] } } };
+        controller.abort();
+        return;
+      }
+      timer = setTimeout(watch, Math.max(1, Math.ceil(deadline - now)));
+    };
+    const onCancel = (): void => {
+      const i = Math.max(0, Atomics.load(index, 0));
+      stop ??= { index: i, error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
+      controller.abort();
+    };
+    if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
+    if (this.inFlight >= this.options.workers + this.options.maxQueue) {
+      return { ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } };
+    }
+    this.inFlight++;
+    signal?.addEventListener("abort", onCancel, { once: true });
+    timer = setTimeout(watch, Math.max(1, Math.min(...limits)));
+    try {
+      const reports = (await this.pool.run(task, { signal: controller.signal })) as CallReport[];
+      return { ok: true, reports };
+    } catch (err) {
+      if (stop) return { ok: false, ...stop };
+      const message = (err as Error)?.message ?? String(err);
+      if (this.closed) return { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } };
+      const i = Math.max(0, Atomics.load(index, 0));
+      return { ok: false, index: i, error: { code: "WORKER_CRASHED", message: `the worker running the call died: ${message}`, details: { call: i } } };
+    } finally {
+      this.inFlight--;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onCancel);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.destroy();
+  }
+}
+
+function toResult(report: CallReport): InvokeResult {
+  const { droppedLogs: _dropped, ...rest } = report;
+  return rest;
+}
+
+function notRun(cause: ErrorData): ErrorData {
+  return { code: cause.code, message: `not completed: a later call in the same task failed (${cause.code})`, details: { causedBy: cause.code } };
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  return new Sandbox(options);
+}

@@ -1,0 +1,73 @@
+// Builds everything the tests and the main job need: the TypeScript, every
+// AssemblyScript guest (plugins and test fixtures) and every WAT fixture.
+// Runs on `npm install` (prepare) and before `npm test`.
+import { spawnSync } from "node:child_process";
+import { mkdir, readdir, readFile, writeFile, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const t0 = Date.now();
+const log = (msg) => process.stdout.write(`[build] ${msg}\n`);
+
+const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+log(`typescript compiled (${Date.now() - t0} ms)`);
+
+async function list(dir, suffix) {
+  try {
+    return (await readdir(dir)).filter((f) => f.endsWith(suffix)).map((f) => join(dir, f));
+  } catch { return []; }
+}
+
+async function upToDate(out, inputs) {
+  try {
+    const o = (await stat(out)).mtimeMs;
+    for (const i of inputs) if ((await stat(i)).mtimeMs > o) return false;
+    return true;
+  } catch { return false; }
+}
+
+// WAT fixtures: tiny hostile and benign guests.
+const watDir = join(root, "test/fixtures/wat");
+const fixturesOut = join(root, "build/fixtures");
+await mkdir(fixturesOut, { recursive: true });
+const wabt = await (await import("wabt")).default();
+for (const file of await list(watDir, ".wat")) {
+  const out = join(fixturesOut, basename(file, ".wat") + ".wasm");
+  const mod = wabt.parseWat(file, await readFile(file, "utf8"));
+  await writeFile(out, mod.toBinary({}).buffer);
+  mod.destroy();
+}
+
+// AssemblyScript guests: the SDK's own files count as inputs of every guest.
+const { compileAssemblyScript } = await import(join(root, "dist/host/toolchain/assemblyscript.js"));
+async function sdkFiles(dir = join(root, "guest-sdk/assembly")) {
+  const out = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await sdkFiles(p)));
+    else if (p.endsWith(".ts")) out.push(p);
+  }
+  return out;
+}
+const sdk = await sdkFiles();
+const guests = [];
+for (const file of await list(join(root, "test/fixtures/guests"), ".ts")) {
+  guests.push({ entry: file, out: join(fixturesOut, basename(file, ".ts") + ".wasm"), inputs: [file] });
+}
+for (const name of (await readdir(join(root, "plugins"), { withFileTypes: true }).catch(() => [])).filter((d) => d.isDirectory()).map((d) => d.name)) {
+  const entry = join(root, "plugins", name, "assembly/index.ts");
+  try { await stat(entry); } catch { continue; }
+  const srcs = await list(join(root, "plugins", name, "assembly"), ".ts");
+  guests.push({ entry, out: join(root, "build/plugins", name + ".wasm"), inputs: srcs });
+}
+await mkdir(join(root, "build/plugins"), { recursive: true });
+let built = 0;
+for (const g of guests) {
+  if (await upToDate(g.out, [...g.inputs, ...sdk])) continue;
+  const wasm = await compileAssemblyScript({ entry: g.entry });
+  await writeFile(g.out, wasm);
+  built++;
+}
+log(`guests: ${built} compiled, ${guests.length - built} up to date (${Date.now() - t0} ms total)`);
