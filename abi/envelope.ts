@@ -62,7 +62,7 @@ function isPlain(v: unknown, depth = 0): boolean {
   if (depth > 64) return false;
   if (v === null || typeof v === "string" || typeof v === "boolean") return true;
   if (typeof v === "number") return Number.isFinite(v);
-  if (typeof v === "bigint") return true;
+  if (typeof v === "bigint" || v instanceof Uint8Array) return true;
   if (Array.isArray(v)) return v.every((x) => isPlain(x, depth + 1));
   if (isMap(v)) return Object.values(v).every((x) => isPlain(x, depth + 1));
   return false;

@@ -1,0 +1,76 @@
+import { Value } from "./value";
+import { Request } from "./request";
+
+// Typed, read-only views of the payloads of the main points. Each field reads the
+// payload on access, so a field the plugin was not granted reads as ""/-1/false/nil.
+// `payload` keeps the whole map for fields the view does not name.
+
+/** `tool.before`: a tool is about to be called. */
+export class ToolBefore {
+  constructor(public payload: Value) {}
+  static of(req: Request): ToolBefore { return new ToolBefore(req.payload); }
+  get toolId(): string { return this.payload.get("tool_id").asStringOr(""); }
+  get name(): string { return this.payload.get("name").asStringOr(""); }
+  get arguments(): Value { return this.payload.get("arguments"); }
+  get callId(): string { return this.payload.get("call_id").asStringOr(""); }
+}
+
+/** `tool.after`: a tool returned. */
+export class ToolAfter {
+  constructor(public payload: Value) {}
+  static of(req: Request): ToolAfter { return new ToolAfter(req.payload); }
+  get toolId(): string { return this.payload.get("tool_id").asStringOr(""); }
+  get name(): string { return this.payload.get("name").asStringOr(""); }
+  get arguments(): Value { return this.payload.get("arguments"); }
+  get callId(): string { return this.payload.get("call_id").asStringOr(""); }
+  /** "succeeded" or "failed". */
+  get status(): string { return this.payload.get("status").asStringOr(""); }
+  /** The real result (read-only). */
+  get result(): Value { return this.payload.get("result"); }
+  /** What the model will see of the result: the only patchable and redactable field. */
+  get view(): Value { return this.payload.get("view"); }
+  get durationMs(): f64 { return this.payload.get("duration_ms").asFloatOr(-1); }
+}
+
+/** `model.chat.before`: a chat completion is about to be requested. */
+export class ChatBefore {
+  constructor(public payload: Value) {}
+  static of(req: Request): ChatBefore { return new ChatBefore(req.payload); }
+  get model(): string { return this.payload.get("model").asStringOr(""); }
+  get messages(): Value { return this.payload.get("messages"); }
+  get params(): Value { return this.payload.get("params"); }
+}
+
+/** `model.chat.after`: a chat completion finished. */
+export class ChatAfter {
+  constructor(public payload: Value) {}
+  static of(req: Request): ChatAfter { return new ChatAfter(req.payload); }
+  get model(): string { return this.payload.get("model").asStringOr(""); }
+  get content(): string { return this.payload.get("content").asStringOr(""); }
+  get toolCalls(): Value { return this.payload.get("tool_calls"); }
+  get finishReason(): string { return this.payload.get("finish_reason").asStringOr(""); }
+  get usage(): Value { return this.payload.get("usage"); }
+}
+
+/** `model.chat.chunk`: one streamed chunk of a chat completion. */
+export class ChatChunk {
+  constructor(public payload: Value) {}
+  static of(req: Request): ChatChunk { return new ChatChunk(req.payload); }
+  get model(): string { return this.payload.get("model").asStringOr(""); }
+  /** The chunk's text: the suffix held back from the previous chunk, then the new text. */
+  get delta(): string { return this.payload.get("delta").asStringOr(""); }
+  get chunkIndex(): i64 { return this.payload.get("chunk_index").asIntOr(-1); }
+  get isLast(): bool { return this.payload.get("is_last").asBoolOr(false); }
+  get requestId(): string { return this.payload.get("request_id").asStringOr(""); }
+}
+
+/** `model.embedding.before`: texts are about to be embedded. */
+export class EmbeddingBefore {
+  constructor(public payload: Value) {}
+  static of(req: Request): EmbeddingBefore { return new EmbeddingBefore(req.payload); }
+  get model(): string { return this.payload.get("model").asStringOr(""); }
+  /** The texts, as an array of strings. */
+  get texts(): Value { return this.payload.get("texts"); }
+  get count(): i32 { return this.texts.length; }
+  textAt(i: i32): string { return this.texts.at(i).asStringOr(""); }
+}
