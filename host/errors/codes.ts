@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   FINAL_CHECK_FAILED: { status: 400, summary: "The final input failed the service's last check (tool schema, authorization, path rules)." },
   HOOK_REJECTED: { status: 403, summary: "A hook rejected the operation; the error carries the hook's code and reason." },
   HOOK_BLOCKED: { status: 403, summary: "A hook blocked the output; the error carries the hook's code and reason." },
+  HOOK_EXCEPTION: { status: 502, summary: "An in-process hook threw or returned something that is not an outcome." },
+  OPERATION_FAILED: { status: 502, summary: "The wrapped operation itself (the service's model, tool or embedding call) failed; the error keeps its cause." },
   HOOK_FAILED: { status: 502, summary: "A fail-closed hook failed; the error names the binding, the phase and the cause." },
   EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
   EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },

@@ -5,6 +5,7 @@
  */
 import type { Outcome } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
+import type { StageInput } from "../pipeline/run-steps.js";
 
 export interface LogLine { level: number; message: string }
 
@@ -28,6 +29,18 @@ export interface CallsTask {
   progress: SharedArrayBuffer;
   kvPath: string | null;
 }
+
+/** A whole stage of guest hooks in one task: the worker runs the pipeline core itself. */
+export interface StageTask {
+  kind: "stage";
+  stage: StageInput;
+  /** One per step: how to run that step's guest (the request is built in the worker). */
+  calls: Omit<CallSpec, "request" | "raw">[];
+  progress: SharedArrayBuffer;
+  kvPath: string | null;
+}
+
+export type Task = CallsTask | StageTask;
 
 export type CallReport =
   | { ok: true; outcome: Outcome; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }

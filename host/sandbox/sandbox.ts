@@ -6,7 +6,8 @@ import { encode } from "../../abi/codec.js";
 import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./load-module.js";
-import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine } from "./protocol.js";
+import type { StageInput, StageResult } from "../pipeline/run-steps.js";
+import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StageTask, type Task } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
 
 export interface SandboxOptions {
@@ -119,24 +120,36 @@ export class Sandbox {
    */
   async runCalls(planned: readonly PlannedCall[], signal?: AbortSignal): Promise<InvokeResult[]> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
-    const progress = new SharedArrayBuffer(PROGRESS_BYTES);
     const calls: CallSpec[] = planned.map(({ module, request, options = {} }) => ({
-      module: module.module,
-      memoryBytes: module.limits.memoryBytes,
-      inputBytes: module.limits.inputBytes,
-      outputBytes: module.limits.outputBytes,
-      kvScope: module.capabilities.includes("kv") && options.kvScope ? `${options.kvScope.spaceId}\u0000${options.kvScope.bindingId}` : null,
+      ...callSpec(module, options.kvScope),
       request,
       ...(options.raw ? { raw: true } : {}),
     }));
     const limits = planned.map(({ module, options }) => Math.min(options?.timeoutMs ?? module.limits.timeoutMs, module.limits.timeoutMs));
-    const task: CallsTask = { kind: "calls", calls, progress, kvPath: this.options.kvPath };
-    const outcome = await this.runWatched(task, limits, signal);
-    if (outcome.ok) return outcome.reports.map(toResult);
+    const task: CallsTask = { kind: "calls", calls, progress: new SharedArrayBuffer(PROGRESS_BYTES), kvPath: this.options.kvPath };
+    const outcome = await this.runWatched<CallReport[]>(task, limits, signal);
+    if (outcome.ok) return outcome.value.map(toResult);
     return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0 }));
   }
 
-  private async runWatched(task: CallsTask, limits: number[], signal?: AbortSignal): Promise<{ ok: true; reports: CallReport[] } | { ok: false; index: number; error: ErrorData }> {
+  /**
+   * Runs a whole stage of guest hooks in one task. When a step times out or its worker
+   * dies, the task is lost: the result says which step, and the caller decides (see
+   * pipeline/stage.ts, which re-runs the stage with that step marked failed).
+   */
+  async runStage(stage: StageInput, steps: readonly { module: LoadedModule; timeoutMs: number; kvScope?: CallOptions["kvScope"] }[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult } | { ok: false; index: number; error: ErrorData }> {
+    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    const task: StageTask = {
+      kind: "stage",
+      stage,
+      calls: steps.map((s) => callSpec(s.module, s.kvScope)),
+      progress: new SharedArrayBuffer(PROGRESS_BYTES),
+      kvPath: this.options.kvPath,
+    };
+    return this.runWatched<StageResult>(task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
+  }
+
+  private async runWatched<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<{ ok: true; value: T } | { ok: false; index: number; error: ErrorData }> {
     const index = new Int32Array(task.progress, 0, 2);
     const started = new Float64Array(task.progress, 8, 1);
     Atomics.store(index, 0, -1);
@@ -171,8 +184,8 @@ export class Sandbox {
     signal?.addEventListener("abort", onCancel, { once: true });
     timer = setTimeout(watch, Math.max(1, Math.min(...limits)));
     try {
-      const reports = (await this.pool.run(task, { signal: controller.signal })) as CallReport[];
-      return { ok: true, reports };
+      const value = (await this.pool.run(task, { signal: controller.signal })) as T;
+      return { ok: true, value };
     } catch (err) {
       if (stop) return { ok: false, ...stop };
       const message = (err as Error)?.message ?? String(err);
@@ -191,6 +204,16 @@ export class Sandbox {
     this.closed = true;
     await this.pool.destroy();
   }
+}
+
+function callSpec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
+  return {
+    module: module.module,
+    memoryBytes: module.limits.memoryBytes,
+    inputBytes: module.limits.inputBytes,
+    outputBytes: module.limits.outputBytes,
+    kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.bindingId}` : null,
+  };
 }
 
 function toResult(report: CallReport): InvokeResult {

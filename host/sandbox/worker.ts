@@ -1,6 +1,8 @@
 /** Piscina worker entry: runs the calls of one task in order, reporting progress through shared memory. */
+import { encode } from "../../abi/codec.js";
+import { runSteps, type StageResult } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
-import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask } from "./protocol.js";
+import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { runCall } from "./run-call.js";
 
 const stores = new Map<string, KvStore>();
@@ -13,17 +15,36 @@ function kvAt(path: string | null): () => KvStore {
   };
 }
 
-export default function run(task: CallsTask): CallReport[] {
+function progress(task: Task): (i: number) => void {
   const index = new Int32Array(task.progress, 0, 2);
   const start = new Float64Array(task.progress, 8, 1);
-  const kv = kvAt(task.kvPath);
-  const reports: CallReport[] = [];
-  for (let i = 0; i < task.calls.length; i++) {
+  return (i) => {
     // The start time is written before the index, so the watchdog never reads a stale start.
     start[PROGRESS_START - 1] = performance.timeOrigin + performance.now();
     Atomics.store(index, PROGRESS_INDEX, i);
-    reports.push(runCall(task.calls[i]!, kv));
-  }
-  Atomics.store(index, PROGRESS_INDEX, task.calls.length);
+  };
+}
+
+function runCalls(task: CallsTask): CallReport[] {
+  const mark = progress(task);
+  const kv = kvAt(task.kvPath);
+  const reports = task.calls.map((call, i) => { mark(i); return runCall(call, kv); });
+  mark(task.calls.length);
   return reports;
+}
+
+async function runStage(task: StageTask): Promise<StageResult> {
+  const mark = progress(task);
+  const kv = kvAt(task.kvPath);
+  const result = await runSteps(task.stage, (i, request) => {
+    mark(i);
+    const report = runCall({ ...task.calls[i]!, request: encode(request) }, kv);
+    return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
+  });
+  mark(task.calls.length);
+  return result;
+}
+
+export default function run(task: Task): CallReport[] | Promise<StageResult> {
+  return task.kind === "calls" ? runCalls(task) : runStage(task);
 }

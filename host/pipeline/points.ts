@@ -1,0 +1,295 @@
+/**
+ * The hook point table (seed 000 §2): every point declared once, as data. Payload
+ * types, validators, the outcome table and the guest SDK guide all derive from it.
+ */
+import type { Outcome, OutcomeKind } from "../../abi/envelope.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { FromSchema } from "./schema-types.js";
+
+export type Stage = "before" | "after" | "chunk" | "error" | "finally" | "lifecycle";
+export type OperationKind = "chat" | "embedding" | "tool" | "any" | "run" | "subtask";
+
+/** Checks a patch's result against the payload it started from; the schema alone cannot. */
+export type Invariant =
+  /** The array at `path` keeps its length (embedding texts map one to one onto vectors). */
+  | { kind: "length-kept"; path: string }
+  /** The array at `path` keeps its items in place (new ones may be appended); in each kept item only the `mutable` keys may change. */
+  | { kind: "items-kept"; path: string; mutable: readonly string[] };
+
+export interface PointSpec {
+  readonly name: string;
+  readonly stage: Stage;
+  readonly operation: OperationKind;
+  readonly summary: string;
+  /** JSON Schema draft 2020-12 of the payload. */
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly outcomes: readonly OutcomeKind[];
+  /** JSON Pointer prefixes a patch may touch; a path equal to a prefix is allowed. */
+  readonly patchable: readonly string[];
+  /** Fields a hook author may expect to change but cannot, with where to change them instead: documentation for the SDK guide. */
+  readonly readOnly: readonly { path: string; why: string }[];
+  readonly invariants: readonly Invariant[];
+  /** The field a `redact` outcome replaces with its `content`; null when redact works on the stream (chunks) or is not allowed. */
+  readonly redacts: string | null;
+  /** A hook failure here becomes a diagnostic and never fails the operation (no recursion into error handling). */
+  readonly diagnosticOnly: boolean;
+}
+
+export const CHAT_PURPOSES = ["action", "compaction", "completion"] as const;
+/** Purposes a binding can match on; embedding calls carry `embedding`. */
+export const PURPOSES = [...CHAT_PURPOSES, "embedding"] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+const str = { type: "string" } as const;
+const id = { type: "string", minLength: 1 } as const;
+const count = { type: "integer", minimum: 0 } as const;
+const object = { type: "object" } as const;
+const anything = {} as const;
+const annotations = { type: "object", maxProperties: 64 } as const;
+const realStatus = { enum: ["not_started", "running", "succeeded", "failed", "unknown"] } as const;
+const operation = { enum: ["chat", "tool", "embedding"] } as const;
+
+const toolCall = {
+  type: "object", additionalProperties: false, required: ["id", "type", "function"],
+  properties: {
+    id,
+    type: { const: "function" },
+    function: { type: "object", additionalProperties: false, required: ["name", "arguments"], properties: { name: id, arguments: str } },
+  },
+} as const;
+
+const message = {
+  type: "object", additionalProperties: false, required: ["role", "content"],
+  properties: {
+    role: { enum: ["system", "user", "assistant", "tool"] },
+    content: { type: ["string", "null"] },
+    tool_calls: { type: "array", items: toolCall },
+    tool_call_id: id,
+    name: str,
+  },
+} as const;
+
+function lifecycle<const E extends Record<string, unknown>, const R extends readonly string[]>(extra: E, required: R) {
+  return {
+    type: "object", additionalProperties: false, required: ["run_id", "instance_id", ...required],
+    properties: { run_id: id, instance_id: id, task: str, ...extra },
+  } as const;
+}
+
+const endStatus = { enum: ["succeeded", "failed", "cancelled"] } as const;
+
+const POINT_LIST = [
+  {
+    name: "model.chat.before", stage: "before", operation: "chat",
+    summary: "Before a chat model call: may change message content, append messages and change sampling params.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["model", "messages", "purpose"],
+      properties: {
+        model: id,
+        messages: { type: "array", items: message },
+        tools: {
+          type: "array",
+          items: { type: "object", additionalProperties: false, required: ["name", "parameters"], properties: { name: id, description: str, parameters: object } },
+        },
+        params: {
+          type: "object", additionalProperties: false,
+          properties: {
+            temperature: { type: "number", minimum: 0, maximum: 2 },
+            max_tokens: { type: "integer", minimum: 1 },
+            top_p: { type: "number", minimum: 0, maximum: 1 },
+            stop: { type: "array", items: str, maxItems: 16 },
+          },
+        },
+        purpose: { enum: CHAT_PURPOSES },
+      },
+    },
+    outcomes: ["continue", "patch_input", "reject", "short_circuit"],
+    patchable: ["/messages", "/params"],
+    readOnly: [
+      { path: "/model", why: "the model binding is fixed by the release, not by a hook" },
+      { path: "/tools", why: "tool permissions and schemas are fixed by the release" },
+      { path: "/purpose", why: "bindings are matched on it before any hook runs" },
+    ],
+    invariants: [{ kind: "items-kept", path: "/messages", mutable: ["content"] }],
+    redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "model.chat.after", stage: "after", operation: "chat",
+    summary: "After a chat model call: may change only the answer text and annotations.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["model", "content", "tool_calls", "finish_reason", "usage"],
+      properties: {
+        model: id,
+        content: { type: ["string", "null"] },
+        tool_calls: { type: "array", items: toolCall },
+        finish_reason: str,
+        usage: { type: "object", additionalProperties: false, required: ["input_tokens", "output_tokens"], properties: { input_tokens: count, output_tokens: count } },
+        provider_request_id: { type: ["string", "null"] },
+        annotations,
+      },
+    },
+    outcomes: ["continue", "patch_output", "redact", "block"],
+    patchable: ["/content", "/annotations"],
+    readOnly: [
+      { path: "/tool_calls", why: "change a tool's arguments at tool.before, where they are re-validated" },
+      { path: "/usage", why: "usage is a billing fact" },
+      { path: "/finish_reason", why: "the answer's status is a fact of the call" },
+    ],
+    invariants: [], redacts: "/content", diagnosticOnly: false,
+  },
+  {
+    name: "model.chat.chunk", stage: "chunk", operation: "chat",
+    summary: "Each streamed chunk: observe, hold back a suffix, redact or block. `delta` is the held tail of the previous chunk plus the new text.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["request_id", "chunk_index", "is_last", "delta", "model"],
+      properties: { request_id: id, chunk_index: count, is_last: { type: "boolean" }, delta: str, model: id },
+    },
+    outcomes: ["continue", "redact", "block"],
+    patchable: [],
+    readOnly: [{ path: "/delta", why: "return redact (and hold) to change what is emitted" }],
+    invariants: [], redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "model.embedding.before", stage: "before", operation: "embedding",
+    summary: "Before an embedding call: may transform the texts, keeping their count and order.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["model", "texts"],
+      properties: { model: id, texts: { type: "array", items: str } },
+    },
+    outcomes: ["continue", "patch_input", "reject"],
+    patchable: ["/texts"],
+    readOnly: [{ path: "/model", why: "the model is part of the frozen index signature" }],
+    invariants: [{ kind: "length-kept", path: "/texts" }],
+    redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "model.embedding.after", stage: "after", operation: "embedding",
+    summary: "After an embedding call: read-only; may block.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["model", "vectors", "dimension"],
+      properties: { model: id, vectors: { type: "array", items: { type: "array", items: { type: "number" } } }, dimension: { type: "integer", minimum: 1 } },
+    },
+    outcomes: ["continue", "block"],
+    patchable: [],
+    readOnly: [{ path: "/vectors", why: "count, order and dimension are fixed by the index signature" }],
+    invariants: [], redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "tool.before", stage: "before", operation: "tool",
+    summary: "Before a tool call: may change only the arguments; schema, authorization and path checks run again on the result.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["tool_id", "name", "schema", "arguments", "call_id"],
+      properties: { tool_id: id, name: id, revision: count, schema: object, arguments: object, call_id: id },
+    },
+    outcomes: ["continue", "patch_input", "reject", "short_circuit"],
+    patchable: ["/arguments"],
+    readOnly: [
+      { path: "/schema", why: "the tool's schema is fixed by its published revision" },
+      { path: "/call_id", why: "it pairs the call with the model's tool_call" },
+    ],
+    invariants: [], redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "tool.after", stage: "after", operation: "tool",
+    summary: "After a tool call: may change only the model-visible view of the result.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["tool_id", "name", "call_id", "status", "result", "duration_ms", "view"],
+      properties: {
+        tool_id: id, name: id, call_id: id,
+        status: { enum: ["succeeded", "failed"] },
+        result: anything,
+        artifacts: { type: "array", items: object },
+        duration_ms: { type: "number", minimum: 0 },
+        view: anything,
+      },
+    },
+    outcomes: ["continue", "patch_output", "redact", "block"],
+    patchable: ["/view"],
+    readOnly: [
+      { path: "/status", why: "the real status is a fact of the call" },
+      { path: "/result", why: "the real result is kept apart from what the model sees" },
+      { path: "/artifacts", why: "side effects already happened" },
+    ],
+    invariants: [], redacts: "/view", diagnosticOnly: false,
+  },
+  {
+    name: "operation.error", stage: "error", operation: "any",
+    summary: "An operation failed: diagnostic labels (annotations) only; cannot replace the error or retry.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["operation", "phase", "error", "real_status"],
+      properties: {
+        operation,
+        phase: { enum: ["before", "operation", "after"] },
+        error: { type: "object", additionalProperties: false, required: ["code", "message"], properties: { code: str, message: str } },
+        real_status: realStatus,
+        reached_binding: { type: ["string", "null"] },
+      },
+    },
+    outcomes: ["continue"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: true,
+  },
+  {
+    name: "operation.finally", stage: "finally", operation: "any",
+    summary: "An operation ended, however it ended: cleanup and diagnostics only.",
+    schema: {
+      type: "object", additionalProperties: false, required: ["operation", "real_status", "outcome"],
+      properties: {
+        operation, real_status: realStatus,
+        outcome: { enum: ["succeeded", "failed", "rejected", "blocked", "short_circuited", "cancelled"] },
+      },
+    },
+    outcomes: ["continue"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: true,
+  },
+  {
+    name: "run.start", stage: "lifecycle", operation: "run",
+    summary: "A run starts: may reject it.",
+    schema: lifecycle({}, []),
+    outcomes: ["continue", "reject"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "run.end", stage: "lifecycle", operation: "run",
+    summary: "A run ended: observe only.",
+    schema: lifecycle({ status: endStatus }, ["status"]),
+    outcomes: ["continue"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "subtask.start", stage: "lifecycle", operation: "subtask",
+    summary: "A child agent starts (instance_id is the child's): may reject it.",
+    schema: lifecycle({ parent_instance_id: id }, ["parent_instance_id"]),
+    outcomes: ["continue", "reject"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: false,
+  },
+  {
+    name: "subtask.end", stage: "lifecycle", operation: "subtask",
+    summary: "A child agent ended: observe only.",
+    schema: lifecycle({ parent_instance_id: id, status: endStatus }, ["parent_instance_id", "status"]),
+    outcomes: ["continue"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: false,
+  },
+] as const satisfies readonly PointSpec[];
+
+type PointEntry = (typeof POINT_LIST)[number];
+export type PointName = PointEntry["name"];
+type EntryOf<P extends PointName> = Extract<PointEntry, { name: P }>;
+
+/** The payload type of a point, derived from its schema. */
+export type Payload<P extends PointName> = FromSchema<EntryOf<P>["schema"]>;
+/** The outcomes a hook at point `P` may return: the table, checked by the compiler. */
+export type OutcomeAt<P extends PointName> = Extract<Outcome, { kind: EntryOf<P>["outcomes"][number] }>;
+
+/** Every point, in declaration order. */
+export const POINTS: readonly PointSpec[] = POINT_LIST;
+export const POINT_NAMES: readonly PointName[] = POINT_LIST.map((p) => p.name);
+
+const byName = new Map<string, PointSpec>(POINT_LIST.map((p) => [p.name, p]));
+
+export function isPointName(name: string): name is PointName {
+  return byName.has(name);
+}
+
+/**
+ * The declaration of one point.
+ * @example getPoint("tool.before").patchable // ["/arguments"]
+ */
+export function getPoint(name: PointName): PointSpec {
+  const spec = byName.get(name);
+  if (!spec) throw new SluiceError("CONFIG_INVALID", `unknown hook point "${name}"; known points: ${POINT_NAMES.join(", ")}`);
+  return spec;
+}

@@ -1,0 +1,153 @@
+/**
+ * The pipeline core: runs the hooks of one stage in order over a working copy, applying
+ * each validated outcome before the next hook sees it. Pure and thread-agnostic: a worker
+ * runs it over consecutive guest hooks (one thread hop per stage), the main thread over
+ * in-process hooks, with the same rules.
+ */
+import { ABI_VERSION_STRING } from "../../abi/version.js";
+import type { HookContext, Outcome, OutcomeKind, RequestEnvelope } from "../../abi/envelope.js";
+import type { ErrorData } from "../errors/sluice-error.js";
+import type { EffectiveFailurePolicy } from "./failure-policy.js";
+import { checkObserveOnly, checkOutcome, chunkEmission } from "./outcome-rules.js";
+import { applyPatch, applyRedaction } from "./patch.js";
+import { getPoint, type PointName } from "./points.js";
+import { readView } from "./read-view.js";
+
+export interface StepSpec {
+  bindingId: string;
+  hookRef: string;
+  policy: EffectiveFailurePolicy;
+  observeOnly: boolean;
+  config: unknown;
+  /** JSON Pointer prefixes of the payload the plugin may read; absent = all of it. */
+  read?: readonly string[];
+  /** JSON Pointer prefixes it may patch; absent = what the point allows. */
+  write?: readonly string[];
+  /** What this plugin's before hook handed to its after hook. */
+  carry?: unknown;
+}
+
+export type InvokeReport =
+  | { ok: true; outcome: Outcome; durationMs: number }
+  | { ok: false; error: ErrorData; durationMs: number };
+
+export type Invoke = (index: number, request: RequestEnvelope) => InvokeReport | Promise<InvokeReport>;
+
+export interface StepReport {
+  bindingId: string;
+  hookRef: string;
+  outcome: OutcomeKind | "failed" | "skipped";
+  durationMs: number;
+  error?: ErrorData;
+  annotations?: Record<string, unknown>;
+}
+
+export type Stop =
+  | { kind: "reject" | "block"; bindingId: string; code: string; reason: string }
+  | { kind: "short_circuit"; bindingId: string; result: unknown };
+
+export interface StageInput {
+  point: PointName;
+  context: Omit<HookContext, "binding_id" | "point">;
+  payload: Record<string, unknown>;
+  steps: readonly StepSpec[];
+  /** Chunk stages: the tail each step held at the previous chunk. */
+  holds?: readonly string[];
+  /** Steps already known to have failed (a timeout that ended an earlier attempt of this stage). */
+  failed?: Readonly<Record<number, ErrorData>>;
+}
+
+export interface StageResult {
+  payload: Record<string, unknown>;
+  reports: StepReport[];
+  /** Set when a hook rejected, blocked or short-circuited: later hooks did not run. */
+  stop?: Stop;
+  /** Set when a fail-closed hook failed (HOOK_FAILED): later hooks did not run. */
+  failure?: ErrorData;
+  /** Index of the last step that ran (for symmetric unwinding). */
+  reached: number;
+  /** carry values by hookRef, for the paired after hooks. */
+  carries: Record<string, unknown>;
+  /** Chunk stages: each step's held tail after this chunk. */
+  holds?: string[];
+}
+
+export async function runSteps(input: StageInput, invoke: Invoke): Promise<StageResult> {
+  const { point, steps } = input;
+  const chunked = getPoint(point).stage === "chunk";
+  const holds = chunked ? steps.map((_, i) => input.holds?.[i] ?? "") : undefined;
+  let payload = input.payload;
+  const reports: StepReport[] = [];
+  const carries: Record<string, unknown> = {};
+  const result = (extra: Partial<StageResult> = {}): StageResult => ({ payload, reports, reached: reports.length - 1, carries, ...(holds ? { holds } : {}), ...extra });
+
+  for (const [i, step] of steps.entries()) {
+    const seen = chunked ? { ...payload, delta: holds![i]! + String(payload.delta ?? "") } : payload;
+    const report: StepReport = { bindingId: step.bindingId, hookRef: step.hookRef, outcome: "failed", durationMs: 0 };
+    reports.push(report);
+    const known = input.failed?.[i];
+    const invoked: InvokeReport = known
+      ? { ok: false, error: known, durationMs: 0 }
+      : await invoke(i, {
+        abi: ABI_VERSION_STRING,
+        point,
+        context: { ...input.context, binding_id: step.bindingId, point },
+        payload: readView(seen, step.read),
+        config: step.config,
+        ...(step.carry !== undefined ? { carry: step.carry } : {}),
+      });
+    report.durationMs = invoked.durationMs;
+    // Cancellation ends the stage whatever the policy: the caller no longer wants the operation.
+    if (!invoked.ok && invoked.error.code === "CALL_CANCELLED") {
+      report.error = invoked.error;
+      return result({ failure: invoked.error });
+    }
+    const applied = invoked.ok ? apply(point, step, seen, invoked.outcome, i, holds) : invoked;
+    if (!applied.ok) {
+      report.error = applied.error;
+      if (step.policy === "fail-closed") {
+        return result({ failure: { code: "HOOK_FAILED", message: `hook ${step.hookRef} (binding ${step.bindingId}) failed at ${point}: ${applied.error.message}`, details: { bindingId: step.bindingId, hookRef: step.hookRef, point, cause: applied.error } } });
+      }
+      if (chunked) { holds![i] = ""; payload = seen; }
+      continue;
+    }
+    const outcome = invoked.ok ? invoked.outcome : undefined!;
+    report.outcome = outcome.kind;
+    if (outcome.annotations) report.annotations = outcome.annotations;
+    if ("carry" in outcome && outcome.carry !== undefined) carries[step.hookRef] = outcome.carry;
+    if (applied.stop) return result({ stop: applied.stop });
+    payload = applied.payload;
+  }
+  return result();
+}
+
+type Applied = { ok: true; payload: Record<string, unknown>; stop?: Stop } | { ok: false; error: ErrorData };
+
+function apply(point: PointName, step: StepSpec, payload: Record<string, unknown>, outcome: Outcome, i: number, holds: string[] | undefined): Applied {
+  const allowed = checkOutcome(point, outcome);
+  if (!allowed.ok) return allowed;
+  if (step.observeOnly) {
+    const observed = checkObserveOnly(outcome);
+    if (!observed.ok) return observed;
+  }
+  const grant = step.write ? { write: step.write } : undefined;
+  switch (outcome.kind) {
+    case "continue":
+    case "redact":
+      if (holds) {
+        const emitted = chunkEmission(String(payload.delta), payload.is_last === true, outcome);
+        if (!emitted.ok) return emitted;
+        holds[i] = emitted.hold;
+        return { ok: true, payload: { ...payload, delta: emitted.emit } };
+      }
+      return outcome.kind === "continue" ? { ok: true, payload } : applyRedaction(point, payload, outcome.content, grant);
+    case "patch_input":
+    case "patch_output":
+      return applyPatch(point, payload, outcome.patch, grant);
+    case "reject":
+    case "block":
+      return { ok: true, payload, stop: { kind: outcome.kind, bindingId: step.bindingId, code: outcome.code, reason: outcome.reason } };
+    case "short_circuit":
+      return { ok: true, payload, stop: { kind: "short_circuit", bindingId: step.bindingId, result: outcome.result } };
+  }
+}

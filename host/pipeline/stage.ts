@@ -1,0 +1,130 @@
+/**
+ * Runs one stage at a boundary: consecutive guest hooks go to a worker as one task (one
+ * thread hop), in-process hooks run here, and both go through the same core (run-steps).
+ */
+import { ABI_VERSION_STRING } from "../../abi/version.js";
+import { parseReply, type Outcome } from "../../abi/envelope.js";
+import { encode } from "../../abi/codec.js";
+import type { ErrorData } from "../errors/sluice-error.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { effectiveFailurePolicy } from "./failure-policy.js";
+import type { ResolvedHook } from "./hooks.js";
+import type { PointName } from "./points.js";
+import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepSpec } from "./run-steps.js";
+
+export interface StageRun {
+  point: PointName;
+  context: StageInput["context"];
+  payload: Record<string, unknown>;
+  hooks: readonly ResolvedHook[];
+  /** carry values from the before stage, by hookRef. */
+  carries?: Record<string, unknown>;
+  holds?: readonly string[];
+  signal: AbortSignal;
+}
+
+function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
+  const b = h.binding;
+  const grant = h.kind === "guest" ? h.plugin.grants[point] : undefined;
+  return {
+    bindingId: b.id,
+    hookRef: b.hookRef,
+    policy: effectiveFailurePolicy(point, b),
+    observeOnly: b.observeOnly,
+    config: b.config,
+    ...(grant?.read ? { read: grant.read } : {}),
+    ...(grant?.write ? { write: grant.write } : {}),
+    ...(carries && b.hookRef in carries ? { carry: carries[b.hookRef] } : {}),
+  };
+}
+
+/** Runs the stage; the hooks' order is the caller's (see matchBindings / afterOrder). */
+export async function runStage(sandbox: Sandbox, run: StageRun): Promise<StageResult> {
+  let payload = run.payload;
+  const all: StageResult = { payload, reports: [], reached: -1, carries: {}, ...(run.holds || isChunk(run) ? { holds: [] } : {}) };
+  for (let start = 0; start < run.hooks.length;) {
+    const kind = run.hooks[start]!.kind;
+    let end = start;
+    while (end < run.hooks.length && run.hooks[end]!.kind === kind) end++;
+    const group = run.hooks.slice(start, end);
+    const input: StageInput = {
+      point: run.point,
+      context: run.context,
+      payload,
+      steps: group.map((h) => stepOf(run.point, h, run.carries)),
+      ...(all.holds ? { holds: (run.holds ?? []).slice(start, end) } : {}),
+    };
+    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal) : await runInProcess(input, group, run.signal);
+    payload = part.payload;
+    all.payload = payload;
+    all.reports.push(...part.reports);
+    all.reached = start + part.reached;
+    Object.assign(all.carries, part.carries);
+    if (all.holds) all.holds.push(...(part.holds ?? group.map(() => "")));
+    if (part.stop) return { ...all, stop: part.stop };
+    if (part.failure) return { ...all, failure: part.failure };
+    start = end;
+  }
+  return all;
+}
+
+function isChunk(run: StageRun): boolean {
+  return run.point === "model.chat.chunk";
+}
+
+/**
+ * A step that times out (or whose worker dies) takes the whole task with it. The stage is
+ * then run again with that step marked failed, so its failure policy decides: fail-closed
+ * ends the stage, fail-open skips it. Steps before it run again; hooks are functions of
+ * their input, and only a rare failure pays this cost.
+ */
+async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal): Promise<StageResult> {
+  const failed: Record<number, ErrorData> = {};
+  const steps = group.map((h) => {
+    const plugin = h.kind === "guest" ? h.plugin : undefined!;
+    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", bindingId: h.binding.id } };
+  });
+  for (;;) {
+    const r = await sandbox.runStage({ ...input, failed }, steps, signal);
+    if (r.ok) return r.value;
+    if (r.error.code === "CALL_CANCELLED" || r.error.code === "QUEUE_FULL" || r.error.code === "EXECUTOR_CLOSED" || failed[r.index]) {
+      return { payload: input.payload, reports: [], reached: -1, carries: {}, failure: r.error };
+    }
+    failed[r.index] = r.error;
+  }
+}
+
+async function runInProcess(input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal): Promise<StageResult> {
+  return runSteps(input, async (i, request): Promise<InvokeReport> => {
+    const h = group[i]!;
+    if (h.kind !== "in-process") throw new Error("unreachable: group mixes hook kinds");
+    const t0 = performance.now();
+    const took = () => performance.now() - t0;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), h.binding.timeoutMs);
+    const both = AbortSignal.any([signal, timeout.signal]);
+    try {
+      const stopped = new Promise<never>((_, reject) => both.addEventListener("abort", () => reject(both), { once: true }));
+      const raw = await Promise.race([Promise.resolve().then(() => h.hook(structuredClone(request), { signal: both })), stopped]);
+      // The same reply checks a guest's outcome gets, so trusted hooks cannot bend the rules either.
+      const parsed = parseReply(toReply(raw), (v) => encode(v).byteLength);
+      return parsed.ok ? { ok: true, outcome: parsed.outcome, durationMs: took() }
+        : { ok: false, error: { code: "HOOK_EXCEPTION", message: `in-process hook returned an invalid outcome: ${parsed.message}` }, durationMs: took() };
+    } catch (err) {
+      if (err === both) {
+        return signal.aborted
+          ? { ok: false, error: { code: "CALL_CANCELLED", message: "the call was cancelled while an in-process hook ran" }, durationMs: took() }
+          : { ok: false, error: { code: "GUEST_TIMEOUT", message: `in-process hook ran past its ${h.binding.timeoutMs} ms limit`, details: { limitMs: h.binding.timeoutMs } }, durationMs: took() };
+      }
+      return { ok: false, error: { code: "HOOK_EXCEPTION", message: `in-process hook threw: ${(err as Error)?.message ?? String(err)}` }, durationMs: took() };
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}
+
+function toReply(outcome: Outcome | unknown): unknown {
+  if (typeof outcome !== "object" || outcome === null) return outcome;
+  const { kind, ...rest } = outcome as Outcome;
+  return { abi: ABI_VERSION_STRING, outcome: kind, ...rest };
+}

@@ -1,0 +1,34 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { getPoint, type PointName } from "./points.js";
+import { fail, OK, type Checked } from "./result.js";
+
+// One Ajv per thread, built on first use: a worker that never validates pays nothing.
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<PointName, ValidateFunction>();
+
+/** The compiled schema validator of a point; compiled once per thread, on first use. */
+export function payloadValidator(point: PointName): ValidateFunction {
+  let validate = compiled.get(point);
+  if (!validate) {
+    ajv ??= new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    validate = ajv.compile(getPoint(point).schema);
+    compiled.set(point, validate);
+  }
+  return validate;
+}
+
+/** Ajv's explanation of why `payload` fails the point's schema, or null when it passes. */
+export function schemaProblem(point: PointName, payload: unknown): string | null {
+  const validate = payloadValidator(point);
+  if (validate(payload)) return null;
+  return ajv!.errorsText(validate.errors, { dataVar: "payload" });
+}
+
+/**
+ * Checks a payload at the boundary, before any hook sees it.
+ * @example validatePayload("tool.before", payload) // { ok: true } or PAYLOAD_INVALID
+ */
+export function validatePayload(point: PointName, payload: unknown): Checked {
+  const problem = schemaProblem(point, payload);
+  return problem === null ? OK : fail("PAYLOAD_INVALID", `${point} payload is invalid: ${problem}`, { point });
+}
