@@ -44,6 +44,23 @@ export const ERROR_CODES = {
   EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
   EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },
   CONFIG_INVALID: { status: 400, summary: "Configuration or options are invalid; the error says which." },
+
+  // Registry and management API.
+  MANIFEST_INVALID: { status: 400, summary: "The plugin manifest (hook.yaml) is not valid YAML or fails the manifest schema; details list the problems." },
+  ID_INVALID: { status: 400, summary: "An id, version or reference is malformed (ids are [a-z0-9][a-z0-9-]{0,63}, versions are semver, refs are id@version)." },
+  PLUGIN_NOT_FOUND: { status: 404, summary: "No plugin, or no version of it, is stored under that id (and version)." },
+  VERSION_CONFLICT: { status: 409, summary: "That plugin version is already stored with different bytes or manifest; versions are immutable: bump the version." },
+  PLUGIN_CONFIG_INVALID: { status: 400, summary: "The binding's config fails the plugin's config_schema; details list the errors." },
+  BINDING_INVALID: { status: 400, summary: "The binding is invalid (e.g. its point is not declared by the plugin's manifest); the error says which field." },
+  BINDING_NOT_FOUND: { status: 404, summary: "No binding with that id." },
+  BINDING_CONFLICT: { status: 409, summary: "A binding with that id already exists." },
+  RELEASE_NOT_FOUND: { status: 404, summary: "No published release with that revision (or no earlier one to roll back to)." },
+  REQUEST_INVALID: { status: 400, summary: "The request body, parameters or query do not match the route's schema." },
+  ROUTE_NOT_FOUND: { status: 404, summary: "No route matches the method and path; see the OpenAPI document." },
+  UNAUTHORIZED: { status: 401, summary: "The bearer token is missing or wrong." },
+  PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or upload exceeds the server's size limit." },
+  STORE_UNAVAILABLE: { status: 503, summary: "The registry's database or artifact folder cannot be read or written." },
+  INTERNAL_ERROR: { status: 500, summary: "An unexpected error; the message is logged on the server, not returned." },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,75 @@
+import { schemaProblem } from "../pipeline/validators.js";
+import { fail, OK } from "../pipeline/result.js";
+import type { StageRunner } from "./stage-runner.js";
+import { runOperation } from "./operation.js";
+import { instanceOf } from "./instance.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+
+export interface ChatMessage { role: "system" | "user" | "assistant" | "tool"; content: string | null; tool_calls?: ToolCallOut[]; tool_call_id?: string; name?: string }
+export interface ToolCallOut { id: string; type: "function"; function: { name: string; arguments: string } }
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: { name: string; description?: string; parameters: Record<string, unknown> }[];
+  params?: { temperature?: number; max_tokens?: number; top_p?: number; stop?: string[] };
+}
+export interface ChatResponse {
+  content: string | null;
+  tool_calls: ToolCallOut[];
+  finish_reason: string;
+  usage: { input_tokens: number; output_tokens: number };
+  provider_request_id?: string | null;
+}
+
+/** The after payload; a short-circuit result is read the same way, with defaults for what a cache may omit. */
+export function chatAfterPayload(model: string, r: Partial<ChatResponse> & { content?: string | null }): Record<string, unknown> {
+  return {
+    model,
+    content: r.content ?? null,
+    tool_calls: r.tool_calls ?? [],
+    finish_reason: r.finish_reason ?? "stop",
+    usage: r.usage ?? { input_tokens: 0, output_tokens: 0 },
+    ...(r.provider_request_id !== undefined ? { provider_request_id: r.provider_request_id } : {}),
+  };
+}
+
+/** Tool call ids must stay unique: the model's next turn pairs results with them. */
+export function checkToolCalls(calls: readonly ToolCallOut[]) {
+  const ids = new Set(calls.map((c) => c.id));
+  return ids.size === calls.length ? OK : fail("OPERATION_FAILED", "the model returned duplicate tool_call ids", { ids: calls.map((c) => c.id) });
+}
+
+export function chatInput(ctx: CallContext, request: ChatRequest): Record<string, unknown> {
+  return { ...request, purpose: ctx.purpose ?? "action" };
+}
+
+export function chatRequestOf(input: Record<string, unknown>): ChatRequest {
+  const { purpose: _purpose, ...request } = input;
+  return request as unknown as ChatRequest;
+}
+
+export function chat(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
+  const purpose = ctx.purpose ?? "action";
+  return runOperation<ChatResponse, ChatResponse>(runner, {
+    operation: "chat",
+    ctx,
+    before: "model.chat.before",
+    after: "model.chat.after",
+    payload: chatInput(ctx, request),
+    target: { purpose, modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId },
+    finalCheck: () => OK,
+    served: (result) => {
+      const payload = chatAfterPayload(request.model, (result ?? {}) as Partial<ChatResponse>);
+      const problem = typeof result === "object" && result !== null ? schemaProblem("model.chat.after", payload) : "result must be a map";
+      return problem === null ? { ok: true, real: payload as unknown as ChatResponse } : fail("OUTPUT_INVALID", `short-circuit result is not a chat response: ${problem}`);
+    },
+    execute: (input, op) => execute(chatRequestOf(input), op),
+    checkReal: (real) => checkToolCalls(real.tool_calls ?? []),
+    afterPayload: (_input, real) => chatAfterPayload(request.model, real),
+    output: (after) => {
+      const { model: _model, annotations: _a, ...response } = after;
+      return response as unknown as ChatResponse;
+    },
+    ...(options ? { options } : {}),
+  });
+}

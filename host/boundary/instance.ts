@@ -1,0 +1,6 @@
+import type { CallContext } from "./types.js";
+
+/** Bindings match on main vs child; a child agent has its own instance id. */
+export function instanceOf(ctx: CallContext): "main" | "child" {
+  return ctx.instanceId === undefined || ctx.instanceId === "main" ? "main" : "child";
+}

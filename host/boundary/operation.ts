@@ -1,0 +1,132 @@
+/**
+ * One boundary call (seed 000 "flow of one call"): fix identity, before stage, final
+ * check, the real operation (hooks never get it), after stage on a working view,
+ * error / finally. Every ending is a returned value.
+ */
+import { randomUUID } from "node:crypto";
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+import type { Checked } from "../pipeline/result.js";
+import { validatePayload } from "../pipeline/validators.js";
+import type { MatchTarget } from "../pipeline/bindings.js";
+import type { PointName } from "../pipeline/points.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import type { StageRunner } from "./stage-runner.js";
+
+export interface OperationSpec<Real, Out> {
+  operation: "chat" | "tool" | "embedding";
+  ctx: CallContext;
+  before: PointName;
+  after: PointName;
+  payload: Record<string, unknown>;
+  target: MatchTarget;
+  callId?: string;
+  /** The service's last word on the final input; cannot be disabled. */
+  finalCheck: (input: Record<string, unknown>) => Checked;
+  /** Turns a short-circuit result into what the operation would have returned. */
+  served: (result: unknown, input: Record<string, unknown>) => { ok: true; real: Real } | { ok: false; error: ErrorData };
+  execute: (input: Record<string, unknown>, op: OperationContext) => Promise<Real>;
+  /** Facts the host checks on the real result (embedding count and dimension). */
+  checkReal?: (real: Real, input: Record<string, unknown>) => Checked;
+  afterPayload: (input: Record<string, unknown>, real: Real, durationMs: number) => Record<string, unknown>;
+  output: (after: Record<string, unknown>, real: Real) => Out;
+  options?: BoundaryOptions;
+}
+
+export async function runOperation<Real, Out>(runner: StageRunner, spec: OperationSpec<Real, Out>): Promise<BoundaryResult<Out>> {
+  const t0 = performance.now();
+  const stages = runner.begin(spec.ctx, spec.target, spec.callId);
+  const facts: ExecutionFacts = { operationId: stages.operationId, revision: stages.revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: stages.operationId, durationMs: 0 };
+  const hooks: HookTrace[] = [];
+  const annotations: Record<string, unknown> = {};
+  const record = (point: PointName, r: StageResult): StageResult => {
+    for (const step of r.reports) { hooks.push({ ...step, point }); Object.assign(annotations, step.annotations); }
+    return r;
+  };
+  const finish = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string): Promise<BoundaryResult<Out>> => {
+    if (error) {
+      record("operation.error", await stages.diagnostic("operation.error", { operation: spec.operation, phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
+    }
+    record("operation.finally", await stages.diagnostic("operation.finally", { operation: spec.operation, real_status: facts.realStatus, outcome }));
+    facts.durationMs = performance.now() - t0;
+    stages.end();
+    return error
+      ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations }
+      : { ok: true, output: out!, facts, hooks, annotations };
+  };
+  let out: Out | undefined;
+
+  const valid = validatePayload(spec.before, spec.payload);
+  if (!valid.ok) return finish("before", valid.error, "failed");
+
+  const before = record(spec.before, await stages.run(spec.before, spec.payload));
+  if (before.failure) return finish("before", before.failure, isCancel(before.failure) ? "cancelled" : "failed");
+  if (before.stop?.kind === "reject") return finish("before", stopError("HOOK_REJECTED", before.stop), "rejected");
+  const input = before.payload;
+
+  let real: Real;
+  if (before.stop?.kind === "short_circuit") {
+    const served = spec.served(before.stop.result, input);
+    if (!served.ok) return finish("before", served.error, "failed");
+    real = served.real;
+    facts.shortCircuitedBy = before.stop.bindingId;
+  } else {
+    const checked = spec.finalCheck(input);
+    if (!checked.ok) return finish("before", checked.error, "failed");
+    const attempts = 1 + Math.max(0, spec.options?.retries ?? 0);
+    let lastError: ErrorData | undefined;
+    facts.called = true;
+    facts.realStatus = "running";
+    for (facts.attempts = 1; facts.attempts <= attempts; facts.attempts++) {
+      if (stages.signal.aborted) { lastError = cancelled(stages.signal); break; }
+      try {
+        real = await abortable(spec.execute(input, { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: facts.attempts, operationId: facts.operationId }), stages.signal);
+        lastError = undefined;
+        break;
+      } catch (err) {
+        lastError = stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `${spec.operation} operation failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } };
+      }
+    }
+    facts.attempts = Math.min(facts.attempts, attempts);
+    if (lastError) {
+      facts.realStatus = isCancel(lastError) ? "unknown" : "failed";
+      return finish("operation", lastError, isCancel(lastError) ? "cancelled" : "failed");
+    }
+    facts.realStatus = "succeeded";
+    const realChecked = spec.checkReal?.(real!, input);
+    if (realChecked && !realChecked.ok) return finish("operation", realChecked.error, "failed");
+  }
+  facts.realResult = real!;
+
+  const durationMs = performance.now() - t0;
+  const after = record(spec.after, await stages.runAfter(spec.after, spec.afterPayload(input, real!, durationMs), before));
+  if (after.failure) return finish("after", after.failure, isCancel(after.failure) ? "cancelled" : "failed");
+  if (after.stop?.kind === "block") return finish("after", stopError("HOOK_BLOCKED", after.stop), "blocked");
+  out = spec.output(after.payload, real!);
+  return finish(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
+}
+
+function stopError(code: "HOOK_REJECTED" | "HOOK_BLOCKED", stop: { bindingId: string; code?: string; reason?: string }): ErrorData {
+  return { code, message: `${code === "HOOK_REJECTED" ? "rejected" : "blocked"} by binding ${stop.bindingId}: ${stop.code} ${stop.reason ?? ""}`.trim(), details: { bindingId: stop.bindingId, hookCode: stop.code, reason: stop.reason } };
+}
+
+export function cancelled(signal: AbortSignal): ErrorData {
+  const deadline = signal.reason instanceof DOMException && signal.reason.name === "TimeoutError";
+  return deadline
+    ? { code: "DEADLINE_EXCEEDED", message: "the operation's deadline passed" }
+    : { code: "CALL_CANCELLED", message: "the operation was cancelled by the caller" };
+}
+
+/** Settles as soon as the signal aborts, even if the operation ignores it. */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function isCancel(error: ErrorData): boolean {
+  return error.code === "CALL_CANCELLED" || error.code === "DEADLINE_EXCEEDED";
+}

@@ -1,0 +1,23 @@
+import type { MatchTarget } from "../pipeline/bindings.js";
+import type { PointName } from "../pipeline/points.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import type { CallContext } from "./types.js";
+
+/** The stages of one operation, all on the release it started with. */
+export interface OperationStages {
+  readonly operationId: string;
+  readonly revision: number;
+  /** The caller's signal combined with the deadline. */
+  readonly signal: AbortSignal;
+  run(point: PointName, payload: Record<string, unknown>): Promise<StageResult>;
+  /** An after stage: ordered by the release's mode, unwinding a short-circuit, with the before hooks' carries. */
+  runAfter(point: PointName, payload: Record<string, unknown>, before: StageResult): Promise<StageResult>;
+  /** operation.error / operation.finally: failures are recorded, never raised. */
+  diagnostic(point: PointName, payload: Record<string, unknown>): Promise<StageResult>;
+  chunk(payload: Record<string, unknown>, holds: readonly string[]): Promise<StageResult>;
+  end(): void;
+}
+
+export interface StageRunner {
+  begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages;
+}

@@ -1,0 +1,166 @@
+/**
+ * A streamed chat call (seed 004 §2.3): before hooks once, chunk hooks per chunk with a
+ * stable request id, holds carried between chunks, nothing emitted that a chunk hook has
+ * not seen, and nothing emitted after a block.
+ */
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+import { validatePayload } from "../pipeline/validators.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import type { PointName } from "../pipeline/points.js";
+import { chatAfterPayload, chatInput, chatRequestOf, checkToolCalls, type ChatRequest, type ChatResponse, type ToolCallOut } from "./chat.js";
+import { instanceOf } from "./instance.js";
+import { abortable, cancelled } from "./operation.js";
+import type { StageRunner } from "./stage-runner.js";
+import type { BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import { schemaProblem } from "../pipeline/validators.js";
+
+export interface ToolCallDelta { index: number; id?: string; function?: { name?: string; arguments?: string } }
+export interface StreamChunk {
+  delta?: string;
+  tool_calls?: ToolCallDelta[];
+  finish_reason?: string;
+  usage?: { input_tokens: number; output_tokens: number };
+  provider_request_id?: string;
+}
+export interface EmittedChunk { delta: string; chunk_index: number; is_last: boolean }
+
+/** Iterate it for the effective chunks; `result` settles with the whole call's facts. */
+export interface ChatStream extends AsyncIterable<EmittedChunk> {
+  readonly result: Promise<BoundaryResult<ChatResponse>>;
+}
+
+export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
+  let settle!: (r: BoundaryResult<ChatResponse>) => void;
+  const result = new Promise<BoundaryResult<ChatResponse>>((resolve) => { settle = resolve; });
+  let started = false;
+  return {
+    result,
+    [Symbol.asyncIterator]() {
+      if (started) throw new SluiceError("CONFIG_INVALID", "a chat stream can be iterated once");
+      started = true;
+      return run(runner, ctx, request, execute, settle);
+    },
+  };
+}
+
+async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void): AsyncGenerator<EmittedChunk> {
+  const t0 = performance.now();
+  const purpose = ctx.purpose ?? "action";
+  const stages = runner.begin(ctx, { purpose, modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId });
+  const facts: ExecutionFacts = { operationId: stages.operationId, revision: stages.revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: stages.operationId, durationMs: 0 };
+  const hooks: HookTrace[] = [];
+  const annotations: Record<string, unknown> = {};
+  const record = (point: PointName, r: StageResult): StageResult => {
+    for (const step of r.reports) { hooks.push({ ...step, point }); Object.assign(annotations, step.annotations); }
+    return r;
+  };
+  const calls: ToolCallOut[] = [];
+  let text = "";
+  let finish_reason = "stop";
+  let usage = { input_tokens: 0, output_tokens: 0 };
+  let provider_request_id: string | undefined;
+  let holds: readonly string[] = [];
+  let index = 0;
+
+  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string): Promise<SluiceError | null> => {
+    if (error) record("operation.error", await stages.diagnostic("operation.error", { operation: "chat", phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
+    record("operation.finally", await stages.diagnostic("operation.finally", { operation: "chat", real_status: facts.realStatus, outcome }));
+    facts.durationMs = performance.now() - t0;
+    stages.end();
+    if (error) {
+      const err = new SluiceError(error.code, error.message, error.details ?? {});
+      settle({ ok: false, error: err, facts, hooks, annotations });
+      return err;
+    }
+    const output: ChatResponse = { content: text, tool_calls: calls, finish_reason, usage, ...(provider_request_id !== undefined ? { provider_request_id } : {}) };
+    facts.realResult = { ...output };
+    settle({ ok: true, output, facts, hooks, annotations });
+    return null;
+  };
+
+  // One chunk through the chunk hooks; returns what may be emitted, or the error that ends the stream.
+  const pass = async (chunk: StreamChunk, isLast: boolean): Promise<{ emit: EmittedChunk } | { error: ErrorData }> => {
+    for (const d of chunk.tool_calls ?? []) {
+      const call = (calls[d.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
+      if (d.id) call.id = d.id;
+      if (d.function?.name) call.function.name += d.function.name;
+      if (d.function?.arguments) call.function.arguments += d.function.arguments;
+    }
+    if (chunk.finish_reason) finish_reason = chunk.finish_reason;
+    if (chunk.usage) usage = chunk.usage;
+    if (chunk.provider_request_id) provider_request_id = chunk.provider_request_id;
+    const r = record("model.chat.chunk", await stages.chunk({ request_id: stages.operationId, chunk_index: index, is_last: isLast, delta: chunk.delta ?? "", model: request.model }, holds));
+    if (r.failure) return { error: r.failure };
+    if (r.stop?.kind === "block") return { error: { code: "HOOK_BLOCKED", message: `stream blocked by binding ${r.stop.bindingId}: ${r.stop.code} ${r.stop.reason}`, details: { bindingId: r.stop.bindingId, hookCode: r.stop.code, reason: r.stop.reason, chunkIndex: index } } };
+    holds = r.holds ?? [];
+    const emitted = String(r.payload.delta);
+    text += emitted;
+    return { emit: { delta: emitted, chunk_index: index++, is_last: isLast } };
+  };
+
+  const valid = validatePayload("model.chat.before", chatInput(ctx, request));
+  if (!valid.ok) throw await end("before", valid.error, "failed");
+  const before = record("model.chat.before", await stages.run("model.chat.before", chatInput(ctx, request)));
+  if (before.failure) throw await end("before", before.failure, "failed");
+  if (before.stop?.kind === "reject") {
+    throw await end("before", { code: "HOOK_REJECTED", message: `rejected by binding ${before.stop.bindingId}: ${before.stop.code} ${before.stop.reason}`, details: { bindingId: before.stop.bindingId, hookCode: before.stop.code, reason: before.stop.reason } }, "rejected");
+  }
+
+  let source: AsyncIterator<StreamChunk>;
+  if (before.stop?.kind === "short_circuit") {
+    const served = chatAfterPayload(request.model, (before.stop.result ?? {}) as Partial<ChatResponse>);
+    const problem = schemaProblem("model.chat.after", served);
+    if (problem !== null) throw await end("before", { code: "OUTPUT_INVALID", message: `short-circuit result is not a chat response: ${problem}` }, "failed");
+    facts.shortCircuitedBy = before.stop.bindingId;
+    const chunk: StreamChunk = { delta: String(served.content ?? ""), tool_calls: (served.tool_calls as ToolCallOut[]).map((c, i) => ({ index: i, id: c.id, function: c.function })), finish_reason: String(served.finish_reason), usage: served.usage as StreamChunk["usage"] & object };
+    source = (async function* () { yield chunk; })();
+  } else {
+    facts.called = true;
+    facts.realStatus = "running";
+    facts.attempts = 1;
+    source = execute(chatRequestOf(before.payload), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId })[Symbol.asyncIterator]();
+  }
+
+  // One chunk of lookahead, so the last chunk is known as last when its hooks run.
+  const next = async (): Promise<IteratorResult<StreamChunk> | { error: ErrorData }> => {
+    try {
+      return await abortable(source.next(), stages.signal);
+    } catch (err) {
+      return { error: stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `chat stream failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } } };
+    }
+  };
+  const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<SluiceError> => {
+    await source.return?.().catch(() => undefined);
+    return (await end(phase, error, outcome))!;
+  };
+  let pending = await next();
+  for (;;) {
+    if ("error" in pending) {
+      const failed = pending.error.code === "OPERATION_FAILED";
+      facts.realStatus = failed ? "failed" : "unknown";
+      throw await stop(pending.error, "operation", failed ? "failed" : "cancelled");
+    }
+    if (pending.done) {
+      // An empty stream still ends with a last chunk, so holds are flushed and metering settles.
+      if (index === 0) {
+        const out = await pass({}, true);
+        if ("error" in out) throw await stop(out.error, "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : "failed");
+        yield out.emit;
+      }
+      break;
+    }
+    const following = await next();
+    const isLast = !("error" in following) && following.done === true;
+    const out = await pass(pending.value, isLast);
+    if ("error" in out) {
+      facts.realStatus = facts.called ? "succeeded" : facts.realStatus;
+      throw await stop(out.error, "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : "failed");
+    }
+    if (out.emit.delta !== "" || isLast) yield out.emit;
+    pending = following;
+  }
+  if (facts.called) facts.realStatus = "succeeded";
+  const toolCalls = checkToolCalls(calls);
+  if (!toolCalls.ok) throw await end("operation", toolCalls.error, "failed");
+  await end(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
+}

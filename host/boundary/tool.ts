@@ -1,0 +1,70 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
+import { fail, OK, type Checked } from "../pipeline/result.js";
+import { instanceOf } from "./instance.js";
+import { runOperation } from "./operation.js";
+import type { StageRunner } from "./stage-runner.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+
+export interface ToolCall {
+  toolId: string;
+  name: string;
+  /** JSON Schema of the arguments; the final arguments are validated against it after the hooks. */
+  schema: Record<string, unknown>;
+  arguments: Record<string, unknown>;
+  callId: string;
+  revision?: number;
+}
+
+/** What the caller (and the model) sees; the real result stays in `facts.realResult`. */
+export interface ToolOutput {
+  status: "succeeded" | "failed";
+  view: unknown;
+  callId: string;
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validators = new Map<string, ValidateFunction>();
+function argumentsValidator(schema: Record<string, unknown>): ValidateFunction {
+  const key = canonicalJson(schema);
+  let v = validators.get(key);
+  if (!v) { v = ajv.compile(schema); validators.set(key, v); }
+  return v;
+}
+
+function serviceCheck(check: ((args: Record<string, unknown>) => Checked | boolean | string) | undefined, args: Record<string, unknown>): Checked {
+  if (!check) return OK;
+  const r = check(args);
+  if (r === true) return OK;
+  if (r === false) return fail("FINAL_CHECK_FAILED", "the service's final check refused the arguments");
+  if (typeof r === "string") return fail("FINAL_CHECK_FAILED", r);
+  return r;
+}
+
+export function tool(
+  runner: StageRunner, ctx: CallContext, call: ToolCall,
+  execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>,
+  options: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string } = {},
+): Promise<BoundaryResult<ToolOutput>> {
+  return runOperation<unknown, ToolOutput>(runner, {
+    operation: "tool",
+    ctx,
+    before: "tool.before",
+    after: "tool.after",
+    payload: { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}) },
+    target: { ...(ctx.purpose ? { purpose: ctx.purpose } : {}), toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId },
+    callId: call.callId,
+    // Runs on the final arguments, after every hook; no binding can turn it off.
+    finalCheck: (input) => {
+      const args = input.arguments as Record<string, unknown>;
+      const validate = argumentsValidator(call.schema);
+      if (!validate(args)) return fail("FINAL_CHECK_FAILED", `final arguments of ${call.name} fail the tool's schema: ${ajv.errorsText(validate.errors, { dataVar: "arguments" })}`, { tool: call.toolId });
+      return serviceCheck(options.finalCheck, args);
+    },
+    served: (result) => ({ ok: true, real: result }),
+    execute: (input, op) => execute(input.arguments as Record<string, unknown>, op),
+    afterPayload: (_input, real, durationMs) => ({ tool_id: call.toolId, name: call.name, call_id: call.callId, status: "succeeded", result: real ?? null, duration_ms: durationMs, view: real ?? null }),
+    output: (after) => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
+    ...(options.retries !== undefined ? { options: { retries: options.retries } } : {}),
+  });
+}

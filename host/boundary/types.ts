@@ -1,0 +1,59 @@
+import type { SluiceError } from "../errors/sluice-error.js";
+import type { Purpose } from "../pipeline/points.js";
+import type { StepReport } from "../pipeline/run-steps.js";
+import type { PointName } from "../pipeline/points.js";
+
+/** Who is calling and why: becomes the hooks' read-only context. */
+export interface CallContext {
+  spaceId: string;
+  actorId?: string;
+  runId?: string;
+  /** "main" (the default) or a child agent's instance id. */
+  instanceId?: string;
+  parentOperationId?: string;
+  purpose?: Purpose;
+  /** Epoch milliseconds; hooks and the operation are cancelled when it passes. */
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+/** What the wrapped operation receives besides its input. */
+export interface OperationContext {
+  signal: AbortSignal;
+  /** Stable for the logical operation (also across retries and resume): make side effects idempotent with it. */
+  idempotencyKey: string;
+  /** 1 for the first attempt. Retries reuse the validated input and do not re-run hooks. */
+  attempt: number;
+  operationId: string;
+}
+
+export type RealStatus = "not_started" | "running" | "succeeded" | "failed" | "unknown";
+
+/** The real execution facts, kept apart from what the caller sees. */
+export interface ExecutionFacts {
+  operationId: string;
+  revision: number;
+  /** False when the operation was never called: rejected, failed before, or short-circuited. */
+  called: boolean;
+  realStatus: RealStatus;
+  /** The binding that served the result instead of the operation ("not actually called"). */
+  shortCircuitedBy?: string;
+  /** What the operation really returned, before any after hook touched the view. */
+  realResult?: unknown;
+  attempts: number;
+  idempotencyKey: string;
+  durationMs: number;
+}
+
+export interface HookTrace extends StepReport {
+  point: PointName;
+}
+
+export type BoundaryResult<T> =
+  | { ok: true; output: T; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown> }
+  | { ok: false; error: SluiceError; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown> };
+
+export interface BoundaryOptions {
+  /** Extra attempts of the operation on failure; hooks run once per logical call. */
+  retries?: number;
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import { SluiceError } from "./errors/sluice-error.js";
+import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
+import type { GuestPlugin, Grants, InProcessHook, ResolvedHook } from "./pipeline/hooks.js";
+import type { PointName } from "./pipeline/points.js";
+import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
+import type { StageResult } from "./pipeline/run-steps.js";
+import { runStage } from "./pipeline/stage.js";
+import { embeddingIndexSignature } from "./pipeline/signature.js";
+import type { Capability } from "./sandbox/capabilities.js";
+import type { PluginLimits } from "./sandbox/limits.js";
+import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.js";
+import type { OperationStages, StageRunner } from "./boundary/stage-runner.js";
+import type { CallContext } from "./boundary/types.js";
+import { instanceOf } from "./boundary/instance.js";
+import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
+import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream.js";
+import { tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
+import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
+import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
+import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
+import type { Checked } from "./pipeline/result.js";
+
+export interface HostOptions extends SandboxOptions {}
+
+export interface PluginInput {
+  id: string;
+  version: string;
+  wasm: Uint8Array;
+  grants?: Grants;
+  capabilities?: readonly Capability[];
+  limits?: Partial<PluginLimits>;
+}
+
+/**
+ * The host a Node service wraps its model, tool and embedding calls with.
+ *
+ * @example
+ * const host = createHost();
+ * await host.loadPlugin({ id: "order-search-limit", version: "1.0.0", wasm });
+ * host.activate({ revision: 1, bindings: [{ id: "b1", hookRef: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } }] });
+ * const r = await host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema, arguments: { limit: 500 }, callId: "c1" }, (args) => search(args));
+ * if (r.ok) console.log(r.output.view);
+ */
+export class Host implements StageRunner {
+  readonly sandbox: Sandbox;
+  private readonly plugins = new Map<string, GuestPlugin>();
+  private readonly inProcess = new Map<string, InProcessHook>();
+  private current: Release = resolveRelease({ revision: 0, bindings: [] });
+
+  constructor(options: HostOptions = {}) {
+    this.sandbox = new Sandbox(options);
+  }
+
+  /** Validates, caps and compiles a guest plugin and makes it available as `id@version`. */
+  async loadPlugin(input: PluginInput): Promise<GuestPlugin> {
+    const ref = `${input.id}@${input.version}`;
+    const module = await this.sandbox.load(input.wasm, { capabilities: input.capabilities ?? [], ...(input.limits ? { limits: input.limits } : {}) });
+    const existing = this.plugins.get(ref);
+    if (existing && existing.module.sha256 !== module.sha256) {
+      throw new SluiceError("CONFIG_INVALID", `plugin ${ref} is already loaded with different code; versions are immutable`, { ref });
+    }
+    const plugin: GuestPlugin = { ref, id: input.id, version: input.version, module, grants: input.grants ?? {} };
+    this.plugins.set(ref, plugin);
+    return plugin;
+  }
+
+  /** Registers a trusted in-process TypeScript hook, referred to by `name` in bindings. */
+  registerHook(name: string, hook: InProcessHook): void {
+    if (name.includes("@")) throw new SluiceError("CONFIG_INVALID", `in-process hook names cannot contain "@" (reserved for plugin refs): ${name}`);
+    this.inProcess.set(name, hook);
+  }
+
+  /** Atomically switches to a release. Operations already running finish on the one they started with. */
+  activate(input: ReleaseInput): Release {
+    const release = resolveRelease(input);
+    for (const b of release.bindings) this.resolve(b);
+    this.current = release;
+    return release;
+  }
+
+  get release(): Release {
+    return this.current;
+  }
+
+  private resolve(binding: Binding): ResolvedHook {
+    const plugin = this.plugins.get(binding.hookRef);
+    if (plugin) return { kind: "guest", binding, plugin };
+    const hook = this.inProcess.get(binding.hookRef);
+    if (hook) return { kind: "in-process", binding, hook };
+    throw new SluiceError("CONFIG_INVALID", `binding ${binding.id} refers to "${binding.hookRef}", which is neither a loaded plugin (id@version) nor a registered in-process hook`, { binding: binding.id });
+  }
+
+  begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages {
+    const release = this.current;
+    const operationId = randomUUID();
+    const signals = [ctx.signal, ctx.deadline !== undefined ? AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now())) : undefined].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+    const context = {
+      space_id: ctx.spaceId, actor_id: ctx.actorId ?? null, run_id: ctx.runId ?? null, instance_id: ctx.instanceId ?? "main",
+      operation_id: operationId, parent_operation_id: ctx.parentOperationId ?? null, call_id: callId ?? null,
+      purpose: target.purpose ?? null, published_revision: release.revision, deadline: ctx.deadline ?? null,
+    };
+    const hooksAt = (point: PointName): ResolvedHook[] => matchBindings(release.bindings, point, target).map((b) => this.resolve(b));
+    const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: { carries?: Record<string, unknown>; holds?: readonly string[] } = {}): Promise<StageResult> =>
+      hooks.length === 0
+        ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
+        : runStage(this.sandbox, { point, context, payload, hooks, signal, ...extra });
+    return {
+      operationId,
+      revision: release.revision,
+      signal,
+      run: (point, payload) => run(point, payload, hooksAt(point)),
+      runAfter: (point, payload, before) => {
+        const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(release.bindings, beforePointOf(point), target) : [];
+        const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
+        const order = afterOrder(matchBindings(release.bindings, point, target), release.orderMode, unwind);
+        return run(point, payload, order.map((b) => this.resolve(b)), { carries: before.carries });
+      },
+      // A fresh signal: cleanup hooks must run even when the operation was cancelled.
+      diagnostic: (point, payload) => hooksAt(point).length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks: hooksAt(point), signal: AbortSignal.timeout(10_000) }),
+      chunk: (payload, holds) => run("model.chat.chunk", payload, hooksAt("model.chat.chunk"), { holds }),
+      end: () => {},
+    };
+  }
+
+  /** Wraps one chat model call. */
+  chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
+    return chat(this, ctx, request, execute, options);
+  }
+
+  /** Wraps one streamed chat model call: iterate the returned stream for the effective chunks. */
+  chatStream(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
+    return chatStream(this, ctx, request, execute);
+  }
+
+  /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. */
+  tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
+    return tool(this, ctx, call, execute, options);
+  }
+
+  /** Wraps one embedding call. */
+  embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
+    return embed(this, ctx, request, execute, options);
+  }
+
+  /** The index signature of the embedding chain that applies to `ctx` and `model` now. */
+  embeddingSignature(ctx: CallContext, model: string): string {
+    const target: MatchTarget = { purpose: "embedding", modelId: model, instance: instanceOf(ctx), spaceId: ctx.spaceId };
+    const chain = (["model.embedding.before", "model.embedding.after"] as const).flatMap((point) => matchBindings(this.current.bindings, point, target)).map((b) => {
+      const h = this.resolve(b);
+      return h.kind === "guest"
+        ? { pluginId: h.plugin.id, version: h.plugin.version, codeSha256: h.plugin.module.sha256, config: b.config }
+        : { pluginId: b.hookRef, version: "in-process", codeSha256: "in-process", config: b.config };
+    });
+    return embeddingIndexSignature(chain, { model });
+  }
+
+  /** Runs a lifecycle point (run.start, run.end, subtask.start, subtask.end). */
+  lifecycle(point: LifecyclePoint, ctx: CallContext, payload: Record<string, unknown>): ReturnType<typeof lifecycle> {
+    return lifecycle(this, point, ctx, payload);
+  }
+
+  async close(): Promise<void> {
+    await this.sandbox.close();
+  }
+}
+
+function beforePointOf(after: PointName): PointName {
+  return after === "model.chat.after" ? "model.chat.before" : after === "tool.after" ? "tool.before" : after === "model.embedding.after" ? "model.embedding.before" : after;
+}
+
+/** Creates a host with its sandbox (worker pool). Close it when done. */
+export function createHost(options: HostOptions = {}): Host {
+  return new Host(options);
+}
