@@ -34,7 +34,7 @@ const answer: ChatResponse = { content: "hello", tool_calls: [{ id: "t1", type: 
 for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process hook", "contract"]] as const) {
   describe(`pipeline contract: ${kind}`, () => {
     const bind = (bindings: (Omit<BindingInput, "hookRef"> & { hookRef?: string })[], orderMode: "staged" | "symmetric" = "staged") =>
-      host.activate({ revision: ++revision, orderMode, bindings: bindings.map((b) => ({ hookRef: ref, timeoutMs: 500, ...b })) });
+      host.activate({ revision: ++revision, orderMode, bindings: bindings.map((b) => ({ hookRef: ref, timeoutMs: 2_000, ...b })) });
 
     it("runs before hooks by priority, then binding order, each seeing the previous validated patch", async () => {
       bind([
@@ -47,6 +47,17 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
       expect(r.ok).toBe(true);
       expect(seen).toEqual({ trace: "abc" });
       expect(r.hooks.map((h) => h.bindingId)).toEqual(["a", "b", "c"]);
+    });
+
+    it("every hook gets the read-only context of its call", async () => {
+      const release = bind([{ id: "ctx-reader", point: "tool.before", config: { mode: "context" } }]);
+      const deadline = Date.now() + 60_000;
+      const r = await host.tool({ ...ctx, instanceId: "child-2", parentOperationId: "op-parent", purpose: "action", deadline }, search(), async () => 1);
+      expect(r.ok && r.annotations.ctx).toEqual({
+        space_id: "space-a", actor_id: "u1", run_id: "r1", instance_id: "child-2", operation_id: r.facts.operationId,
+        parent_operation_id: "op-parent", call_id: "call-1", point: "tool.before", purpose: "action",
+        binding_id: "ctx-reader", published_revision: release.revision, deadline,
+      });
     });
 
     it("orders after hooks the same way in staged mode and in reverse in symmetric mode", async () => {
