@@ -82,7 +82,7 @@ async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly Re
   const failed: Record<number, ErrorData> = {};
   const steps = group.map((h) => {
     const plugin = h.kind === "guest" ? h.plugin : undefined!;
-    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", bindingId: h.binding.id } };
+    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", ownerId: plugin.id } };
   });
   for (;;) {
     const r = await sandbox.runStage({ ...input, failed }, steps, signal);

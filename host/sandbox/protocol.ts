@@ -25,7 +25,7 @@ export interface CallSpec {
 export interface CallsTask {
   kind: "calls";
   calls: CallSpec[];
-  /** Int32 [0]: index of the call now running (-1 before, calls.length after); Float64 [1]: its start time, epoch ms. */
+  /** Int32 [0]: index of the call now running (-1 before, calls.length after); Float64 [1]: its start time, epoch ms (NaN while the worker does host work). */
   progress: SharedArrayBuffer;
   kvPath: string | null;
 }

@@ -23,8 +23,8 @@ export interface CallOptions {
   /** Overrides the plugin's time limit for this call (never above it). */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** (space, binding) scope for the key-value capability. */
-  kvScope?: { spaceId: string; bindingId: string };
+  /** Key-value scope: the space, and the owner within it (the host passes the plugin id, so a plugin's paired before and after hooks share their data). */
+  kvScope?: { spaceId: string; ownerId: string };
   /** Also return the reply's decoded value and bytes. */
   raw?: boolean;
 }
@@ -162,6 +162,8 @@ export class Sandbox {
       const i = Atomics.load(index, 0);
       if (i >= limits.length) return;
       if (i < 0) { timer = setTimeout(watch, Math.max(1, Math.min(...limits))); return; }
+      // NaN: the worker is doing host work between guest calls; the clock is paused.
+      if (Number.isNaN(started[0]!)) { timer = setTimeout(watch, Math.max(1, Math.min(...limits))); return; }
       const deadline = started[0]! + limits[i]!;
       const now = performance.timeOrigin + performance.now();
       if (now >= deadline) {
@@ -212,7 +214,7 @@ function callSpec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<C
     memoryBytes: module.limits.memoryBytes,
     inputBytes: module.limits.inputBytes,
     outputBytes: module.limits.outputBytes,
-    kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.bindingId}` : null,
+    kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : null,
   };
 }
 

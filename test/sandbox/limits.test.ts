@@ -121,7 +121,7 @@ describe("state and capabilities", () => {
   it("the kv capability keeps state per (space, binding), and tenants never see each other's keys", async () => {
     const mod = await sandbox.load(fixture("kv-counter"), { capabilities: ["kv"] });
     const call = async (spaceId: string, bindingId = "b1") => {
-      const r = await sandbox.invoke(mod, request(), { kvScope: { spaceId, bindingId } });
+      const r = await sandbox.invoke(mod, request(), { kvScope: { spaceId, ownerId: bindingId } });
       return r.ok ? r.outcome.annotations?.n : r.error.code;
     };
     expect(await call("tenant-a")).toBe(1);
