@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   CALL_CANCELLED: { status: 499, summary: "The caller's AbortSignal cancelled the call." },
   DEADLINE_EXCEEDED: { status: 504, summary: "The operation's deadline passed." },
   QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure)." },
+  PLUGIN_QUARANTINED: { status: 503, summary: "The plugin failed repeatedly (traps, timeouts, bad output) within its window and is quarantined: its bindings get their failure policy without running it until an operator lifts it or its cooldown ends." },
   EXECUTOR_CLOSED: { status: 503, summary: "The executor was closed." },
 
   // Pipeline semantics.
@@ -44,6 +45,7 @@ export const ERROR_CODES = {
   EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
   EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },
   CONFIG_INVALID: { status: 400, summary: "Configuration or options are invalid; the error says which." },
+  EVENT_INVALID: { status: 500, summary: "The host built an event that fails its schema (abi/events): a host bug. Thrown outside production; counted and dropped in production." },
 
   // Registry and management API.
   MANIFEST_INVALID: { status: 400, summary: "The plugin manifest (hook.yaml) is not valid YAML or fails the manifest schema; details list the problems." },
@@ -61,6 +63,12 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or upload exceeds the server's size limit." },
   STORE_UNAVAILABLE: { status: 503, summary: "The registry's database or artifact folder cannot be read or written." },
   INTERNAL_ERROR: { status: 500, summary: "An unexpected error; the message is logged on the server, not returned." },
+
+  // Gateway mode (OpenAI-compatible model gateway).
+  GATEWAY_KEY_INVALID: { status: 401, summary: "The gateway API key is missing, unknown or revoked; send `Authorization: Bearer sk-sluice-...`." },
+  GATEWAY_KEY_NOT_FOUND: { status: 404, summary: "No gateway API key with that id." },
+  UPSTREAM_FAILED: { status: 502, summary: "The upstream model API could not be reached, answered with an error, or sent a malformed reply; details carry its status." },
+  UPSTREAM_TIMEOUT: { status: 504, summary: "The upstream model API did not answer (or went silent mid-stream) within the gateway's upstream timeout." },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
