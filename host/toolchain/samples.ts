@@ -1,0 +1,412 @@
+/**
+ * Plugin samples: example inputs with the outcome a plugin must produce, kept in
+ * `plugins/<name>/samples/*.json` and run through the real sandbox and the real pipeline
+ * rules (`runStage`), exactly as a bound hook runs. Used by the tests and by `sluice test`.
+ *
+ * Three forms (see plugins/README.md):
+ * - one stage: `{ name, point, config, payload, expect: { outcome, payload?, code?, reason?, annotations?, result?, carry? } }`
+ * - a stream: `{ name, point: "model.chat.chunk", config, chunks: ["..", ".."], expect: { emitted?, blocked?: { code }, annotations?, outcomes? } }`,
+ *   each chunk one chunk stage, the binding's held tail carried from one to the next;
+ * - a sequence: `{ name, config, sequence: [step, ...] }`, each step a one-stage or stream
+ *   sample of its own (point, payload or chunks, expect); all steps run in one space (so
+ *   they share the plugin's key-value store) unless a step names another `space` label,
+ *   and a before step's `carry` is handed to the next step when it is the paired after point.
+ */
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { parse as parseYaml } from "yaml";
+import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
+import type { ErrorData } from "../errors/sluice-error.js";
+import type { Binding } from "../pipeline/bindings.js";
+import type { GuestPlugin, Grants, ResolvedHook } from "../pipeline/hooks.js";
+import { getPoint, isPointName, type PointName } from "../pipeline/points.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import { runStage } from "../pipeline/stage.js";
+import { schemaProblem } from "../pipeline/validators.js";
+import type { Capability } from "../sandbox/capabilities.js";
+import type { PluginLimits } from "../sandbox/limits.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { compileAssemblyScript } from "./assemblyscript.js";
+
+// ---------------------------------------------------------------------------------------
+// Manifest
+
+export type FailurePolicy = "fail-closed" | "fail-open";
+
+export interface ManifestPointGrant {
+  read?: string[];
+  write?: string[];
+}
+
+/** `hook.yaml`, as written (no schema validation here: the registry validates uploads). */
+export interface PluginManifest {
+  id: string;
+  version: string;
+  abi: string;
+  entry: string;
+  description?: string;
+  points: Partial<Record<PointName, ManifestPointGrant | null>>;
+  config_schema?: Record<string, unknown>;
+  capabilities?: Capability[];
+  limits?: { memory_mb?: number; timeout_ms?: number; input_kb?: number; output_kb?: number };
+  failure_policy?: FailurePolicy;
+  capability_boundary?: string;
+}
+
+/** Reads and parses `<pluginDir>/hook.yaml`. Throws when it is not YAML or lacks id, version, entry or points. */
+export async function readManifest(pluginDir: string): Promise<PluginManifest> {
+  const file = path.join(pluginDir, "hook.yaml");
+  const value: unknown = parseYaml(await readFile(file, "utf8"));
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`${file}: not a YAML map`);
+  const m = value as Record<string, unknown>;
+  for (const key of ["id", "version", "entry"] as const) {
+    if (typeof m[key] !== "string") throw new Error(`${file}: "${key}" must be a string`);
+  }
+  if (typeof m.points !== "object" || m.points === null) throw new Error(`${file}: "points" must be a map of hook points`);
+  for (const name of Object.keys(m.points)) {
+    if (!isPointName(name)) throw new Error(`${file}: unknown hook point "${name}"`);
+  }
+  return { abi: "1.0", ...m } as unknown as PluginManifest;
+}
+
+/** Per point, the payload fields the plugin may read and write. No `write` means it may write nothing. */
+export function manifestGrants(m: PluginManifest): Grants {
+  const grants: Grants = {};
+  for (const [point, g] of Object.entries(m.points) as [PointName, ManifestPointGrant | null][]) {
+    grants[point] = { ...(g?.read ? { read: [...g.read] } : {}), write: [...(g?.write ?? [])] };
+  }
+  return grants;
+}
+
+/** The manifest's limits in the sandbox's units (capped by the sandbox at load). */
+export function manifestLimits(m: PluginManifest): Partial<PluginLimits> {
+  const l = m.limits ?? {};
+  return {
+    ...(l.memory_mb !== undefined ? { memoryBytes: Math.round(l.memory_mb * 1024 * 1024) } : {}),
+    ...(l.timeout_ms !== undefined ? { timeoutMs: l.timeout_ms } : {}),
+    ...(l.input_kb !== undefined ? { inputBytes: Math.round(l.input_kb * 1024) } : {}),
+    ...(l.output_kb !== undefined ? { outputBytes: Math.round(l.output_kb * 1024) } : {}),
+  };
+}
+
+export interface LoadedPlugin {
+  dir: string;
+  manifest: PluginManifest;
+  plugin: GuestPlugin;
+}
+
+/**
+ * Loads a plugin folder into the sandbox: its manifest, and its module with the
+ * manifest's capabilities and limits. `wasm` is the built module; without it the entry is
+ * compiled from source. `options.limits` overrides the manifest's (e.g. a looser time limit
+ * for a test run on a busy machine).
+ */
+export async function loadPlugin(sandbox: Sandbox, pluginDir: string, wasm?: Uint8Array, options: { limits?: Partial<PluginLimits> } = {}): Promise<LoadedPlugin> {
+  const manifest = await readManifest(pluginDir);
+  const bytes = wasm ?? await compileAssemblyScript({ entry: path.resolve(pluginDir, manifest.entry) });
+  const module = await sandbox.load(bytes, { capabilities: manifest.capabilities ?? [], limits: { ...manifestLimits(manifest), ...options.limits } });
+  return {
+    dir: pluginDir,
+    manifest,
+    plugin: { ref: `${manifest.id}@${manifest.version}`, id: manifest.id, version: manifest.version, module, grants: manifestGrants(manifest) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Samples
+
+export interface Expectation {
+  /** The hook's outcome, or "failed" when the hook failed (its error is in `error`). */
+  outcome?: OutcomeKind | "failed";
+  /** The payload after the outcome was applied (whole, compared deeply). */
+  payload?: Record<string, unknown>;
+  /** reject / block code. */
+  code?: string;
+  /** A substring of the reject / block reason. */
+  reason?: string;
+  /** Annotations the hook must have set (only these keys are compared). */
+  annotations?: Record<string, unknown>;
+  /** short_circuit result. */
+  result?: unknown;
+  /** The carry handed to the paired after hook. */
+  carry?: unknown;
+  /** Error code when the hook or stage failed (e.g. HOOK_FAILED, GUEST_TIMEOUT). */
+  error?: string;
+  /** Streams: all the text emitted, chunk after chunk. */
+  emitted?: string;
+  /** Streams: the stream was blocked with this code. */
+  blocked?: { code: string };
+  /** Streams: the outcome at each chunk. */
+  outcomes?: (OutcomeKind | "failed")[];
+}
+
+export interface SampleStep {
+  name?: string;
+  point: PointName;
+  /** Defaults to the sample's config. */
+  config?: unknown;
+  context?: Partial<HookContext>;
+  payload?: Record<string, unknown>;
+  chunks?: string[];
+  /** Streams: `model` and `request_id` of the chunk payloads. */
+  model?: string;
+  request_id?: string;
+  /** Runs this step under another binding id: any label. */
+  binding?: string;
+  /** Runs this step in another space (its own key-value store): any label. */
+  space?: string;
+  expect: Expectation;
+}
+
+export interface Sample {
+  name: string;
+  /** The file it was read from. */
+  file?: string;
+  point?: PointName;
+  config?: unknown;
+  context?: Partial<HookContext>;
+  payload?: Record<string, unknown>;
+  chunks?: string[];
+  model?: string;
+  request_id?: string;
+  expect?: Expectation;
+  sequence?: SampleStep[];
+}
+
+/** Every `samples/*.json` of a plugin folder, in file-name order. */
+export async function loadSamples(pluginDir: string): Promise<Sample[]> {
+  const dir = path.join(pluginDir, "samples");
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith(".json")).sort();
+  const out: Sample[] = [];
+  for (const f of files) {
+    const file = path.join(dir, f);
+    const sample = JSON.parse(await readFile(file, "utf8")) as Sample;
+    if (typeof sample.name !== "string") throw new Error(`${file}: "name" must be a string`);
+    out.push({ ...sample, file });
+  }
+  return out;
+}
+
+/** What one stage or stream actually did. */
+export interface Actual {
+  outcome?: OutcomeKind | "failed";
+  payload?: Record<string, unknown>;
+  code?: string;
+  reason?: string;
+  annotations?: Record<string, unknown>;
+  result?: unknown;
+  carry?: unknown;
+  error?: ErrorData;
+  /** Streams. */
+  emitted?: string;
+  /** Streams: what each chunk emitted, in order. */
+  chunks?: string[];
+  outcomes?: (OutcomeKind | "failed")[];
+  blocked?: { code: string; reason: string; chunk: number };
+}
+
+export interface StepResult {
+  name: string;
+  pass: boolean;
+  mismatches: string[];
+  actual: Actual;
+  expected: Expectation;
+  durationMs: number;
+}
+
+export interface SampleResult {
+  name: string;
+  file?: string;
+  pass: boolean;
+  /** What differs from the expectation, one line each (all steps). */
+  mismatches: string[];
+  actual: Actual;
+  expected: Expectation;
+  durationMs: number;
+  /** Sequences: every step's result. */
+  steps?: StepResult[];
+}
+
+export interface RunSampleOptions {
+  /** The binding's failure policy; default the manifest's, else fail-closed. */
+  failurePolicy?: FailurePolicy;
+  observeOnly?: boolean;
+  /** The binding's time limit; default the module's. */
+  timeoutMs?: number;
+  /**
+   * Space and binding ids. Defaults are fresh for every run (`sample-space-<random>`,
+   * `sample-<plugin>-<random>`), so runs never see each other's key-value data, whichever
+   * way the host scopes the store.
+   */
+  spaceId?: string;
+  bindingId?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one sample through the real sandbox and pipeline: one guest hook bound alone at
+ * the sample's point, with `grants` (normally the manifest's) deciding what it reads and
+ * may write. Never throws for a hook's behaviour: a mismatch is a failed result.
+ */
+export async function runSample(sandbox: Sandbox, plugin: GuestPlugin, grants: Grants, sample: Sample, options: RunSampleOptions = {}): Promise<SampleResult> {
+  const t0 = performance.now();
+  const token = randomUUID().slice(0, 8);
+  const bindingBase = options.bindingId ?? `sample-${plugin.id}-${token}`;
+  const spaceBase = options.spaceId ?? `sample-space-${token}`;
+  const withGrants: GuestPlugin = { ...plugin, grants };
+  const base = { ...options, bindingId: bindingBase, spaceId: spaceBase };
+
+  if (sample.sequence) {
+    const steps: StepResult[] = [];
+    let carries: Record<string, unknown> = {};
+    for (const [i, step] of sample.sequence.entries()) {
+      const full: SampleStep = { ...step, config: step.config ?? sample.config, context: { ...sample.context, ...step.context } };
+      const bindingId = step.binding ? `${bindingBase}-${step.binding}` : bindingBase;
+      const spaceId = step.space ? `${spaceBase}-${step.space}` : spaceBase;
+      const r = await runStep(sandbox, withGrants, full, { ...base, bindingId, spaceId }, isAfterOf(sample.sequence[i - 1], step.point) ? carries : {});
+      steps.push({ ...r, name: step.name ?? `step ${i + 1} (${step.point})` });
+      carries = r.carries;
+    }
+    const mismatches = steps.flatMap((s) => s.mismatches.map((m) => `${s.name}: ${m}`));
+    const last = steps[steps.length - 1];
+    return {
+      name: sample.name, ...(sample.file ? { file: sample.file } : {}),
+      pass: mismatches.length === 0, mismatches,
+      actual: last?.actual ?? {}, expected: last?.expected ?? {},
+      durationMs: performance.now() - t0, steps,
+    };
+  }
+
+  if (!sample.point) throw new Error(`sample "${sample.name}": "point" is required (or a "sequence")`);
+  const step: SampleStep = {
+    point: sample.point, config: sample.config, context: sample.context ?? {}, expect: sample.expect ?? {},
+    ...(sample.payload ? { payload: sample.payload } : {}), ...(sample.chunks ? { chunks: sample.chunks } : {}),
+    ...(sample.model ? { model: sample.model } : {}), ...(sample.request_id ? { request_id: sample.request_id } : {}),
+  };
+  const r = await runStep(sandbox, withGrants, step, base, {});
+  return {
+    name: sample.name, ...(sample.file ? { file: sample.file } : {}),
+    pass: r.pass, mismatches: r.mismatches, actual: r.actual, expected: r.expected, durationMs: performance.now() - t0,
+  };
+}
+
+const PAIRS: Partial<Record<PointName, PointName>> = {
+  "model.chat.after": "model.chat.before",
+  "tool.after": "tool.before",
+  "model.embedding.after": "model.embedding.before",
+};
+
+function isAfterOf(previous: SampleStep | undefined, point: PointName): boolean {
+  return previous !== undefined && PAIRS[point] === previous.point;
+}
+
+function contextFor(point: PointName, payload: Record<string, unknown> | undefined, over: Partial<HookContext> | undefined, spaceId: string): Omit<HookContext, "binding_id" | "point"> {
+  const operation = getPoint(point).operation;
+  const purpose = operation === "embedding" ? "embedding" : operation === "chat" ? (typeof payload?.purpose === "string" ? payload.purpose : "action") : null;
+  const { binding_id: _b, point: _p, ...rest } = over ?? {};
+  return {
+    space_id: spaceId, actor_id: "sample-actor", run_id: "sample-run", instance_id: "main",
+    operation_id: "sample-op", parent_operation_id: null, call_id: "sample-call",
+    purpose, published_revision: 1, deadline: null,
+    ...rest,
+  };
+}
+
+interface StepRun extends Omit<StepResult, "name"> { carries: Record<string, unknown> }
+
+async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, options: RunSampleOptions & { bindingId: string; spaceId: string }, carries: Record<string, unknown>): Promise<StepRun> {
+  const t0 = performance.now();
+  const binding: Binding = {
+    id: options.bindingId, hookRef: plugin.ref, point: step.point, match: {}, priority: 100, order: 0,
+    timeoutMs: options.timeoutMs ?? plugin.module.limits.timeoutMs,
+    failurePolicy: options.failurePolicy ?? "fail-closed",
+    observeOnly: options.observeOnly ?? false,
+    config: step.config ?? {}, enabled: true, mandatory: false,
+  };
+  const hooks: ResolvedHook[] = [{ kind: "guest", binding, plugin }];
+  const signal = options.signal ?? new AbortController().signal;
+  const spaceId = step.context?.space_id ?? options.spaceId;
+  const expected = step.expect ?? {};
+  const done = (actual: Actual, extra: string[] = [], next: Record<string, unknown> = {}): StepRun => {
+    const mismatches = [...extra, ...compare(expected, actual)];
+    return { pass: mismatches.length === 0, mismatches, actual, expected, durationMs: performance.now() - t0, carries: next };
+  };
+
+  if (step.chunks) {
+    if (step.point !== "model.chat.chunk") return done({}, [`"chunks" is only for model.chat.chunk, not ${step.point}`]);
+    const context = contextFor(step.point, undefined, step.context, spaceId);
+    const actual: Actual = { emitted: "", chunks: [], outcomes: [] };
+    let holds: readonly string[] = [""];
+    for (const [i, delta] of step.chunks.entries()) {
+      const payload = { request_id: step.request_id ?? "sample-request", chunk_index: i, is_last: i === step.chunks.length - 1, delta, model: step.model ?? "sample-model" };
+      const r = await runStage(sandbox, { point: step.point, context, payload, hooks, holds, signal });
+      const report = r.reports[0];
+      actual.outcomes!.push(report?.outcome === "skipped" || report === undefined ? "failed" : report.outcome);
+      if (report?.annotations) actual.annotations = { ...actual.annotations, ...report.annotations };
+      if (r.failure || report?.error) actual.error = r.failure ?? report!.error;
+      if (r.failure) break;
+      if (r.stop?.kind === "block") { actual.blocked = { code: r.stop.code, reason: r.stop.reason, chunk: i }; break; }
+      const emitted = String(r.payload.delta ?? "");
+      actual.chunks!.push(emitted);
+      actual.emitted += emitted;
+      holds = r.holds ?? [""];
+    }
+    return done(actual);
+  }
+
+  if (!step.payload) return done({}, ["the sample has neither \"payload\" nor \"chunks\""]);
+  const invalid = schemaProblem(step.point, step.payload);
+  if (invalid !== null) return done({}, [`the sample's payload is not a valid ${step.point} payload: ${invalid}`]);
+  const context = contextFor(step.point, step.payload, step.context, spaceId);
+  const r: StageResult = await runStage(sandbox, { point: step.point, context, payload: structuredClone(step.payload), hooks, carries, signal });
+  const report = r.reports[0];
+  const actual: Actual = {
+    outcome: report === undefined || report.outcome === "skipped" ? "failed" : report.outcome,
+    payload: r.payload,
+    ...(report?.annotations ? { annotations: report.annotations } : {}),
+    ...(r.failure ? { error: r.failure } : report?.error ? { error: report.error } : {}),
+    ...(plugin.ref in r.carries ? { carry: r.carries[plugin.ref] } : {}),
+  };
+  if (r.stop?.kind === "short_circuit") actual.result = r.stop.result;
+  else if (r.stop) { actual.code = r.stop.code; actual.reason = r.stop.reason; }
+  return done(actual, [], r.carries);
+}
+
+/** One line per difference between what was expected and what happened. */
+export function compare(expected: Expectation, actual: Actual): string[] {
+  const out: string[] = [];
+  const show = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? `${x}n` : x));
+  const errorCode = actual.error ? `${actual.error.code}${(actual.error.details as { cause?: ErrorData } | undefined)?.cause ? ` (${(actual.error.details as { cause: ErrorData }).cause.code}: ${(actual.error.details as { cause: ErrorData }).cause.message})` : `: ${actual.error.message}`}` : undefined;
+  if (expected.outcome !== undefined && expected.outcome !== actual.outcome) {
+    out.push(`outcome: expected ${expected.outcome}, got ${actual.outcome}${errorCode ? ` (${errorCode})` : ""}`);
+  }
+  if (expected.error !== undefined && expected.error !== actual.error?.code) out.push(`error: expected ${expected.error}, got ${errorCode ?? "none"}`);
+  if (expected.error === undefined && expected.outcome !== "failed" && actual.error) out.push(`unexpected error: ${errorCode}`);
+  if (expected.payload !== undefined && !isDeepStrictEqual(expected.payload, actual.payload)) {
+    out.push(`payload: expected ${show(expected.payload)}, got ${show(actual.payload)}`);
+  }
+  if (expected.code !== undefined && expected.code !== actual.code) out.push(`code: expected ${expected.code}, got ${actual.code ?? "none"}`);
+  if (expected.reason !== undefined && !(actual.reason ?? "").includes(expected.reason)) out.push(`reason: expected it to contain ${show(expected.reason)}, got ${show(actual.reason)}`);
+  for (const [key, value] of Object.entries(expected.annotations ?? {})) {
+    if (!isDeepStrictEqual(actual.annotations?.[key], value)) out.push(`annotation ${key}: expected ${show(value)}, got ${show(actual.annotations?.[key])}`);
+  }
+  if ("result" in expected && !isDeepStrictEqual(expected.result, actual.result)) out.push(`result: expected ${show(expected.result)}, got ${show(actual.result)}`);
+  if ("carry" in expected && !isDeepStrictEqual(expected.carry, actual.carry)) out.push(`carry: expected ${show(expected.carry)}, got ${show(actual.carry)}`);
+  if (expected.emitted !== undefined && expected.emitted !== actual.emitted) out.push(`emitted: expected ${show(expected.emitted)}, got ${show(actual.emitted)}`);
+  if (expected.blocked !== undefined && expected.blocked.code !== actual.blocked?.code) out.push(`blocked: expected code ${expected.blocked.code}, got ${actual.blocked ? actual.blocked.code : "not blocked"}`);
+  if (expected.blocked === undefined && actual.blocked) out.push(`unexpected block at chunk ${actual.blocked.chunk}: ${actual.blocked.code} ${actual.blocked.reason}`);
+  if (expected.outcomes !== undefined && !isDeepStrictEqual(expected.outcomes, actual.outcomes)) out.push(`outcomes: expected ${show(expected.outcomes)}, got ${show(actual.outcomes)}`);
+  return out;
+}
+
+/** Runs every sample of a loaded plugin with the binding's default failure policy from its manifest. */
+export async function runPluginSamples(sandbox: Sandbox, loaded: LoadedPlugin, options: RunSampleOptions = {}): Promise<SampleResult[]> {
+  const samples = await loadSamples(loaded.dir);
+  const out: SampleResult[] = [];
+  for (const s of samples) {
+    out.push(await runSample(sandbox, loaded.plugin, loaded.plugin.grants, s, { failurePolicy: loaded.manifest.failure_policy ?? "fail-closed", ...options }));
+  }
+  return out;
+}
