@@ -1,0 +1,232 @@
+/**
+ * The scenarios of issue #6 and their targets. Every scenario takes its counts from
+ * `Counts`, so the smoke test runs each once with tiny numbers and the bench cannot rot.
+ */
+import { encode } from "../../abi/codec.js";
+import { createHost } from "../../host/index.js";
+import { createSandbox, loadModule } from "../../host/sandbox/index.js";
+import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
+import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, TOOLS, variant } from "./systems.js";
+
+export interface Counts {
+  warmup: number;
+  samples: number;
+  throughputMs: number;
+  coldRepeats: number;
+  chunks: number;
+  plugins: number;
+}
+
+export const FULL: Counts = { warmup: 300, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100 };
+export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2 };
+
+export interface Target { name: string; measured: number; limit: number; op: "<=" | ">="; unit: string; met: boolean }
+export interface ScenarioResult { id: number; title: string; latency?: Record<string, Stats>; values?: Record<string, number>; targets: Target[] }
+
+const target = (name: string, measured: number, op: "<=" | ">=", limit: number, unit: string): Target =>
+  ({ name, measured, limit, op, unit, met: op === "<=" ? measured <= limit : measured >= limit });
+
+/** Scenarios 1 and 2: one guest hook, warm and sequential, every system interleaved. */
+async function oneHook(id: number, bytes: number, ratio: number, c: Counts): Promise<ScenarioResult> {
+  const bench = await benchHost();
+  const inProc = await extism(false);
+  const inWorker = await extism(true);
+  const fl = floor();
+  const payload = payloadOf(bytes);
+  const request = encode(envelopeOf(payload));
+  try {
+    const latency = await interleave([
+      { name: "sluice", call: () => bench.stage(TOOLS.guest1, payload) },
+      { name: "extism-worker", call: () => inWorker.call(request) },
+      { name: "extism-inprocess", call: () => inProc.call(request) },
+      { name: "floor-wasm", call: () => fl.call(request), prepare: fl.prepare },
+      { name: "ts-hook", call: () => bench.stage(TOOLS.ts1, payload) },
+    ], { warmup: c.warmup, samples: c.samples });
+    const r = latency.sluice!.p50 / latency["extism-worker"]!.p50;
+    return {
+      id, title: `one guest hook, ${request.byteLength} B request, warm, sequential`, latency,
+      values: { requestBytes: request.byteLength, sluiceP99us: latency.sluice!.p99 },
+      targets: [target("sluice p50 / extism runInWorker p50", r, "<=", ratio, "x")],
+    };
+  } finally {
+    await Promise.all([bench.host.close(), inProc.plugin.close(), inWorker.plugin.close()]);
+  }
+}
+
+/** Scenario 3: a stage of eight guest hooks against the one-hook stage, same run. */
+async function eightHooks(c: Counts): Promise<ScenarioResult> {
+  const bench = await benchHost();
+  const payload = payloadOf(1024);
+  try {
+    const latency = await interleave([
+      { name: "sluice-1-hook", call: () => bench.stage(TOOLS.guest1, payload) },
+      { name: "sluice-8-hooks", call: () => bench.stage(TOOLS.guest8, payload) },
+    ], { warmup: c.warmup, samples: c.samples });
+    return {
+      id: 3, title: "a stage of 8 guest hooks (1 KB) vs one hook", latency,
+      targets: [target("8-hook stage p50 / 1-hook stage p50", latency["sluice-8-hooks"]!.p50 / latency["sluice-1-hook"]!.p50, "<=", 1.3, "x")],
+    };
+  } finally {
+    await bench.host.close();
+  }
+}
+
+/** Scenario 4: hook executions per second with 64 stages in flight on all cores. */
+async function throughput(c: Counts): Promise<ScenarioResult> {
+  const bench = await benchHost();
+  const payload = payloadOf(1024);
+  try {
+    await saturate(() => bench.stage(TOOLS.guest8, payload), 64, c.throughputMs / 4);
+    const eight = await saturate(() => bench.stage(TOOLS.guest8, payload), 64, c.throughputMs);
+    const one = await saturate(() => bench.stage(TOOLS.guest1, payload), 64, c.throughputMs);
+    const values = { workers: bench.host.sandbox.options.workers, hooksPerSecond8: eight.perSecond * 8, hooksPerSecond1: one.perSecond };
+    return {
+      id: 4, title: `throughput, 64 stages in flight on ${values.workers} workers`, values,
+      targets: [target("8-hook stages: hook executions/s", values.hooksPerSecond8, ">=", 120_000, "/s"), target("1-hook stages: hook executions/s", values.hooksPerSecond1, ">=", 25_000, "/s")],
+    };
+  } finally {
+    await bench.host.close();
+  }
+}
+
+/** Scenario 5: upload to first result for a fresh ~10 KB plugin; a cached plugin's first call on a fresh worker. */
+async function coldStart(c: Counts): Promise<ScenarioResult> {
+  const small = benchWasm("sluice-hook-small");
+  const request = encode(envelopeOf(payloadOf(1024)));
+  const warm = createSandbox({ workers: 1 });
+  const upload: number[] = [];
+  const freshExtra: number[] = [];
+  const freshFirst: number[] = [];
+  try {
+    for (let i = 0; i < 20; i++) await warm.invokeBytes(await warm.load(variant(small, 1e6)), request);
+    for (let i = 0; i < c.coldRepeats; i++) {
+      const t0 = performance.now();
+      const mod = await warm.load(variant(small, i));
+      const r = await warm.invokeBytes(mod, request);
+      upload.push((performance.now() - t0) * 1000);
+      if (!r.ok) throw new Error(`cold start call failed: ${r.error.code}`);
+    }
+    const cached = await loadModule(small);
+    for (let i = 0; i < c.coldRepeats; i++) {
+      const fresh = createSandbox({ workers: 1 });
+      try {
+        await sleep(300); // let the worker boot; its boot is not the plugin's cold start
+        let t0 = performance.now();
+        await fresh.invokeBytes(cached, request);
+        freshFirst.push((performance.now() - t0) * 1000);
+        const warmCalls: number[] = [];
+        for (let k = 0; k < 20; k++) { t0 = performance.now(); await fresh.invokeBytes(cached, request); warmCalls.push((performance.now() - t0) * 1000); }
+        freshExtra.push(freshFirst.at(-1)! - stats(warmCalls).p50);
+      } finally {
+        await fresh.close();
+      }
+    }
+  } finally {
+    await warm.close();
+  }
+  const values = { pluginBytes: small.byteLength, uploadToFirstResultMs: stats(upload).p50 / 1000, freshWorkerFirstCallUs: stats(freshFirst).p50, freshWorkerExtraMs: stats(freshExtra).p50 / 1000 };
+  return {
+    id: 5, title: `cold start (${small.byteLength} B plugin)`, values,
+    targets: [target("upload (validate, cap, compile) to first result", values.uploadToFirstResultMs, "<=", 20, "ms"), target("cached plugin: first call on a fresh worker minus a warm call", values.freshWorkerExtraMs, "<=", 1, "ms")],
+  };
+}
+
+/** Scenario 6: a streamed answer of N chunks through pii-redact. */
+async function streaming(c: Counts): Promise<ScenarioResult> {
+  const host = createHost();
+  try {
+    await host.loadPlugin({ id: "pii-redact", version: "1.0.0", wasm: built("plugins/pii-redact.wasm"), grants: { "model.chat.chunk": { read: ["/delta", "/is_last"] } } });
+    const pieces = ["Write to ", "ann.smith", "@example.com or call ", "+1 415 555 ", "0134 today. ", "Nothing to hide here. "];
+    async function* model(): AsyncGenerator<{ delta: string }> { for (let i = 0; i < c.chunks; i++) yield { delta: pieces[i % pieces.length]! }; }
+    const run = async (): Promise<number> => {
+      const t0 = performance.now();
+      const stream = host.chatStream({ spaceId: "s1" }, { model: "m1", messages: [{ role: "user", content: "hi" }] }, () => model());
+      let n = 0;
+      for await (const _ of stream) n++;
+      const r = await stream.result;
+      if (!r.ok) throw new Error(`stream failed: ${r.error.code}`);
+      return performance.now() - t0;
+    };
+    host.activate({ revision: 1, bindings: [] });
+    await run();
+    const bare = await run();
+    host.activate({ revision: 2, bindings: [{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk", config: {} }] });
+    await run();
+    const hooked = await run();
+    const values = { chunks: c.chunks, chunksPerSecond: c.chunks / (hooked / 1000), addedUsPerChunk: ((hooked - bare) * 1000) / c.chunks };
+    return { id: 6, title: `streaming ${c.chunks} chunks through pii-redact`, values, targets: [target("chunks/s through pii-redact", values.chunksPerSecond, ">=", 5_000, "/s")] };
+  } finally {
+    await host.close();
+  }
+}
+
+/** Scenario 7: from a runaway guest's timeout until the pool serves at full throughput again. */
+async function runaway(c: Counts): Promise<ScenarioResult> {
+  const bench = await benchHost();
+  const sandbox = bench.host.sandbox;
+  const ok = await sandbox.load(benchWasm("sluice-hook"));
+  const loop = await sandbox.load(built("fixtures/loop.wasm"), { limits: { timeoutMs: 50 } });
+  const request = encode(envelopeOf(payloadOf(1024)));
+  const call = () => sandbox.invokeBytes(ok, request);
+  const windowMs = 20;
+  try {
+    await saturate(call, 64, c.throughputMs / 4);
+    const base = await saturate(call, 64, c.throughputMs / 2);
+    let timedOutAt = 0;
+    const looping = sandbox.invokeBytes(loop, request).then((r) => { timedOutAt = performance.now(); return r; });
+    const during = await saturate(call, 64, 50 + 400);
+    const r = await looping;
+    if (r.ok || r.error.code !== "GUEST_TIMEOUT") throw new Error("the runaway guest did not time out");
+    // The first window after the timeout whose completions reach 90% of the steady rate.
+    const need = 0.9 * base.perSecond * (windowMs / 1000);
+    const done = during.completions;
+    let recovered = NaN;
+    for (let t = timedOutAt; t + windowMs <= done.at(-1)!; t += 1) {
+      const n = done.filter((x) => x >= t && x < t + windowMs).length;
+      if (n >= need) { recovered = t - timedOutAt; break; }
+    }
+    const values = { steadyCallsPerSecond: base.perSecond, recoveryMs: recovered };
+    return { id: 7, title: "runaway guest: timeout to full throughput", values, targets: [target("timeout to full throughput", Number.isNaN(recovered) ? Infinity : recovered, "<=", 100, "ms")] };
+  } finally {
+    await bench.host.close();
+  }
+}
+
+/** Scenario 8: resident memory per loaded plugin, above its own linear memory. */
+async function memory(c: Counts): Promise<ScenarioResult> {
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+  const sandbox = createSandbox();
+  const wasm = benchWasm("sluice-hook");
+  const request = encode(envelopeOf(payloadOf(1024)));
+  try {
+    const warm = await sandbox.load(variant(wasm, 1e6));
+    for (let i = 0; i < 50; i++) await sandbox.invokeBytes(warm, request);
+    gc(); await sleep(50); gc();
+    const before = process.memoryUsage().rss;
+    const mods = [];
+    let linear = 0;
+    for (let i = 0; i < c.plugins; i++) mods.push(await sandbox.load(variant(wasm, i)));
+    // Each plugin called on every worker, so each worker holds whatever it keeps per plugin.
+    for (let round = 0; round < sandbox.options.workers * 2; round++) {
+      const rs = await Promise.all(mods.map((m) => sandbox.invokeBytes(m, request)));
+      linear = Math.max(linear, ...rs.map((r) => r.memoryBytes));
+    }
+    gc(); await sleep(50); gc();
+    const perPlugin = (process.memoryUsage().rss - before) / c.plugins;
+    const values = { plugins: c.plugins, rssPerPluginMB: perPlugin / 2 ** 20, linearMemoryPerCallMB: linear / 2 ** 20, aboveLinearMB: (perPlugin - linear) / 2 ** 20 };
+    return { id: 8, title: `resident memory, ${c.plugins} distinct plugins loaded`, values, targets: [target("RSS per plugin above its linear memory", values.aboveLinearMB, "<=", 1, "MB")] };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
+  { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
+  { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
+  { id: 3, run: eightHooks },
+  { id: 4, run: throughput },
+  { id: 5, run: coldStart },
+  { id: 6, run: streaming },
+  { id: 7, run: runaway },
+  { id: 8, run: memory },
+];
