@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { SluiceError } from "./errors/sluice-error.js";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
 import type { GuestPlugin, Grants, InProcessHook, ResolvedHook } from "./pipeline/hooks.js";
@@ -19,9 +20,36 @@ import { tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
 import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
+import type { OperationStore, PayloadStore } from "./records/store.js";
+import type { OperationRecord } from "./records/types.js";
+import { OperationJournal } from "./records/journal.js";
+import { recordedStages } from "./records/recorded-stages.js";
+import { resumeOperation, type ResumeOptions } from "./records/resume.js";
 import type { Checked } from "./pipeline/result.js";
+import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type QuarantineEvents } from "./reliability/plugin-quarantine.js";
+import type { QuarantinePolicy } from "./reliability/quarantine.js";
+import { createObserver, type Observer } from "./events/observer.js";
 
-export interface HostOptions extends SandboxOptions {}
+export interface HostOptions extends SandboxOptions {
+  /**
+   * When a plugin that keeps faulting (traps, timeouts, bad output) stops being run.
+   * Default: 5 faults within 60 s, until an operator lifts it. `false` turns it off.
+   */
+  quarantine?: Partial<QuarantinePolicy> | false;
+  /** Events, spans and metrics of this host (abi/events/README.md); a fresh one by default. */
+  observer?: Observer;
+  /**
+   * Operation records and hook audit (issue #8): persisted at each phase boundary so an
+   * operation cut off after its real call can be resumed without calling it again.
+   * Absent: nothing is recorded and calls pay nothing for it.
+   */
+  records?: OperationStore;
+  /** Opt-in: full payloads by digest, kept for the store's retention period. Needs `records`. */
+  payloads?: PayloadStore;
+}
+
+/** Events the host emits; see {@link Host.on}. */
+export type HostEvents = QuarantineEvents;
 
 export interface PluginInput {
   id: string;
@@ -47,9 +75,53 @@ export class Host implements StageRunner {
   private readonly plugins = new Map<string, GuestPlugin>();
   private readonly inProcess = new Map<string, InProcessHook>();
   private current: Release = resolveRelease({ revision: 0, bindings: [] });
+  private readonly events = new EventEmitter();
+  private readonly guard: PluginQuarantine;
+  /** Validated events (`host.observer.on(...)`), spans and metrics (`host.observer.registry`). */
+  readonly observer: Observer;
+  private readonly detachPool: () => void;
+  private readonly recordStore: OperationStore | undefined;
+  private readonly payloadStore: PayloadStore | undefined;
 
   constructor(options: HostOptions = {}) {
-    this.sandbox = new Sandbox(options);
+    const { quarantine, observer, records, payloads, ...sandboxOptions } = options;
+    if (payloads && !records) throw new SluiceError("CONFIG_INVALID", "the payloads option needs the records option: payloads are kept for the operations the records store describes");
+    this.recordStore = records;
+    this.payloadStore = payloads;
+    this.sandbox = new Sandbox(sandboxOptions);
+    this.observer = observer ?? createObserver();
+    this.detachPool = this.observer.attachPool(this.sandbox);
+    this.guard = new PluginQuarantine(quarantine ?? {}, (e) => this.emit(e));
+  }
+
+  /**
+   * Quarantined plugins, for operators: list them, lift one.
+   *
+   * @example
+   * for (const q of host.quarantine.list()) console.log(q.ref, q.lastError.code);
+   * host.quarantine.lift("order-search-limit@1.0.0");
+   */
+  get quarantine(): QuarantineControl {
+    return this.guard;
+  }
+
+  /**
+   * Subscribes to a host event; returns the unsubscribe function. A listener that throws
+   * never fails a call: its error becomes a process warning.
+   *
+   * @example
+   * host.on("plugin.quarantined", (q) => alert(`${q.ref} quarantined: ${q.lastError.code}`));
+   */
+  on<K extends keyof HostEvents>(event: K, listener: (data: HostEvents[K]) => void): () => void {
+    this.events.on(event, listener);
+    return () => this.events.off(event, listener);
+  }
+
+  private emit(event: QuarantineEvent): void {
+    this.observer.quarantine(event, this.current.bindings);
+    for (const listener of this.events.listeners(event.type)) {
+      try { (listener as (data: unknown) => void)(event.data); } catch (err) { process.emitWarning(`a ${event.type} listener threw: ${(err as Error)?.message ?? String(err)}`); }
+    }
   }
 
   /** Validates, caps and compiles a guest plugin and makes it available as `id@version`. */
@@ -76,6 +148,7 @@ export class Host implements StageRunner {
     const release = resolveRelease(input);
     for (const b of release.bindings) this.resolve(b);
     this.current = release;
+    this.observer.releaseActivated(release);
     return release;
   }
 
@@ -92,8 +165,13 @@ export class Host implements StageRunner {
   }
 
   begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages {
+    return this.stagesFor(ctx, target, callId);
+  }
+
+  /** `resuming`: the stored operation a resume continues (same id), on the current release. */
+  private stagesFor(ctx: CallContext, target: MatchTarget, callId: string | undefined, resuming?: OperationRecord): OperationStages {
     const release = this.current;
-    const operationId = randomUUID();
+    const operationId = resuming?.operationId ?? randomUUID();
     const signals = [ctx.signal, ctx.deadline !== undefined ? AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now())) : undefined].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
     const context = {
@@ -105,8 +183,8 @@ export class Host implements StageRunner {
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: { carries?: Record<string, unknown>; holds?: readonly string[] } = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
-        : runStage(this.sandbox, { point, context, payload, hooks, signal, ...extra });
-    return {
+        : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra });
+    const stages: OperationStages = {
       operationId,
       revision: release.revision,
       signal,
@@ -118,30 +196,88 @@ export class Host implements StageRunner {
         return run(point, payload, order.map((b) => this.resolve(b)), { carries: before.carries });
       },
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
-      diagnostic: (point, payload) => hooksAt(point).length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks: hooksAt(point), signal: AbortSignal.timeout(10_000) }),
+      diagnostic: (point, payload) => hooksAt(point).length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks: hooksAt(point), signal: AbortSignal.timeout(10_000), guard: this.guard }),
       chunk: (payload, holds) => run("model.chat.chunk", payload, hooksAt("model.chat.chunk"), { holds }),
       end: () => {},
     };
+    if (!this.recordStore) return stages;
+    const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
+    const journal = new OperationJournal({
+      store: this.recordStore, payloads: this.payloadStore, operationId, revision: release.revision,
+      identity: { ctx: identityCtx, target, ...(callId !== undefined ? { callId } : {}) },
+      codeOf: (bindingId) => {
+        const binding = release.bindings.find((b) => b.id === bindingId);
+        const h = binding && this.resolve(binding);
+        return { hookRef: binding?.hookRef ?? "", codeSha256: h?.kind === "guest" ? h.plugin.module.sha256 : "in-process" };
+      },
+      ...(resuming ? { resuming } : {}),
+    });
+    return recordedStages(stages, journal);
+  }
+
+  /** The records store given in the options (query operations and audit through it), if any. */
+  get records(): OperationStore | undefined {
+    return this.recordStore;
+  }
+
+  /**
+   * Continues an operation whose real execution finished but whose after processing did
+   * not (a fail-closed after hook failed, the call was cancelled, the process died): runs
+   * the after stage of the CURRENT release on the stored real result and returns what an
+   * uninterrupted run returns. The tool or model is never called again. Operations whose
+   * real status is unknown are refused (OPERATION_NOT_RESUMABLE): the service decides.
+   *
+   * @example
+   * const records = openSqliteRecords("data/sluice.db");
+   * const host = createHost({ records });
+   * host.recover();                          // "running" records of a dead process become "unknown"
+   * host.activate(fixedRelease);             // e.g. a corrected after hook
+   * for (const op of records.list({ phase: "after" })) {
+   *   const r = await host.resume(op.operationId, { signal: AbortSignal.timeout(30_000) });
+   *   if (r.ok) deliver(r.output);
+   * }
+   */
+  resume(operationId: string, options: ResumeOptions = {}): Promise<BoundaryResult<unknown>> {
+    const store = this.recordStore;
+    if (!store) throw new SluiceError("CONFIG_INVALID", "host.resume needs a records store: createHost({ records: openSqliteRecords(file) })");
+    return resumeOperation({
+      resumeStages: (record, ctx) => this.stagesFor(ctx, record.identity.target, record.identity.callId, record),
+      embeddingSignature: (ctx, model) => this.embeddingSignature(ctx, model),
+    }, store, operationId, options);
+  }
+
+  /**
+   * Run once at start-up, by the only host writing to the records: marks every operation
+   * still "running" as "unknown" (its process died during the real call; whether it took
+   * effect is unknown, so it is never retried automatically). Returns their ids.
+   */
+  recover(): string[] {
+    return this.recordStore?.markInterrupted() ?? [];
   }
 
   /** Wraps one chat model call. */
   chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
-    return chat(this, ctx, request, execute, options);
+    const obs = this.observer.operation({ operation: "chat", ctx, model: request.model });
+    return obs.settle(obs.within(() => chat(obs.runner(this), ctx, request, execute, options)));
   }
 
   /** Wraps one streamed chat model call: iterate the returned stream for the effective chunks. */
   chatStream(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
-    return chatStream(this, ctx, request, execute);
+    const obs = this.observer.operation({ operation: "chat", ctx, model: request.model });
+    const stream = chatStream(obs.runner(this), ctx, request, execute);
+    return { ...stream, result: obs.settle(stream.result) };
   }
 
   /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. */
   tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
-    return tool(this, ctx, call, execute, options);
+    const obs = this.observer.operation({ operation: "tool", ctx, call });
+    return obs.settle(obs.within(() => tool(obs.runner(this), ctx, call, execute, options)));
   }
 
   /** Wraps one embedding call. */
   embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
-    return embed(this, ctx, request, execute, options);
+    const obs = this.observer.operation({ operation: "embedding", ctx, model: request.model });
+    return obs.settle(obs.within(() => embed(obs.runner(this), ctx, request, execute, options)));
   }
 
   /** The index signature of the embedding chain that applies to `ctx` and `model` now. */
@@ -158,10 +294,14 @@ export class Host implements StageRunner {
 
   /** Runs a lifecycle point (run.start, run.end, subtask.start, subtask.end). */
   lifecycle(point: LifecyclePoint, ctx: CallContext, payload: Record<string, unknown>): ReturnType<typeof lifecycle> {
-    return lifecycle(this, point, ctx, payload);
+    const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload });
+    return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload)));
   }
 
   async close(): Promise<void> {
+    this.detachPool();
+    // Listeners get what was emitted before the close, unless one of them hangs.
+    await this.observer.flush(1_000);
     await this.sandbox.close();
   }
 }

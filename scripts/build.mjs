@@ -71,3 +71,46 @@ for (const g of guests) {
   built++;
 }
 log(`guests: ${built} compiled, ${guests.length - built} up to date (${Date.now() - t0} ms total)`);
+
+// ---- Benchmark guests (test/bench, issue #6) -------------------------------------------
+// The bench hook built twice from one source: as a Sluice guest (the toolchain's usual
+// stub runtime; -O3, and -Oz for the ~10 KB cold-start plugin) and as an Extism plugin
+// (@extism/as-pdk, incremental runtime, since Extism reuses one instance across calls).
+{
+  const benchSrc = join(root, "test/bench/assembly");
+  const benchOut = join(root, "build/bench");
+  await mkdir(benchOut, { recursive: true });
+  const inputs = [...(await list(benchSrc, ".ts")), ...sdk];
+  const sluiceEntry = join(benchSrc, "sluice-hook.ts");
+  for (const [out, optimize] of [["sluice-hook.wasm", "speed"], ["sluice-hook-small.wasm", "size"]]) {
+    if (await upToDate(join(benchOut, out), inputs)) continue;
+    await writeFile(join(benchOut, out), await compileAssemblyScript({ entry: sluiceEntry, optimize }));
+  }
+  const extismOut = join(benchOut, "extism-hook.wasm");
+  if (!(await upToDate(extismOut, inputs))) {
+    const asc = (await import("assemblyscript/asc")).default;
+    const sdkDir = join(root, "guest-sdk/assembly");
+    const marker = "node_modules/@sluice/guest-sdk/";
+    // Serves `@sluice/guest-sdk` from this repository; everything else (the Extism PDK) from disk.
+    const resolve = (name, dir) => {
+      const p = join(dir, name).split("\\").join("/");
+      const at = p.lastIndexOf(marker);
+      return at < 0 ? p : join(sdkDir, p.slice(at + marker.length).replace(/^assembly\//, ""));
+    };
+    let wasm = null;
+    const stderr = asc.createMemoryStream();
+    const { error } = await asc.main(
+      ["extism-hook.ts", "--baseDir", benchSrc, "--outFile", "out.wasm", "--runtime", "incremental", "-O3", "--noColors",
+        "--use", "abort=~lib/@sluice/guest-sdk/abort/sluiceAbort"],
+      {
+        stdout: asc.createMemoryStream(), stderr,
+        readFile: (name, dir) => readFile(resolve(name, dir), "utf8").catch(() => null),
+        writeFile: (name, contents) => { if (name === "out.wasm") wasm = contents; },
+        listFiles: (dir, base) => readdir(resolve(dir + "/", base)).then((fs) => fs.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).catch(() => null),
+      },
+    );
+    if (error || !wasm) { process.stderr.write(stderr.toString()); throw new Error(`extism bench plugin failed to compile: ${error?.message}`); }
+    await writeFile(extismOut, wasm);
+  }
+  log(`bench guests ready (${Date.now() - t0} ms total)`);
+}

@@ -39,12 +39,12 @@ export function checkToolCalls(calls: readonly ToolCallOut[]) {
   return ids.size === calls.length ? OK : fail("OPERATION_FAILED", "the model returned duplicate tool_call ids", { ids: calls.map((c) => c.id) });
 }
 
-export function chatInput(ctx: CallContext, request: ChatRequest): Record<string, unknown> {
-  return { ...request, purpose: ctx.purpose ?? "action" };
+export function chatInput(ctx: CallContext, request: ChatRequest, stream = false): Record<string, unknown> {
+  return { ...request, purpose: ctx.purpose ?? "action", stream };
 }
 
 export function chatRequestOf(input: Record<string, unknown>): ChatRequest {
-  const { purpose: _purpose, ...request } = input;
+  const { purpose: _purpose, stream: _stream, ...request } = input;
   return request as unknown as ChatRequest;
 }
 

@@ -10,6 +10,7 @@ import { validatePayload } from "../pipeline/validators.js";
 import type { MatchTarget } from "../pipeline/bindings.js";
 import type { PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
+import type { OperationJournal } from "../records/journal.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
 import type { StageRunner } from "./stage-runner.js";
 
@@ -31,12 +32,24 @@ export interface OperationSpec<Real, Out> {
   afterPayload: (input: Record<string, unknown>, real: Real, durationMs: number) => Record<string, unknown>;
   output: (after: Record<string, unknown>, real: Real) => Out;
   options?: BoundaryOptions;
+  /** Set by resume (host/records/resume.ts): the real work is done; only the after processing runs, on this. */
+  resumed?: ResumePoint<Real>;
+}
+
+/** Where a resumed operation picks up: the stored real result and what its before stage left. */
+export interface ResumePoint<Real> {
+  real: Real;
+  afterPayload: Record<string, unknown>;
+  before: StageResult;
+  facts: Pick<ExecutionFacts, "revision" | "called" | "realStatus" | "attempts" | "shortCircuitedBy">;
 }
 
 export async function runOperation<Real, Out>(runner: StageRunner, spec: OperationSpec<Real, Out>): Promise<BoundaryResult<Out>> {
   const t0 = performance.now();
   const stages = runner.begin(spec.ctx, spec.target, spec.callId);
   const facts: ExecutionFacts = { operationId: stages.operationId, revision: stages.revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: stages.operationId, durationMs: 0 };
+  // Only hosts with a records store attach one; without it this is one property read.
+  const journal = (stages as { journal?: OperationJournal }).journal;
   const hooks: HookTrace[] = [];
   const annotations: Record<string, unknown> = {};
   const record = (point: PointName, r: StageResult): StageResult => {
@@ -49,12 +62,28 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     }
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: spec.operation, real_status: facts.realStatus, outcome }));
     facts.durationMs = performance.now() - t0;
+    journal?.ended(phase, error, outcome, facts, out);
+    if (journal?.error) facts.recordError = journal.error;
     stages.end();
     return error
       ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations }
       : { ok: true, output: out!, facts, hooks, annotations };
   };
   let out: Out | undefined;
+  const afterStage = async (before: StageResult, real: Real, payload: Record<string, unknown>): Promise<BoundaryResult<Out>> => {
+    const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
+    if (after.failure) return finish("after", after.failure, isCancel(after.failure) ? "cancelled" : "failed");
+    if (after.stop?.kind === "block") return finish("after", stopError("HOOK_BLOCKED", after.stop), "blocked");
+    out = spec.output(after.payload, real);
+    return finish(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
+  };
+
+  const unrecorded = journal?.start(spec.operation, spec.before, spec.after);
+  if (unrecorded) return finish(spec.resumed ? "after" : "before", unrecorded, "failed");
+  if (spec.resumed) {
+    Object.assign(facts, spec.resumed.facts, { resumedRevision: stages.revision, realResult: spec.resumed.real });
+    return afterStage(spec.resumed.before, spec.resumed.real, spec.resumed.afterPayload);
+  }
 
   const valid = validatePayload(spec.before, spec.payload);
   if (!valid.ok) return finish("before", valid.error, "failed");
@@ -75,6 +104,9 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     if (!checked.ok) return finish("before", checked.error, "failed");
     const attempts = 1 + Math.max(0, spec.options?.retries ?? 0);
     let lastError: ErrorData | undefined;
+    // On disk before the call: a crash from here on leaves "running", which recovery turns into "unknown".
+    const refused = journal?.running(spec.before, input);
+    if (refused) return finish("before", refused, "failed");
     facts.called = true;
     facts.realStatus = "running";
     for (facts.attempts = 1; facts.attempts <= attempts; facts.attempts++) {
@@ -98,12 +130,10 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   }
   facts.realResult = real!;
 
-  const durationMs = performance.now() - t0;
-  const after = record(spec.after, await stages.runAfter(spec.after, spec.afterPayload(input, real!, durationMs), before));
-  if (after.failure) return finish("after", after.failure, isCancel(after.failure) ? "cancelled" : "failed");
-  if (after.stop?.kind === "block") return finish("after", stopError("HOOK_BLOCKED", after.stop), "blocked");
-  out = spec.output(after.payload, real!);
-  return finish(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
+  const afterPayload = spec.afterPayload(input, real!, performance.now() - t0);
+  // The real result is on disk before any after hook runs: a crash from here on is resumable.
+  journal?.succeeded(spec.after, real!, afterPayload, before, facts);
+  return afterStage(before, real!, afterPayload);
 }
 
 function stopError(code: "HOOK_REJECTED" | "HOOK_BLOCKED", stop: { bindingId: string; code?: string; reason?: string }): ErrorData {

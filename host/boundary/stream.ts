@@ -22,7 +22,13 @@ export interface StreamChunk {
   usage?: { input_tokens: number; output_tokens: number };
   provider_request_id?: string;
 }
-export interface EmittedChunk { delta: string; chunk_index: number; is_last: boolean }
+export interface EmittedChunk {
+  delta: string;
+  chunk_index: number;
+  is_last: boolean;
+  /** The source chunk's tool_call deltas, unchanged and in order, for callers that relay the stream (chunk hooks never see or change them). */
+  tool_calls?: ToolCallDelta[];
+}
 
 /** Iterate it for the effective chunks; `result` settles with the whole call's facts. */
 export interface ChatStream extends AsyncIterable<EmittedChunk> {
@@ -95,12 +101,13 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     holds = r.holds ?? [];
     const emitted = String(r.payload.delta);
     text += emitted;
-    return { emit: { delta: emitted, chunk_index: index++, is_last: isLast } };
+    const deltas = chunk.tool_calls?.length ? { tool_calls: chunk.tool_calls } : {};
+    return { emit: { delta: emitted, chunk_index: index++, is_last: isLast, ...deltas } };
   };
 
-  const valid = validatePayload("model.chat.before", chatInput(ctx, request));
+  const valid = validatePayload("model.chat.before", chatInput(ctx, request, true));
   if (!valid.ok) throw await end("before", valid.error, "failed");
-  const before = record("model.chat.before", await stages.run("model.chat.before", chatInput(ctx, request)));
+  const before = record("model.chat.before", await stages.run("model.chat.before", chatInput(ctx, request, true)));
   if (before.failure) throw await end("before", before.failure, "failed");
   if (before.stop?.kind === "reject") {
     throw await end("before", { code: "HOOK_REJECTED", message: `rejected by binding ${before.stop.bindingId}: ${before.stop.code} ${before.stop.reason}`, details: { bindingId: before.stop.bindingId, hookCode: before.stop.code, reason: before.stop.reason } }, "rejected");
@@ -121,7 +128,6 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     source = execute(chatRequestOf(before.payload), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId })[Symbol.asyncIterator]();
   }
 
-  // One chunk of lookahead, so the last chunk is known as last when its hooks run.
   const next = async (): Promise<IteratorResult<StreamChunk> | { error: ErrorData }> => {
     try {
       return await abortable(source.next(), stages.signal);
@@ -133,31 +139,24 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     await source.return?.().catch(() => undefined);
     return (await end(phase, error, outcome))!;
   };
-  let pending = await next();
+  // Each chunk goes through the hooks as soon as it arrives (no lookahead: a token is never
+  // held back waiting for the next one). When the source ends, one last chunk with no new
+  // text and is_last set flushes every hold and lets metering hooks settle.
   for (;;) {
-    if ("error" in pending) {
-      const failed = pending.error.code === "OPERATION_FAILED";
+    const item = await next();
+    if ("error" in item) {
+      const failed = item.error.code === "OPERATION_FAILED";
       facts.realStatus = failed ? "failed" : "unknown";
-      throw await stop(pending.error, "operation", failed ? "failed" : "cancelled");
+      throw await stop(item.error, "operation", failed ? "failed" : "cancelled");
     }
-    if (pending.done) {
-      // An empty stream still ends with a last chunk, so holds are flushed and metering settles.
-      if (index === 0) {
-        const out = await pass({}, true);
-        if ("error" in out) throw await stop(out.error, "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : "failed");
-        yield out.emit;
-      }
-      break;
-    }
-    const following = await next();
-    const isLast = !("error" in following) && following.done === true;
-    const out = await pass(pending.value, isLast);
+    const isLast = item.done === true;
+    const out = await pass(isLast ? {} : item.value, isLast);
     if ("error" in out) {
       facts.realStatus = facts.called ? "succeeded" : facts.realStatus;
       throw await stop(out.error, "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : "failed");
     }
-    if (out.emit.delta !== "" || isLast) yield out.emit;
-    pending = following;
+    if (out.emit.delta !== "" || isLast || out.emit.tool_calls) yield out.emit;
+    if (isLast) break;
   }
   if (facts.called) facts.realStatus = "succeeded";
   const toolCalls = checkToolCalls(calls);

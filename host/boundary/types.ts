@@ -1,4 +1,4 @@
-import type { SluiceError } from "../errors/sluice-error.js";
+import type { ErrorData, SluiceError } from "../errors/sluice-error.js";
 import type { Purpose } from "../pipeline/points.js";
 import type { StepReport } from "../pipeline/run-steps.js";
 import type { PointName } from "../pipeline/points.js";
@@ -43,6 +43,10 @@ export interface ExecutionFacts {
   attempts: number;
   idempotencyKey: string;
   durationMs: number;
+  /** Set by `host.resume`: the release whose after chain ran this time (`revision` stays the one the operation started on). */
+  resumedRevision?: number;
+  /** A records store write that failed after the real call; the result stands, the record may be behind. */
+  recordError?: ErrorData;
 }
 
 export interface HookTrace extends StepReport {

@@ -61,8 +61,13 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: { status: 404, summary: "No route matches the method and path; see the OpenAPI document." },
   UNAUTHORIZED: { status: 401, summary: "The bearer token is missing or wrong." },
   PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or upload exceeds the server's size limit." },
-  STORE_UNAVAILABLE: { status: 503, summary: "The registry's database or artifact folder cannot be read or written." },
+  STORE_UNAVAILABLE: { status: 503, summary: "The registry's or the operation records' database (or the artifact folder) cannot be read or written." },
+  STORE_FULL: { status: 507, summary: "The database has no room left (disk or quota full); nothing was written." },
   INTERNAL_ERROR: { status: 500, summary: "An unexpected error; the message is logged on the server, not returned." },
+
+  // Operation records and resume (issue #8).
+  OPERATION_NOT_FOUND: { status: 404, summary: "No operation record with that id (records are kept only when the host has a records store)." },
+  OPERATION_NOT_RESUMABLE: { status: 409, summary: "The operation cannot be resumed: it finished, never ran, or its real result is unknown (never retried automatically); details give its phase and real status." },
 
   // Gateway mode (OpenAI-compatible model gateway).
   GATEWAY_KEY_INVALID: { status: 401, summary: "The gateway API key is missing, unknown or revoked; send `Authorization: Bearer sk-sluice-...`." },

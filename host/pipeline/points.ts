@@ -101,11 +101,13 @@ const POINT_LIST = [
           },
         },
         purpose: { enum: CHAT_PURPOSES },
+        stream: { type: "boolean" },
       },
     },
     outcomes: ["continue", "patch_input", "reject", "short_circuit"],
     patchable: ["/messages", "/params"],
     readOnly: [
+      { path: "/stream", why: "whether the caller streams is the caller's choice" },
       { path: "/model", why: "the model binding is fixed by the release, not by a hook" },
       { path: "/tools", why: "tool permissions and schemas are fixed by the release" },
       { path: "/purpose", why: "bindings are matched on it before any hook runs" },

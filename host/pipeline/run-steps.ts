@@ -12,6 +12,7 @@ import { checkObserveOnly, checkOutcome, chunkEmission } from "./outcome-rules.j
 import { applyPatch, applyRedaction } from "./patch.js";
 import { getPoint, type PointName } from "./points.js";
 import { readView } from "./read-view.js";
+import { digestOf } from "../records/digest.js";
 
 export interface StepSpec {
   bindingId: string;
@@ -40,6 +41,10 @@ export interface StepReport {
   durationMs: number;
   error?: ErrorData;
   annotations?: Record<string, unknown>;
+  /** sha256 of the patch (or redaction) this hook returned, when it changed the payload (not at chunk points). */
+  patchDigest?: string;
+  /** sha256 of the payload after this hook, when it changed it; otherwise the payload passed through unchanged. */
+  outputDigest?: string;
 }
 
 export type Stop =
@@ -116,6 +121,12 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
     if (outcome.annotations) report.annotations = outcome.annotations;
     if ("carry" in outcome && outcome.carry !== undefined) carries[step.hookRef] = outcome.carry;
     if (applied.stop) return result({ stop: applied.stop });
+    // Digested here, where the patch is known, so the audit can chain each hook's input and
+    // output without the payloads; only hooks that changed something pay for it.
+    if (!chunked && (outcome.kind === "patch_input" || outcome.kind === "patch_output" || outcome.kind === "redact")) {
+      report.patchDigest = digestOf(outcome.kind === "redact" ? outcome.content : outcome.patch);
+      report.outputDigest = digestOf(applied.payload);
+    }
     payload = applied.payload;
   }
   return result();

@@ -10,7 +10,7 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { effectiveFailurePolicy } from "./failure-policy.js";
 import type { ResolvedHook } from "./hooks.js";
 import type { PointName } from "./points.js";
-import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepSpec } from "./run-steps.js";
+import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepReport, type StepSpec } from "./run-steps.js";
 
 export interface StageRun {
   point: PointName;
@@ -21,6 +21,15 @@ export interface StageRun {
   carries?: Record<string, unknown>;
   holds?: readonly string[];
   signal: AbortSignal;
+  /** Keeps quarantined plugins from running and learns from each guest step's report (host/reliability). */
+  guard?: StageGuard;
+}
+
+/** What a stage asks before running guest steps and tells after; implemented by host/reliability/plugin-quarantine.ts. */
+export interface StageGuard {
+  /** An error when the plugin `hookRef` must not run now: its step fails with it, under its binding's failure policy. */
+  blocked(hookRef: string): ErrorData | undefined;
+  observe(report: StepReport): void;
 }
 
 function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
@@ -54,7 +63,7 @@ export async function runStage(sandbox: Sandbox, run: StageRun): Promise<StageRe
       steps: group.map((h) => stepOf(run.point, h, run.carries)),
       ...(all.holds ? { holds: (run.holds ?? []).slice(start, end) } : {}),
     };
-    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal) : await runInProcess(input, group, run.signal);
+    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal, run.guard) : await runInProcess(input, group, run.signal);
     payload = part.payload;
     all.payload = payload;
     all.reports.push(...part.reports);
@@ -72,14 +81,24 @@ function isChunk(run: StageRun): boolean {
   return run.point === "model.chat.chunk";
 }
 
+/** Steps of quarantined plugins are pre-failed (their policy decides); every report is shown to the guard. */
+async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard): Promise<StageResult> {
+  const failed: Record<number, ErrorData> = {};
+  group.forEach((h, i) => { const blocked = guard?.blocked(h.binding.hookRef); if (blocked) failed[i] = blocked; });
+  // Nothing left to run: the failure policies decide here, without a thread hop.
+  if (Object.keys(failed).length === group.length) return runSteps({ ...input, failed }, () => { throw new Error("unreachable: every step was pre-failed"); });
+  const result = await runGuestTasks(sandbox, input, group, signal, failed);
+  if (guard) for (const report of result.reports) guard.observe(report);
+  return result;
+}
+
 /**
  * A step that times out (or whose worker dies) takes the whole task with it. The stage is
  * then run again with that step marked failed, so its failure policy decides: fail-closed
  * ends the stage, fail-open skips it. Steps before it run again; hooks are functions of
  * their input, and only a rare failure pays this cost.
  */
-async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal): Promise<StageResult> {
-  const failed: Record<number, ErrorData> = {};
+async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>): Promise<StageResult> {
   const steps = group.map((h) => {
     const plugin = h.kind === "guest" ? h.plugin : undefined!;
     return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", ownerId: plugin.id } };
@@ -100,9 +119,14 @@ async function runInProcess(input: StageInput, group: readonly ResolvedHook[], s
     if (h.kind !== "in-process") throw new Error("unreachable: group mixes hook kinds");
     const t0 = performance.now();
     const took = () => performance.now() - t0;
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), h.binding.timeoutMs);
-    const both = AbortSignal.any([signal, timeout.signal]);
+    // One controller for "cancelled or timed out", wired by hand: on Node 20, AbortSignal.any()
+    // leaked its signals (~3 KB per hook call, found by test/stress).
+    const stop = new AbortController();
+    const both = stop.signal;
+    const onStop = (): void => stop.abort();
+    signal.addEventListener("abort", onStop, { once: true });
+    const timer = setTimeout(onStop, h.binding.timeoutMs);
+    if (signal.aborted) onStop();
     try {
       const stopped = new Promise<never>((_, reject) => both.addEventListener("abort", () => reject(both), { once: true }));
       const raw = await Promise.race([Promise.resolve().then(() => h.hook(structuredClone(request), { signal: both })), stopped]);
@@ -119,6 +143,7 @@ async function runInProcess(input: StageInput, group: readonly ResolvedHook[], s
       return { ok: false, error: { code: "HOOK_EXCEPTION", message: `in-process hook threw: ${(err as Error)?.message ?? String(err)}` }, durationMs: took() };
     } finally {
       clearTimeout(timer);
+      signal.removeEventListener("abort", onStop);
     }
   });
 }

@@ -27,7 +27,7 @@ export function sha256Hex(bytes: Uint8Array): string {
 function checkImports(module: WebAssembly.Module, granted: readonly Capability[]): void {
   for (const imp of WebAssembly.Module.imports(module)) {
     const name = `${imp.module}.${imp.name}`;
-    if (imp.module !== HOST_IMPORT_MODULE || imp.kind !== "function" || !(imp.name in HOST_FUNCTIONS)) {
+    if (imp.module !== HOST_IMPORT_MODULE || imp.kind !== "function" || !Object.hasOwn(HOST_FUNCTIONS, imp.name)) {
       throw new SluiceError("MODULE_FORBIDDEN_IMPORT", `module imports ${imp.kind} "${name}", which is not in the ${HOST_IMPORT_MODULE} allow-list (log, abort, kv_get, kv_set, kv_delete)`, { import: name });
     }
     const needs = HOST_FUNCTIONS[imp.name];

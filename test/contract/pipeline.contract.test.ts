@@ -278,7 +278,8 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
       expect(chunks.at(-1)?.is_last).toBe(true);
       const r = await stream.result;
       expect(r.ok && r.output.tool_calls).toEqual([{ id: "call_a", type: "function", function: { name: "search", arguments: "{\"q\":\"shoes\"}" } }]);
-      expect(r.hooks.filter((h) => h.point === "model.chat.chunk")).toHaveLength(2);
+      // Two chunks from the model, then the empty last chunk that flushes holds.
+      expect(r.hooks.filter((h) => h.point === "model.chat.chunk")).toHaveLength(3);
     });
 
     it("embeddings: before may transform texts but must keep their count; the signature follows the chain", async () => {

@@ -24,7 +24,7 @@ describe("time limit", () => {
     const elapsed = performance.now() - t0;
     expect(!r.ok && r.error.code).toBe("GUEST_TIMEOUT");
     expect(elapsed).toBeGreaterThanOrEqual(39);
-    expect(elapsed).toBeLessThan(40 + 250);
+    expect(elapsed).toBeLessThan(40 + 500);
   });
 
   it("does not harm calls running on other workers, and the pool is back to full strength", async () => {
@@ -43,7 +43,7 @@ describe("time limit", () => {
     const t0 = performance.now();
     const r = await sandbox.invoke(mod, request(), { timeoutMs: 10_000 });
     expect(!r.ok && r.error.code).toBe("GUEST_TIMEOUT");
-    expect(performance.now() - t0).toBeLessThan(80 + 250);
+    expect(performance.now() - t0).toBeLessThan(80 + 500);
   });
 
   it("the caller's AbortSignal cancels a running call with CALL_CANCELLED", async () => {

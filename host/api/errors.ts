@@ -1,0 +1,59 @@
+/**
+ * One translation from anything thrown in a route to the wire: `{ error: { code, message,
+ * details } }` with the catalogue's HTTP status. Fastify's own errors (validation, body
+ * size, bad JSON) are given catalogue codes here, so clients match on one vocabulary.
+ */
+import type { FastifyError, FastifyInstance } from "fastify";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+
+export interface ErrorBody {
+  error: ErrorData;
+}
+
+/** Normalises an error thrown while serving a request into a catalogue error. */
+export function toSluiceError(err: unknown): SluiceError {
+  if (err instanceof SluiceError) return err;
+  const e = err as Partial<FastifyError> & { validation?: unknown[]; validationContext?: string };
+  if (e.validation) {
+    return new SluiceError("REQUEST_INVALID", `${e.validationContext ?? "request"} ${e.message?.replace(/^(body|params|querystring)\s*/, "") ?? "is invalid"}`, { errors: e.validation });
+  }
+  if (e.code === "FST_ERR_CTP_BODY_TOO_LARGE" || e.statusCode === 413) {
+    return new SluiceError("PAYLOAD_TOO_LARGE", `the request body is larger than this route accepts: ${e.message ?? ""}`.trim());
+  }
+  if (typeof e.code === "string" && e.code.startsWith("FST_ERR_CTP") || e.statusCode === 400 || e.statusCode === 415) {
+    return new SluiceError("REQUEST_INVALID", `the request body cannot be read: ${e.message ?? "bad request"}; send JSON with content-type application/json`);
+  }
+  return new SluiceError("INTERNAL_ERROR", "internal error; see the server log", {}, { cause: err });
+}
+
+/** Installs the error and not-found handlers on `app`. */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const error = toSluiceError(err);
+    if (error.code === "INTERNAL_ERROR") request.log.error({ err }, "unexpected error");
+    if (error.code === "UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="sluice"');
+    return reply.status(ERROR_CODES[error.code].status).send({ error: error.toData() } satisfies ErrorBody);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const code: ErrorCode = "ROUTE_NOT_FOUND";
+    return reply.status(ERROR_CODES[code].status).send({ error: { code, message: `no route ${request.method} ${request.url.split("?")[0]}; see GET /api/v1/openapi.json`, details: {} } } satisfies ErrorBody);
+  });
+}
+
+/** JSON Schema of the error body, for the OpenAPI document. */
+export const ERROR_BODY_SCHEMA = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string", enum: Object.keys(ERROR_CODES) },
+        message: { type: "string" },
+        details: { type: "object", additionalProperties: true },
+      },
+    },
+  },
+} as const;

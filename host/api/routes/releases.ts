@@ -1,0 +1,28 @@
+/** Releases: publish the draft as an immutable revision, activate one, roll back. */
+import type { FastifyInstance } from "fastify";
+import type { AfterOrderMode } from "../../pipeline/bindings.js";
+import type { Registry } from "../../registry/registry.js";
+import { anyObject, errorResponses, PUBLISH_BODY, ROLLBACK_BODY } from "../schemas.js";
+
+export function releaseRoutes(app: FastifyInstance, registry: Registry): void {
+  app.get("/api/v1/releases", { schema: { tags: ["releases"], summary: "Every published revision and the active one.", response: { 200: anyObject, ...errorResponses() } } },
+    async () => ({ active_revision: registry.activeRevision(), items: registry.listReleases(), activations: registry.listActivations() }));
+
+  app.post<{ Body: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } | undefined }>("/api/v1/releases", {
+    schema: { tags: ["releases"], summary: "Publish: freeze the draft bindings, code hashes, configs, order mode and order as the next revision.", body: PUBLISH_BODY, response: { 201: anyObject, ...errorResponses(400, 404) } },
+  }, async (request, reply) => {
+    const release = await registry.publish(request.body ?? {});
+    return reply.status(201).send({ release, active_revision: registry.activeRevision() });
+  });
+
+  app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { schema: { tags: ["releases"], summary: "One revision.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
+    async (request) => ({ release: registry.getRelease(request.params.revision), active_revision: registry.activeRevision() }));
+
+  app.post<{ Params: { revision: string } }>("/api/v1/releases/:revision/activate", {
+    schema: { tags: ["releases"], summary: "Atomically make this revision the one new operations use; running operations finish on theirs.", response: { 200: anyObject, ...errorResponses(400, 404) } },
+  }, async (request) => ({ activation: await registry.activate(request.params.revision) }));
+
+  app.post<{ Body: { revision?: number } | null | undefined }>("/api/v1/releases/rollback", {
+    schema: { tags: ["releases"], summary: "Activate the revision active before the current one, or the one named.", body: ROLLBACK_BODY, response: { 200: anyObject, ...errorResponses(400, 404) } },
+  }, async (request) => ({ activation: await registry.rollback(request.body?.revision) }));
+}

@@ -1,0 +1,71 @@
+/** `sluice bind <hook_ref>`: add a binding to the draft pipeline. */
+import { readFile } from "node:fs/promises";
+import { CliError, print } from "../output.js";
+import { clientOf, remoteOptions } from "./remote.js";
+import type { RegisterCommand } from "./types.js";
+
+const list = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(Boolean);
+
+interface BindOptions {
+  point: string; id?: string; config?: string; configFile?: string; priority?: string; timeoutMs?: string; failurePolicy?: string;
+  purposes?: string; toolIds?: string; modelIds?: string; instances?: string; spaces?: string;
+  disabled?: boolean; mandatory?: boolean; observeOnly?: boolean; url: string; token?: string;
+}
+
+async function configOf(opts: BindOptions): Promise<unknown> {
+  const text = opts.configFile ? await readFile(opts.configFile, "utf8") : opts.config;
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`--config is not JSON: ${(err as Error).message}`, `quote it for the shell, e.g. --config '{"max_limit": 100}'`);
+  }
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new CliError(`${name} must be an integer, got ${value}`);
+  return Number(value);
+}
+
+export const bindCommand: RegisterCommand = (program) => {
+  remoteOptions(program.command("bind <hook_ref>"))
+    .description("bind plugin-id@version to a point in the draft pipeline (publish to freeze it)")
+    .requiredOption("--point <point>", "hook point, e.g. tool.before")
+    .option("--id <id>", "binding id (default <plugin-id>-<point>)")
+    .option("--config <json>", "binding config, checked against the plugin's config_schema")
+    .option("--config-file <file>", "binding config from a JSON file")
+    .option("--priority <n>", "lower runs first (default 100)")
+    .option("--timeout-ms <n>", "per-call time limit (default 1000)")
+    .option("--failure-policy <policy>", "fail-closed or fail-open (default: the manifest's)")
+    .option("--purposes <list>", "match: comma-separated purposes")
+    .option("--tool-ids <list>", "match: comma-separated tool ids")
+    .option("--model-ids <list>", "match: comma-separated model ids")
+    .option("--instances <list>", "match: main,child")
+    .option("--spaces <list>", "match: comma-separated space ids")
+    .option("--disabled", "create it disabled")
+    .option("--mandatory", "a platform rule: runs first, cannot be disabled")
+    .option("--observe-only", "its failures never fail the operation")
+    .action(async (hookRef: string, opts: BindOptions) => {
+      const config = await configOf(opts);
+      const match = Object.fromEntries(([["purposes", opts.purposes], ["tool_ids", opts.toolIds], ["model_ids", opts.modelIds], ["instances", opts.instances], ["spaces", opts.spaces]] as const)
+        .filter(([, v]) => v !== undefined).map(([k, v]) => [k, list(v!)]));
+      const priority = integer("--priority", opts.priority);
+      const timeout = integer("--timeout-ms", opts.timeoutMs);
+      const body = {
+        id: opts.id ?? `${hookRef.split("@")[0]}-${opts.point.replace(/\./g, "-")}`,
+        hook_ref: hookRef,
+        point: opts.point,
+        ...(Object.keys(match).length ? { match } : {}),
+        ...(priority !== undefined ? { priority } : {}),
+        ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
+        ...(opts.failurePolicy ? { failure_policy: opts.failurePolicy } : {}),
+        ...(config !== undefined ? { config } : {}),
+        ...(opts.disabled ? { enabled: false } : {}),
+        ...(opts.mandatory ? { mandatory: true } : {}),
+        ...(opts.observeOnly ? { observe_only: true } : {}),
+      };
+      const { binding } = await clientOf(opts).request<{ binding: { id: string; position: number } }>("POST", "/api/v1/bindings", body);
+      print(`bound ${binding.id}: ${hookRef} at ${opts.point} (position ${binding.position}); run \`sluice publish --activate\` to release it`);
+    });
+};

@@ -1,0 +1,30 @@
+/**
+ * Every command of `sluice`, in help order. A new command is one file here plus one entry
+ * in this list.
+ */
+import { recordCommands } from "../../records/cli.js";
+import { bindCommand } from "./bind.js";
+import { demoCommand } from "./demo.js";
+import { buildCommand } from "./build.js";
+import { listCommand } from "./list.js";
+import { newCommand } from "./new.js";
+import { pipelineCommands } from "./pipeline.js";
+import { releaseCommands } from "./releases.js";
+import { serveCommand } from "./serve.js";
+import { testCommand } from "./test.js";
+import type { RegisterCommand } from "./types.js";
+import { uploadCommand } from "./upload.js";
+
+export const COMMANDS: readonly RegisterCommand[] = [
+  newCommand,
+  buildCommand,
+  testCommand,
+  uploadCommand,
+  bindCommand,
+  releaseCommands,
+  pipelineCommands,
+  listCommand,
+  serveCommand,
+  recordCommands,
+  demoCommand,
+];

@@ -1,0 +1,33 @@
+/** `sluice list [what]`: plugins, bindings, releases or extensions, as a table or --json. */
+import { CliError, print, printJson } from "../output.js";
+import { clientOf, remoteOptions } from "./remote.js";
+import type { RegisterCommand } from "./types.js";
+
+type Row = Record<string, unknown>;
+
+const VIEWS: Record<string, { path: string; key: string; row: (r: Row) => string }> = {
+  plugins: { path: "/api/v1/plugins", key: "items", row: (r) => `${r.id}@${r.version}  sha256 ${String(r.sha256).slice(0, 12)}  ${r.size} bytes  ${r.created_at}` },
+  bindings: { path: "/api/v1/bindings", key: "items", row: (r) => `${r.position}. ${r.id}  ${r.hook_ref} at ${r.point}  priority ${r.priority}  ${r.enabled ? "enabled" : "disabled"}` },
+  releases: { path: "/api/v1/releases", key: "items", row: (r) => `revision ${r.revision}  ${(r.bindings as unknown[]).length} binding(s)  ${r.order_mode}  ${r.created_at}${r.note ? `  ${r.note}` : ""}` },
+  extensions: { path: "/api/v1/pipeline/extensions", key: "items", row: (r) => `${r.order}. ${r.extension_id}  ${r.hook_ref}  ${r.node_id} (${r.hook_type})  ${r.enabled ? "enabled" : "disabled"}` },
+};
+
+export const listCommand: RegisterCommand = (program) => {
+  remoteOptions(program.command("list [what]"))
+    .description(`list ${Object.keys(VIEWS).join(", ")} (default: all but extensions)`)
+    .option("--json", "print the server's JSON")
+    .action(async (what: string | undefined, opts: { json?: boolean; url: string; token?: string }) => {
+      if (what !== undefined && !(what in VIEWS)) throw new CliError(`cannot list "${what}"`, `use one of: ${Object.keys(VIEWS).join(", ")}`);
+      const client = clientOf(opts);
+      for (const name of what ? [what] : ["plugins", "bindings", "releases"]) {
+        const view = VIEWS[name]!;
+        const body = await client.request<Row>("GET", view.path);
+        if (opts.json) { printJson(body); continue; }
+        const items = body[view.key] as Row[];
+        const extra = "active_revision" in body ? ` (active revision ${body.active_revision})` : "revision" in body ? ` (revision ${body.revision}, sdk interface ${body.sdk_interface_version})` : "";
+        print(`${name}${extra}:`);
+        if (items.length === 0) print("  (none)");
+        for (const item of items) print(`  ${view.row(item)}`);
+      }
+    });
+};

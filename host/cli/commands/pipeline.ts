@@ -1,0 +1,23 @@
+/** `sluice enable|disable <binding>` and `sluice order <ids...>`: the seed 004 control-plane operations. */
+import { print } from "../output.js";
+import { clientOf, remoteOptions } from "./remote.js";
+import type { RegisterCommand } from "./types.js";
+
+export const pipelineCommands: RegisterCommand = (program) => {
+  for (const enabled of [true, false]) {
+    remoteOptions(program.command(`${enabled ? "enable" : "disable"} <binding>`))
+      .description(`${enabled ? "enable" : "disable"} a binding; it keeps its place in the order (a new revision when it is in the active release)`)
+      .action(async (binding: string, opts: { url: string; token?: string }) => {
+        const change = await clientOf(opts).request<{ revision: number; created?: number }>("PATCH", `/api/v1/pipeline/extensions/${encodeURIComponent(binding)}`, { enabled });
+        print(`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`);
+      });
+  }
+
+  remoteOptions(program.command("order <bindings...>"))
+    .description("move these bindings to the front, in this order")
+    .option("--order-mode <mode>", "after-hook order: staged or symmetric")
+    .action(async (bindings: string[], opts: { orderMode?: string; url: string; token?: string }) => {
+      const change = await clientOf(opts).request<{ revision: number }>("PUT", "/api/v1/pipeline/order", { order: bindings, ...(opts.orderMode ? { order_mode: opts.orderMode } : {}) });
+      print(`reordered; active revision: ${change.revision}`);
+    });
+};

@@ -1,0 +1,54 @@
+/** `sluice serve`: the management API over the data directory, until SIGINT/SIGTERM. */
+import { Option } from "commander";
+import { CliError, print, step } from "../output.js";
+import type { RegisterCommand } from "./types.js";
+
+export const serveCommand: RegisterCommand = (program) => {
+  program.command("serve")
+    .description("serve the management API (plugins, bindings, releases) from a data directory")
+    .option("--data-dir <dir>", "database and artifacts", ".sluice/data")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port (0: any free one)", "8787")
+    .addOption(new Option("--token <token>", "bearer token clients must send (required beyond loopback)").env("SLUICE_TOKEN"))
+    .option("--workers <n>", "sandbox worker threads")
+    .option("--upstream <url>", "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY")
+    .option("--gateway-port <port>", "port of the OpenAI-compatible gateway", "8788")
+    .option("--upstream-timeout-ms <ms>", "upstream timeout", "60000")
+    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; workers?: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string }) => {
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${opts.port}`);
+      const { Registry } = await import("../../registry/registry.js");
+      const { startApiServer } = await import("../../api/server.js");
+      const registry = await step(`opening ${opts.dataDir}`, () => Registry.open({ dataDir: opts.dataDir, ...(opts.workers ? { hostOptions: { workers: Number(opts.workers) } } : {}) }));
+      const { GatewayKeys } = await import("../../gateway/keys.js");
+      const path = await import("node:path");
+      const gatewayKeys = new GatewayKeys(path.join(opts.dataDir, "sluice.db"));
+      let server;
+      let gateway: { close: () => Promise<void> } | undefined;
+      try {
+        server = await startApiServer({ registry, host: opts.host, port, gatewayKeys, ...(opts.token ? { token: opts.token } : {}) });
+        if (opts.upstream) {
+          const { createGateway } = await import("../../gateway/gateway.js");
+          const app = createGateway({ host: registry.host, keys: gatewayKeys, upstream: { baseUrl: opts.upstream, timeoutMs: Number(opts.upstreamTimeoutMs), ...(process.env.SLUICE_UPSTREAM_API_KEY ? { apiKey: process.env.SLUICE_UPSTREAM_API_KEY } : {}) } });
+          const url = await app.listen({ host: opts.host, port: Number(opts.gatewayPort) });
+          gateway = app;
+          print(`gateway listening on ${url}/v1 (OpenAI-compatible; upstream ${opts.upstream}; keys from POST /api/v1/gateway/keys)`);
+        }
+      } catch (err) {
+        await server?.close();
+        gatewayKeys.close();
+        await registry.close();
+        throw err;
+      }
+      print(`sluice listening on ${server.url} (data ${opts.dataDir}, active revision ${registry.activeRevision()}${opts.token ? "" : ", no token: loopback only"})`);
+      const stop = async () => {
+        await gateway?.close();
+        await server.close();
+        gatewayKeys.close();
+        await registry.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", () => void stop());
+      process.once("SIGTERM", () => void stop());
+    });
+};

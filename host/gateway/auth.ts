@@ -1,0 +1,23 @@
+import type { FastifyRequest } from "fastify";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { GatewayKeyRecord, GatewayKeys } from "./keys.js";
+
+const callers = new WeakMap<FastifyRequest, GatewayKeyRecord>();
+
+/** Checks the bearer key of a request before its body is read; the key's record becomes the request's caller. */
+export function authenticate(keys: GatewayKeys, request: FastifyRequest): void {
+  const header = request.headers.authorization ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const record = match ? keys.verify(match[1]!) : null;
+  if (!record) {
+    throw new SluiceError("GATEWAY_KEY_INVALID", header === "" ? "no API key: send Authorization: Bearer sk-sluice-..." : "the API key is unknown or revoked", {});
+  }
+  callers.set(request, record);
+}
+
+/** The key a request was authenticated with. */
+export function callerOf(request: FastifyRequest): GatewayKeyRecord {
+  const record = callers.get(request);
+  if (!record) throw new SluiceError("INTERNAL_ERROR", "a gateway route ran without authentication; register it inside gatewayRoutes");
+  return record;
+}

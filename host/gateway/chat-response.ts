@@ -1,0 +1,111 @@
+/**
+ * OpenAI completions and chunks in (from the upstream) and out (to the client). The
+ * upstream's usage names map onto the hooks' (prompt_tokens → input_tokens,
+ * completion_tokens → output_tokens) and back.
+ */
+import { randomUUID } from "node:crypto";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { ChatResponse, ToolCallOut } from "../boundary/chat.js";
+import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
+import type { CompletionMeta, WireToolCallDelta, WireUsage } from "./wire.js";
+
+type Json = Record<string, any>;
+
+function malformed(what: string): SluiceError {
+  return new SluiceError("UPSTREAM_FAILED", `the upstream sent a malformed ${what}`, {});
+}
+
+/** Identity for an answer the upstream did not give (a short-circuit): our own id, the requested model. */
+export function ownMeta(model: string): CompletionMeta {
+  return { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model };
+}
+
+export function metaOf(json: Json, model: string): CompletionMeta {
+  return {
+    id: typeof json.id === "string" ? json.id : `chatcmpl-${randomUUID()}`,
+    created: typeof json.created === "number" ? json.created : Math.floor(Date.now() / 1000),
+    model: typeof json.model === "string" ? json.model : model,
+    ...(typeof json.system_fingerprint === "string" ? { system_fingerprint: json.system_fingerprint } : {}),
+  };
+}
+
+function usageOf(u: Json | undefined | null): ChatResponse["usage"] | undefined {
+  if (typeof u !== "object" || u === null) return undefined;
+  return { input_tokens: Math.max(0, Math.trunc(Number(u.prompt_tokens) || 0)), output_tokens: Math.max(0, Math.trunc(Number(u.completion_tokens) || 0)) };
+}
+
+/** The upstream's usage, with the counts the hooks saw (a short-circuit has no upstream usage). */
+export function wireUsage(usage: ChatResponse["usage"], upstream: WireUsage | undefined): WireUsage {
+  return { ...(upstream ?? {}), prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens };
+}
+
+/** An upstream chat completion as the result of the operation the hooks wrap. */
+export function fromCompletion(json: Json): ChatResponse {
+  const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
+  const message = choice?.message;
+  if (typeof message !== "object" || message === null) throw malformed("chat completion (no choices[0].message)");
+  const calls: ToolCallOut[] = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c: Json) => ({
+    id: String(c?.id ?? ""), type: "function" as const, function: { name: String(c?.function?.name ?? ""), arguments: String(c?.function?.arguments ?? "") },
+  }));
+  return {
+    content: typeof message.content === "string" ? message.content : null,
+    tool_calls: calls,
+    finish_reason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop",
+    usage: usageOf(json.usage) ?? { input_tokens: 0, output_tokens: 0 },
+    provider_request_id: typeof json.id === "string" ? json.id : null,
+  };
+}
+
+/** The client's completion: the effective answer, under the upstream's identity. */
+export function toCompletion(meta: CompletionMeta, out: ChatResponse): Json {
+  const message: Json = { role: "assistant", content: out.content, refusal: null };
+  if (out.tool_calls.length > 0) message.tool_calls = out.tool_calls;
+  return {
+    id: meta.id, object: "chat.completion", created: meta.created, model: meta.model,
+    ...(meta.system_fingerprint ? { system_fingerprint: meta.system_fingerprint } : {}),
+    choices: [{ index: 0, message, logprobs: null, finish_reason: out.finish_reason }],
+    usage: wireUsage(out.usage, meta.usage),
+  };
+}
+
+/** One upstream chunk as the host's stream chunk; a usage-only chunk (no choices) is one too. */
+export function fromChunk(json: Json): StreamChunk {
+  if (typeof json !== "object" || json === null || (json.choices !== undefined && !Array.isArray(json.choices))) throw malformed("stream chunk");
+  const choice = json.choices?.[0];
+  const delta = choice?.delta ?? {};
+  const tool_calls = Array.isArray(delta.tool_calls)
+    ? delta.tool_calls.map((d: Json) => ({
+        index: Number(d?.index ?? 0),
+        ...(typeof d?.id === "string" ? { id: d.id } : {}),
+        ...(d?.function ? { function: { ...(typeof d.function.name === "string" ? { name: d.function.name } : {}), ...(typeof d.function.arguments === "string" ? { arguments: d.function.arguments } : {}) } } : {}),
+      }))
+    : undefined;
+  const usage = usageOf(json.usage);
+  return {
+    ...(typeof delta.content === "string" ? { delta: delta.content } : {}),
+    ...(tool_calls?.length ? { tool_calls } : {}),
+    ...(typeof choice?.finish_reason === "string" ? { finish_reason: choice.finish_reason } : {}),
+    ...(usage ? { usage } : {}),
+    ...(typeof json.id === "string" ? { provider_request_id: json.id } : {}),
+  };
+}
+
+/** A client chunk. The first carries the role; tool_call deltas go out as the upstream sent them. */
+export function toChunk(meta: CompletionMeta, delta: { role?: "assistant"; content?: string; tool_calls?: WireToolCallDelta[] }, finishReason: string | null): Json {
+  return {
+    id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model,
+    ...(meta.system_fingerprint ? { system_fingerprint: meta.system_fingerprint } : {}),
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
+}
+
+export function usageChunk(meta: CompletionMeta, usage: ChatResponse["usage"]): Json {
+  return { id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [], usage: wireUsage(usage, meta.usage) };
+}
+
+/** The delta of an emitted chunk, or null when it carries nothing for the client. */
+export function deltaOf(chunk: EmittedChunk): { content?: string; tool_calls?: WireToolCallDelta[] } | null {
+  const calls = chunk.tool_calls?.map((d): WireToolCallDelta => ({ index: d.index, ...(d.id ? { id: d.id, type: "function" as const } : {}), ...(d.function ? { function: d.function } : {}) }));
+  if (chunk.delta === "" && !calls) return null;
+  return { ...(chunk.delta !== "" ? { content: chunk.delta } : {}), ...(calls ? { tool_calls: calls } : {}) };
+}

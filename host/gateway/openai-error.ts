@@ -1,0 +1,55 @@
+/**
+ * Any error as the OpenAI error body and status clients parse. A hook's reject or block
+ * shows the hook's code and reason; an upstream error a client can act on (400, 429, …)
+ * keeps the upstream's status and body; everything else carries its Sluice code.
+ * `sluice_code` always holds the Sluice code, for callers that match on it.
+ */
+import { ERROR_CODES } from "../errors/codes.js";
+import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
+import type { WireError } from "./wire.js";
+
+function typeFor(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 429) return "rate_limit_error";
+  return status < 500 ? "invalid_request_error" : "server_error";
+}
+
+/** A thrown value normalised once: Fastify's own errors (bad JSON, body too large) get codes too. */
+export function asSluiceError(err: unknown): SluiceError {
+  if (isSluiceError(err)) return err;
+  const e = err as { statusCode?: number; code?: string; message?: string };
+  if (e?.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SluiceError("PAYLOAD_TOO_LARGE", "the request body is too large");
+  if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return new SluiceError("REQUEST_INVALID", e.message ?? "invalid request");
+  return new SluiceError("INTERNAL_ERROR", "internal error", {}, { cause: err });
+}
+
+export function toOpenAIError(error: SluiceError): { status: number; body: WireError } {
+  // The boundary wraps what the upstream call threw; the upstream's own code is the one that explains it.
+  const cause = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : undefined;
+  const e = cause ?? error;
+  const upstreamStatus = e.details.status;
+  if (e.code === "UPSTREAM_FAILED" && typeof upstreamStatus === "number" && typeof e.details.error === "object" && e.details.error !== null) {
+    const upstream = e.details.error as Record<string, unknown>;
+    return {
+      status: upstreamStatus,
+      body: { error: { message: String(upstream.message ?? e.message), type: String(upstream.type ?? typeFor(upstreamStatus)), code: typeof upstream.code === "string" ? upstream.code : null, param: typeof upstream.param === "string" ? upstream.param : null, sluice_code: e.code } },
+    };
+  }
+  const status = ERROR_CODES[e.code].status;
+  const hook = e.code === "HOOK_REJECTED" || e.code === "HOOK_BLOCKED";
+  const reason = e.details.reason;
+  return {
+    status,
+    body: {
+      error: {
+        message: hook && typeof reason === "string" && reason !== "" ? reason : e.code === "INTERNAL_ERROR" ? "internal error" : e.message,
+        type: typeFor(status),
+        code: hook && typeof e.details.hookCode === "string" ? e.details.hookCode : e.code,
+        param: typeof e.details.param === "string" ? e.details.param : null,
+        sluice_code: e.code,
+      },
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The records of one operation, written at each phase boundary: start, "running" before
+ * the real call, the real result right after it, the ending. The host creates one per
+ * operation only when it has a records store, so a host without one pays nothing.
+ * Write failures before the real call refuse the call (the crash guarantee would not
+ * hold); failures after it are kept in `error` and never hide the real result.
+ */
+import type { ErrorData } from "../errors/sluice-error.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import { getPoint, type PointName } from "../pipeline/points.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import type { ExecutionFacts } from "../boundary/types.js";
+import { digestOf } from "./digest.js";
+import type { OperationStore, PayloadStore } from "./store.js";
+import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
+
+export interface JournalInit {
+  store: OperationStore;
+  payloads?: PayloadStore | undefined;
+  operationId: string;
+  /** The release this run of the stages uses. */
+  revision: number;
+  identity: Omit<OperationIdentity, "operation" | "beforePoint" | "afterPoint">;
+  /** Plugin ref and code hash of a binding of that release. */
+  codeOf: (bindingId: string) => { hookRef: string; codeSha256: string };
+  /** Set when this run resumes a stored operation. */
+  resuming?: OperationRecord;
+}
+
+export class OperationJournal {
+  /** The first write that failed after the real call (the call's result still stands). */
+  error: ErrorData | undefined;
+  private completed: OperationRecord["completed"];
+  private started = false;
+
+  constructor(private readonly init: JournalInit) {
+    this.completed = init.resuming ? [...init.resuming.completed] : [];
+  }
+
+  get resuming(): boolean {
+    return this.init.resuming !== undefined;
+  }
+
+  /** Fixes the operation's identity on disk; an error means the operation must not proceed. */
+  start(operation: OperationKind, before: PointName, after: PointName): ErrorData | undefined {
+    const { store, operationId, revision, resuming } = this.init;
+    const now = Date.now();
+    this.started = true;
+    if (resuming) {
+      return this.write(() => store.update(operationId, { phase: "after", point: after, resumedRevision: revision, resumes: resuming.resumes + 1, outcome: null, error: null, updatedAt: now }));
+    }
+    const identity: OperationIdentity = { operation, beforePoint: before, afterPoint: after, ...this.init.identity };
+    return this.write(() => store.insert({
+      operationId, parentOperationId: identity.ctx.parentOperationId ?? null, idempotencyKey: operationId, identity,
+      point: before, phase: "before", realStatus: "not_started", revision, resumedRevision: null, resumes: 0, completed: [],
+      finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null,
+      attempts: 0, shortCircuitedBy: null, outcome: null, error: null, createdAt: now, updatedAt: now,
+    }));
+  }
+
+  /** Audits one stage: a record per hook, with digests chained through the stage. */
+  stage(point: PointName, input: Record<string, unknown>, result: StageResult): void {
+    if (!this.started || result.reports.length === 0) return;
+    const { revision, codeOf, operationId } = this.init;
+    const at = Date.now();
+    const phase = getPoint(point).stage;
+    let digest = digestOf(input);
+    this.keep(digest, input);
+    const rows: AuditRecord[] = result.reports.map((step) => {
+      const inputDigest = digest;
+      digest = step.outputDigest ?? digest;
+      return {
+        operationId, bindingId: step.bindingId, ...codeOf(step.bindingId), point, phase, revision, outcome: step.outcome,
+        inputDigest, outputDigest: digest, patchDigest: step.patchDigest ?? null, durationMs: step.durationMs, errorCode: step.error?.code ?? null, at,
+      };
+    });
+    // The hook that ended a stage by failing did not complete; every other one did.
+    const done = result.failure ? result.reports.slice(0, -1) : result.reports;
+    this.completed.push(...done.map((s) => ({ point, bindingId: s.bindingId })));
+    if (this.init.payloads) this.keep(digestOf(result.payload), result.payload);
+    this.write(() => this.init.store.appendAudit(rows));
+  }
+
+  /** Written before the real call: if the process dies from here on, the record says "running" and comes back "unknown". */
+  running(point: PointName, input: Record<string, unknown>): ErrorData | undefined {
+    const ref = digestOf(input);
+    this.keep(ref, input);
+    return this.write(() => this.init.store.update(this.init.operationId, { phase: "operation", point, realStatus: "running", finalInputRef: ref, completed: this.completed, updatedAt: Date.now() }));
+  }
+
+  /** Written as soon as the real result exists: a crash in the after stage leaves it ready for resume. */
+  succeeded(point: PointName, real: unknown, afterPayload: Record<string, unknown>, before: StageResult, facts: ExecutionFacts): void {
+    const ref = digestOf(real);
+    this.keep(ref, real);
+    const billed = modelCharge(real);
+    const result: StoredResult = {
+      real: real ?? null, afterPayload,
+      before: { ran: before.reports.length > 0, reached: before.reached, carries: before.carries, ...(facts.shortCircuitedBy ? { shortCircuitedBy: facts.shortCircuitedBy } : {}) },
+    };
+    this.write(() => this.init.store.update(this.init.operationId, {
+      phase: "after", point, realStatus: facts.realStatus, realResultRef: ref, attempts: facts.attempts, shortCircuitedBy: facts.shortCircuitedBy ?? null,
+      completed: this.completed, ...billed, updatedAt: Date.now(),
+    }, result));
+  }
+
+  /** The ending. An after stage that failed or was cancelled leaves the phase at "after": resumable. */
+  ended(phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, facts: ExecutionFacts, output: unknown): void {
+    if (!this.started) return;
+    const unfinished = phase === "after" && error !== null && error.code !== "HOOK_BLOCKED";
+    let effectiveOutputRef: string | null = null;
+    if (error === null) { effectiveOutputRef = digestOf(output); this.keep(effectiveOutputRef, output); }
+    this.write(() => this.init.store.update(this.init.operationId, {
+      phase: unfinished ? "after" : "finished", realStatus: facts.realStatus, attempts: facts.attempts, completed: this.completed, effectiveOutputRef,
+      outcome, error: error && { code: error.code, message: error.message }, updatedAt: Date.now(),
+    }));
+  }
+
+  /** Content goes only to the opt-in payload store, never to the records. */
+  private keep(ref: string, value: unknown): void {
+    if (this.init.payloads) this.write(() => this.init.payloads!.put(ref, value));
+  }
+
+  private write(fn: () => void): ErrorData | undefined {
+    try {
+      fn();
+      return undefined;
+    } catch (err) {
+      const data: ErrorData = err instanceof SluiceError ? err.toData() : { code: "STORE_UNAVAILABLE", message: `records store: ${(err as Error)?.message ?? String(err)}` };
+      this.error ??= data;
+      return data;
+    }
+  }
+}
+
+/** Usage and provider request id of a model answer: what was billed, kept with the real result. */
+function modelCharge(real: unknown): Pick<OperationRecord, "usage" | "providerRequestId"> | Record<string, never> {
+  if (typeof real !== "object" || real === null || !("usage" in real)) return {};
+  const r = real as { usage?: { input_tokens?: unknown; output_tokens?: unknown }; provider_request_id?: unknown };
+  const usage = r.usage && typeof r.usage.input_tokens === "number" && typeof r.usage.output_tokens === "number"
+    ? { input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens } : null;
+  return { usage, providerRequestId: typeof r.provider_request_id === "string" ? r.provider_request_id : null };
+}

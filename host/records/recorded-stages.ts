@@ -1,0 +1,17 @@
+import type { OperationStages } from "../boundary/stage-runner.js";
+import type { OperationJournal } from "./journal.js";
+
+/** Stages that audit every hook they run into the operation's journal. */
+export interface RecordedStages extends OperationStages {
+  readonly journal: OperationJournal;
+}
+
+export function recordedStages(stages: OperationStages, journal: OperationJournal): RecordedStages {
+  return {
+    ...stages,
+    journal,
+    run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
+    runAfter: (point, payload, before) => stages.runAfter(point, payload, before).then((r) => { journal.stage(point, payload, r); return r; }),
+    diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Records on SQLite (better-sqlite3): WAL, a busy timeout and one short transaction per
+ * write. The tables have their own names and migration table, so they can live in the
+ * registry's `sluice.db` (open the same file) or in a file of their own.
+ */
+import { closeSync, openSync } from "node:fs";
+import Database from "better-sqlite3";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { OperationStore, PayloadStore } from "./store.js";
+import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+
+export interface SqliteRecordsOptions {
+  /**
+   * NORMAL (default) survives a crash of the process (the case resume is for); FULL also
+   * survives power loss, at the cost of an fsync per write.
+   */
+  synchronous?: "NORMAL" | "FULL";
+}
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE operation_records (
+     operation_id TEXT PRIMARY KEY,
+     phase TEXT NOT NULL,
+     real_status TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     record TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX operation_records_status ON operation_records (real_status);
+   CREATE INDEX operation_records_created ON operation_records (created_at);
+   CREATE TABLE operation_results (
+     operation_id TEXT PRIMARY KEY REFERENCES operation_records (operation_id) ON DELETE CASCADE,
+     result TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE hook_audit (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     operation_id TEXT NOT NULL,
+     binding_id TEXT NOT NULL,
+     hook_ref TEXT NOT NULL,
+     code_sha256 TEXT NOT NULL,
+     point TEXT NOT NULL,
+     phase TEXT NOT NULL,
+     revision INTEGER NOT NULL,
+     outcome TEXT NOT NULL,
+     input_digest TEXT NOT NULL,
+     output_digest TEXT NOT NULL,
+     patch_digest TEXT,
+     duration_ms REAL NOT NULL,
+     error_code TEXT,
+     at INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX hook_audit_operation ON hook_audit (operation_id);
+   CREATE INDEX hook_audit_binding ON hook_audit (binding_id, at);
+   CREATE INDEX hook_audit_at ON hook_audit (at);`,
+];
+
+const PAYLOAD_MIGRATIONS: readonly string[] = [
+  "CREATE TABLE protected_payloads (ref TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at INTEGER NOT NULL) STRICT; CREATE INDEX protected_payloads_expiry ON protected_payloads (expires_at);",
+];
+
+/** Maps SQLite failures to catalogue codes once, at the store's edge. */
+function storeError(err: unknown, what: string): SluiceError {
+  if (err instanceof SluiceError) return err;
+  const code = (err as { code?: string })?.code;
+  const full = code === "SQLITE_FULL";
+  return new SluiceError(full ? "STORE_FULL" : "STORE_UNAVAILABLE", `records store: ${what} failed: ${(err as Error)?.message ?? String(err)}`, { sqlite: code ?? null }, { cause: err });
+}
+
+function open(file: string, migrations: readonly string[], table: string, options: SqliteRecordsOptions): Database.Database {
+  try {
+    const db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
+    db.pragma("busy_timeout = 5000");
+    db.pragma("foreign_keys = ON");
+    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT`);
+    const applied = new Set((db.prepare(`SELECT version FROM ${table}`).all() as { version: number }[]).map((r) => r.version));
+    migrations.forEach((sql, i) => {
+      if (applied.has(i + 1)) return;
+      db.transaction(() => { db.exec(sql); db.prepare(`INSERT INTO ${table} (version, applied_at) VALUES (?, ?)`).run(i + 1, new Date().toISOString()); }).immediate();
+    });
+    return db;
+  } catch (err) {
+    throw storeError(err, `opening ${file}`);
+  }
+}
+
+/**
+ * Opens (creating and migrating) the records database at `file`.
+ *
+ * @example
+ * const records = openSqliteRecords(path.join(dataDir, "sluice.db"));
+ * const host = createHost({ records });
+ * host.recover(); // at start-up: operations cut off while running become "unknown"
+ */
+export function openSqliteRecords(file: string, options: SqliteRecordsOptions = {}): OperationStore {
+  const db = open(file, MIGRATIONS, "records_migrations", options);
+  const q = {
+    insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, record) VALUES (?, ?, ?, ?, ?)"),
+    get: db.prepare("SELECT record FROM operation_records WHERE operation_id = ?"),
+    set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, record = ? WHERE operation_id = ?"),
+    result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
+    putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result) VALUES (?, ?)"),
+    running: db.prepare("SELECT record FROM operation_records WHERE real_status = 'running'"),
+    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, error_code, at)
+      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @errorCode, @at)`),
+  };
+  const read = (id: string): OperationRecord | undefined => {
+    const row = q.get.get(id) as { record: string } | undefined;
+    return row && JSON.parse(row.record);
+  };
+  const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, JSON.stringify(r), r.operationId);
+  const guard = <T>(what: string, fn: () => T): T => { try { return fn(); } catch (err) { throw storeError(err, what); } };
+  return {
+    insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, JSON.stringify(r)); }),
+    update: (id, changes, result) => guard("update", () => db.transaction(() => {
+      const r = read(id);
+      if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
+      write({ ...r, ...changes });
+      if (result) q.putResult.run(id, JSON.stringify(result));
+    }).immediate()),
+    get: (id) => guard("read", () => read(id)),
+    result: (id) => guard("read", () => {
+      const row = q.result.get(id) as { result: string } | undefined;
+      return row && (JSON.parse(row.result) as StoredResult);
+    }),
+    list: (query: OperationQuery = {}) => guard("list", () => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (query.phase !== undefined) { where.push("phase = ?"); args.push(query.phase); }
+      if (query.realStatus !== undefined) { where.push("real_status = ?"); args.push(query.realStatus); }
+      const sql = `SELECT record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, query.limit ?? 1000) as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
+    }),
+    markInterrupted: (now = Date.now()) => guard("recover", () => db.transaction(() => {
+      const running = (q.running.all() as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
+      for (const r of running) write({ ...r, realStatus: "unknown", updatedAt: now });
+      return running.map((r) => r.operationId);
+    }).immediate()),
+    appendAudit: (rows) => guard("audit", () => db.transaction(() => { for (const row of rows) q.audit.run(auditRow(row)); })()),
+    audit: (query: AuditQuery = {}) => guard("audit query", () => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (query.operationId !== undefined) { where.push("operation_id = ?"); args.push(query.operationId); }
+      if (query.bindingId !== undefined) { where.push("binding_id = ?"); args.push(query.bindingId); }
+      if (query.from !== undefined) { where.push("at >= ?"); args.push(query.from); }
+      if (query.to !== undefined) { where.push("at < ?"); args.push(query.to); }
+      const sql = `SELECT * FROM hook_audit ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq LIMIT ?`;
+      return (db.prepare(sql).all(...args, query.limit ?? 1000) as Record<string, unknown>[]).map(auditOf);
+    }),
+    close: () => { if (db.open) db.close(); },
+  };
+}
+
+function auditRow(a: AuditRecord): Record<string, unknown> {
+  const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, errorCode, at } = a;
+  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, errorCode, at };
+}
+
+function auditOf(r: Record<string, unknown>): AuditRecord {
+  return {
+    seq: r.seq as number, operationId: r.operation_id as string, bindingId: r.binding_id as string, hookRef: r.hook_ref as string,
+    codeSha256: r.code_sha256 as string, point: r.point as AuditRecord["point"], phase: r.phase as string, revision: r.revision as number,
+    outcome: r.outcome as string, inputDigest: r.input_digest as string, outputDigest: r.output_digest as string,
+    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, errorCode: (r.error_code as string | null) ?? null, at: r.at as number,
+  };
+}
+
+/**
+ * Opens the opt-in protected payload store. Give it a file of its own (created 0600 in a
+ * private directory): it holds the content the records deliberately leave out.
+ */
+export function openSqlitePayloads(file: string, options: SqliteRecordsOptions & { retentionMs: number }): PayloadStore {
+  if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
+  // Created owner-only before SQLite opens it: it holds what the records deliberately leave out.
+  if (file !== ":memory:") { try { closeSync(openSync(file, "a", 0o600)); } catch (err) { throw storeError(err, `creating ${file}`); } }
+  const db = open(file, PAYLOAD_MIGRATIONS, "payload_migrations", options);
+  const put = db.prepare("INSERT OR REPLACE INTO protected_payloads (ref, body, expires_at) VALUES (?, ?, ?)");
+  const get = db.prepare("SELECT body FROM protected_payloads WHERE ref = ? AND expires_at > ?");
+  const prune = db.prepare("DELETE FROM protected_payloads WHERE expires_at <= ?");
+  return {
+    retentionMs: options.retentionMs,
+    put: (ref, value, now = Date.now()) => { try { put.run(ref, JSON.stringify(value ?? null), now + options.retentionMs); } catch (err) { throw storeError(err, "payload put"); } },
+    get: (ref, now = Date.now()) => { const row = get.get(ref, now) as { body: string } | undefined; return row && JSON.parse(row.body); },
+    prune: (now = Date.now()) => prune.run(now).changes,
+    close: () => { if (db.open) db.close(); },
+  };
+}

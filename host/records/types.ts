@@ -1,0 +1,119 @@
+/**
+ * What the records store keeps, as plain data: one record per operation (its phase and
+ * the real execution facts, by reference) and one audit record per hook execution
+ * (digests, never content).
+ */
+import type { MatchTarget } from "../pipeline/bindings.js";
+import type { PointName, Purpose } from "../pipeline/points.js";
+import type { RealStatus } from "../boundary/types.js";
+
+/**
+ * Where an operation is. `after` with realStatus `succeeded` is the resumable state: the
+ * real result is stored, the effective output is not.
+ */
+export type OperationPhase = "before" | "operation" | "after" | "finished";
+
+export type OperationKind = "chat" | "tool" | "embedding";
+
+/** Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
+export interface OperationIdentity {
+  operation: OperationKind;
+  beforePoint: PointName;
+  afterPoint: PointName;
+  ctx: { spaceId: string; actorId?: string; runId?: string; instanceId?: string; parentOperationId?: string; purpose?: Purpose };
+  target: MatchTarget;
+  callId?: string;
+}
+
+export interface OperationRecord {
+  operationId: string;
+  parentOperationId: string | null;
+  /** What the wrapped operation received as `op.idempotencyKey`; the same on resume. */
+  idempotencyKey: string;
+  identity: OperationIdentity;
+  /** The point of the current phase. */
+  point: PointName;
+  phase: OperationPhase;
+  realStatus: RealStatus;
+  /** The release the operation started on (its before stage and identity). */
+  revision: number;
+  /** The release whose after chain the latest resume ran (resume uses the current release). */
+  resumedRevision: number | null;
+  resumes: number;
+  /** Bindings whose hooks finished, in order, across stages. */
+  completed: { point: PointName; bindingId: string }[];
+  /** sha256 of the final input (after the before stage); the content is kept only in an opt-in payload store. */
+  finalInputRef: string | null;
+  /** sha256 of the real result; the result itself is stored apart (see {@link StoredResult}). */
+  realResultRef: string | null;
+  /** sha256 of the effective output the caller got. */
+  effectiveOutputRef: string | null;
+  /** Model calls: usage and provider request id of the billed call, so nothing re-requests it. */
+  usage: { input_tokens: number; output_tokens: number } | null;
+  providerRequestId: string | null;
+  attempts: number;
+  shortCircuitedBy: string | null;
+  /** How it ended (succeeded, failed, rejected, blocked, cancelled, short_circuited); null while in progress. */
+  outcome: string | null;
+  /** Code and message only: details may carry content. */
+  error: { code: string; message: string } | null;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * The real result and what the after stage needs to run again on it. Kept apart from the
+ * record (and from the effective output) so the real result is never confused with what
+ * the caller saw.
+ */
+export interface StoredResult {
+  real: unknown;
+  /** The after stage's input, built from the real result when it arrived. */
+  afterPayload: Record<string, unknown>;
+  /** What the before stage left for the after stage: plugin carries and short-circuit unwinding. */
+  before: { ran: boolean; reached: number; carries: Record<string, unknown>; shortCircuitedBy?: string };
+}
+
+/** One hook execution. No content: digests of the canonical JSON of what went in and out. */
+export interface AuditRecord {
+  /** Assigned by the store; increases with insertion. */
+  seq?: number;
+  operationId: string;
+  bindingId: string;
+  /** `id@version` of a guest plugin, or an in-process hook's name. */
+  hookRef: string;
+  /** sha256 of the plugin's module bytes; "in-process" for trusted TypeScript hooks. */
+  codeSha256: string;
+  point: PointName;
+  /** The stage of the point: before, after, error, finally. */
+  phase: string;
+  /** The release the stage ran on. */
+  revision: number;
+  outcome: string;
+  inputDigest: string;
+  outputDigest: string;
+  /** sha256 of the patch (or redaction) the hook returned; null when it changed nothing. */
+  patchDigest: string | null;
+  durationMs: number;
+  errorCode: string | null;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** Filters for {@link OperationStore.audit}; all optional, combined with AND. Times are epoch ms, `to` exclusive. */
+export interface AuditQuery {
+  operationId?: string;
+  bindingId?: string;
+  from?: number;
+  to?: number;
+  /** Default 1000. */
+  limit?: number;
+}
+
+export interface OperationQuery {
+  phase?: OperationPhase;
+  realStatus?: RealStatus;
+  /** Default 1000. */
+  limit?: number;
+}

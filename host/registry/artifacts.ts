@@ -1,0 +1,56 @@
+/**
+ * Plugin code on disk, content-addressed: a module lives at `sha256/<hex>.wasm` and is
+ * never modified. Writes go to a temporary file first and are renamed into place, so a
+ * reader sees a whole module or none; two concurrent writes of the same bytes both land
+ * on the same, identical file. Only sha256 hex strings ever become file names.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { SluiceError } from "../errors/sluice-error.js";
+import { sha256Hex } from "../sandbox/load-module.js";
+import { SHA256_PATTERN } from "./ids.js";
+
+export class ArtifactStore {
+  private readonly dir: string;
+  private readonly tmp: string;
+
+  constructor(root: string) {
+    this.dir = path.join(root, "sha256");
+    this.tmp = path.join(root, "tmp");
+    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.tmp, { recursive: true });
+  }
+
+  private file(sha256: string): string {
+    if (!SHA256_PATTERN.test(sha256)) throw new SluiceError("ID_INVALID", `artifact name must be a sha256 hex digest, got ${JSON.stringify(sha256.slice(0, 80))}`);
+    return path.join(this.dir, `${sha256}.wasm`);
+  }
+
+  /** Stores `bytes` and returns their sha256. */
+  async put(bytes: Uint8Array): Promise<string> {
+    const sha256 = sha256Hex(bytes);
+    const temp = path.join(this.tmp, `${sha256}.${randomUUID()}.part`);
+    try {
+      await writeFile(temp, bytes, { flag: "wx" });
+      await rename(temp, this.file(sha256));
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw new SluiceError("STORE_UNAVAILABLE", `cannot write artifact ${sha256}: ${(err as Error).message}`, { sha256 }, { cause: err });
+    }
+    return sha256;
+  }
+
+  /** Reads a stored module and checks it still hashes to its name. */
+  async get(sha256: string): Promise<Uint8Array> {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await readFile(this.file(sha256)));
+    } catch (err) {
+      throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} cannot be read: ${(err as Error).message}`, { sha256 }, { cause: err });
+    }
+    if (sha256Hex(bytes) !== sha256) throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} is corrupt on disk (its content no longer matches its hash)`, { sha256 });
+    return bytes;
+  }
+}

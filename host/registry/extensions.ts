@@ -1,0 +1,78 @@
+/**
+ * Seed 004's extension list: the pipeline as the platform team manages it, one item per
+ * binding, with the interface version the plugins are written against.
+ */
+import { ABI_VERSION } from "../../abi/version.js";
+import type { AfterOrderMode } from "../pipeline/bindings.js";
+import { getPoint, type PointName } from "../pipeline/points.js";
+import type { BindingRecord, PluginRecord, ReleaseBinding } from "./records.js";
+
+/** The semantic version of the guest interface (ABI and SDK contract), apart from each plugin's own version. */
+export const SDK_INTERFACE_VERSION = `${ABI_VERSION.major}.${ABI_VERSION.minor}.0`;
+
+export interface Deprecation {
+  field: string;
+  since: string;
+  removed_in: string;
+}
+
+/** Interface fields on their way out; empty while ABI 1.0 is the only one. */
+export const DEPRECATIONS: readonly Deprecation[] = [];
+
+export interface ExtensionItem {
+  extension_id: string;
+  hook_ref: string;
+  /** The hook point. */
+  node_id: PointName;
+  /** `pre` before the operation, `post` after it or on its chunks, otherwise the point's stage. */
+  hook_type: string;
+  enabled: boolean;
+  mandatory: boolean;
+  /** Position in the pipeline order (ties in priority run in this order). */
+  order: number;
+  priority: number;
+  failure_policy: string;
+  capability_boundary: string;
+  registered_at: string;
+  code_sha256?: string;
+}
+
+export interface ExtensionList {
+  sdk_interface_version: string;
+  deprecations: readonly Deprecation[];
+  /** `active`: the running release; `draft`: what the next publish freezes. */
+  view: "active" | "draft";
+  revision: number;
+  order_mode: AfterOrderMode;
+  items: ExtensionItem[];
+}
+
+function hookType(point: PointName): string {
+  const stage = getPoint(point).stage;
+  return stage === "before" ? "pre" : stage === "after" || stage === "chunk" ? "post" : stage;
+}
+
+/** Builds the list from bindings in order; `plugin` finds each binding's manifest. */
+export function extensionList(
+  view: "active" | "draft",
+  revision: number,
+  orderMode: AfterOrderMode,
+  bindings: readonly (BindingRecord | ReleaseBinding)[],
+  plugin: (ref: string) => PluginRecord | undefined,
+): ExtensionList {
+  const items = [...bindings].sort((a, b) => a.position - b.position).map((b, order): ExtensionItem => ({
+    extension_id: b.id,
+    hook_ref: b.hook_ref,
+    node_id: b.point,
+    hook_type: hookType(b.point),
+    enabled: b.enabled,
+    mandatory: b.mandatory,
+    order,
+    priority: b.priority,
+    failure_policy: b.failure_policy,
+    capability_boundary: plugin(b.hook_ref)?.manifest.capability_boundary ?? "",
+    registered_at: b.registered_at,
+    ...("code_sha256" in b ? { code_sha256: b.code_sha256 } : {}),
+  }));
+  return { sdk_interface_version: SDK_INTERFACE_VERSION, deprecations: DEPRECATIONS, view, revision, order_mode: orderMode, items };
+}

@@ -1,0 +1,187 @@
+/**
+ * The plugin manifest (`hook.yaml`): what a plugin is, which payload fields it reads and
+ * may write at each point, what it needs, and what it promises (seed 000 "Extensions",
+ * seed 004 §6 capability boundary). Parsed defensively: the text comes from whoever uploads.
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { parseDocument, visit } from "yaml";
+import { SUPPORTED_ABI } from "../../abi/version.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { Grants } from "../pipeline/hooks.js";
+import { getPoint, POINT_NAMES, type PointName } from "../pipeline/points.js";
+import { CAPABILITIES, type Capability } from "../sandbox/capabilities.js";
+import type { PluginLimits } from "../sandbox/limits.js";
+import { compileConfigSchema } from "./config-schema.js";
+import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
+
+/** A manifest larger than this is refused before it is parsed. */
+export const MANIFEST_MAX_BYTES = 64 * 1024;
+
+export type FailurePolicy = "fail-closed" | "fail-open";
+
+export interface PointGrant {
+  /** JSON Pointer prefixes of the payload the host sends the plugin; absent: the whole payload. */
+  read?: string[];
+  /** JSON Pointer prefixes the plugin may patch; each must lie within what the point allows. */
+  write?: string[];
+}
+
+export interface ManifestLimits {
+  memory_mb?: number;
+  timeout_ms?: number;
+  input_kb?: number;
+  output_kb?: number;
+}
+
+/** A validated manifest, with defaults filled in. */
+export interface Manifest {
+  id: string;
+  version: string;
+  abi: string;
+  entry: string;
+  description?: string;
+  points: Partial<Record<PointName, PointGrant>>;
+  config_schema: Record<string, unknown>;
+  capabilities: Capability[];
+  limits: ManifestLimits;
+  failure_policy: FailurePolicy;
+  capability_boundary: string;
+}
+
+const pointer = { type: "string", pattern: "^(/[^/]*)+$", maxLength: 256 } as const;
+const pointers = { type: "array", items: pointer, maxItems: 64, uniqueItems: true } as const;
+
+/** JSON Schema (draft 2020-12) of `hook.yaml`. */
+export const MANIFEST_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://sluice.dev/schemas/hook-manifest-v1.json",
+  title: "Sluice plugin manifest (hook.yaml)",
+  type: "object",
+  additionalProperties: false,
+  required: ["id", "version", "abi", "entry", "points", "capability_boundary"],
+  properties: {
+    id: { type: "string", pattern: PLUGIN_ID_PATTERN.source },
+    version: { type: "string", maxLength: 128, pattern: SEMVER_PATTERN.source },
+    abi: { type: "string", pattern: "^\\d{1,4}\\.\\d{1,4}$" },
+    entry: { type: "string", minLength: 1, maxLength: 256, pattern: "^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$" },
+    description: { type: "string", maxLength: 2000 },
+    points: {
+      type: "object",
+      minProperties: 1,
+      propertyNames: { enum: POINT_NAMES },
+      additionalProperties: {
+        type: ["object", "null"],
+        additionalProperties: false,
+        properties: { read: pointers, write: pointers },
+      },
+    },
+    config_schema: { type: "object" },
+    capabilities: { type: "array", items: { enum: CAPABILITIES }, uniqueItems: true },
+    limits: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        memory_mb: { type: "number", exclusiveMinimum: 0, maximum: 65_536 },
+        timeout_ms: { type: "number", exclusiveMinimum: 0, maximum: 3_600_000 },
+        input_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
+        output_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
+      },
+    },
+    failure_policy: { enum: ["fail-closed", "fail-open"] },
+    capability_boundary: { type: "string", minLength: 1, maxLength: 1000 },
+  },
+} as const;
+
+const validateShape = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }).compile(MANIFEST_SCHEMA);
+
+function invalid(message: string, details: Record<string, unknown> = {}): SluiceError {
+  return new SluiceError("MANIFEST_INVALID", `hook.yaml: ${message}`, details);
+}
+
+/**
+ * Parses and validates the text of a `hook.yaml`. YAML aliases are refused outright
+ * (manifests never need them, and they are how "billion laughs" bombs expand), as are
+ * texts over {@link MANIFEST_MAX_BYTES}.
+ * @example const manifest = parseManifest(await readFile("hook.yaml", "utf8"));
+ */
+export function parseManifest(text: string): Manifest {
+  const size = Buffer.byteLength(text, "utf8");
+  if (size > MANIFEST_MAX_BYTES) throw invalid(`is ${size} bytes; the limit is ${MANIFEST_MAX_BYTES}`, { size, limit: MANIFEST_MAX_BYTES });
+  let value: unknown;
+  try {
+    const doc = parseDocument(text, { schema: "core", uniqueKeys: true, merge: false, prettyErrors: true });
+    if (doc.errors.length > 0) throw invalid(`is not valid YAML: ${doc.errors[0]!.message}`);
+    let alias = false;
+    visit(doc, { Alias: () => { alias = true; return visit.BREAK; } });
+    if (alias) throw invalid("YAML aliases (*name) are not allowed in manifests; write the value out");
+    value = doc.toJS({ maxAliasCount: 0 });
+  } catch (err) {
+    if (err instanceof SluiceError) throw err;
+    // A parser that runs out of stack on absurd nesting lands here too.
+    throw invalid(`cannot be parsed: ${(err as Error).message}`);
+  }
+  return validateManifest(value);
+}
+
+/** Validates an already parsed manifest (e.g. sent as JSON) and fills its defaults. */
+export function validateManifest(value: unknown): Manifest {
+  if (!validateShape(value)) {
+    const errors = (validateShape.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid", ...(e.params && Object.keys(e.params).length ? { params: e.params } : {}) }));
+    const first = errors[0]!;
+    throw invalid(`${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : ""}`, { errors });
+  }
+  const raw = value as unknown as Record<string, unknown> & { points: Record<string, PointGrant | null> };
+  const [major, minor] = String(raw.abi).split(".").map(Number) as [number, number];
+  const served = SUPPORTED_ABI[major];
+  if (served === undefined || minor > served) {
+    throw invalid(`abi ${String(raw.abi)} is not served by this host (it serves ${Object.entries(SUPPORTED_ABI).map(([a, b]) => `${a}.${b}`).join(", ")})`, { field: "abi" });
+  }
+  const points: Partial<Record<PointName, PointGrant>> = {};
+  for (const [name, grant] of Object.entries(raw.points)) {
+    const point = getPoint(name as PointName);
+    for (const path of grant?.write ?? []) {
+      if (!point.patchable.some((p) => path === p || path.startsWith(`${p}/`))) {
+        throw invalid(`points.${name}.write: ${path} is outside what ${name} lets a hook change (${point.patchable.join(", ") || "nothing"})`, { field: `points.${name}.write`, path });
+      }
+    }
+    points[name as PointName] = { ...(grant?.read ? { read: [...grant.read] } : {}), ...(grant?.write ? { write: [...grant.write] } : {}) };
+  }
+  const configSchema = (raw.config_schema as Record<string, unknown> | undefined) ?? { type: "object" };
+  compileConfigSchema(configSchema);
+  return {
+    id: raw.id as string,
+    version: raw.version as string,
+    abi: raw.abi as string,
+    entry: raw.entry as string,
+    ...(raw.description !== undefined ? { description: raw.description as string } : {}),
+    points,
+    config_schema: configSchema,
+    capabilities: [...((raw.capabilities as Capability[] | undefined) ?? [])],
+    limits: { ...((raw.limits as ManifestLimits | undefined) ?? {}) },
+    failure_policy: (raw.failure_policy as FailurePolicy | undefined) ?? "fail-closed",
+    capability_boundary: raw.capability_boundary as string,
+  };
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The limits a manifest requests, in the host's units; the sandbox caps them by its maximums. */
+export function manifestLimits(m: Manifest): Partial<PluginLimits> {
+  const l = m.limits;
+  return {
+    ...(l.memory_mb !== undefined ? { memoryBytes: Math.round(l.memory_mb * MiB) } : {}),
+    ...(l.timeout_ms !== undefined ? { timeoutMs: l.timeout_ms } : {}),
+    ...(l.input_kb !== undefined ? { inputBytes: Math.round(l.input_kb * KiB) } : {}),
+    ...(l.output_kb !== undefined ? { outputBytes: Math.round(l.output_kb * KiB) } : {}),
+  };
+}
+
+/** What the host grants the plugin per point: it sends only `read` fields and refuses patches outside `write`. */
+export function manifestGrants(m: Manifest): Grants {
+  const grants: Grants = {};
+  for (const [point, g] of Object.entries(m.points) as [PointName, PointGrant][]) {
+    grants[point] = { ...(g.read ? { read: g.read } : {}), write: g.write ?? [] };
+  }
+  return grants;
+}

@@ -1,0 +1,352 @@
+/**
+ * The registry service: the management flow of seed 000 §5 (upload, try on samples, bind,
+ * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
+ * The HTTP API and the CLI are thin layers over this class.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { createHost, type Host, type HostOptions } from "../host.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { AfterOrderMode } from "../pipeline/bindings.js";
+import type { GuestPlugin } from "../pipeline/hooks.js";
+import type { ReleaseInput } from "../pipeline/release.js";
+import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
+import { sha256Hex } from "../sandbox/load-module.js";
+import { ArtifactStore } from "./artifacts.js";
+import { resolveBindingInput, toHostBinding } from "./binding-input.js";
+import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
+import { extensionList, type ExtensionList } from "./extensions.js";
+import { checkBindingId, checkPluginId, checkRevision, checkVersion, parseHookRef } from "./ids.js";
+import { manifestGrants, manifestLimits, parseManifest, validateManifest, type Manifest } from "./manifest.js";
+import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
+import { rollbackTarget } from "./rollback.js";
+import { openSqliteStore } from "./sqlite-store.js";
+import { openSqliteRecords } from "../records/sqlite-store.js";
+import type { OperationStore } from "../records/store.js";
+import type { RegistryStore } from "./store.js";
+
+export interface RegistryOptions {
+  /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
+  dataDir: string;
+  /** A host to drive; by default the registry creates one and closes it with itself. */
+  host?: Host;
+  hostOptions?: HostOptions;
+  /** Largest module accepted on upload. Default 4 MiB, at most the host's 16 MiB. */
+  maxModuleBytes?: number;
+}
+
+export interface UploadInput {
+  /** The text of hook.yaml, or an already parsed manifest. */
+  manifest: string | unknown;
+  wasm: Uint8Array;
+}
+
+/** What toggling or reordering changed: the draft, and the new active revision when the active release held the binding. */
+export interface ControlChange {
+  revision: number;
+  /** Set when the change created and activated a new revision. */
+  created?: number;
+}
+
+function specOf(b: BindingRecord | ReleaseBinding): BindingSpec {
+  return {
+    id: b.id, hook_ref: b.hook_ref, point: b.point, match: b.match, priority: b.priority, timeout_ms: b.timeout_ms,
+    failure_policy: b.failure_policy, observe_only: b.observe_only, config: b.config, enabled: b.enabled, mandatory: b.mandatory,
+  };
+}
+
+function releaseInput(r: ReleaseRecord): ReleaseInput {
+  return { revision: r.revision, orderMode: r.order_mode, bindings: [...r.bindings].sort((a, b) => a.position - b.position).map(toHostBinding) };
+}
+
+/** Named ids first, in the given order; the rest keep their relative order after them. */
+function reordered<T extends { id: string; position: number }>(items: readonly T[], ids: readonly string[]): T[] {
+  const sorted = [...items].sort((a, b) => a.position - b.position);
+  const named = ids.map((id) => sorted.find((b) => b.id === id)).filter((b): b is T => b !== undefined);
+  const rest = sorted.filter((b) => !ids.includes(b.id));
+  return [...named, ...rest].map((b, position) => ({ ...b, position }));
+}
+
+/**
+ * @example
+ * const registry = await Registry.open({ dataDir: ".sluice/data" });
+ * await registry.upload({ manifest: yamlText, wasm });
+ * registry.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
+ * const release = await registry.publish({ activate: true });
+ * await registry.host.tool(ctx, call, execute); // runs the hook, context.published_revision === release.revision
+ */
+export class Registry {
+  readonly host: Host;
+  readonly maxModuleBytes: number;
+  private readonly loaded = new Map<string, Promise<GuestPlugin>>();
+  private ownedRecords: OperationStore | undefined;
+
+  private constructor(
+    readonly store: RegistryStore,
+    private readonly artifacts: ArtifactStore,
+    host: Host,
+    private readonly ownsHost: boolean,
+    maxModuleBytes: number,
+  ) {
+    this.host = host;
+    this.maxModuleBytes = maxModuleBytes;
+  }
+
+  /** Opens (creating when needed) the data directory and puts the active release back into the host. */
+  static async open(options: RegistryOptions): Promise<Registry> {
+    const maxModuleBytes = Math.min(options.maxModuleBytes ?? DEFAULT_LIMITS.moduleBytes, HOST_MAX_LIMITS.moduleBytes);
+    if (!(maxModuleBytes > 0)) throw new SluiceError("CONFIG_INVALID", `maxModuleBytes must be positive, got ${options.maxModuleBytes}`);
+    const dataDir = path.resolve(options.dataDir);
+    try {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
+    }
+    const store = openSqliteStore(path.join(dataDir, "sluice.db"));
+    const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
+    // Operation records and audit live in the same database (their own tables), so a
+    // restarted server can resume what a crash interrupted.
+    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"));
+    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, ...options.hostOptions });
+    const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
+    registry.ownedRecords = records;
+    // This process is the only writer of its data directory: operations a dead process left
+    // running have an unknown outcome, and are never retried automatically.
+    if (records) host.recover();
+    try {
+      await registry.restore();
+    } catch (err) {
+      await registry.close();
+      throw err;
+    }
+    return registry;
+  }
+
+  private async restore(): Promise<void> {
+    const revision = this.store.activeRevision();
+    if (revision === 0) return;
+    const release = this.store.getRelease(revision)!;
+    await this.ensureLoaded(release);
+    this.host.activate(releaseInput(release));
+  }
+
+  // ---- plugins ----
+
+  /**
+   * Validates a plugin (manifest schema, module checks, size) and stores it under its
+   * sha256. Uploading the identical version again is a no-op (`created: false`); the same
+   * id@version with other bytes is VERSION_CONFLICT. Nothing is stored when a check fails.
+   */
+  async upload(input: UploadInput): Promise<{ plugin: PluginRecord; created: boolean }> {
+    const manifest: Manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
+    const wasm = input.wasm;
+    if (wasm.byteLength > this.maxModuleBytes) {
+      throw new SluiceError("MODULE_TOO_LARGE", `module is ${wasm.byteLength} bytes; this registry accepts at most ${this.maxModuleBytes}`, { size: wasm.byteLength, limit: this.maxModuleBytes });
+    }
+    const module = await this.host.sandbox.load(wasm, this.loadOptions(manifest));
+    if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {
+      throw new SluiceError("MANIFEST_INVALID", `hook.yaml says abi ${manifest.abi}, but the module declares ABI ${module.abi.major}.${module.abi.minor}; rebuild it or fix the manifest`, { field: "abi" });
+    }
+    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: sha256Hex(wasm), size: wasm.byteLength, manifest, created_at: new Date().toISOString() };
+    // A version already stored needs no artifact write: insertPlugin answers "exists" or
+    // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
+    // content-addressed and unreferenced, so it is harmless.
+    if (!this.store.getPlugin(record.id, record.version)) await this.artifacts.put(wasm);
+    const created = this.store.insertPlugin(record) === "inserted";
+    return { plugin: created ? record : this.store.getPlugin(record.id, record.version)!, created };
+  }
+
+  private loadOptions(manifest: Manifest) {
+    return { capabilities: manifest.capabilities, limits: { ...manifestLimits(manifest), moduleBytes: this.maxModuleBytes } };
+  }
+
+  /** PLUGIN_NOT_FOUND when absent; ID_INVALID when the id or version is malformed. */
+  getPlugin(id: string, version: string): PluginRecord {
+    const record = this.store.getPlugin(checkPluginId(id), checkVersion(version));
+    if (!record) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}@${version}; list them with GET /api/v1/plugins`, { id, version });
+    return record;
+  }
+
+  /** Every stored version, or the versions of one plugin (PLUGIN_NOT_FOUND when it has none). */
+  listPlugins(id?: string): PluginRecord[] {
+    if (id === undefined) return this.store.listPlugins();
+    const versions = this.store.listPlugins(checkPluginId(id));
+    if (versions.length === 0) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}; list them with GET /api/v1/plugins`, { id });
+    return versions;
+  }
+
+  /** Runs a stored version once on a sample payload and config; stores nothing. */
+  async test(id: string, version: string, input: DryRunInput): Promise<DryRunResult> {
+    const record = this.getPlugin(id, version);
+    const plugin = await this.loadPlugin(record);
+    return dryRun(this.host.sandbox, record, plugin, input);
+  }
+
+  private loadPlugin(record: PluginRecord): Promise<GuestPlugin> {
+    const ref = `${record.id}@${record.version}`;
+    let loaded = this.loaded.get(ref);
+    if (!loaded) {
+      loaded = this.artifacts.get(record.sha256).then((wasm) => this.host.loadPlugin({
+        id: record.id, version: record.version, wasm, grants: manifestGrants(record.manifest), ...this.loadOptions(record.manifest),
+      }));
+      this.loaded.set(ref, loaded);
+      loaded.catch(() => this.loaded.delete(ref));
+    }
+    return loaded;
+  }
+
+  private async ensureLoaded(release: ReleaseRecord): Promise<void> {
+    const refs = [...new Set(release.bindings.map((b) => b.hook_ref))];
+    await Promise.all(refs.map((ref) => {
+      const { id, version } = parseHookRef(ref);
+      return this.loadPlugin(this.getPlugin(id, version));
+    }));
+  }
+
+  // ---- bindings (the draft pipeline) ----
+
+  listBindings(): BindingRecord[] {
+    return this.store.listBindings();
+  }
+
+  getBinding(id: string): BindingRecord {
+    const b = this.store.getBinding(checkBindingId(id));
+    if (!b) throw new SluiceError("BINDING_NOT_FOUND", `no binding ${id}; list them with GET /api/v1/bindings`, { binding: id });
+    return b;
+  }
+
+  /** Adds a binding at the end of the draft order; its config is checked against the plugin's schema. */
+  createBinding(input: unknown): BindingRecord {
+    return this.store.insertBinding(resolveBindingInput(input, (id, v) => this.store.getPlugin(id, v)));
+  }
+
+  /** Replaces a binding (keeping its place in the order). */
+  updateBinding(id: string, input: Record<string, unknown>): BindingRecord {
+    this.getBinding(id);
+    if (input.id !== undefined && input.id !== id) throw new SluiceError("BINDING_INVALID", `body id ${String(input.id)} differs from the binding ${id} in the path`, { field: "id" });
+    return this.store.updateBinding(resolveBindingInput({ ...input, id }, (pid, v) => this.store.getPlugin(pid, v)));
+  }
+
+  deleteBinding(id: string): void {
+    this.store.deleteBinding(checkBindingId(id));
+  }
+
+  // ---- releases ----
+
+  /** Freezes the draft (bindings, code hashes, configs, order mode, order) as the next revision. */
+  async publish(options: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } = {}): Promise<ReleaseRecord> {
+    if (options.order_mode) this.store.setDraftOrderMode(options.order_mode);
+    const release = this.store.transaction(() => this.store.insertRelease({
+      order_mode: this.store.draftOrderMode(),
+      bindings: this.store.listBindings().map((b, position) => {
+        const { id, version } = parseHookRef(b.hook_ref);
+        return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: this.getPlugin(id, version).sha256 };
+      }),
+      based_on: null,
+      note: options.note ?? "",
+    }));
+    if (options.activate) await this.activate(release.revision);
+    return release;
+  }
+
+  listReleases(): ReleaseRecord[] {
+    return this.store.listReleases();
+  }
+
+  getRelease(revision: number | string): ReleaseRecord {
+    const n = checkRevision(revision);
+    const r = this.store.getRelease(n);
+    if (!r) throw new SluiceError("RELEASE_NOT_FOUND", `no release ${n}; list them with GET /api/v1/releases`, { revision: n });
+    return r;
+  }
+
+  activeRevision(): number {
+    return this.store.activeRevision();
+  }
+
+  listActivations(): ActivationRecord[] {
+    return this.store.listActivations();
+  }
+
+  /** Makes `revision` the one new operations use; operations already running finish on theirs. */
+  async activate(revision: number | string, reason: ActivationReason = "activate"): Promise<ActivationRecord> {
+    const release = this.getRelease(revision);
+    await this.ensureLoaded(release);
+    return this.store.activate(release.revision, reason, () => this.host.activate(releaseInput(release)));
+  }
+
+  /** Activates `to`, or by default the revision that was active before the current one. */
+  async rollback(to?: number | string): Promise<ActivationRecord> {
+    const target = to !== undefined ? checkRevision(to) : rollbackTarget(this.store.listActivations());
+    if (target === undefined) throw new SluiceError("RELEASE_NOT_FOUND", "there is no earlier active revision to roll back to; name one with --to <revision>", {});
+    return this.activate(target, "rollback");
+  }
+
+  // ---- the extension view (seed 004) ----
+
+  extensions(view: "active" | "draft" = "active"): ExtensionList {
+    const find = (ref: string) => { const { id, version } = parseHookRef(ref); return this.store.getPlugin(id, version); };
+    if (view === "draft") return extensionList("draft", this.store.activeRevision(), this.store.draftOrderMode(), this.store.listBindings(), find);
+    const revision = this.store.activeRevision();
+    const release = revision ? this.store.getRelease(revision) : undefined;
+    return extensionList("active", revision, release?.order_mode ?? "staged", release?.bindings ?? [], find);
+  }
+
+  /**
+   * Enables or disables a binding: in the draft, and, when the active release holds it, at
+   * once, as a new revision derived from the active one (so the switch is a release like
+   * any other, and rollback undoes it). A disabled binding keeps its place but is skipped.
+   */
+  setEnabled(id: string, enabled: boolean): ControlChange {
+    checkBindingId(id);
+    return this.store.transaction(() => {
+      const draft = this.store.getBinding(id);
+      const active = this.activeRelease();
+      const frozen = active?.bindings.find((b) => b.id === id);
+      if (!draft && !frozen) throw new SluiceError("BINDING_NOT_FOUND", `no binding ${id} in the draft or the active release`, { binding: id });
+      if (draft && draft.enabled !== enabled) this.store.updateBinding({ ...specOf(draft), enabled });
+      if (!active || !frozen || frozen.enabled === enabled) return { revision: this.store.activeRevision() };
+      return this.derive(active, active.bindings.map((b) => (b.id === id ? { ...b, enabled } : b)), active.order_mode, enabled ? "enable" : "disable");
+    });
+  }
+
+  /** Moves the named bindings to the front, in this order, in the draft and (as a new revision) in the active release. */
+  reorder(ids: readonly string[], orderMode?: AfterOrderMode): ControlChange {
+    ids.forEach(checkBindingId);
+    if (new Set(ids).size !== ids.length) throw new SluiceError("BINDING_INVALID", "order lists a binding twice", { field: "order" });
+    return this.store.transaction(() => {
+      const draft = this.store.listBindings();
+      const active = this.activeRelease();
+      const known = new Set([...draft.map((b) => b.id), ...(active?.bindings.map((b) => b.id) ?? [])]);
+      const missing = ids.find((id) => !known.has(id));
+      if (missing !== undefined) throw new SluiceError("BINDING_NOT_FOUND", `no binding ${missing} in the draft or the active release`, { binding: missing });
+      this.store.reorderBindings(ids.filter((id) => draft.some((b) => b.id === id)));
+      if (orderMode) this.store.setDraftOrderMode(orderMode);
+      if (!active) return { revision: 0 };
+      const next = reordered(active.bindings, ids);
+      const mode = orderMode ?? active.order_mode;
+      const same = mode === active.order_mode && next.every((b, i) => b.id === [...active.bindings].sort((x, y) => x.position - y.position)[i]!.id);
+      return same ? { revision: active.revision } : this.derive(active, next, mode, "reorder");
+    });
+  }
+
+  private activeRelease(): ReleaseRecord | undefined {
+    const revision = this.store.activeRevision();
+    return revision ? this.store.getRelease(revision) : undefined;
+  }
+
+  /** Inside a transaction: freezes `bindings` as a new revision based on `from` and activates it. */
+  private derive(from: ReleaseRecord, bindings: ReleaseBinding[], orderMode: AfterOrderMode, reason: ActivationReason): ControlChange {
+    const release = this.store.insertRelease({ order_mode: orderMode, bindings, based_on: from.revision, note: `${reason} (from revision ${from.revision})` });
+    // The plugins are those of the active release, already loaded: the switch stays synchronous.
+    this.store.activate(release.revision, reason, () => this.host.activate(releaseInput(release)));
+    return { revision: release.revision, created: release.revision };
+  }
+
+  /** Closes the store, and the host when the registry created it. */
+  async close(): Promise<void> {
+    this.store.close();
+    if (this.ownsHost) await this.host.close();
+    this.ownedRecords?.close();
+  }
+}

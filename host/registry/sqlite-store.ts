@@ -1,0 +1,176 @@
+/**
+ * The registry store on an embedded SQLite database (better-sqlite3): WAL, so readers do
+ * not wait for a writer; IMMEDIATE transactions for every check-then-write; a busy
+ * timeout, so two processes on one data directory queue instead of failing.
+ */
+import Database from "better-sqlite3";
+import { canonicalJson } from "../pipeline/canonical-json.js";
+import type { AfterOrderMode } from "../pipeline/bindings.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import { migrate } from "./migrations.js";
+import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
+import type { RegistryStore } from "./store.js";
+
+type Row = Record<string, unknown>;
+
+const now = (): string => new Date().toISOString();
+
+function pluginOf(r: Row): PluginRecord {
+  return { id: r.id as string, version: r.version as string, sha256: r.sha256 as string, size: r.size as number, manifest: JSON.parse(r.manifest as string), created_at: r.created_at as string };
+}
+
+function bindingOf(r: Row): BindingRecord {
+  return { ...(JSON.parse(r.spec as string) as BindingSpec), position: r.position as number, registered_at: r.registered_at as string, updated_at: r.updated_at as string };
+}
+
+function releaseOf(r: Row): ReleaseRecord {
+  return { revision: r.revision as number, order_mode: r.order_mode as AfterOrderMode, bindings: JSON.parse(r.bindings as string), based_on: (r.based_on as number | null) ?? null, note: r.note as string, created_at: r.created_at as string };
+}
+
+/** Opens (creating and migrating) the database at `file`; `:memory:` gives a throwaway store for tests. */
+export function openSqliteStore(file: string): RegistryStore {
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("foreign_keys = ON");
+    migrate(db);
+  } catch (err) {
+    throw new SluiceError("STORE_UNAVAILABLE", `cannot open the registry database ${file}: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  return new SqliteStore(db);
+}
+
+class SqliteStore implements RegistryStore {
+  constructor(private readonly db: Database.Database) {}
+
+  transaction<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    return this.db.transaction(fn).immediate();
+  }
+
+  insertPlugin(record: PluginRecord): "inserted" | "exists" {
+    return this.transaction(() => {
+      const existing = this.getPlugin(record.id, record.version);
+      if (existing) {
+        if (existing.sha256 === record.sha256 && canonicalJson(existing.manifest) === canonicalJson(record.manifest)) return "exists";
+        throw new SluiceError("VERSION_CONFLICT", `${record.id}@${record.version} is already stored with ${existing.sha256 === record.sha256 ? "a different manifest" : `different code (sha256 ${existing.sha256.slice(0, 12)}…)`}; versions are immutable: bump the version in hook.yaml`, { id: record.id, version: record.version, stored_sha256: existing.sha256, sha256: record.sha256 });
+      }
+      this.db.prepare("INSERT INTO plugins (id, version, sha256, size, manifest, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(record.id, record.version, record.sha256, record.size, JSON.stringify(record.manifest), record.created_at);
+      return "inserted";
+    });
+  }
+
+  getPlugin(id: string, version: string): PluginRecord | undefined {
+    const r = this.db.prepare("SELECT * FROM plugins WHERE id = ? AND version = ?").get(id, version) as Row | undefined;
+    return r && pluginOf(r);
+  }
+
+  listPlugins(id?: string): PluginRecord[] {
+    const rows = id === undefined
+      ? this.db.prepare("SELECT * FROM plugins ORDER BY id, created_at, rowid").all()
+      : this.db.prepare("SELECT * FROM plugins WHERE id = ? ORDER BY created_at, rowid").all(id);
+    return (rows as Row[]).map(pluginOf);
+  }
+
+  listBindings(): BindingRecord[] {
+    return (this.db.prepare("SELECT * FROM bindings ORDER BY position, id").all() as Row[]).map(bindingOf);
+  }
+
+  getBinding(id: string): BindingRecord | undefined {
+    const r = this.db.prepare("SELECT * FROM bindings WHERE id = ?").get(id) as Row | undefined;
+    return r && bindingOf(r);
+  }
+
+  insertBinding(spec: BindingSpec): BindingRecord {
+    return this.transaction(() => {
+      if (this.getBinding(spec.id)) throw new SluiceError("BINDING_CONFLICT", `binding ${spec.id} already exists; update it with PUT /api/v1/bindings/${spec.id} or pick another id`, { binding: spec.id });
+      const { next } = this.db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS next FROM bindings").get() as { next: number };
+      const at = now();
+      this.db.prepare("INSERT INTO bindings (id, position, spec, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)").run(spec.id, next, JSON.stringify(spec), at, at);
+      return this.getBinding(spec.id)!;
+    });
+  }
+
+  updateBinding(spec: BindingSpec): BindingRecord {
+    return this.transaction(() => {
+      const changed = this.db.prepare("UPDATE bindings SET spec = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(spec), now(), spec.id).changes;
+      if (changed === 0) throw notFound(spec.id);
+      return this.getBinding(spec.id)!;
+    });
+  }
+
+  deleteBinding(id: string): void {
+    if (this.db.prepare("DELETE FROM bindings WHERE id = ?").run(id).changes === 0) throw notFound(id);
+  }
+
+  reorderBindings(ids: readonly string[]): BindingRecord[] {
+    return this.transaction(() => {
+      const current = this.listBindings();
+      const known = new Set(current.map((b) => b.id));
+      const missing = ids.find((id) => !known.has(id));
+      if (missing !== undefined) throw notFound(missing);
+      const named = new Set(ids);
+      const order = [...ids, ...current.map((b) => b.id).filter((id) => !named.has(id))];
+      const set = this.db.prepare("UPDATE bindings SET position = ? WHERE id = ?");
+      order.forEach((id, position) => set.run(position, id));
+      return this.listBindings();
+    });
+  }
+
+  draftOrderMode(): AfterOrderMode {
+    const r = this.db.prepare("SELECT value FROM settings WHERE key = 'draft_order_mode'").get() as { value: string } | undefined;
+    return (r?.value as AfterOrderMode | undefined) ?? "staged";
+  }
+
+  setDraftOrderMode(mode: AfterOrderMode): void {
+    this.db.prepare("INSERT INTO settings (key, value) VALUES ('draft_order_mode', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(mode);
+  }
+
+  insertRelease(release: { order_mode: AfterOrderMode; bindings: ReleaseBinding[]; based_on: number | null; note: string }): ReleaseRecord {
+    return this.transaction(() => {
+      const { revision } = this.db.prepare("SELECT COALESCE(MAX(revision), 0) + 1 AS revision FROM releases").get() as { revision: number };
+      this.db.prepare("INSERT INTO releases (revision, order_mode, bindings, based_on, note, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(revision, release.order_mode, JSON.stringify(release.bindings), release.based_on, release.note, now());
+      return this.getRelease(revision)!;
+    });
+  }
+
+  getRelease(revision: number): ReleaseRecord | undefined {
+    const r = this.db.prepare("SELECT * FROM releases WHERE revision = ?").get(revision) as Row | undefined;
+    return r && releaseOf(r);
+  }
+
+  listReleases(): ReleaseRecord[] {
+    return (this.db.prepare("SELECT * FROM releases ORDER BY revision").all() as Row[]).map(releaseOf);
+  }
+
+  activeRevision(): number {
+    const r = this.db.prepare("SELECT revision FROM activations ORDER BY seq DESC LIMIT 1").get() as { revision: number } | undefined;
+    return r?.revision ?? 0;
+  }
+
+  activate(revision: number, reason: ActivationReason, apply: () => void): ActivationRecord {
+    return this.transaction(() => {
+      const at = now();
+      const { lastInsertRowid } = this.db.prepare("INSERT INTO activations (revision, reason, activated_at) VALUES (?, ?, ?)").run(revision, reason, at);
+      apply();
+      return { seq: Number(lastInsertRowid), revision, reason, activated_at: at };
+    });
+  }
+
+  listActivations(): ActivationRecord[] {
+    return this.db.prepare("SELECT seq, revision, reason, activated_at FROM activations ORDER BY seq").all() as ActivationRecord[];
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function notFound(id: string): SluiceError {
+  return new SluiceError("BINDING_NOT_FOUND", `no binding ${id}; list them with GET /api/v1/bindings`, { binding: id });
+}

@@ -1,0 +1,138 @@
+/** The gateway seen by the official openai client: chat completions, streamed and not, with hooks. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import type { RequestEnvelope } from "../../abi/envelope.js";
+import { answerOf, TOOL_ARGUMENTS } from "./upstream-stub.js";
+import { startGateway, type GatewayUnderTest } from "./setup.js";
+
+let gw: GatewayUnderTest;
+const seen: RequestEnvelope[] = [];
+beforeAll(async () => {
+  gw = await startGateway();
+  gw.host.registerHook("spy", (req) => { seen.push(req); return { kind: "continue" }; });
+});
+afterAll(() => gw.close());
+
+async function collect(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
+  const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+  for await (const c of stream) chunks.push(c);
+  return { chunks, text: chunks.map((c) => c.choices[0]?.delta.content ?? "").join("") };
+}
+
+describe("gateway chat completions", () => {
+  it("answers a plain completion from the upstream, with the upstream's key and usage mapped for the hooks", async () => {
+    seen.length = 0;
+    gw.bind([{ id: "spy-before", hookRef: "spy", point: "model.chat.before" }, { id: "spy-after", hookRef: "spy", point: "model.chat.after" }]);
+    const r = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }], temperature: 0.5 });
+    expect(r.choices[0]?.message.content).toBe(answerOf("hi"));
+    expect(r.choices[0]?.finish_reason).toBe("stop");
+    expect(r).toMatchObject({ id: "chatcmpl-stub", object: "chat.completion", model: "m1-upstream", usage: { prompt_tokens: 2, completion_tokens: 7, total_tokens: 9 } });
+    expect(gw.stub.authorizations.at(-1)).toBe("Bearer sk-upstream-secret");
+    expect(gw.stub.bodies.at(-1)).toMatchObject({ model: "m1", temperature: 0.5, stream: false });
+    const [before, after] = seen;
+    expect(before?.context).toMatchObject({ space_id: "space-a", actor_id: gw.key.id, point: "model.chat.before", purpose: "action" });
+    expect(before?.payload).toEqual({ model: "m1", messages: [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }], params: { temperature: 0.5 }, purpose: "action", stream: false });
+    expect(after?.payload).toMatchObject({ content: answerOf("hi"), finish_reason: "stop", usage: { input_tokens: 2, output_tokens: 7 }, provider_request_id: "chatcmpl-stub" });
+  });
+
+  it("forwards what before hooks changed, and shows the client what after hooks changed", async () => {
+    gw.bind([
+      { id: "rewrite", point: "model.chat.before", config: { mode: "patch", path: "/messages/0/content", value: "rewritten" } },
+      { id: "suffix", point: "model.chat.after", config: { mode: "append", tag: " [checked]" } },
+    ]);
+    const r = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "original" }] });
+    expect(gw.stub.bodies.at(-1)?.messages).toEqual([{ role: "user", content: "rewritten" }]);
+    expect(r.choices[0]?.message.content).toBe(`${answerOf("rewritten")} [checked]`);
+  });
+
+  it("streams a completion chunk by chunk, ending with finish_reason and the usage the client asked for", async () => {
+    gw.bind([]);
+    const stream = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "stream please" }], stream: true, stream_options: { include_usage: true } });
+    const { chunks, text } = await collect(stream);
+    expect(text).toBe(answerOf("stream please"));
+    expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant");
+    expect(chunks.length).toBeGreaterThan(4);
+    expect(new Set(chunks.map((c) => c.id))).toEqual(new Set(["chatcmpl-stub"]));
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop");
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 13, completion_tokens: 7 } });
+  });
+
+  it("refuses a rejected prompt with the hook's code and reason as an OpenAI error, without calling the upstream", async () => {
+    gw.bind([{ id: "guard", hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
+    const calls = gw.stub.chatCalls;
+    for (const stream of [false, true]) {
+      const err = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "what is the CEO's salary?" }], stream }).then(() => null, (e) => e);
+      expect(err).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      expect(err).toMatchObject({ status: 403, code: "prompt.denied", type: "permission_error", error: { message: expect.stringMatching(/deny pattern 0/), sluice_code: "HOOK_REJECTED" } });
+    }
+    expect(gw.stub.chatCalls).toBe(calls);
+  });
+
+  it("redacts a stream whose pattern the upstream split across chunks, never sending any piece of it", async () => {
+    gw.bind([{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const stream = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "mail alice@example.com now" }], stream: true });
+    const { chunks, text } = await collect(stream);
+    expect(text).toBe(answerOf("mail [email] now"));
+    expect(chunks.some((c) => /alic|@ex|ample/.test(c.choices[0]?.delta.content ?? ""))).toBe(false);
+  });
+
+  it("ends a stream blocked mid-way with an error event the client raises, sending nothing after it", async () => {
+    gw.bind([{ id: "stop-word", point: "model.chat.chunk", config: { mode: "block-on", needle: "BAD" } }]);
+    const stream = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "some text then BAD and more" }], stream: true });
+    let text = "";
+    const err = await (async () => { for await (const c of stream) text += c.choices[0]?.delta.content ?? ""; })().then(() => null, (e) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect(err).toMatchObject({ code: "content.blocked", error: { sluice_code: "HOOK_BLOCKED" } });
+    expect(answerOf("some text then BAD and more").startsWith(text)).toBe(true);
+    expect(text).not.toContain("BAD");
+  });
+
+  it("serves a repeated question from the response cache without calling the upstream again", async () => {
+    gw.bind([
+      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+    ]);
+    const ask = () => gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "cache me" }] });
+    const first = await ask();
+    const calls = gw.stub.chatCalls;
+    const second = await ask();
+    expect(gw.stub.chatCalls).toBe(calls);
+    expect(second.choices[0]?.message.content).toBe(first.choices[0]?.message.content);
+    expect(second.id).not.toBe("chatcmpl-stub");
+    // A short-circuited stream is well formed too.
+    const { text, chunks } = await collect(await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "cache me" }], stream: true }));
+    expect(gw.stub.chatCalls).toBe(calls);
+    expect(text).toBe(answerOf("cache me"));
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+  });
+
+  it("passes tool_calls through intact, and the tool result round-trips to the upstream", async () => {
+    gw.bind([{ id: "spy", hookRef: "spy", point: "model.chat.before" }]);
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: "function", function: { name: "weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: "weather in Paris?" }];
+    const first = await gw.client.chat.completions.create({ model: "m1", messages, tools });
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    expect(first.choices[0]?.finish_reason).toBe("tool_calls");
+    expect(call).toEqual({ id: "call_1", type: "function", function: { name: "weather", arguments: TOOL_ARGUMENTS.join("") } });
+    expect(gw.stub.bodies.at(-1)?.tools).toEqual(tools);
+
+    messages.push(first.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessageParam, { role: "tool", tool_call_id: "call_1", content: "sunny" });
+    const second = await gw.client.chat.completions.create({ model: "m1", messages, tools });
+    expect(second.choices[0]?.message.content).toBe("tool said: sunny");
+    expect(gw.stub.bodies.at(-1)?.messages.slice(1)).toEqual([
+      { role: "assistant", content: null, refusal: null, tool_calls: [call] },
+      { role: "tool", tool_call_id: "call_1", content: "sunny" },
+    ]);
+  });
+
+  it("relays streamed tool_call deltas as the upstream sent them, in order", async () => {
+    gw.bind([{ id: "tagger", point: "model.chat.chunk", config: { mode: "continue" } }]);
+    const stream = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "weather?" }], tools: [{ type: "function", function: { name: "weather", parameters: {} } }], stream: true });
+    const { chunks } = await collect(stream);
+    const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(deltas.map((d) => d.function?.arguments)).toEqual(TOOL_ARGUMENTS);
+    expect(deltas[0]).toMatchObject({ index: 0, id: "call_1", type: "function", function: { name: "weather" } });
+    expect(JSON.parse(deltas.map((d) => d.function?.arguments).join(""))).toEqual({ city: "Paris" });
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("tool_calls");
+  });
+});

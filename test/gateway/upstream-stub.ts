@@ -1,0 +1,86 @@
+/**
+ * A tiny OpenAI-compatible upstream with deterministic answers, chosen by markers in the
+ * last message: "[fail]" answers 500, "[limit]" 429, "[hang]" never answers, "[stall]"
+ * streams one chunk and then goes silent. With tools it calls the first tool; after a tool
+ * message it answers "tool said: …"; otherwise "You said: <text>". Streams are cut into
+ * 4-character pieces so patterns split across chunks.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface StubUpstream {
+  url: string;
+  /** Chat calls received (embedding calls are counted apart). */
+  chatCalls: number;
+  embeddingCalls: number;
+  bodies: Record<string, any>[];
+  authorizations: (string | undefined)[];
+  /** Requests whose client went away before the stub answered. */
+  cancelled: number;
+  close(): Promise<void>;
+}
+
+export const answerOf = (text: string) => `You said: ${text}`;
+export const TOOL_ARGUMENTS = ["{\"city\":", "\"Par", "is\"}"];
+
+async function readJson(req: IncomingMessage): Promise<Record<string, any>> {
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  return JSON.parse(text);
+}
+
+export async function startStubUpstream(): Promise<StubUpstream> {
+  const stub: StubUpstream = { url: "", chatCalls: 0, embeddingCalls: 0, bodies: [], authorizations: [], cancelled: 0, close: async () => {} };
+  const server = createServer(async (req, res) => {
+    const body = await readJson(req);
+    stub.bodies.push(body);
+    stub.authorizations.push(req.headers.authorization);
+    res.on("close", () => { if (!res.writableFinished) stub.cancelled++; });
+    if (req.url === "/v1/embeddings") {
+      stub.embeddingCalls++;
+      const input: string[] = typeof body.input === "string" ? [body.input] : body.input;
+      const data = input.map((t, index) => ({ object: "embedding", index, embedding: [t.length, [...t].filter((c) => c === "a").length, 0.5] }));
+      return json(res, 200, { object: "list", data, model: body.model, usage: { prompt_tokens: input.join("").length, total_tokens: input.join("").length } });
+    }
+    stub.chatCalls++;
+    const last = body.messages.at(-1);
+    const text = typeof last.content === "string" ? last.content : "";
+    if (text.includes("[fail]")) return json(res, 500, { error: { message: "upstream exploded", type: "server_error", code: null } });
+    if (text.includes("[limit]")) return json(res, 429, { error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_exceeded", param: null } });
+    if (text.includes("[hang]")) return;
+    const usage = { prompt_tokens: text.length, completion_tokens: 7, total_tokens: text.length + 7 };
+    const base = { id: "chatcmpl-stub", created: 1_700_000_000, model: `${body.model}-upstream` };
+    const toolCall = Array.isArray(body.tools) && body.tools.length > 0 && last.role === "user";
+    const content = last.role === "tool" ? `tool said: ${text}` : answerOf(text);
+    const name = toolCall ? body.tools[0].function.name : "";
+    if (!body.stream) {
+      const message = toolCall
+        ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name, arguments: TOOL_ARGUMENTS.join("") } }] }
+        : { role: "assistant", content };
+      return json(res, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage });
+    }
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    const send = (delta: Record<string, unknown>, finish: string | null = null) =>
+      res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    send({ role: "assistant", content: "" });
+    // Two pieces: the host looks one chunk ahead, so the first reaches the client before the silence.
+    if (text.includes("[stall]")) { send({ content: "partial " }); send({ content: "answer " }); return; }
+    if (toolCall) {
+      TOOL_ARGUMENTS.forEach((args, i) => send({ tool_calls: [{ index: 0, ...(i === 0 ? { id: "call_1", type: "function", function: { name, arguments: args } } : { function: { arguments: args } }) }] }));
+    } else {
+      for (let i = 0; i < content.length; i += 4) send({ content: content.slice(i, i + 4) });
+    }
+    send({}, toolCall ? "tool_calls" : "stop");
+    if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
+    res.end("data: [DONE]\n\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  stub.close = () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  return stub;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,32 @@
+/**
+ * Runs one call with a SQLite records store and stops inside it, for crash.test.ts to
+ * SIGKILL: `node dist/test/records/crash-child.js <dir> <scenario>`.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHost, openSqliteRecords } from "../../host/index.js";
+import { answer, bump, call, ctx, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
+
+const [dir, scenario] = process.argv.slice(2) as [string, Scenario];
+// Keeps the process alive while a call waits on a promise nothing will settle.
+const alive = setInterval(() => {}, 1_000);
+const records = openSqliteRecords(join(dir, "records.db"));
+const host = createHost({ workers: 1, records });
+await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: new Uint8Array(readFileSync(new URL("../../../build/fixtures/contract-hook.wasm", import.meta.url))) });
+host.registerHook("pause", () => {
+  writeFileSync(join(dir, "paused"), "");
+  return new Promise(() => {});
+});
+host.activate(release(scenario, 1));
+
+const r = scenario === "chat"
+  ? await host.chat(ctx, request, async (_request, op) => { bump(dir, op.operationId); return answer; })
+  : await host.tool(ctx, call, async (_args, op) => {
+    bump(dir, op.operationId);
+    if (scenario === "running") await new Promise(() => {});
+    return TOOL_RESULT;
+  });
+writeFileSync(join(dir, "result.json"), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, operationId: r.facts.operationId }));
+clearInterval(alive);
+await host.close();
+records.close();

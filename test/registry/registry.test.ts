@@ -1,0 +1,194 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { isSluiceError } from "../../host/errors/sluice-error.js";
+import { Registry } from "../../host/registry/registry.js";
+import { pluginWasm } from "../helpers/fixtures.js";
+import { fixture, manifestYaml, tempDir, toolCall, toolPayload } from "./fixtures.js";
+
+const LIMIT_MANIFEST = readFileSync(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");
+const LIMIT_WASM = pluginWasm("order-search-limit");
+const LIMIT = "order-search-limit@1.0.0";
+
+const open: Registry[] = [];
+async function openRegistry(dataDir = tempDir(), maxModuleBytes?: number): Promise<Registry> {
+  const r = await Registry.open({ dataDir, hostOptions: { workers: 1 }, ...(maxModuleBytes ? { maxModuleBytes } : {}) });
+  open.push(r);
+  return r;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()));
+});
+
+async function code(work: () => unknown): Promise<string> {
+  try {
+    await work();
+  } catch (err) {
+    if (isSluiceError(err)) return err.code;
+    throw err;
+  }
+  return "accepted";
+}
+
+/** The arguments the tool received, and the bindings that ran. */
+async function callTool(r: Registry, limit = 500) {
+  let received: Record<string, unknown> | undefined;
+  const result = await r.host.tool({ spaceId: "s1" }, toolCall(limit), async (args) => { received = args; return { rows: [] }; });
+  return { ok: result.ok, received, ran: result.hooks.map((h) => h.bindingId) };
+}
+
+describe("Registry", () => {
+  it("runs the management flow: upload, test, bind, publish, call, disable, rollback, restart", async () => {
+    const dataDir = tempDir();
+    const r = await openRegistry(dataDir);
+    const { plugin, created } = await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    expect(created).toBe(true);
+    expect(existsSync(path.join(dataDir, "artifacts", "sha256", `${plugin.sha256}.wasm`))).toBe(true);
+
+    const tried = await r.test("order-search-limit", "1.0.0", { point: "tool.before", payload: toolPayload, config: { max_limit: 100 } });
+    expect(tried).toMatchObject({ outcome: "patch_input", changed: true, payload: { arguments: { q: "late", limit: 100 } } });
+    expect(tried.duration_ms).toBeGreaterThan(0);
+    expect(r.listReleases()).toEqual([]);
+
+    r.createBinding({ id: "orders-limit", hook_ref: LIMIT, point: "tool.before", match: { tool_ids: ["orders.search"] }, config: { max_limit: 100 } });
+    const release = await r.publish({ activate: true });
+    expect(release).toMatchObject({ revision: 1, order_mode: "staged", bindings: [{ id: "orders-limit", code_sha256: plugin.sha256, config: { max_limit: 100 }, failure_policy: "fail-closed" }] });
+    expect(r.host.release.revision).toBe(1);
+    expect(await callTool(r)).toEqual({ ok: true, received: { q: "late", limit: 100 }, ran: ["orders-limit"] });
+
+    const disabled = r.setEnabled("orders-limit", false);
+    expect(disabled).toEqual({ revision: 2, created: 2 });
+    expect(r.extensions().items).toMatchObject([{ extension_id: "orders-limit", enabled: false, order: 0 }]);
+    expect(await callTool(r)).toEqual({ ok: true, received: { q: "late", limit: 500 }, ran: [] });
+
+    expect((await r.rollback()).revision).toBe(1);
+    expect(await callTool(r)).toMatchObject({ received: { limit: 100 }, ran: ["orders-limit"] });
+    await r.close();
+    open.splice(open.indexOf(r), 1);
+
+    const again = await openRegistry(dataDir);
+    expect(again.activeRevision()).toBe(1);
+    expect(again.host.release.revision).toBe(1);
+    expect(again.listReleases().map((x) => x.revision)).toEqual([1, 2]);
+    expect(again.listPlugins().map((p) => `${p.id}@${p.version}`)).toEqual([LIMIT]);
+    expect(await callTool(again)).toMatchObject({ received: { limit: 100 }, ran: ["orders-limit"] });
+  });
+
+  it("runs each operation on the active revision, recorded in its facts", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
+    await r.publish({ activate: true });
+    await r.publish({ activate: true });
+    const result = await r.host.tool({ spaceId: "s" }, toolCall(), async () => ({}));
+    expect(result.facts.revision).toBe(2);
+  });
+
+  it("keeps operations that started on a revision on it while another is activated", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 100 } });
+    await r.publish({ activate: true });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    let started!: () => void;
+    const inside = new Promise<void>((resolve) => { started = resolve; });
+    const running = r.host.tool({ spaceId: "s" }, toolCall(), async (args) => { started(); await gate; return args; });
+    await inside;
+    r.setEnabled("b", false);
+    release();
+    const result = await running;
+    expect(result).toMatchObject({ ok: true, facts: { revision: 1, realResult: { limit: 100 } } });
+    expect(r.activeRevision()).toBe(2);
+    expect((await callTool(r)).ran).toEqual([]);
+  });
+
+  it("treats an identical re-upload as a no-op and refuses the same version with other bytes", async () => {
+    const r = await openRegistry();
+    const manifest = manifestYaml();
+    expect((await r.upload({ manifest, wasm: fixture("continue") })).created).toBe(true);
+    expect((await r.upload({ manifest, wasm: fixture("continue") })).created).toBe(false);
+    expect(await code(() => r.upload({ manifest, wasm: fixture("outcomes") }))).toBe("VERSION_CONFLICT");
+    expect(await code(() => r.upload({ manifest: manifestYaml({ description: "changed" }), wasm: fixture("continue") }))).toBe("VERSION_CONFLICT");
+    expect(r.listPlugins()).toHaveLength(1);
+  });
+
+  it("stores exactly one of two concurrent uploads of one version with different bytes", async () => {
+    const r = await openRegistry();
+    const manifest = manifestYaml();
+    const results = await Promise.allSettled([r.upload({ manifest, wasm: fixture("continue") }), r.upload({ manifest, wasm: fixture("outcomes") })]);
+    expect(results.filter((x) => x.status === "fulfilled")).toHaveLength(1);
+    expect(results.filter((x) => x.status === "rejected").map((x) => (x as PromiseRejectedResult).reason.code)).toEqual(["VERSION_CONFLICT"]);
+    expect(r.listPlugins()).toHaveLength(1);
+  });
+
+  it.each([
+    ["corrupt wasm", () => ({ manifest: manifestYaml(), wasm: new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]) }), "MODULE_INVALID"],
+    ["a module without the ABI exports", () => ({ manifest: manifestYaml(), wasm: fixture("missing-exports") }), "MODULE_MISSING_EXPORT"],
+    ["a module using a capability the manifest does not declare", () => ({ manifest: manifestYaml(), wasm: fixture("kv-user") }), "CAPABILITY_NOT_GRANTED"],
+    ["a manifest that fails its schema", () => ({ manifest: manifestYaml({ id: "../x" }), wasm: fixture("continue") }), "MANIFEST_INVALID"],
+    ["an oversize module", () => ({ manifest: manifestYaml(), wasm: new Uint8Array(70_000) }), "MODULE_TOO_LARGE"],
+  ])("refuses %s and stores nothing", async (_name, input, expected) => {
+    const dataDir = tempDir();
+    const r = await openRegistry(dataDir, 64 * 1024);
+    expect(await code(() => r.upload(input()))).toBe(expected);
+    expect(r.listPlugins()).toEqual([]);
+    expect(readdirSync(path.join(dataDir, "artifacts", "sha256"))).toEqual([]);
+  });
+
+  it("checks bindings against the plugin: its points, its config schema, and that it exists", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
+    const base = { id: "b1", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } };
+    expect(await code(() => r.createBinding({ ...base, config: { max_limit: 0 } }))).toBe("PLUGIN_CONFIG_INVALID");
+    expect(await code(() => r.createBinding({ ...base, config: { other: 1 } }))).toBe("PLUGIN_CONFIG_INVALID");
+    expect(await code(() => r.createBinding({ ...base, point: "tool.after" }))).toBe("BINDING_INVALID");
+    expect(await code(() => r.createBinding({ ...base, hook_ref: "clamp@2.0.0" }))).toBe("PLUGIN_NOT_FOUND");
+    expect(await code(() => r.createBinding({ ...base, hook_ref: "../clamp@1.0.0" }))).toBe("ID_INVALID");
+    expect(await code(() => r.createBinding({ ...base, id: "../b" }))).toBe("ID_INVALID");
+    expect(await code(() => r.createBinding({ ...base, priority: "high" }))).toBe("BINDING_INVALID");
+    expect(r.listBindings()).toEqual([]);
+    r.createBinding(base);
+    expect(await code(() => r.createBinding(base))).toBe("BINDING_CONFLICT");
+    expect(r.getBinding("b1")).toMatchObject({ priority: 100, timeout_ms: 1000, enabled: true, mandatory: false, failure_policy: "fail-closed" });
+  });
+
+  it("refuses unknown plugins, versions, releases and malformed ids with their codes", async () => {
+    const r = await openRegistry();
+    expect(await code(() => r.getPlugin("nope", "1.0.0"))).toBe("PLUGIN_NOT_FOUND");
+    expect(await code(() => r.getPlugin("../../etc", "1.0.0"))).toBe("ID_INVALID");
+    expect(await code(() => r.getPlugin("nope", "1.0.0/../../x"))).toBe("ID_INVALID");
+    expect(await code(() => r.activate(7))).toBe("RELEASE_NOT_FOUND");
+    expect(await code(() => r.rollback())).toBe("RELEASE_NOT_FOUND");
+    expect(await code(() => r.setEnabled("ghost", false))).toBe("BINDING_NOT_FOUND");
+  });
+
+  it("keeps a disabled binding in order and reorders the draft and the active release", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
+    // Distinct configs: the same plugin with the same config would run once (deduplicated).
+    for (const [i, id] of ["a", "b", "c"].entries()) r.createBinding({ id, hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: i + 1 }, priority: 100 });
+    await r.publish({ activate: true });
+    r.setEnabled("b", false);
+    expect(r.extensions().items.map((i) => [i.extension_id, i.order, i.enabled])).toEqual([["a", 0, true], ["b", 1, false], ["c", 2, true]]);
+    const change = r.reorder(["c", "a"], "symmetric");
+    expect(change.revision).toBe(3);
+    const view = r.extensions();
+    expect(view).toMatchObject({ sdk_interface_version: "1.0.0", deprecations: [], revision: 3, order_mode: "symmetric" });
+    expect(view.items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
+    expect(r.extensions("draft").items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
+    expect((await callTool(r)).ran).toEqual(["c", "a"]);
+    expect(r.reorder(["c", "a"])).toEqual({ revision: 3 });
+  });
+
+  it("gives a dry run's failure and timing without storing anything", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: manifestYaml({ id: "trap" }), wasm: fixture("unreachable") });
+    const result = await r.test("trap", "1.0.0", { point: "tool.before", payload: toolPayload, config: { max_limit: 1 } });
+    expect(result).toMatchObject({ outcome: "failed", error: { code: "GUEST_TRAP" }, changed: false });
+    expect(await code(() => r.test("trap", "1.0.0", { point: "tool.before", payload: { nope: 1 }, config: { max_limit: 1 } }))).toBe("PAYLOAD_INVALID");
+    expect(await code(() => r.test("trap", "1.0.0", { point: "tool.before", payload: toolPayload, config: {} }))).toBe("PLUGIN_CONFIG_INVALID");
+    expect(r.listReleases()).toEqual([]);
+    expect(r.listBindings()).toEqual([]);
+  });
+});

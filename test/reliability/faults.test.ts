@@ -1,0 +1,107 @@
+/**
+ * Faults the host must survive: a worker that dies mid-call, and a queue that fills under
+ * load. Every call gets an answer with a code; the pool is back to full strength after.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createHost, type Host } from "../../host/index.js";
+import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
+import { fixture } from "../helpers/fixtures.js";
+import { request } from "../helpers/requests.js";
+
+let sandbox: Sandbox | undefined;
+let host: Host | undefined;
+afterEach(async () => { await sandbox?.close(); await host?.close(); sandbox = host = undefined; });
+
+const waitFor = async (cond: () => boolean, ms = 3_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+/** The sandbox's Piscina workers: private by design, reached here only to kill one. */
+const threads = (s: Sandbox): { terminate(): Promise<number> }[] => (s as unknown as { pool: { threads: { terminate(): Promise<number> }[] } }).pool.threads;
+
+describe("a worker that dies mid-call", () => {
+  it("fails that call with WORKER_CRASHED, quickly, and is replaced", async () => {
+    sandbox = createSandbox({ workers: 1 });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000 } });
+    const ok = await sandbox.load(fixture("continue"));
+    const running = sandbox.invoke(loop, request());
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = performance.now();
+    await threads(sandbox)[0]!.terminate();
+    const r = await running;
+    expect(!r.ok && r.error.code).toBe("WORKER_CRASHED");
+    expect(!r.ok && r.error.message).toMatch(/worker running the call died/);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    await waitFor(() => sandbox!.threadCount === 1);
+    expect((await sandbox.invoke(ok, request())).ok).toBe(true);
+  });
+
+  it("only the call it was running fails: queued calls run on the replacement", async () => {
+    sandbox = createSandbox({ workers: 1 });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000 } });
+    const ok = await sandbox.load(fixture("continue"));
+    const running = sandbox.invoke(loop, request());
+    const queued = Array.from({ length: 20 }, () => sandbox!.invoke(ok, request()));
+    await new Promise((r) => setTimeout(r, 50));
+    await threads(sandbox)[0]!.terminate();
+    expect(await running).toMatchObject({ ok: false, error: { code: "WORKER_CRASHED" } });
+    expect((await Promise.all(queued)).map((r) => r.ok)).toEqual(queued.map(() => true));
+  });
+
+  it("at a boundary, the step's failure policy decides: fail-open skips it, fail-closed fails the call with HOOK_FAILED caused by WORKER_CRASHED", async () => {
+    host = createHost({ workers: 1, quarantine: false });
+    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop") });
+    const schema = { type: "object" };
+    const call = () => host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema, arguments: {}, callId: "c" }, async () => "done");
+    const killSoon = () => setTimeout(() => void threads(host!.sandbox)[0]?.terminate(), 60);
+    for (const failurePolicy of ["fail-open", "fail-closed"] as const) {
+      host.activate({ revision: failurePolicy === "fail-open" ? 1 : 2, bindings: [{ id: "loop", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 10_000, failurePolicy }] });
+      await waitFor(() => host!.sandbox.threadCount === 1);
+      await new Promise((r) => setTimeout(r, 100)); // the replacement must be up, not just counted
+      killSoon();
+      const r = await call();
+      expect(r.hooks[0]?.error?.code).toBe("WORKER_CRASHED");
+      if (failurePolicy === "fail-open") expect(r.ok && r.output.view).toBe("done");
+      else expect(!r.ok && [r.error.code, (r.error.details?.cause as { code?: string })?.code]).toEqual(["HOOK_FAILED", "WORKER_CRASHED"]);
+    }
+  });
+});
+
+describe("a full queue under load", () => {
+  it("refuses the excess quickly with QUEUE_FULL; every call settles and the admitted ones succeed", async () => {
+    sandbox = createSandbox({ workers: 2, maxQueue: 16 });
+    const ok = await sandbox.load(fixture("contract-hook"));
+    const settled: { ok: boolean; code?: string; ms: number }[] = [];
+    const calls = Array.from({ length: 600 }, async () => {
+      const t0 = performance.now();
+      const r = await sandbox!.invoke(ok, request("tool.before", { arguments: { q: "x" } }, { mode: "continue" }));
+      settled.push({ ok: r.ok, ...(r.ok ? {} : { code: r.error.code }), ms: performance.now() - t0 });
+    });
+    await Promise.all(calls);
+    expect(settled).toHaveLength(600);
+    const refused = settled.filter((s) => !s.ok);
+    expect(refused.length).toBeGreaterThan(500);
+    expect(new Set(refused.map((s) => s.code))).toEqual(new Set(["QUEUE_FULL"]));
+    expect(Math.max(...refused.map((s) => s.ms))).toBeLessThan(50);
+    expect(settled.filter((s) => s.ok).length).toBe(600 - refused.length);
+    expect((await sandbox.invoke(ok, request())).ok).toBe(true);
+  });
+
+  it("at a boundary, a refused stage answers with QUEUE_FULL and never runs the operation", async () => {
+    host = createHost({ workers: 1, maxQueue: 4, quarantine: false });
+    await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+    host.activate({ revision: 1, bindings: [{ id: "c", hookRef: "contract@1.0.0", point: "tool.before" }] });
+    let executed = 0;
+    const results = await Promise.all(Array.from({ length: 200 }, () =>
+      host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema: { type: "object" }, arguments: {}, callId: "c" }, async () => { executed++; return 1; })));
+    const codes = results.map((r) => (r.ok ? "ok" : r.error.code));
+    expect(codes.filter((c) => c !== "ok" && c !== "QUEUE_FULL")).toEqual([]);
+    expect(codes.filter((c) => c === "QUEUE_FULL").length).toBeGreaterThan(100);
+    expect(executed).toBe(codes.filter((c) => c === "ok").length);
+    expect(results.filter((r) => !r.ok).every((r) => !r.facts.called)).toBe(true);
+  });
+});
