@@ -3,7 +3,7 @@ import { ABI_MARKER_PATTERN, HOST_IMPORT_MODULE, SUPPORTED_ABI } from "../../abi
 import { SluiceError } from "../errors/sluice-error.js";
 import { HOST_FUNCTIONS, type Capability } from "./capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "./limits.js";
-import { BinaryFormatError, capMemory } from "./wasm-binary.js";
+import { BinaryFormatError, HOST_MEMORY_IMPORT, hostMemory } from "./wasm-binary.js";
 
 export interface LoadOptions {
   limits?: Partial<PluginLimits>;
@@ -16,7 +16,9 @@ export interface LoadedModule {
   abi: { major: number; minor: number };
   limits: PluginLimits;
   capabilities: readonly Capability[];
+  /** Compiled with its memory turned into an import the host supplies (see hostMemory). */
   module: WebAssembly.Module;
+  memory: { initialPages: number; maxPages: number };
   byteLength: number;
 }
 
@@ -26,6 +28,8 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 function checkImports(module: WebAssembly.Module, granted: readonly Capability[]): void {
   for (const imp of WebAssembly.Module.imports(module)) {
+    // The host's own memory import, put there by hostMemory (a guest importing memory is refused before).
+    if (imp.kind === "memory" && imp.module === HOST_MEMORY_IMPORT.module && imp.name === HOST_MEMORY_IMPORT.name) continue;
     const name = `${imp.module}.${imp.name}`;
     if (imp.module !== HOST_IMPORT_MODULE || imp.kind !== "function" || !Object.hasOwn(HOST_FUNCTIONS, imp.name)) {
       throw new SluiceError("MODULE_FORBIDDEN_IMPORT", `module imports ${imp.kind} "${name}", which is not in the ${HOST_IMPORT_MODULE} allow-list (log, abort, kv_get, kv_set, kv_delete)`, { import: name });
@@ -72,18 +76,29 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}): 
     throw new SluiceError("MODULE_TOO_LARGE", `module is ${bytes.byteLength} bytes; the limit is ${limits.moduleBytes}`, { size: bytes.byteLength, limit: limits.moduleBytes });
   }
   const maxPages = limits.memoryBytes / WASM_PAGE;
-  let capped;
+  // Validate before rewriting, so garbage is called garbage rather than "has no memory".
+  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) {
+    const reason = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>).then(() => "invalid", (e: Error) => e.message);
+    throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${reason}`);
+  }
+  let prepared;
   try {
-    capped = capMemory(bytes, maxPages);
+    prepared = hostMemory(bytes, maxPages);
   } catch (err) {
     if (err instanceof BinaryFormatError) throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${err.message}`);
     throw err;
   }
-  if (capped.unsupported) throw new SluiceError("MODULE_INVALID", `module uses ${capped.unsupported}, which guests may not use`);
-  if (capped.memoryCount > 1) throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module defines ${capped.memoryCount} memories; exactly one is allowed`);
-  if (capped.initialPages !== undefined && capped.initialPages > maxPages) {
-    throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${capped.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: capped.initialPages, maxPages });
+  if ("refused" in prepared) {
+    const why = prepared.refused;
+    if (why.startsWith("imports memory")) throw new SluiceError("MODULE_FORBIDDEN_IMPORT", `module ${why}; a guest defines its own memory and the host bounds it`, { import: why.slice(16, -1) });
+    if (why === "defines no memory") throw new SluiceError("MODULE_MISSING_EXPORT", "module must define and export its memory \"memory\"", { export: "memory" });
+    if (why.startsWith("defines")) throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module ${why}; exactly one is allowed`);
+    throw new SluiceError("MODULE_INVALID", `module ${why}, which guests may not use`);
   }
+  if (prepared.initialPages > maxPages) {
+    throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${prepared.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: prepared.initialPages, maxPages });
+  }
+  const capped = prepared;
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(capped.bytes as Uint8Array<ArrayBuffer>);
@@ -92,5 +107,5 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}): 
   }
   checkImports(module, capabilities);
   const abi = checkExports(module);
-  return { sha256: sha256Hex(bytes), abi, limits, capabilities, module, byteLength: bytes.byteLength };
+  return { sha256: sha256Hex(bytes), abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength };
 }

@@ -12,7 +12,11 @@ export interface LogLine { level: number; message: string }
 /** One guest invocation inside a task. */
 export interface CallSpec {
   module: WebAssembly.Module;
+  /** Identifies the compiled module (sha256 and memory cap): the worker keeps one Module per id. */
+  moduleId: string;
   memoryBytes: number;
+  /** The memory the host supplies (the module imports it): declared initial and capped maximum, in pages. */
+  memoryPages: { initial: number; maximum: number };
   inputBytes: number;
   outputBytes: number;
   /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */

@@ -4,6 +4,8 @@ import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { KV_STATUS, type KvStore } from "./kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "./protocol.js";
+import { returnMemory, takeMemory } from "./memory-pool.js";
+import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
 
 export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
 /**
@@ -14,6 +16,22 @@ export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
 const MEMORY_FULL_RATIO = 0.5;
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * Each task brings its own deserialized copy of a Module; instantiating a copy this thread
+ * has not used before costs far more than the instantiation itself (V8 prepares per-object
+ * state), so the first copy seen for a module id is kept and reused.
+ */
+const modules = new Map<string, WebAssembly.Module>();
+const MAX_MODULES = 256;
+function cachedModule(spec: CallSpec): WebAssembly.Module {
+  let m = modules.get(spec.moduleId);
+  if (!m) {
+    if (modules.size >= MAX_MODULES) modules.delete(modules.keys().next().value!);
+    modules.set(spec.moduleId, (m = spec.module));
+  }
+  return m;
+}
 
 /** Thrown by the abort import to unwind the guest; never leaves this file. */
 class GuestAbort extends Error {}
@@ -46,8 +64,12 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
   let memory: WebAssembly.Memory | undefined;
   let abortMessage: string | undefined;
   const t0 = performance.now();
-  const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport =>
-    ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0 });
+  const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport => {
+    const report = { ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0 };
+    // Last: the reply has been decoded (or copied) out of this memory by now.
+    if (memory) returnMemory(memory, spec.memoryPages.initial, spec.memoryPages.maximum);
+    return report;
+  };
 
   if (spec.request.byteLength > spec.inputBytes) {
     return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${spec.request.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: spec.request.byteLength, limit: spec.inputBytes }) });
@@ -102,9 +124,9 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
 
   let replyBytes: Uint8Array;
   try {
-    const instance = new WebAssembly.Instance(spec.module, { sluice_v1: host });
+    memory = takeMemory(spec.memoryPages.initial, spec.memoryPages.maximum);
+    const instance = new WebAssembly.Instance(cachedModule(spec), { sluice_v1: host, [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
     const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
-    memory = exports.memory;
     const len = spec.request.byteLength;
     const ptr = exports.sluice_alloc(len) >>> 0;
     const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);

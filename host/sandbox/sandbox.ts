@@ -211,7 +211,9 @@ export class Sandbox {
 function callSpec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
   return {
     module: module.module,
+    moduleId: `${module.sha256}/${module.memory.maxPages}`,
     memoryBytes: module.limits.memoryBytes,
+    memoryPages: { initial: module.memory.initialPages, maximum: module.memory.maxPages },
     inputBytes: module.limits.inputBytes,
     outputBytes: module.limits.outputBytes,
     kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : null,

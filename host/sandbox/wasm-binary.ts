@@ -73,3 +73,114 @@ export function capMemory(input: Uint8Array, maxPages: number): MemoryCapResult 
   }
   return { bytes: input, memoryCount: 0 };
 }
+
+const IMPORT_SECTION = 2;
+/** Where the host hands a guest its memory; guests may not import it themselves. */
+export const HOST_MEMORY_IMPORT = { module: "sluice_host", name: "memory" } as const;
+
+export interface HostMemoryResult {
+  bytes: Uint8Array;
+  initialPages: number;
+  maxPages: number;
+}
+
+function readName(c: Cursor): string {
+  const len = readU32(c);
+  if (c.pos + len > c.bytes.length) throw new BinaryFormatError("name runs past the end of the module");
+  const s = new TextDecoder().decode(c.bytes.subarray(c.pos, c.pos + len));
+  c.pos += len;
+  return s;
+}
+
+function skipLimits(c: Cursor): void {
+  const flags = readU32(c);
+  readU32(c);
+  if (flags & 1) readU32(c);
+}
+
+/** Names of the memories a module imports (it may not: the host supplies memory itself). */
+function memoryImports(bytes: Uint8Array, start: number, end: number): string[] {
+  const c: Cursor = { bytes, pos: start };
+  const found: string[] = [];
+  for (let n = readU32(c); n > 0; n--) {
+    const name = `${readName(c)}.${readName(c)}`;
+    const kind = bytes[c.pos++];
+    if (kind === 0) readU32(c);
+    else if (kind === 1) { c.pos++; skipLimits(c); }
+    else if (kind === 2) { found.push(name); skipLimits(c); }
+    else if (kind === 3) c.pos += 2;
+    else if (kind === 4) { c.pos++; readU32(c); }
+    else throw new BinaryFormatError(`unknown import kind ${kind}`);
+    if (c.pos > end) throw new BinaryFormatError("import section runs past its end");
+  }
+  return found;
+}
+
+/**
+ * Turns the module's own memory into an import of {@link HOST_MEMORY_IMPORT} with the same
+ * initial size and a maximum of at most `maxPages`. The host can then hand each invocation
+ * a zeroed memory from a pool instead of creating one (creating a WebAssembly.Memory is
+ * most of the cost of a fresh instance), while every invocation still starts from the
+ * same state: a new instance, a zeroed memory of the declared size, data segments applied.
+ * Returns undefined when the module defines no single plain memory (the caller refuses it).
+ */
+export function hostMemory(input: Uint8Array, maxPages: number): HostMemoryResult | { refused: string } {
+  if (input.length < 8 || MAGIC.some((b, i) => input[i] !== b)) throw new BinaryFormatError("not a WebAssembly module (bad magic or version)");
+  const sections: { id: number; start: number; contentStart: number; end: number }[] = [];
+  const c: Cursor = { bytes: input, pos: 8 };
+  while (c.pos < input.length) {
+    const start = c.pos;
+    const id = input[c.pos++]!;
+    const size = readU32(c);
+    const contentStart = c.pos;
+    const end = contentStart + size;
+    if (end > input.length) throw new BinaryFormatError("section runs past the end of the module");
+    sections.push({ id, start, contentStart, end });
+    c.pos = end;
+  }
+  const imports = sections.find((s) => s.id === IMPORT_SECTION);
+  const imported = imports ? memoryImports(input, imports.contentStart, imports.end) : [];
+  if (imported.length > 0) return { refused: `imports memory "${imported[0]}"` };
+  const memory = sections.find((s) => s.id === MEMORY_SECTION);
+  if (!memory) return { refused: "defines no memory" };
+  const m: Cursor = { bytes: input, pos: memory.contentStart };
+  const count = readU32(m);
+  if (count !== 1) return { refused: `defines ${count} memories` };
+  const flags = readU32(m);
+  if (flags > 1) return { refused: flags & 2 ? "uses shared memory" : "uses 64-bit memory" };
+  const initial = readU32(m);
+  const declaredMax = flags === 1 ? readU32(m) : undefined;
+  if (m.pos !== memory.end) throw new BinaryFormatError("memory section has trailing bytes");
+  const max = Math.min(maxPages, declaredMax ?? maxPages);
+
+  const enc = new TextEncoder();
+  const entry = [
+    ...writeU32(HOST_MEMORY_IMPORT.module.length), ...enc.encode(HOST_MEMORY_IMPORT.module),
+    ...writeU32(HOST_MEMORY_IMPORT.name.length), ...enc.encode(HOST_MEMORY_IMPORT.name),
+    0x02, 0x01, ...writeU32(initial), ...writeU32(max),
+  ];
+  let importSection: number[];
+  if (imports) {
+    const ic: Cursor = { bytes: input, pos: imports.contentStart };
+    const n = readU32(ic);
+    const content = [...writeU32(n + 1), ...input.subarray(ic.pos, imports.end), ...entry];
+    importSection = [IMPORT_SECTION, ...writeU32(content.length), ...content];
+  } else {
+    const content = [...writeU32(1), ...entry];
+    importSection = [IMPORT_SECTION, ...writeU32(content.length), ...content];
+  }
+  // Known sections must stay in order: the import section goes after the type section.
+  const insertBefore = imports ?? sections.find((s) => s.id !== 0 && s.id !== 1);
+  const parts: Uint8Array[] = [input.subarray(0, 8)];
+  let inserted = false;
+  for (const s of sections) {
+    if (s === insertBefore && !inserted) { parts.push(Uint8Array.from(importSection)); inserted = true; }
+    if (s === imports || s === memory) continue;
+    parts.push(input.subarray(s.start, s.end));
+  }
+  if (!inserted) parts.push(Uint8Array.from(importSection));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return { bytes: out, initialPages: initial, maxPages: max };
+}
