@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   WORKER_CRASHED: { status: 503, summary: "The worker thread running the call died; it is replaced." },
   CALL_CANCELLED: { status: 499, summary: "The caller's AbortSignal cancelled the call." },
   DEADLINE_EXCEEDED: { status: 504, summary: "The operation's deadline passed." },
+  WORKER_RESTART_LIMITED: { status: 503, summary: "The module caused too many worker restarts recently (timeouts, cancellations); its calls are refused until the restart budget refills." },
   QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure)." },
   PLUGIN_QUARANTINED: { status: 503, summary: "The plugin failed repeatedly (traps, timeouts, bad output) within its window and is quarantined: its bindings get their failure policy without running it until an operator lifts it or its cooldown ends." },
   EXECUTOR_CLOSED: { status: 503, summary: "The executor was closed." },

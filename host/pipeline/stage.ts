@@ -81,10 +81,16 @@ function isChunk(run: StageRun): boolean {
   return run.point === "model.chat.chunk";
 }
 
-/** Steps of quarantined plugins are pre-failed (their policy decides); every report is shown to the guard. */
+/** Steps of quarantined or restart-limited plugins are pre-failed (their policy decides); every report is shown to the guard. */
 async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard): Promise<StageResult> {
   const failed: Record<number, ErrorData> = {};
-  group.forEach((h, i) => { const blocked = guard?.blocked(h.binding.hookRef); if (blocked) failed[i] = blocked; });
+  group.forEach((h, i) => {
+    const blocked = guard?.blocked(h.binding.hookRef);
+    if (blocked) failed[i] = blocked;
+    else if (h.kind === "guest" && sandbox.restartLimited(h.plugin.module)) {
+      failed[i] = { code: "WORKER_RESTART_LIMITED", message: `${h.binding.hookRef} caused too many worker restarts recently; skipped until the restart budget refills`, details: { hookRef: h.binding.hookRef } };
+    }
+  });
   // Nothing left to run: the failure policies decide here, without a thread hop.
   if (Object.keys(failed).length === group.length) return runSteps({ ...input, failed }, () => { throw new Error("unreachable: every step was pre-failed"); });
   const result = await runGuestTasks(sandbox, input, group, signal, failed);

@@ -9,6 +9,7 @@ import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./lo
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StageTask, type Task } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
+import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
 
 export interface SandboxOptions {
   /** Worker threads, all kept warm. Default: the machine's available parallelism. */
@@ -17,6 +18,8 @@ export interface SandboxOptions {
   maxQueue?: number;
   /** SQLite file behind the key-value capability. Default: a fresh file in the OS temp dir. */
   kvPath?: string;
+  /** Worker restarts allowed (see RestartBudget). Default: a burst of 8 × workers, refilled at 2 × workers per second. */
+  restarts?: Partial<RestartBudgetOptions>;
 }
 
 export interface CallOptions {
@@ -40,12 +43,16 @@ export type InvokeResult =
   | { ok: true; outcome: Outcome; logs: LogLine[]; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
   | { ok: false; error: ErrorData; logs: LogLine[]; durationMs: number; memoryBytes: number };
 
-function resolveOptions(o: SandboxOptions): Required<SandboxOptions> {
+type ResolvedOptions = Required<Omit<SandboxOptions, "restarts">> & { restarts: RestartBudgetOptions };
+
+function resolveOptions(o: SandboxOptions): ResolvedOptions {
   const workers = o.workers ?? Math.max(1, availableParallelism());
   if (!Number.isInteger(workers) || workers < 1) throw new SluiceError("CONFIG_INVALID", `workers must be a positive integer, got ${workers}`);
   const maxQueue = o.maxQueue ?? 1024;
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new SluiceError("CONFIG_INVALID", `maxQueue must be a non-negative integer, got ${maxQueue}`);
-  return { workers, maxQueue, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
+  const restarts = { burst: 8 * workers, perSecond: 2 * workers, offenderMs: 10_000, ...o.restarts };
+  if (!(restarts.burst >= 1) || !(restarts.perSecond > 0) || !(restarts.offenderMs >= 0)) throw new SluiceError("CONFIG_INVALID", "restarts.burst must be >= 1, restarts.perSecond > 0 and restarts.offenderMs >= 0");
+  return { workers, maxQueue, restarts, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
 }
 
 /**
@@ -59,7 +66,8 @@ function resolveOptions(o: SandboxOptions): Required<SandboxOptions> {
  * if (!result.ok) console.log(result.error.code);
  */
 export class Sandbox {
-  readonly options: Required<SandboxOptions>;
+  readonly options: ResolvedOptions;
+  private readonly restarts: RestartBudget;
   private readonly pool: Piscina;
   private readonly cache = new Map<string, Promise<LoadedModule>>();
   private closed = false;
@@ -68,6 +76,7 @@ export class Sandbox {
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
+    this.restarts = new RestartBudget(this.options.restarts);
     this.pool = new Piscina({
       filename: workerFile("worker"),
       minThreads: this.options.workers,
@@ -87,6 +96,11 @@ export class Sandbox {
 
   get queueSize(): number {
     return this.pool.queueSize;
+  }
+
+  /** True when calls to this module are refused for now because it caused too many worker restarts. */
+  restartLimited(module: LoadedModule): boolean {
+    return this.restarts.refused([moduleIdOf(module)]) !== undefined;
   }
 
   /** Validates, caps and compiles a guest once; later loads of the same bytes and limits share it. */
@@ -179,6 +193,11 @@ export class Sandbox {
       controller.abort();
     };
     if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
+    const running = task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls;
+    const offender = this.restarts.refused(running.map((c) => c.moduleId));
+    if (offender !== undefined) {
+      return { ok: false, index: 0, error: { code: "WORKER_RESTART_LIMITED", message: "this plugin caused too many worker restarts recently; its calls are refused until the restart budget refills", details: { moduleId: offender } } };
+    }
     if (this.inFlight >= this.options.workers + this.options.maxQueue) {
       return { ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } };
     }
@@ -189,7 +208,11 @@ export class Sandbox {
       const value = (await this.pool.run(task, { signal: controller.signal })) as T;
       return { ok: true, value };
     } catch (err) {
-      if (stop) return { ok: false, ...stop };
+      if (stop) {
+        // A task that was running cost its worker.
+        if (Atomics.load(index, 0) >= 0) this.restarts.spend(task.calls[Math.min(stop.index, task.calls.length - 1)]?.moduleId ?? "");
+        return { ok: false, ...stop };
+      }
       const message = (err as Error)?.message ?? String(err);
       if (this.closed) return { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } };
       const i = Math.max(0, Atomics.load(index, 0));
@@ -208,10 +231,14 @@ export class Sandbox {
   }
 }
 
+function moduleIdOf(module: LoadedModule): string {
+  return `${module.sha256}/${module.memory.maxPages}`;
+}
+
 function callSpec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
   return {
     module: module.module,
-    moduleId: `${module.sha256}/${module.memory.maxPages}`,
+    moduleId: moduleIdOf(module),
     memoryBytes: module.limits.memoryBytes,
     memoryPages: { initial: module.memory.initialPages, maximum: module.memory.maxPages },
     inputBytes: module.limits.inputBytes,

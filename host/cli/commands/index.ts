@@ -5,6 +5,7 @@
 import { recordCommands } from "../../records/cli.js";
 import { bindCommand } from "./bind.js";
 import { demoCommand } from "./demo.js";
+import { quarantineCommands } from "./quarantine.js";
 import { buildCommand } from "./build.js";
 import { listCommand } from "./list.js";
 import { newCommand } from "./new.js";
@@ -26,5 +27,6 @@ export const COMMANDS: readonly RegisterCommand[] = [
   listCommand,
   serveCommand,
   recordCommands,
+  quarantineCommands,
   demoCommand,
 ];
