@@ -5,7 +5,7 @@
  * on the same, identical file. Only sha256 hex strings ever become file names.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -40,6 +40,15 @@ export class ArtifactStore {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot write artifact ${sha256}: ${(err as Error).message}`, { sha256 }, { cause: err });
     }
     return sha256;
+  }
+
+  has(sha256: string): boolean {
+    return existsSync(this.file(sha256));
+  }
+
+  /** Removes a module no record refers to (an upload whose record could not be written). */
+  async remove(sha256: string): Promise<void> {
+    await rm(this.file(sha256), { force: true });
   }
 
   /** Reads a stored module and checks it still hashes to its name. */

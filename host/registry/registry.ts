@@ -31,6 +31,8 @@ export interface RegistryOptions {
   /** A host to drive; by default the registry creates one and closes it with itself. */
   host?: Host;
   hostOptions?: HostOptions;
+  /** How long a write waits for another writer's lock before STORE_UNAVAILABLE. Default 5000. */
+  busyTimeoutMs?: number;
   /** Largest module accepted on upload. Default 4 MiB, at most the host's 16 MiB. */
   maxModuleBytes?: number;
 }
@@ -102,7 +104,7 @@ export class Registry {
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
-    const store = openSqliteStore(path.join(dataDir, "sluice.db"));
+    const store = openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
     const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
@@ -151,8 +153,16 @@ export class Registry {
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
-    if (!this.store.getPlugin(record.id, record.version)) await this.artifacts.put(wasm);
-    const created = this.store.insertPlugin(record) === "inserted";
+    const written = !this.store.getPlugin(record.id, record.version) && !this.artifacts.has(record.sha256);
+    if (written) await this.artifacts.put(wasm);
+    let created: boolean;
+    try {
+      created = this.store.insertPlugin(record) === "inserted";
+    } catch (err) {
+      // No record, no artifact: an upload the database refused leaves nothing behind.
+      if (written && !this.store.listPlugins().some((p) => p.sha256 === record.sha256)) await this.artifacts.remove(record.sha256);
+      throw err;
+    }
     return { plugin: created ? record : this.store.getPlugin(record.id, record.version)!, created };
   }
 

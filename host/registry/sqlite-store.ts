@@ -28,13 +28,13 @@ function releaseOf(r: Row): ReleaseRecord {
 }
 
 /** Opens (creating and migrating) the database at `file`; `:memory:` gives a throwaway store for tests. */
-export function openSqliteStore(file: string): RegistryStore {
+export function openSqliteStore(file: string, options: { busyTimeoutMs?: number } = {}): RegistryStore {
   let db: Database.Database;
   try {
     db = new Database(file);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    db.pragma("busy_timeout = 5000");
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.pragma("foreign_keys = ON");
     migrate(db);
   } catch (err) {
@@ -46,9 +46,14 @@ export function openSqliteStore(file: string): RegistryStore {
 class SqliteStore implements RegistryStore {
   constructor(private readonly db: Database.Database) {}
 
+  /** Every write runs here: all or nothing, and SQLite's failures leave as catalogue codes. */
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      throw storeError(err);
+    }
   }
 
   insertPlugin(record: PluginRecord): "inserted" | "exists" {
@@ -104,7 +109,7 @@ class SqliteStore implements RegistryStore {
   }
 
   deleteBinding(id: string): void {
-    if (this.db.prepare("DELETE FROM bindings WHERE id = ?").run(id).changes === 0) throw notFound(id);
+    if (this.transaction(() => this.db.prepare("DELETE FROM bindings WHERE id = ?").run(id).changes) === 0) throw notFound(id);
   }
 
   reorderBindings(ids: readonly string[]): BindingRecord[] {
@@ -127,7 +132,7 @@ class SqliteStore implements RegistryStore {
   }
 
   setDraftOrderMode(mode: AfterOrderMode): void {
-    this.db.prepare("INSERT INTO settings (key, value) VALUES ('draft_order_mode', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(mode);
+    this.transaction(() => this.db.prepare("INSERT INTO settings (key, value) VALUES ('draft_order_mode', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(mode));
   }
 
   insertRelease(release: { order_mode: AfterOrderMode; bindings: ReleaseBinding[]; based_on: number | null; note: string }): ReleaseRecord {
@@ -169,6 +174,16 @@ class SqliteStore implements RegistryStore {
   close(): void {
     this.db.close();
   }
+}
+
+function storeError(err: unknown): unknown {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return err;
+  if (code.startsWith("SQLITE_FULL")) return new SluiceError("STORE_FULL", "the registry database is full (disk or quota); nothing was written", { sqlite: code }, { cause: err });
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new SluiceError("STORE_UNAVAILABLE", "the registry database is locked by another writer; nothing was written, retry", { sqlite: code }, { cause: err });
+  }
+  return new SluiceError("STORE_UNAVAILABLE", `the registry database failed (${code}); nothing was written`, { sqlite: code }, { cause: err });
 }
 
 function notFound(id: string): SluiceError {
