@@ -114,3 +114,31 @@ log(`guests: ${built} compiled, ${guests.length - built} up to date (${Date.now(
   }
   log(`bench guests ready (${Date.now() - t0} ms total)`);
 }
+
+// ---- Component guests (issue #11) ------------------------------------------------------
+// Test fixtures: AssemblyScript hooks wrapped as components (jco embed + new, well under a
+// second each; each is rebuilt only when stale). The JavaScript reference hook is built with
+// componentize-js, which embeds SpiderMonkey (about 12 MB, 5-12 s): only when missing or
+// older than its sources or the WIT. Both run offline; the WIT is passed inline because
+// componentize-js's tools run without filesystem access.
+{
+  const { COMPONENT_FIXTURES, componentFixture } = await import(join(root, "dist/test/components/fixtures.js"));
+  for (const name of Object.keys(COMPONENT_FIXTURES)) await componentFixture(name);
+  const jsHook = join(root, "plugins/order-search-limit-js");
+  const wit = join(root, "abi/wit/sluice-hook.wit");
+  const out = join(root, "build/plugins/order-search-limit-js.wasm");
+  if (!(await upToDate(out, [...(await list(join(jsHook, "src"), ".js")), wit]))) {
+    const t1 = Date.now();
+    const { componentize } = await import("@bytecodealliance/componentize-js");
+    const { component } = await componentize({
+      sourcePath: join(jsHook, "src/index.js"),
+      witWorld: await readFile(wit, "utf8"),
+      worldName: "hook",
+      // No WASI at all: the host grants none, and a component importing it is refused.
+      disableFeatures: ["stdio", "random", "clocks", "http", "fetch-event"],
+    });
+    await writeFile(out, component);
+    log(`order-search-limit-js componentized (${Date.now() - t1} ms, ${component.byteLength} bytes)`);
+  }
+  log(`component guests ready (${Date.now() - t0} ms total)`);
+}

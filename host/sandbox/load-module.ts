@@ -4,6 +4,8 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { HOST_FUNCTIONS, type Capability } from "./capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "./limits.js";
 import { BinaryFormatError, HOST_MEMORY_IMPORT, hostMemory } from "./wasm-binary.js";
+import { isComponent, loadComponent } from "./component/load-component.js";
+import type { ComponentCode } from "./component/protocol.js";
 
 export interface LoadOptions {
   limits?: Partial<PluginLimits>;
@@ -20,6 +22,8 @@ export interface LoadedModule {
   module: WebAssembly.Module;
   memory: { initialPages: number; maxPages: number };
   byteLength: number;
+  /** Set for a component guest (issue #11): the worker runs it through component/run-component.ts. */
+  component?: ComponentCode;
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -70,6 +74,7 @@ function checkExports(module: WebAssembly.Module): { major: number; minor: numbe
  * here (not even its start function): that only ever happens inside a worker.
  */
 export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}): Promise<LoadedModule> {
+  if (isComponent(bytes)) return loadComponent(bytes, sha256Hex(bytes), options);
   const limits = resolveLimits(options.limits);
   const capabilities = [...(options.capabilities ?? [])];
   if (bytes.byteLength > limits.moduleBytes) {

@@ -6,13 +6,15 @@
 import type { Outcome } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageInput } from "../pipeline/run-steps.js";
+import type { ComponentCode } from "./component/protocol.js";
 
 export interface LogLine { level: number; message: string }
 
 /** One guest invocation inside a task. */
 export interface CallSpec {
-  module: WebAssembly.Module;
-  /** Identifies the compiled module (sha256 and memory cap): the worker keeps one Module per id. */
+  /** Sent only when the worker asked for it (see module-cache.ts); the worker keeps one Module per id. */
+  module?: WebAssembly.Module;
+  /** Identifies the compiled module (sha256 and memory cap). */
   moduleId: string;
   memoryBytes: number;
   /** The memory the host supplies (the module imports it): declared initial and capped maximum, in pages. */
@@ -22,6 +24,8 @@ export interface CallSpec {
   /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */
   kvScope: string | null;
   request: Uint8Array;
+  /** Set for a component guest: the worker runs it through component/run-component.ts. */
+  component?: ComponentCode;
   /** Return the reply's bytes and decoded value too (tests, the vectors, debugging). */
   raw?: boolean;
 }

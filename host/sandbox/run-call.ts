@@ -4,7 +4,9 @@ import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { KV_STATUS, type KvStore } from "./kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "./protocol.js";
+import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
+import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
 
 export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
@@ -16,22 +18,6 @@ export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
 const MEMORY_FULL_RATIO = 0.5;
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
-
-/**
- * Each task brings its own deserialized copy of a Module; instantiating a copy this thread
- * has not used before costs far more than the instantiation itself (V8 prepares per-object
- * state), so the first copy seen for a module id is kept and reused.
- */
-const modules = new Map<string, WebAssembly.Module>();
-const MAX_MODULES = 256;
-function cachedModule(spec: CallSpec): WebAssembly.Module {
-  let m = modules.get(spec.moduleId);
-  if (!m) {
-    if (modules.size >= MAX_MODULES) modules.delete(modules.keys().next().value!);
-    modules.set(spec.moduleId, (m = spec.module));
-  }
-  return m;
-}
 
 /** Thrown by the abort import to unwind the guest; never leaves this file. */
 class GuestAbort extends Error {}
@@ -59,6 +45,7 @@ function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spe
  * failure comes back as data with a code; nothing the guest does is thrown to the caller.
  */
 export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
+  if (spec.component) return runComponentCall({ ...spec, component: spec.component }, kv);
   const logs: LogLine[] = [];
   let droppedLogs = 0;
   let memory: WebAssembly.Memory | undefined;
@@ -125,7 +112,7 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
   let replyBytes: Uint8Array;
   try {
     memory = takeMemory(spec.memoryPages.initial, spec.memoryPages.maximum);
-    const instance = new WebAssembly.Instance(cachedModule(spec), { sluice_v1: host, [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
+    const instance = new WebAssembly.Instance(moduleOf(spec), { sluice_v1: host, [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
     const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
     const len = spec.request.byteLength;
     const ptr = exports.sluice_alloc(len) >>> 0;

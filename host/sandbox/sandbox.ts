@@ -10,6 +10,7 @@ import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StageTask, type Task } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
 import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
+import { isMissingModules } from "./module-cache.js";
 
 export interface SandboxOptions {
   /** Worker threads, all kept warm. Default: the machine's available parallelism. */
@@ -68,6 +69,8 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
 export class Sandbox {
   readonly options: ResolvedOptions;
   private readonly restarts: RestartBudget;
+  /** Compiled modules by id, to send to a worker that asks for them. */
+  private readonly compiled = new Map<string, WebAssembly.Module>();
   private readonly pool: Piscina;
   private readonly cache = new Map<string, Promise<LoadedModule>>();
   private closed = false;
@@ -135,7 +138,7 @@ export class Sandbox {
   async runCalls(planned: readonly PlannedCall[], signal?: AbortSignal): Promise<InvokeResult[]> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     const calls: CallSpec[] = planned.map(({ module, request, options = {} }) => ({
-      ...callSpec(module, options.kvScope),
+      ...this.spec(module, options.kvScope),
       request,
       ...(options.raw ? { raw: true } : {}),
     }));
@@ -156,11 +159,17 @@ export class Sandbox {
     const task: StageTask = {
       kind: "stage",
       stage,
-      calls: steps.map((s) => callSpec(s.module, s.kvScope)),
+      calls: steps.map((s) => this.spec(s.module, s.kvScope)),
       progress: new SharedArrayBuffer(PROGRESS_BYTES),
       kvPath: this.options.kvPath,
     };
     return this.runWatched<StageResult>(task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
+  }
+
+  private spec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
+    const spec = callSpec(module, kvScope);
+    if (!this.compiled.has(spec.moduleId)) this.compiled.set(spec.moduleId, module.module);
+    return spec;
   }
 
   private async runWatched<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<{ ok: true; value: T } | { ok: false; index: number; error: ErrorData }> {
@@ -205,8 +214,13 @@ export class Sandbox {
     signal?.addEventListener("abort", onCancel, { once: true });
     timer = setTimeout(watch, Math.max(1, Math.min(...limits)));
     try {
-      const value = (await this.pool.run(task, { signal: controller.signal })) as T;
-      return { ok: true, value };
+      let value = await this.pool.run(task, { signal: controller.signal });
+      if (isMissingModules(value)) {
+        // This worker has not seen these modules yet: send them once, with the same clock.
+        Atomics.store(index, 0, -1);
+        value = await this.pool.run({ ...task, calls: task.calls.map((c) => ({ ...c, module: this.compiled.get(c.moduleId) })) }, { signal: controller.signal });
+      }
+      return { ok: true, value: value as T };
     } catch (err) {
       if (stop) {
         // A task that was running cost its worker.
@@ -237,13 +251,13 @@ function moduleIdOf(module: LoadedModule): string {
 
 function callSpec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
   return {
-    module: module.module,
     moduleId: moduleIdOf(module),
     memoryBytes: module.limits.memoryBytes,
     memoryPages: { initial: module.memory.initialPages, maximum: module.memory.maxPages },
     inputBytes: module.limits.inputBytes,
     outputBytes: module.limits.outputBytes,
     kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : null,
+    ...(module.component ? { component: module.component } : {}),
   };
 }
 

@@ -4,6 +4,8 @@ import { runSteps, type StageResult } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
 import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { runCall } from "./run-call.js";
+import { admit, type MissingModules } from "./module-cache.js";
+import { pendingComponents } from "./component/run-component.js";
 
 const stores = new Map<string, KvStore>();
 function kvAt(path: string | null): () => KvStore {
@@ -51,6 +53,11 @@ async function runStage(task: StageTask): Promise<StageResult> {
   return result;
 }
 
-export default function run(task: Task): CallReport[] | Promise<StageResult> {
+export default function run(task: Task): CallReport[] | Promise<CallReport[] | StageResult> {
+  const missingModules = admit(task.calls);
+  if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;
+  // A component's glue is imported once per worker, before any call's clock starts.
+  const pending = pendingComponents(task.calls);
+  if (pending) return pending.then(() => run(task));
   return task.kind === "calls" ? runCalls(task) : runStage(task);
 }

@@ -1,0 +1,193 @@
+/**
+ * Worker side of component guests: one invocation on a fresh component instance, with the
+ * same limits, error codes and report as a core guest (../run-call.ts). The jco glue is
+ * imported once per worker from its content-addressed file; the host builds every import
+ * object itself through `instantiateCore`, and a request for any import outside the
+ * allow-list ends the call before guest code runs.
+ */
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { decode, encode } from "../../../abi/codec.js";
+import { parseReply, type Outcome } from "../../../abi/envelope.js";
+import type { ErrorCode } from "../../errors/codes.js";
+import type { ErrorData } from "../../errors/sluice-error.js";
+import type { KvStore } from "../kv-store.js";
+import type { CallReport, CallSpec, LogLine } from "../protocol.js";
+import type { ComponentCode } from "./protocol.js";
+import { WIT_IMPORTS } from "./wit.js";
+
+/** Same caps as ../run-call.ts LOG_LIMITS (kept separate so that file stays untouched). */
+const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
+/** As in ../run-call.ts: an `unreachable` trap with memory at least this full is out of memory. */
+const MEMORY_FULL_RATIO = 0.5;
+
+type Instantiate = (
+  getCoreModule: (name: string) => WebAssembly.Module,
+  imports: Record<string, unknown>,
+  instantiateCore: (module: WebAssembly.Module, imports?: WebAssembly.Imports) => WebAssembly.Instance,
+) => Record<string, unknown>;
+
+/** Glue by its sha256, or why it could not be loaded. Per worker; never evicted (one entry per distinct component). */
+const glues = new Map<string, Instantiate | Error>();
+
+async function loadGlue(code: ComponentCode): Promise<void> {
+  try {
+    const text = await readFile(code.gluePath);
+    const sha = createHash("sha256").update(text).digest("hex");
+    if (sha !== code.glueSha256) throw new Error(`glue file ${code.gluePath} does not match its hash`);
+    // Imported from the verified bytes, not the path: the file cannot change between check and use.
+    const mod = (await import(`data:text/javascript;base64,${text.toString("base64")}`)) as { instantiate?: Instantiate };
+    if (typeof mod.instantiate !== "function") throw new Error("glue has no instantiate()");
+    glues.set(code.glueSha256, mod.instantiate);
+  } catch (err) {
+    glues.set(code.glueSha256, err instanceof Error ? err : new Error(String(err)));
+  }
+}
+
+/**
+ * Loads the glue of every component among `calls` that this worker has not loaded yet.
+ * Undefined when there is nothing to load, so the caller stays synchronous in the common case.
+ */
+export function pendingComponents(calls: readonly { component?: ComponentCode }[]): Promise<void> | undefined {
+  const missing = new Map<string, ComponentCode>();
+  for (const c of calls) if (c.component && !glues.has(c.component.glueSha256)) missing.set(c.component.glueSha256, c.component);
+  if (missing.size === 0) return undefined;
+  return Promise.all([...missing.values()].map(loadGlue)).then(() => undefined);
+}
+
+/**
+ * As ../run-call.ts does for core guests: each task brings its own deserialized copies of the
+ * core modules, and instantiating a copy this thread has not used before costs far more than
+ * the instantiation itself, so the first copies seen per component id are kept.
+ */
+const coreSets = new Map<string, Record<string, WebAssembly.Module>>();
+const MAX_COMPONENTS = 64;
+function cachedCores(code: ComponentCode): Record<string, WebAssembly.Module> {
+  let cores = coreSets.get(code.id);
+  if (!cores) {
+    if (coreSets.size >= MAX_COMPONENTS) coreSets.delete(coreSets.keys().next().value!);
+    coreSets.set(code.id, (cores = code.cores));
+  }
+  return cores;
+}
+
+class GuestAbort extends Error {}
+class ForbiddenImport extends Error {}
+
+function fail(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorData {
+  return details ? { code, message, details } : { code, message };
+}
+
+function classify(err: unknown, memoryBytes: number, grew: boolean, limit: number, abortMessage: string | undefined): ErrorData {
+  if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
+  if (err instanceof ForbiddenImport) return fail("MODULE_FORBIDDEN_IMPORT", err.message);
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
+  if (err instanceof RangeError && /memory/i.test(err.message)) return fail("GUEST_MEMORY_LIMIT", `guest could not get memory: ${err.message}`, { limitBytes: limit });
+  if (err instanceof WebAssembly.RuntimeError) {
+    if (/unreachable/.test(err.message) && grew && memoryBytes >= limit * MEMORY_FULL_RATIO) {
+      return fail("GUEST_MEMORY_LIMIT", `guest trapped with its memory at ${memoryBytes} of ${limit} bytes: out of memory`, { usedBytes: memoryBytes, limitBytes: limit });
+    }
+    return fail("GUEST_TRAP", `guest trapped: ${err.message}`, { trap: err.message });
+  }
+  return fail("GUEST_TRAP", `guest failed: ${(err as Error)?.message ?? String(err)}`);
+}
+
+const utf8 = new TextEncoder();
+/** At most LOG_LIMITS.lineBytes of UTF-8, as a core guest's (ptr, len) text is cut. */
+function clip(message: string): string {
+  const bytes = utf8.encode(message);
+  return bytes.length <= LOG_LIMITS.lineBytes ? message : new TextDecoder().decode(bytes.subarray(0, LOG_LIMITS.lineBytes));
+}
+
+/** Runs one invocation of a component guest. Like runCall, every failure is data, never thrown. */
+export function runComponentCall(spec: CallSpec & { component: ComponentCode }, kv: () => KvStore): CallReport {
+  const code = spec.component;
+  const logs: LogLine[] = [];
+  let droppedLogs = 0;
+  const memories: { memory: WebAssembly.Memory; initial: number }[] = [];
+  // The largest memory is the guest's own; jco's shim modules define none or tiny ones.
+  const memoryBytes = (): number => memories.reduce((n, m) => Math.max(n, m.memory.buffer.byteLength), 0);
+  // A JS component starts with its memory over half full (SpiderMonkey: 145 of 256 pages), so
+  // "out of memory" also needs the memory to have grown during the call.
+  const grew = (): boolean => memories.some((m) => m.memory.buffer.byteLength > m.initial);
+  let abortMessage: string | undefined;
+  const t0 = performance.now();
+  const done = (r: { ok: true; outcome: Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport =>
+    ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memoryBytes() });
+
+  if (spec.request.byteLength > spec.inputBytes) {
+    return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${spec.request.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: spec.request.byteLength, limit: spec.inputBytes }) });
+  }
+  const instantiate = glues.get(code.glueSha256);
+  if (typeof instantiate !== "function") {
+    return done({ ok: false, error: fail("WORKER_CRASHED", `the worker could not load the component's glue: ${instantiate?.message ?? "not loaded"}`) });
+  }
+
+  // Built with a null prototype: nothing from globalThis is reachable through a missing key.
+  const provided: Record<string, Record<string, unknown>> = Object.create(null);
+  provided["sluice:hook/host"] = {
+    log(level: number, message: string) {
+      if (logs.length >= LOG_LIMITS.lines) { droppedLogs++; return; }
+      logs.push({ level: Math.max(0, Math.min(3, level | 0)), message: clip(String(message)) });
+    },
+    abort(message: string) {
+      abortMessage = clip(String(message));
+      throw new GuestAbort();
+    },
+  };
+  if (spec.kvScope !== null) {
+    const scope = spec.kvScope;
+    provided["sluice:hook/kv"] = {
+      kvGet: (key: Uint8Array) => kv().get(scope, key),
+      kvSet: (key: Uint8Array, value: Uint8Array) => kv().set(scope, key, value),
+      kvDelete: (key: Uint8Array) => kv().delete(scope, key),
+    };
+  }
+  const imports = new Proxy(provided, {
+    get(target, key) {
+      if (typeof key === "string" && Object.hasOwn(target, key)) return target[key];
+      const known = typeof key === "string" ? WIT_IMPORTS[key] : undefined;
+      throw new ForbiddenImport(known
+        ? `component imports "${String(key)}", which needs the "${known.capability}" capability and no scope was granted for this call`
+        : `component asked for import "${String(key)}", which is not in the sluice:hook world`);
+    },
+  });
+  const cores = cachedCores(code);
+  const getCoreModule = (name: string): WebAssembly.Module => {
+    const module = cores[name];
+    if (!module) throw new ForbiddenImport(`component glue asked for unknown core module "${name}"`);
+    return module;
+  };
+  const instantiateCore = (module: WebAssembly.Module, importObject: WebAssembly.Imports = {}): WebAssembly.Instance => {
+    const instance = new WebAssembly.Instance(module, importObject);
+    for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push({ memory: value, initial: value.buffer.byteLength });
+    return instance;
+  };
+
+  let replyBytes: Uint8Array;
+  try {
+    const exports = instantiate(getCoreModule, imports, instantiateCore);
+    const handler = exports[code.handler] as { handle?: (request: Uint8Array) => unknown } | undefined;
+    if (typeof handler?.handle !== "function") return done({ ok: false, error: fail("MODULE_MISSING_EXPORT", `component does not export ${code.handler}.handle`) });
+    const out = handler.handle(spec.request);
+    if (!(out instanceof Uint8Array)) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
+    // jco's glue has already copied the list out of guest memory (bounded by the memory cap);
+    // the output limit is enforced before the reply is decoded or sent anywhere.
+    if (out.byteLength > spec.outputBytes) {
+      return done({ ok: false, error: fail("OUTPUT_TOO_LARGE", `reply is ${out.byteLength} bytes; the plugin's output limit is ${spec.outputBytes}`, { size: out.byteLength, limit: spec.outputBytes }) });
+    }
+    replyBytes = out;
+  } catch (err) {
+    return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage) });
+  }
+
+  let reply: unknown;
+  try {
+    reply = decode(replyBytes);
+  } catch (err) {
+    return done({ ok: false, error: fail("OUTPUT_MALFORMED", `reply is not valid msgpack: ${(err as Error).message}`) });
+  }
+  const parsed = parseReply(reply, (v) => encode(v).byteLength);
+  if (!parsed.ok) return done({ ok: false, error: fail("OUTPUT_INVALID", `reply is not a valid envelope: ${parsed.message}`) });
+  return done(spec.raw ? { ok: true, outcome: parsed.outcome, reply, replyBytes: replyBytes.slice() } : { ok: true, outcome: parsed.outcome });
+}
