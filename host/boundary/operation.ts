@@ -3,7 +3,6 @@
  * check, the real operation (hooks never get it), after stage on a working view,
  * error / finally. Every ending is a returned value.
  */
-import { randomUUID } from "node:crypto";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Checked } from "../pipeline/result.js";
 import { validatePayload } from "../pipeline/validators.js";

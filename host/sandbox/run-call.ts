@@ -1,5 +1,4 @@
-import { decode, encode } from "../../abi/codec.js";
-import { parseReply } from "../../abi/envelope.js";
+import { readReply } from "./read-reply.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { KV_STATUS, type KvStore } from "./kv-store.js";
@@ -135,13 +134,5 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
     return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
   }
 
-  let reply: unknown;
-  try {
-    reply = decode(replyBytes);
-  } catch (err) {
-    return done({ ok: false, error: fail("OUTPUT_MALFORMED", `reply is not valid msgpack: ${(err as Error).message}`) });
-  }
-  const parsed = parseReply(reply, (v) => encode(v).byteLength);
-  if (!parsed.ok) return done({ ok: false, error: fail("OUTPUT_INVALID", `reply is not a valid envelope: ${parsed.message}`) });
-  return done(spec.raw ? { ok: true, outcome: parsed.outcome, reply, replyBytes: replyBytes.slice() } : { ok: true, outcome: parsed.outcome });
+  return done(readReply(replyBytes, spec.raw));
 }

@@ -6,9 +6,9 @@
  * allow-list ends the call before guest code runs.
  */
 import { createHash } from "node:crypto";
+import { readReply } from "../read-reply.js";
 import { readFile } from "node:fs/promises";
-import { decode, encode } from "../../../abi/codec.js";
-import { parseReply, type Outcome } from "../../../abi/envelope.js";
+import type { Outcome } from "../../../abi/envelope.js";
 import type { ErrorCode } from "../../errors/codes.js";
 import type { ErrorData } from "../../errors/sluice-error.js";
 import type { KvStore } from "../kv-store.js";
@@ -181,13 +181,5 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage) });
   }
 
-  let reply: unknown;
-  try {
-    reply = decode(replyBytes);
-  } catch (err) {
-    return done({ ok: false, error: fail("OUTPUT_MALFORMED", `reply is not valid msgpack: ${(err as Error).message}`) });
-  }
-  const parsed = parseReply(reply, (v) => encode(v).byteLength);
-  if (!parsed.ok) return done({ ok: false, error: fail("OUTPUT_INVALID", `reply is not a valid envelope: ${parsed.message}`) });
-  return done(spec.raw ? { ok: true, outcome: parsed.outcome, reply, replyBytes: replyBytes.slice() } : { ok: true, outcome: parsed.outcome });
+  return done(readReply(replyBytes, spec.raw));
 }
