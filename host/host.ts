@@ -6,7 +6,7 @@ import type { GuestPlugin, Grants, InProcessHook, ResolvedHook } from "./pipelin
 import type { PointName } from "./pipeline/points.js";
 import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
 import type { StageResult } from "./pipeline/run-steps.js";
-import { runStage } from "./pipeline/stage.js";
+import { runChunkStages, runStage } from "./pipeline/stage.js";
 import { embeddingIndexSignature } from "./pipeline/signature.js";
 import type { Capability } from "./sandbox/capabilities.js";
 import type { PluginLimits } from "./sandbox/limits.js";
@@ -198,6 +198,11 @@ export class Host implements StageRunner {
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
       diagnostic: (point, payload) => hooksAt(point).length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks: hooksAt(point), signal: AbortSignal.timeout(10_000), guard: this.guard }),
       chunk: (payload, holds) => run("model.chat.chunk", payload, hooksAt("model.chat.chunk"), { holds }),
+      chunks: (payloads, holds) => {
+        const hooks = hooksAt("model.chat.chunk");
+        if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
+        return runChunkStages(this.sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard: this.guard, holds });
+      },
       end: () => {},
     };
     if (!this.recordStore) return stages;

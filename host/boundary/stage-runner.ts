@@ -15,6 +15,8 @@ export interface OperationStages {
   /** operation.error / operation.finally: failures are recorded, never raised. */
   diagnostic(point: PointName, payload: Record<string, unknown>): Promise<StageResult>;
   chunk(payload: Record<string, unknown>, holds: readonly string[]): Promise<StageResult>;
+  /** Several waiting chunks in order (one worker task when it can): one result per chunk that ran. */
+  chunks(payloads: readonly Record<string, unknown>[], holds: readonly string[]): Promise<StageResult[]>;
   end(): void;
 }
 

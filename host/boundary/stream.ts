@@ -14,6 +14,9 @@ import type { StageRunner } from "./stage-runner.js";
 import type { BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
 import { schemaProblem } from "../pipeline/validators.js";
 
+/** Chunks read ahead of the hooks at most; a slow consumer slows the source down beyond that. */
+const READ_AHEAD = 64;
+
 export interface ToolCallDelta { index: number; id?: string; function?: { name?: string; arguments?: string } }
 export interface StreamChunk {
   delta?: string;
@@ -84,8 +87,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     return null;
   };
 
-  // One chunk through the chunk hooks; returns what may be emitted, or the error that ends the stream.
-  const pass = async (chunk: StreamChunk, isLast: boolean): Promise<{ emit: EmittedChunk } | { error: ErrorData }> => {
+  // What a chunk tells about the whole answer, whatever the hooks do with its text.
+  const absorb = (chunk: StreamChunk): void => {
     for (const d of chunk.tool_calls ?? []) {
       const call = (calls[d.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
       if (d.id) call.id = d.id;
@@ -95,7 +98,10 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (chunk.finish_reason) finish_reason = chunk.finish_reason;
     if (chunk.usage) usage = chunk.usage;
     if (chunk.provider_request_id) provider_request_id = chunk.provider_request_id;
-    const r = record("model.chat.chunk", await stages.chunk({ request_id: stages.operationId, chunk_index: index, is_last: isLast, delta: chunk.delta ?? "", model: request.model }, holds));
+  };
+  // One chunk's stage result: what may be emitted, or the error that ends the stream.
+  const outcomeOf = (r: StageResult, chunk: StreamChunk, isLast: boolean): { emit: EmittedChunk } | { error: ErrorData } => {
+    record("model.chat.chunk", r);
     if (r.failure) return { error: r.failure };
     if (r.stop?.kind === "block") return { error: { code: "HOOK_BLOCKED", message: `stream blocked by binding ${r.stop.bindingId}: ${r.stop.code} ${r.stop.reason}`, details: { bindingId: r.stop.bindingId, hookCode: r.stop.code, reason: r.stop.reason, chunkIndex: index } } };
     holds = r.holds ?? [];
@@ -139,24 +145,64 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     await source.return?.().catch(() => undefined);
     return (await end(phase, error, outcome))!;
   };
-  // Each chunk goes through the hooks as soon as it arrives (no lookahead: a token is never
-  // held back waiting for the next one). When the source ends, one last chunk with no new
-  // text and is_last set flushes every hold and lets metering hooks settle.
-  for (;;) {
-    const item = await next();
-    if ("error" in item) {
-      const failed = item.error.code === "OPERATION_FAILED";
+  // Reading runs ahead of the hooks (up to READ_AHEAD chunks): a chunk is handed to the
+  // hooks as soon as it arrives, never held back waiting for the next one, and chunks that
+  // arrived while the hooks were busy go through together, in one worker task. When the
+  // source ends, one last chunk with no new text and is_last set flushes every hold and
+  // lets metering hooks settle.
+  const buffered: (IteratorResult<StreamChunk> | { error: ErrorData })[] = [];
+  let ended = false;
+  let reading = false;
+  let wake: (() => void) | undefined;
+  const readAhead = async (): Promise<void> => {
+    if (reading) return;
+    reading = true;
+    while (!ended && buffered.length < READ_AHEAD) {
+      const item = await next();
+      buffered.push(item);
+      if ("error" in item || item.done) ended = true;
+      wake?.();
+    }
+    reading = false;
+  };
+  const take = async (): Promise<(IteratorResult<StreamChunk> | { error: ErrorData })[]> => {
+    if (buffered.length === 0) {
+      const arrived = new Promise<void>((resolve) => { wake = resolve; });
+      void readAhead();
+      await arrived;
+      wake = undefined;
+    }
+    const items = buffered.splice(0, buffered.length);
+    void readAhead();
+    return items;
+  };
+  for (let finished = false; !finished;) {
+    const batch: { chunk: StreamChunk; isLast: boolean }[] = [];
+    let sourceError: ErrorData | undefined;
+    for (const item of await take()) {
+      if ("error" in item) { sourceError = item.error; break; }
+      if (item.done) { batch.push({ chunk: {}, isLast: true }); finished = true; break; }
+      batch.push({ chunk: item.value, isLast: false });
+    }
+    if (batch.length > 0) {
+      for (const b of batch) absorb(b.chunk);
+      const payloads = batch.map((b, j) => ({ request_id: stages.operationId, chunk_index: index + j, is_last: b.isLast, delta: b.chunk.delta ?? "", model: request.model }));
+      const results = await stages.chunks(payloads, holds);
+      for (const [j, r] of results.entries()) {
+        const out = outcomeOf(r, batch[j]!.chunk, batch[j]!.isLast);
+        if ("error" in out) {
+          facts.realStatus = facts.called ? "succeeded" : facts.realStatus;
+          ended = true;
+          throw await stop(out.error, "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : "failed");
+        }
+        if (out.emit.delta !== "" || out.emit.is_last || out.emit.tool_calls) yield out.emit;
+      }
+    }
+    if (sourceError) {
+      const failed = sourceError.code === "OPERATION_FAILED";
       facts.realStatus = failed ? "failed" : "unknown";
-      throw await stop(item.error, "operation", failed ? "failed" : "cancelled");
+      throw await stop(sourceError, "operation", failed ? "failed" : "cancelled");
     }
-    const isLast = item.done === true;
-    const out = await pass(isLast ? {} : item.value, isLast);
-    if ("error" in out) {
-      facts.realStatus = facts.called ? "succeeded" : facts.realStatus;
-      throw await stop(out.error, "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : "failed");
-    }
-    if (out.emit.delta !== "" || isLast || out.emit.tool_calls) yield out.emit;
-    if (isLast) break;
   }
   if (facts.called) facts.realStatus = "succeeded";
   const toolCalls = checkToolCalls(calls);

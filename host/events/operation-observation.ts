@@ -102,6 +102,10 @@ export class OperationObservation {
         return timed(point, () => stages.diagnostic(point, payload));
       },
       chunk: (payload, holds) => timed("model.chat.chunk", () => stages.chunk(payload, holds)),
+      chunks: (payloads, holds) => {
+        const started = nowMs();
+        return stages.chunks(payloads, holds).then((rs) => { for (const r of rs) this.stage("model.chat.chunk", r, started); return rs; });
+      },
     };
   }
 

@@ -81,8 +81,8 @@ function isChunk(run: StageRun): boolean {
   return run.point === "model.chat.chunk";
 }
 
-/** Steps of quarantined or restart-limited plugins are pre-failed (their policy decides); every report is shown to the guard. */
-async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard): Promise<StageResult> {
+/** Steps that must not run now: quarantined plugins, and plugins that used up their worker restarts. */
+function prefailed(sandbox: Sandbox, group: readonly ResolvedHook[], guard: StageGuard | undefined): Record<number, ErrorData> {
   const failed: Record<number, ErrorData> = {};
   group.forEach((h, i) => {
     const blocked = guard?.blocked(h.binding.hookRef);
@@ -91,11 +91,55 @@ async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly Re
       failed[i] = { code: "WORKER_RESTART_LIMITED", message: `${h.binding.hookRef} caused too many worker restarts recently; skipped until the restart budget refills`, details: { hookRef: h.binding.hookRef } };
     }
   });
+  return failed;
+}
+
+function guestSteps(input: StageInput, group: readonly ResolvedHook[]) {
+  return group.map((h) => {
+    const plugin = h.kind === "guest" ? h.plugin : undefined!;
+    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", ownerId: plugin.id } };
+  });
+}
+
+/** Steps of quarantined or restart-limited plugins are pre-failed (their policy decides); every report is shown to the guard. */
+async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard): Promise<StageResult> {
+  const failed = prefailed(sandbox, group, guard);
   // Nothing left to run: the failure policies decide here, without a thread hop.
   if (Object.keys(failed).length === group.length) return runSteps({ ...input, failed }, () => { throw new Error("unreachable: every step was pre-failed"); });
   const result = await runGuestTasks(sandbox, input, group, signal, failed);
   if (guard) for (const report of result.reports) guard.observe(report);
   return result;
+}
+
+/**
+ * Runs the chunk stage for chunks that are all waiting already. When every hook is a
+ * guest that may run, the whole batch is one worker task; otherwise, or when that task
+ * is lost to a timeout or a dead worker, chunk by chunk (the stage's own retry rules).
+ * Holds pass from each chunk to the next; the batch stops at a block or a failure.
+ */
+export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payload"> & { payloads: readonly Record<string, unknown>[] }): Promise<StageResult[]> {
+  const { payloads, hooks } = run;
+  const holds0 = run.holds ?? hooks.map(() => "");
+  if (payloads.length > 1 && hooks.length > 0 && hooks.every((h) => h.kind === "guest") && Object.keys(prefailed(sandbox, hooks, run.guard)).length === 0) {
+    const input: StageInput = { point: run.point, context: run.context, payload: payloads[0]!, steps: hooks.map((h) => stepOf(run.point, h, run.carries)), holds: holds0 };
+    const r = await sandbox.runChunks(input, payloads.slice(1), guestSteps(input, hooks), run.signal);
+    if (r.ok) {
+      if (run.guard) for (const result of r.value) for (const report of result.reports) run.guard.observe(report);
+      return r.value;
+    }
+    if (r.error.code === "CALL_CANCELLED" || r.error.code === "QUEUE_FULL" || r.error.code === "EXECUTOR_CLOSED") {
+      return [{ payload: payloads[0]!, reports: [], reached: -1, carries: {}, failure: r.error }];
+    }
+  }
+  const results: StageResult[] = [];
+  let holds: readonly string[] = holds0;
+  for (const payload of payloads) {
+    const r = await runStage(sandbox, { ...run, payload, holds });
+    results.push(r);
+    if (r.stop || r.failure) break;
+    holds = r.holds ?? holds;
+  }
+  return results;
 }
 
 /**
@@ -105,10 +149,7 @@ async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly Re
  * their input, and only a rare failure pays this cost.
  */
 async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>): Promise<StageResult> {
-  const steps = group.map((h) => {
-    const plugin = h.kind === "guest" ? h.plugin : undefined!;
-    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", ownerId: plugin.id } };
-  });
+  const steps = guestSteps(input, group);
   for (;;) {
     const r = await sandbox.runStage({ ...input, failed }, steps, signal);
     if (r.ok) return r.value;

@@ -42,6 +42,8 @@ export interface CallsTask {
 export interface StageTask {
   kind: "stage";
   stage: StageInput;
+  /** Chunk stages only: payloads of the chunks after `stage.payload`, run in order in this one task, each starting from the holds the previous one left. */
+  more?: Record<string, unknown>[];
   /** One per step: how to run that step's guest (the request is built in the worker). */
   calls: Omit<CallSpec, "request" | "raw">[];
   progress: SharedArrayBuffer;

@@ -166,6 +166,19 @@ export class Sandbox {
     return this.runWatched<StageResult>(task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
   }
 
+  /**
+   * Runs the chunk stage for several chunks in one task (a stream that got ahead of its
+   * hooks): each chunk starts from the holds the previous one left, and the batch stops at
+   * a block or a fail-closed failure. One result per chunk that ran.
+   */
+  async runChunks(stage: StageInput, more: Record<string, unknown>[], steps: readonly { module: LoadedModule; timeoutMs: number; kvScope?: CallOptions["kvScope"] }[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult[] } | { ok: false; index: number; error: ErrorData }> {
+    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: new SharedArrayBuffer(PROGRESS_BYTES), kvPath: this.options.kvPath };
+    const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
+    const r = await this.runWatched<StageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
+    return r.ok ? r : { ...r, index: r.index % steps.length };
+  }
+
   private spec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
     const spec = callSpec(module, kvScope);
     if (!this.compiled.has(spec.moduleId)) this.compiled.set(spec.moduleId, module.module);

@@ -38,22 +38,33 @@ function runCalls(task: CallsTask): CallReport[] {
   return reports;
 }
 
-async function runStage(task: StageTask): Promise<StageResult> {
+async function runStage(task: StageTask): Promise<StageResult | StageResult[]> {
   const mark = progress(task);
   const kv = kvAt(task.kvPath);
-  const result = await runSteps(task.stage, (i, request) => {
-    const bytes = encode(request);
-    mark(i);
-    const report = runCall({ ...task.calls[i]!, request: bytes }, kv);
-    // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
-    pause();
-    return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
-  });
-  mark(task.calls.length);
-  return result;
+  const steps = task.calls.length;
+  const results: StageResult[] = [];
+  // A chunk batch: each chunk's stage starts from the holds the previous one left; the
+  // progress index counts (chunk, step) pairs, so the watchdog times every step.
+  const payloads = [task.stage.payload, ...(task.more ?? [])];
+  let holds = task.stage.holds;
+  for (const [k, payload] of payloads.entries()) {
+    const result = await runSteps({ ...task.stage, payload, ...(holds ? { holds } : {}) }, (i, request) => {
+      const bytes = encode(request);
+      mark(k * steps + i);
+      const report = runCall({ ...task.calls[i]!, request: bytes }, kv);
+      // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
+      pause();
+      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
+    });
+    results.push(result);
+    if (result.stop || result.failure) break;
+    holds = result.holds;
+  }
+  mark(payloads.length * steps);
+  return task.more ? results : results[0]!;
 }
 
-export default function run(task: Task): CallReport[] | Promise<CallReport[] | StageResult> {
+export default function run(task: Task): CallReport[] | Promise<CallReport[] | StageResult | StageResult[]> {
   const missingModules = admit(task.calls);
   if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;
   // A component's glue is imported once per worker, before any call's clock starts.

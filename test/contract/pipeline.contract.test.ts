@@ -254,6 +254,26 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
       expect(r.ok && r.output.content).toBe("my ****** is 42, ******!");
     });
 
+    it("streams: chunks that wait go through the hooks together, with the same result as one by one", async () => {
+      bind([{ id: "mask", point: "model.chat.chunk", config: { mode: "mask" } }]);
+      const parts = Array.from({ length: 120 }, (_, i) => (i % 3 === 0 ? "a sec" : i % 3 === 1 ? "ret b " : "c "));
+      const original = host.sandbox.runChunks.bind(host.sandbox);
+      let batches = 0;
+      host.sandbox.runChunks = (...args) => { batches++; return original(...args); };
+      try {
+        const stream = host.chatStream(ctx, chatRequest, async function* () { for (const delta of parts) yield { delta }; });
+        let out = "";
+        let last = -1;
+        for await (const c of stream) { out += c.delta; expect(c.chunk_index).toBeGreaterThan(last); last = c.chunk_index; }
+        expect(out).toBe(parts.join("").replaceAll("secret", "******"));
+        const r = await stream.result;
+        expect(r.ok && r.hooks.filter((h) => h.point === "model.chat.chunk")).toHaveLength(parts.length + 1);
+        if (ref.includes("@")) expect(batches).toBeGreaterThan(0);
+      } finally {
+        host.sandbox.runChunks = original;
+      }
+    });
+
     it("streams: a block ends the stream with an error and nothing after it is emitted", async () => {
       bind([{ id: "guard", point: "model.chat.chunk", config: { mode: "block-on", needle: "BAD" } }]);
       let produced = 0;
