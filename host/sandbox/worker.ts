@@ -5,7 +5,10 @@ import { KvStore } from "./kv-store.js";
 import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
+import { warmUp } from "./warm-up.js";
 import { pendingComponents } from "./component/run-component.js";
+
+warmUp();
 
 const stores = new Map<string, KvStore>();
 function kvAt(path: string | null): () => KvStore {
