@@ -50,7 +50,20 @@ export interface StageTask {
   kvPath: string | null;
 }
 
-export type Task = CallsTask | StageTask;
+/**
+ * Stages of different operations in one task, sent when every worker was busy: stage k
+ * uses the calls from the sum of the earlier stages' step counts on. Results come back in
+ * order, one per stage.
+ */
+export interface StagesTask {
+  kind: "stages";
+  stages: StageInput[];
+  calls: Omit<CallSpec, "request" | "raw">[];
+  progress: SharedArrayBuffer;
+  kvPath: string | null;
+}
+
+export type Task = CallsTask | StageTask | StagesTask;
 
 export type CallReport =
   | { ok: true; outcome: Outcome; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }

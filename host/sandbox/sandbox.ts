@@ -7,7 +7,7 @@ import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./load-module.js";
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
-import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StageTask, type Task } from "./protocol.js";
+import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
 import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
 import { isMissingModules } from "./module-cache.js";
@@ -69,6 +69,8 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
 export class Sandbox {
   readonly options: ResolvedOptions;
   private readonly restarts: RestartBudget;
+  /** Stages waiting for a free worker (see runStage). */
+  private readonly waiting: WaitingStage[] = [];
   /** Compiled modules by id, to send to a worker that asks for them. */
   private readonly compiled = new Map<string, WebAssembly.Module>();
   private readonly pool: Piscina;
@@ -154,8 +156,29 @@ export class Sandbox {
    * dies, the task is lost: the result says which step, and the caller decides (see
    * pipeline/stage.ts, which re-runs the stage with that step marked failed).
    */
-  async runStage(stage: StageInput, steps: readonly { module: LoadedModule; timeoutMs: number; kvScope?: CallOptions["kvScope"] }[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult } | { ok: false; index: number; error: ErrorData }> {
+  async runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    if (this.inFlight < this.options.workers) return this.runOneStage(stage, steps, signal);
+    // Every worker is busy: wait, and leave with the stages that waited alongside (one task).
+    if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
+    if (this.inFlight + this.waiting.length >= this.options.workers + this.options.maxQueue) {
+      return { ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } };
+    }
+    return new Promise<StageOutcome>((resolve) => {
+      const entry: WaitingStage = { stage, steps, signal, resolve };
+      const onAbort = (): void => {
+        const at = this.waiting.indexOf(entry);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled while it waited for a worker" } });
+      };
+      entry.detach = () => signal?.removeEventListener("abort", onAbort);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(entry);
+    });
+  }
+
+  private runOneStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
     const task: StageTask = {
       kind: "stage",
       stage,
@@ -164,6 +187,58 @@ export class Sandbox {
       kvPath: this.options.kvPath,
     };
     return this.runWatched<StageResult>(task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
+  }
+
+  /** Starts waiting stages while workers are free: several at once become one task. */
+  private drain(): void {
+    while (this.waiting.length > 0 && this.inFlight < this.options.workers && !this.closed) {
+      const batch = this.waiting.splice(0, STAGES_PER_TASK);
+      for (const w of batch) w.detach?.();
+      if (batch.length === 1) {
+        const w = batch[0]!;
+        void this.runOneStage(w.stage, w.steps, w.signal).then(w.resolve);
+      } else {
+        void this.runStages(batch);
+      }
+    }
+  }
+
+  /**
+   * Several operations' stages in one task. If the task fails (a timeout, a cancellation, a
+   * dead worker), the stage that caused it gets the error and every other stage runs again
+   * on its own: a stage never fails for another operation's guest.
+   */
+  private async runStages(batch: WaitingStage[]): Promise<void> {
+    const offsets: number[] = [];
+    let n = 0;
+    for (const w of batch) { offsets.push(n); n += w.steps.length; }
+    const merged = new AbortController();
+    let cancelled = -1;
+    const listeners = batch.map((w, j) => {
+      const onAbort = (): void => { if (cancelled < 0) cancelled = j; merged.abort(); };
+      w.signal?.addEventListener("abort", onAbort, { once: true });
+      return () => w.signal?.removeEventListener("abort", onAbort);
+    });
+    const task: StagesTask = {
+      kind: "stages",
+      stages: batch.map((w) => w.stage),
+      calls: batch.flatMap((w) => w.steps.map((s) => this.spec(s.module, s.kvScope))),
+      progress: new SharedArrayBuffer(PROGRESS_BYTES),
+      kvPath: this.options.kvPath,
+    };
+    const limits = batch.flatMap((w) => w.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)));
+    const r = await this.runWatched<StageResult[]>(task, limits, merged.signal);
+    for (const off of listeners) off();
+    if (r.ok) {
+      batch.forEach((w, j) => w.resolve({ ok: true, value: r.value[j]! }));
+      return;
+    }
+    const refusedBeforeRunning = r.error.code === "WORKER_RESTART_LIMITED" || r.error.code === "QUEUE_FULL";
+    const culprit = refusedBeforeRunning ? -1 : r.error.code === "CALL_CANCELLED" ? cancelled : offsets.findLastIndex((o) => o <= r.index);
+    batch.forEach((w, j) => {
+      if (j === culprit) w.resolve({ ok: false, index: r.index - offsets[j]!, error: r.error });
+      else void this.runOneStage(w.stage, w.steps, w.signal).then(w.resolve);
+    });
   }
 
   /**
@@ -248,14 +323,32 @@ export class Sandbox {
       this.inFlight--;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onCancel);
+      this.drain();
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const w of this.waiting.splice(0)) {
+      w.detach?.();
+      w.resolve({ ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } });
+    }
     await this.pool.destroy();
   }
+}
+
+/** Stages of other operations that waited go to a worker together, at most this many. */
+const STAGES_PER_TASK = 16;
+
+type StageStep = { module: LoadedModule; timeoutMs: number; kvScope?: CallOptions["kvScope"] };
+type StageOutcome = { ok: true; value: StageResult } | { ok: false; index: number; error: ErrorData };
+interface WaitingStage {
+  stage: StageInput;
+  steps: readonly StageStep[];
+  signal: AbortSignal | undefined;
+  resolve: (outcome: StageOutcome) => void;
+  detach?: () => void;
 }
 
 function moduleIdOf(module: LoadedModule): string {

@@ -2,7 +2,7 @@
 import { encode } from "../../abi/codec.js";
 import { runSteps, type StageResult } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
-import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StageTask, type Task } from "./protocol.js";
+import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StagesTask, type StageTask, type Task } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
@@ -67,11 +67,31 @@ async function runStage(task: StageTask): Promise<StageResult | StageResult[]> {
   return task.more ? results : results[0]!;
 }
 
+async function runStages(task: StagesTask): Promise<StageResult[]> {
+  const mark = progress(task);
+  const kv = kvAt(task.kvPath);
+  const results: StageResult[] = [];
+  let offset = 0;
+  for (const stage of task.stages) {
+    const first = offset;
+    results.push(await runSteps(stage, (i, request) => {
+      const bytes = encode(request);
+      mark(first + i);
+      const report = runCall({ ...task.calls[first + i]!, request: bytes }, kv);
+      pause();
+      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
+    }));
+    offset += stage.steps.length;
+  }
+  mark(task.calls.length);
+  return results;
+}
+
 export default function run(task: Task): CallReport[] | Promise<CallReport[] | StageResult | StageResult[]> {
   const missingModules = admit(task.calls);
   if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;
   // A component's glue is imported once per worker, before any call's clock starts.
   const pending = pendingComponents(task.calls);
   if (pending) return pending.then(() => run(task));
-  return task.kind === "calls" ? runCalls(task) : runStage(task);
+  return task.kind === "calls" ? runCalls(task) : task.kind === "stage" ? runStage(task) : runStages(task);
 }

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSandbox, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
+import type { StageInput } from "../../host/pipeline/run-steps.js";
+import { fixture } from "../helpers/fixtures.js";
+import { context } from "../helpers/requests.js";
+
+let sandbox: Sandbox;
+let hook: LoadedModule;
+beforeAll(async () => {
+  sandbox = createSandbox({ workers: 1 });
+  hook = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000 } });
+});
+afterAll(() => sandbox.close());
+
+function stage(mode: string, tag: string): StageInput {
+  return {
+    point: "tool.before",
+    context: context("tool.before"),
+    payload: { tool_id: "t", name: "t", schema: { type: "object" }, arguments: { trace: "" }, call_id: "c" },
+    steps: [{ bindingId: `b-${tag}`, hookRef: "contract@1.0.0", policy: "fail-closed", observeOnly: false, config: { mode, tag } }],
+  };
+}
+const step = (timeoutMs = 2_000) => [{ module: hook, timeoutMs }];
+const kinds: string[] = [];
+
+describe("stages of different operations waiting for a busy worker", () => {
+  beforeAll(() => {
+    const pool = (sandbox as unknown as { pool: { run: (t: { kind: string }, o?: unknown) => Promise<unknown> } }).pool;
+    const run = pool.run.bind(pool);
+    pool.run = (t, o) => { kinds.push(t.kind); return run(t, o); };
+  });
+
+  it("go to the worker together, each with its own result", async () => {
+    const busy = sandbox.runStage(stage("append", "first"), step());
+    const waiting = Array.from({ length: 6 }, (_, i) => sandbox.runStage(stage("append", String(i)), step()));
+    const results = await Promise.all([busy, ...waiting]);
+    expect(results.map((r) => r.ok && (r.value.payload.arguments as { trace: string }).trace)).toEqual(["first", "0", "1", "2", "3", "4", "5"]);
+    expect(kinds).toContain("stages");
+  });
+
+  it("a stage whose guest runs past its limit fails alone; the others in its task run again and succeed", async () => {
+    const busy = sandbox.runStage(stage("append", "first"), step());
+    const others = [sandbox.runStage(stage("append", "a"), step()), sandbox.runStage(stage("loop", "stuck"), step(60)), sandbox.runStage(stage("append", "b"), step())];
+    const [, a, stuck, b] = await Promise.all([busy, ...others]);
+    expect(a!.ok && (a!.value.payload.arguments as { trace: string }).trace).toBe("a");
+    expect(b!.ok && (b!.value.payload.arguments as { trace: string }).trace).toBe("b");
+    expect(!stuck!.ok && stuck!.error.code).toBe("GUEST_TIMEOUT");
+    expect(!stuck!.ok && stuck!.index).toBe(0);
+  });
+
+  it("cancelling one waiting stage leaves the others alone", async () => {
+    const controller = new AbortController();
+    const busy = sandbox.runStage(stage("append", "first"), step());
+    const cancelled = sandbox.runStage(stage("append", "x"), step(), controller.signal);
+    const kept = sandbox.runStage(stage("append", "y"), step());
+    controller.abort();
+    const [, c, k] = await Promise.all([busy, cancelled, kept]);
+    expect(!c.ok && c.error.code).toBe("CALL_CANCELLED");
+    expect(k.ok && (k.value.payload.arguments as { trace: string }).trace).toBe("y");
+  });
+});
