@@ -15,6 +15,7 @@ import type { Capability } from "../capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "../limits.js";
 import { BinaryFormatError, capMemory } from "../wasm-binary.js";
 import type { ComponentCode } from "./protocol.js";
+import type { LoadedModule } from "../load-module.js";
 import { WIT_IMPORTS } from "./wit.js";
 
 const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
@@ -129,19 +130,8 @@ async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits
   return { module, initialPages: capped.initialPages ?? 0 };
 }
 
-/** A component that passed every static check: what loadModule returns in place of a core guest. */
-export interface LoadedComponent {
-  sha256: string;
-  abi: { major: number; minor: number };
-  limits: PluginLimits;
-  capabilities: readonly Capability[];
-  /** The component's main core module (the one exporting the handler); the worker uses `component`. */
-  module: WebAssembly.Module;
-  /** The main core module's memory (it defines its own; the pages are informational here). */
-  memory: { initialPages: number; maxPages: number };
-  byteLength: number;
-  component: ComponentCode;
-}
+/** A component that passed every static check: a LoadedModule whose `component` is set (the worker runs it through run-component.ts; `module` is its main core module). */
+export type LoadedComponent = LoadedModule & { component: ComponentCode };
 
 /**
  * Validates a component guest and prepares it for the workers: transpile (cached by
