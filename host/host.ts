@@ -14,6 +14,7 @@ import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.js";
 import type { OperationStages, StageRunner } from "./boundary/stage-runner.js";
 import type { CallContext } from "./boundary/types.js";
 import { instanceOf } from "./boundary/instance.js";
+import { operationSignal } from "./boundary/operation-signal.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
 import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream.js";
 import { tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
@@ -172,8 +173,7 @@ export class Host implements StageRunner {
   private stagesFor(ctx: CallContext, target: MatchTarget, callId: string | undefined, resuming?: OperationRecord): OperationStages {
     const release = this.current;
     const operationId = resuming?.operationId ?? randomUUID();
-    const signals = [ctx.signal, ctx.deadline !== undefined ? AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now())) : undefined].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+    const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
     const context = {
       space_id: ctx.spaceId, actor_id: ctx.actorId ?? null, run_id: ctx.runId ?? null, instance_id: ctx.instanceId ?? "main",
       operation_id: operationId, parent_operation_id: ctx.parentOperationId ?? null, call_id: callId ?? null,
@@ -203,7 +203,7 @@ export class Host implements StageRunner {
         if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
         return runChunkStages(this.sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard: this.guard, holds });
       },
-      end: () => {},
+      end: releaseSignal,
     };
     if (!this.recordStore) return stages;
     const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
