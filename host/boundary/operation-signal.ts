@@ -1,5 +1,9 @@
+import { setMaxListeners } from "node:events";
+
 /** A signal that never aborts, shared by every operation that has neither a caller signal nor a deadline. */
 const NEVER = new AbortController().signal;
+// Every operation in flight listens to it (and removes its listener when done): not a leak.
+setMaxListeners(0, NEVER);
 
 /**
  * The signal of one operation: the caller's signal and the deadline, combined by hand and
