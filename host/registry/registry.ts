@@ -143,7 +143,7 @@ export class Registry {
     const manifest: Manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
     const wasm = input.wasm;
     if (wasm.byteLength > this.maxModuleBytes) {
-      throw new SluiceError("MODULE_TOO_LARGE", `module is ${wasm.byteLength} bytes; this registry accepts at most ${this.maxModuleBytes}`, { size: wasm.byteLength, limit: this.maxModuleBytes });
+      throw new SluiceError("MODULE_TOO_LARGE", `module is ${wasm.byteLength} bytes; this registry accepts at most ${this.maxModuleBytes} (an operator can raise it to 16 MiB: sluice serve --max-module-mb 16)`, { size: wasm.byteLength, limit: this.maxModuleBytes });
     }
     const module = await this.host.sandbox.load(wasm, this.loadOptions(manifest));
     if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {

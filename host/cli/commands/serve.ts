@@ -11,15 +11,17 @@ export const serveCommand: RegisterCommand = (program) => {
     .option("--port <port>", "port (0: any free one)", "8787")
     .addOption(new Option("--token <token>", "bearer token clients must send (required beyond loopback)").env("SLUICE_TOKEN"))
     .option("--workers <n>", "sandbox worker threads")
+    .option("--max-module-mb <n>", "largest plugin module accepted on upload, at most 16 (a JavaScript component embeds a 12 MB engine)", "4")
     .option("--upstream <url>", "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY")
     .option("--gateway-port <port>", "port of the OpenAI-compatible gateway", "8788")
     .option("--upstream-timeout-ms <ms>", "upstream timeout", "60000")
-    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; workers?: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string }) => {
+    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; workers?: string; maxModuleMb: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${opts.port}`);
+      if (!(Number(opts.maxModuleMb) > 0 && Number(opts.maxModuleMb) <= 16)) throw new CliError(`--max-module-mb must be more than 0 and at most 16, got ${opts.maxModuleMb}`);
       const { Registry } = await import("../../registry/registry.js");
       const { startApiServer } = await import("../../api/server.js");
-      const registry = await step(`opening ${opts.dataDir}`, () => Registry.open({ dataDir: opts.dataDir, ...(opts.workers ? { hostOptions: { workers: Number(opts.workers) } } : {}) }));
+      const registry = await step(`opening ${opts.dataDir}`, () => Registry.open({ dataDir: opts.dataDir, maxModuleBytes: Math.round(Number(opts.maxModuleMb) * 1024 * 1024), ...(opts.workers ? { hostOptions: { workers: Number(opts.workers) } } : {}) }));
       const { GatewayKeys } = await import("../../gateway/keys.js");
       const path = await import("node:path");
       const gatewayKeys = new GatewayKeys(path.join(opts.dataDir, "sluice.db"));
