@@ -179,7 +179,8 @@ export class Host implements StageRunner {
       operation_id: operationId, parent_operation_id: ctx.parentOperationId ?? null, call_id: callId ?? null,
       purpose: target.purpose ?? null, published_revision: release.revision, deadline: ctx.deadline ?? null,
     };
-    const hooksAt = (point: PointName): ResolvedHook[] => matchBindings(release.bindings, point, target).map((b) => this.resolve(b));
+    const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
+    const hooksAt = (point: PointName): ResolvedHook[] => matchBindings(at(point), point, target).map((b) => this.resolve(b));
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: { carries?: Record<string, unknown>; holds?: readonly string[] } = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
@@ -190,13 +191,16 @@ export class Host implements StageRunner {
       signal,
       run: (point, payload) => run(point, payload, hooksAt(point)),
       runAfter: (point, payload, before) => {
-        const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(release.bindings, beforePointOf(point), target) : [];
+        const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
         const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
-        const order = afterOrder(matchBindings(release.bindings, point, target), release.orderMode, unwind);
+        const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
         return run(point, payload, order.map((b) => this.resolve(b)), { carries: before.carries });
       },
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
-      diagnostic: (point, payload) => hooksAt(point).length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks: hooksAt(point), signal: AbortSignal.timeout(10_000), guard: this.guard }),
+      diagnostic: (point, payload) => {
+        const hooks = hooksAt(point);
+        return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard });
+      },
       chunk: (payload, holds) => run("model.chat.chunk", payload, hooksAt("model.chat.chunk"), { holds }),
       chunks: (payloads, holds) => {
         const hooks = hooksAt("model.chat.chunk");
@@ -288,7 +292,7 @@ export class Host implements StageRunner {
   /** The index signature of the embedding chain that applies to `ctx` and `model` now. */
   embeddingSignature(ctx: CallContext, model: string): string {
     const target: MatchTarget = { purpose: "embedding", modelId: model, instance: instanceOf(ctx), spaceId: ctx.spaceId };
-    const chain = (["model.embedding.before", "model.embedding.after"] as const).flatMap((point) => matchBindings(this.current.bindings, point, target)).map((b) => {
+    const chain = (["model.embedding.before", "model.embedding.after"] as const).flatMap((point) => matchBindings(this.current.byPoint.get(point) ?? [], point, target)).map((b) => {
       const h = this.resolve(b);
       return h.kind === "guest"
         ? { pluginId: h.plugin.id, version: h.plugin.version, codeSha256: h.plugin.module.sha256, config: b.config }

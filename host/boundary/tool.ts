@@ -25,10 +25,17 @@ export interface ToolOutput {
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validators = new Map<string, ValidateFunction>();
+// Services pass the same schema object call after call: look it up by identity first, and
+// serialise it only the first time an object is seen. (A schema is fixed by its tool's
+// revision; changing a schema object in place after using it is not supported.)
+const byObject = new WeakMap<object, ValidateFunction>();
 function argumentsValidator(schema: Record<string, unknown>): ValidateFunction {
+  let v = byObject.get(schema);
+  if (v) return v;
   const key = canonicalJson(schema);
-  let v = validators.get(key);
+  v = validators.get(key);
   if (!v) { v = ajv.compile(schema); validators.set(key, v); }
+  byObject.set(schema, v);
   return v;
 }
 

@@ -28,6 +28,8 @@ export interface Release {
   readonly revision: number;
   readonly orderMode: AfterOrderMode;
   readonly bindings: readonly Binding[];
+  /** The bindings of each point, in release order: a boundary call looks only at its point's. */
+  readonly byPoint: ReadonlyMap<PointName, readonly Binding[]>;
 }
 
 export const BINDING_DEFAULTS = { priority: 100, timeoutMs: 1000, failurePolicy: "fail-closed", observeOnly: false, enabled: true, mandatory: false } as const;
@@ -59,5 +61,11 @@ export function resolveRelease(input: ReleaseInput): Release {
       mandatory: b.mandatory ?? BINDING_DEFAULTS.mandatory,
     });
   });
-  return Object.freeze({ revision: input.revision, orderMode, bindings: Object.freeze(bindings) });
+  const byPoint = new Map<PointName, Binding[]>();
+  for (const b of bindings) {
+    const list = byPoint.get(b.point);
+    if (list) list.push(b);
+    else byPoint.set(b.point, [b]);
+  }
+  return Object.freeze({ revision: input.revision, orderMode, bindings: Object.freeze(bindings), byPoint });
 }
