@@ -142,10 +142,9 @@ export interface Expectation {
   outcomes?: (OutcomeKind | "failed")[];
 }
 
-export interface SampleStep {
-  name?: string;
-  point: PointName;
-  /** Defaults to the sample's config. */
+/** What a sample and a step of a sequence both give the stage. */
+interface SampleInput {
+  /** A step defaults to the sample's config. */
   config?: unknown;
   context?: Partial<HookContext>;
   payload?: Record<string, unknown>;
@@ -153,6 +152,11 @@ export interface SampleStep {
   /** Streams: `model` and `request_id` of the chunk payloads. */
   model?: string;
   request_id?: string;
+}
+
+export interface SampleStep extends SampleInput {
+  name?: string;
+  point: PointName;
   /** Runs this step under another binding id: any label. */
   binding?: string;
   /** Runs this step in another space (its own key-value store): any label. */
@@ -160,17 +164,11 @@ export interface SampleStep {
   expect: Expectation;
 }
 
-export interface Sample {
+export interface Sample extends SampleInput {
   name: string;
   /** The file it was read from. */
   file?: string;
   point?: PointName;
-  config?: unknown;
-  context?: Partial<HookContext>;
-  payload?: Record<string, unknown>;
-  chunks?: string[];
-  model?: string;
-  request_id?: string;
   expect?: Expectation;
   sequence?: SampleStep[];
 }
