@@ -83,7 +83,7 @@ export class Sandbox {
     this.options = resolveOptions(options);
     this.restarts = new RestartBudget(this.options.restarts);
     this.pool = new Piscina({
-      filename: workerFile("worker"),
+      filename: workerFile("worker-entry", ".cjs"),
       minThreads: this.options.workers,
       maxThreads: this.options.workers,
       idleTimeout: Number.POSITIVE_INFINITY,
