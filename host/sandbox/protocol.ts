@@ -6,6 +6,7 @@
 import type { Outcome } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageInput } from "../pipeline/run-steps.js";
+import type { MessagePort } from "node:worker_threads";
 import type { ComponentCode } from "./component/protocol.js";
 
 export interface LogLine { level: number; message: string }
@@ -72,3 +73,30 @@ export type CallReport =
 export const PROGRESS_BYTES = 16;
 export const PROGRESS_INDEX = 0;
 export const PROGRESS_START = 1;
+
+/**
+ * The task that turns a Piscina worker into a lane (see lane.ts): it runs until its worker
+ * is terminated or `control[LANE_STOP]` is set, taking tasks from `port`.
+ */
+export interface ServeTask {
+  kind: "serve";
+  port: MessagePort;
+  /** Int32 words at the LANE_* indices. */
+  control: SharedArrayBuffer;
+  /** How long the worker polls for the next task before it sleeps, in microseconds. */
+  spinMicros: number;
+}
+
+/** control[LANE_POSTED]: tasks posted so far; the worker waits on it. */
+export const LANE_POSTED = 0;
+/** control[LANE_DONE]: tasks answered so far (the reply is on the port before this moves). */
+export const LANE_DONE = 1;
+/** control[LANE_SLEEPING]: 1 while the worker sleeps in Atomics.wait, so the poster must notify. */
+export const LANE_SLEEPING = 2;
+/** control[LANE_STOP]: 1 asks the serve loop to return. */
+export const LANE_STOP = 3;
+/** control[LANE_BUSY_NS]: the worker's time on the last task, in units of 100 ns (for the caller's spin decision). */
+export const LANE_BUSY = 4;
+export const LANE_BYTES = 32;
+/** control[LANE_THREAD]: the serving worker's threadId, written when the loop starts. */
+export const LANE_THREAD = 5;

@@ -9,6 +9,7 @@ import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./lo
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
+import { Lane } from "./lane.js";
 import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
 import { isMissingModules } from "./module-cache.js";
 
@@ -21,6 +22,19 @@ export interface SandboxOptions {
   kvPath?: string;
   /** Worker restarts allowed (see RestartBudget). Default: a burst of 8 × workers, refilled at 2 × workers per second. */
   restarts?: Partial<RestartBudgetOptions>;
+  /**
+   * Polling instead of sleeping, in microseconds (0 turns either off). `worker`: how long an
+   * idle worker polls for its next task before it sleeps (default 500). `caller`: how long
+   * the calling thread polls for a reply when the call is the only one in flight and the
+   * worker's recent tasks were short enough to finish within it (default 250); it blocks
+   * the event loop that long at most.
+   */
+  spin?: { caller?: number; worker?: number };
+  /**
+   * Started workers beyond `workers` that take over at once when a worker is terminated
+   * (a runaway guest, a crash), while its replacement boots (about 100 ms). Default 1.
+   */
+  spareWorkers?: number;
 }
 
 export interface CallOptions {
@@ -44,7 +58,7 @@ export type InvokeResult =
   | { ok: true; outcome: Outcome; logs: LogLine[]; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
   | { ok: false; error: ErrorData; logs: LogLine[]; durationMs: number; memoryBytes: number };
 
-type ResolvedOptions = Required<Omit<SandboxOptions, "restarts">> & { restarts: RestartBudgetOptions };
+type ResolvedOptions = Required<Omit<SandboxOptions, "restarts" | "spin">> & { restarts: RestartBudgetOptions; spin: { caller: number; worker: number } };
 
 function resolveOptions(o: SandboxOptions): ResolvedOptions {
   const workers = o.workers ?? Math.max(1, availableParallelism());
@@ -53,7 +67,11 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
   if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new SluiceError("CONFIG_INVALID", `maxQueue must be a non-negative integer, got ${maxQueue}`);
   const restarts = { burst: 8 * workers, perSecond: 2 * workers, offenderMs: 10_000, ...o.restarts };
   if (!(restarts.burst >= 1) || !(restarts.perSecond > 0) || !(restarts.offenderMs >= 0)) throw new SluiceError("CONFIG_INVALID", "restarts.burst must be >= 1, restarts.perSecond > 0 and restarts.offenderMs >= 0");
-  return { workers, maxQueue, restarts, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
+  const spareWorkers = o.spareWorkers ?? 1;
+  if (!Number.isInteger(spareWorkers) || spareWorkers < 0 || spareWorkers > 16) throw new SluiceError("CONFIG_INVALID", `spareWorkers must be an integer from 0 to 16, got ${spareWorkers}`);
+  const spin = { caller: 250, worker: 500, ...o.spin };
+  if (!(spin.caller >= 0 && spin.caller <= 10_000) || !(spin.worker >= 0 && spin.worker <= 100_000)) throw new SluiceError("CONFIG_INVALID", "spin.caller must be 0..10000 and spin.worker 0..100000 microseconds");
+  return { workers, maxQueue, restarts, spin, spareWorkers, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
 }
 
 /**
@@ -69,29 +87,43 @@ function resolveOptions(o: SandboxOptions): ResolvedOptions {
 export class Sandbox {
   readonly options: ResolvedOptions;
   private readonly restarts: RestartBudget;
-  /** Stages waiting for a free worker (see runStage). */
-  private readonly waiting: WaitingStage[] = [];
-  /** Compiled modules by id, to send to a worker that asks for them. */
+  /** Tasks waiting for a free lane, in arrival order (see drain). */
+  private readonly waiting: Waiting[] = [];
+  /** Compiled modules by id, to send to a worker that has not seen them. */
   private readonly compiled = new Map<string, WebAssembly.Module>();
   private readonly pool: Piscina;
+  private readonly lanes = new Set<Lane>();
+  /** Ready lanes with no task, the most recently used last (it is still polling, its caches warm). */
+  private readonly idle: Lane[] = [];
+  private readyWaiters: (() => void)[] = [];
   private readonly cache = new Map<string, Promise<LoadedModule>>();
   private closed = false;
-  /** Tasks submitted and not settled. Piscina's own maxQueue is not enforced in every path, so the bound is kept here. */
+  /** Tasks running on a lane now. */
   private inFlight = 0;
+  /** Recent worker time per task (µs, moving average): decides whether the caller polls. */
+  private busyMicros = 0;
 
   constructor(options: SandboxOptions = {}) {
     this.options = resolveOptions(options);
     this.restarts = new RestartBudget(this.options.restarts);
     this.pool = new Piscina({
       filename: workerFile("worker-entry", ".cjs"),
-      minThreads: this.options.workers,
-      maxThreads: this.options.workers,
+      minThreads: this.options.workers + this.options.spareWorkers,
+      maxThreads: this.options.workers + this.options.spareWorkers,
       idleTimeout: Number.POSITIVE_INFINITY,
       // Bounds the worker's JS heap only; guest memory is bounded by the module's own maximum.
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
     });
     // A worker that dies with no task is replaced by Piscina; the event must not crash the host.
     this.pool.on("error", () => {});
+    for (let i = 0; i < this.options.workers + this.options.spareWorkers; i++) this.openLane();
+  }
+
+  /** Resolves when every worker is serving (calls made before then wait for the first one). */
+  async ready(): Promise<void> {
+    while (!this.closed && [...this.lanes].filter((l) => l.ready && !l.dead).length < this.lanes.size) {
+      await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
+    }
   }
 
   /** Workers alive now (the pool replaces terminated ones). */
@@ -99,8 +131,9 @@ export class Sandbox {
     return this.pool.threads.length;
   }
 
+  /** Tasks waiting for a worker. */
   get queueSize(): number {
-    return this.pool.queueSize;
+    return this.waiting.length;
   }
 
   /** True when calls to this module are refused for now because it caused too many worker restarts. */
@@ -145,8 +178,8 @@ export class Sandbox {
       ...(options.raw ? { raw: true } : {}),
     }));
     const limits = planned.map(({ module, options }) => Math.min(options?.timeoutMs ?? module.limits.timeoutMs, module.limits.timeoutMs));
-    const task: CallsTask = { kind: "calls", calls, progress: new SharedArrayBuffer(PROGRESS_BYTES), kvPath: this.options.kvPath };
-    const outcome = await this.runWatched<CallReport[]>(task, limits, signal);
+    const task: CallsTask = { kind: "calls", calls, progress: NO_PROGRESS, kvPath: this.options.kvPath };
+    const outcome = await this.schedule<CallReport[]>(task, limits, signal);
     if (outcome.ok) return outcome.value.map(toResult);
     return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0 }));
   }
@@ -154,18 +187,43 @@ export class Sandbox {
   /**
    * Runs a whole stage of guest hooks in one task. When a step times out or its worker
    * dies, the task is lost: the result says which step, and the caller decides (see
-   * pipeline/stage.ts, which re-runs the stage with that step marked failed).
+   * pipeline/stage.ts, which re-runs the stage with that step marked failed). Stages of
+   * other operations that wait for a worker together go to it as one task.
    */
   async runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
-    if (this.inFlight < this.options.workers) return this.runOneStage(stage, steps, signal);
-    // Every worker is busy: wait, and leave with the stages that waited alongside (one task).
-    if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
-    if (this.inFlight + this.waiting.length >= this.options.workers + this.options.maxQueue) {
-      return { ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } };
+    const lane = this.waiting.length === 0 ? this.freeLane() : undefined;
+    if (lane) return this.runOneStage(lane, stage, steps, signal);
+    return this.enqueue<StageResult>({ stage, steps }, signal);
+  }
+
+  /**
+   * Runs the chunk stage for several chunks in one task (a stream that got ahead of its
+   * hooks): each chunk starts from the holds the previous one left, and the batch stops at
+   * a block or a fail-closed failure. One result per chunk that ran.
+   */
+  async runChunks(stage: StageInput, more: Record<string, unknown>[], steps: readonly StageStep[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult[] } | { ok: false; index: number; error: ErrorData }> {
+    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
+    const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
+    const r = await this.schedule<StageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
+    return r.ok ? r : { ...r, index: r.index % steps.length };
+  }
+
+  /** Runs a task on a free lane now, or queues it (refused with QUEUE_FULL past maxQueue). */
+  private schedule<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
+    const lane = this.waiting.length === 0 ? this.freeLane() : undefined;
+    if (lane) return this.runWatched<T>(lane, task, limits, signal);
+    return this.enqueue<T>({ task, limits }, signal);
+  }
+
+  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[] } | { task: Task; limits: number[] }, signal?: AbortSignal): Promise<Watched<T>> {
+    if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } });
+    if (this.waiting.length >= this.options.maxQueue) {
+      return Promise.resolve({ ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } });
     }
-    return new Promise<StageOutcome>((resolve) => {
-      const entry: WaitingStage = { stage, steps, signal, resolve };
+    return new Promise<Watched<T>>((resolve) => {
+      const entry: Waiting = { ...job, signal, resolve: resolve as Waiting["resolve"] };
       const onAbort = (): void => {
         const at = this.waiting.indexOf(entry);
         if (at < 0) return;
@@ -178,28 +236,27 @@ export class Sandbox {
     });
   }
 
-  private runOneStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
-    const task: StageTask = {
-      kind: "stage",
-      stage,
-      calls: steps.map((s) => this.spec(s.module, s.kvScope)),
-      progress: new SharedArrayBuffer(PROGRESS_BYTES),
-      kvPath: this.options.kvPath,
-    };
-    return this.runWatched<StageResult>(task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
+  private runOneStage(lane: Lane, stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
+    const task: StageTask = { kind: "stage", stage, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
+    return this.runWatched<StageResult>(lane, task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
   }
 
-  /** Starts waiting stages while workers are free: several at once become one task. */
+  /** Starts waiting tasks while lanes are free: stages at the head of the queue go together. */
   private drain(): void {
-    while (this.waiting.length > 0 && this.inFlight < this.options.workers && !this.closed) {
-      const batch = this.waiting.splice(0, STAGES_PER_TASK);
-      for (const w of batch) w.detach?.();
-      if (batch.length === 1) {
-        const w = batch[0]!;
-        void this.runOneStage(w.stage, w.steps, w.signal).then(w.resolve);
-      } else {
-        void this.runStages(batch);
+    for (let lane = this.freeLane(); lane && this.waiting.length > 0 && !this.closed; lane = this.freeLane()) {
+      const head = this.waiting[0]!;
+      if ("task" in head) {
+        this.waiting.shift();
+        head.detach?.();
+        void this.runWatched(lane, head.task, head.limits, head.signal).then(head.resolve);
+        continue;
       }
+      let n = 1;
+      while (n < this.waiting.length && n < STAGES_PER_TASK && "stage" in this.waiting[n]!) n++;
+      const batch = this.waiting.splice(0, n) as WaitingStage[];
+      for (const w of batch) w.detach?.();
+      if (batch.length === 1) void this.runOneStage(lane, batch[0]!.stage, batch[0]!.steps, batch[0]!.signal).then(batch[0]!.resolve);
+      else void this.runStages(lane, batch);
     }
   }
 
@@ -208,7 +265,7 @@ export class Sandbox {
    * dead worker), the stage that caused it gets the error and every other stage runs again
    * on its own: a stage never fails for another operation's guest.
    */
-  private async runStages(batch: WaitingStage[]): Promise<void> {
+  private async runStages(lane: Lane, batch: WaitingStage[]): Promise<void> {
     const offsets: number[] = [];
     let n = 0;
     for (const w of batch) { offsets.push(n); n += w.steps.length; }
@@ -223,11 +280,11 @@ export class Sandbox {
       kind: "stages",
       stages: batch.map((w) => w.stage),
       calls: batch.flatMap((w) => w.steps.map((s) => this.spec(s.module, s.kvScope))),
-      progress: new SharedArrayBuffer(PROGRESS_BYTES),
+      progress: NO_PROGRESS,
       kvPath: this.options.kvPath,
     };
     const limits = batch.flatMap((w) => w.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)));
-    const r = await this.runWatched<StageResult[]>(task, limits, merged.signal);
+    const r = await this.runWatched<StageResult[]>(lane, task, limits, merged.signal);
     for (const off of listeners) off();
     if (r.ok) {
       batch.forEach((w, j) => w.resolve({ ok: true, value: r.value[j]! }));
@@ -237,21 +294,8 @@ export class Sandbox {
     const culprit = refusedBeforeRunning ? -1 : r.error.code === "CALL_CANCELLED" ? cancelled : offsets.findLastIndex((o) => o <= r.index);
     batch.forEach((w, j) => {
       if (j === culprit) w.resolve({ ok: false, index: r.index - offsets[j]!, error: r.error });
-      else void this.runOneStage(w.stage, w.steps, w.signal).then(w.resolve);
+      else void this.runStage(w.stage, w.steps, w.signal).then(w.resolve);
     });
-  }
-
-  /**
-   * Runs the chunk stage for several chunks in one task (a stream that got ahead of its
-   * hooks): each chunk starts from the holds the previous one left, and the batch stops at
-   * a block or a fail-closed failure. One result per chunk that ran.
-   */
-  async runChunks(stage: StageInput, more: Record<string, unknown>[], steps: readonly { module: LoadedModule; timeoutMs: number; kvScope?: CallOptions["kvScope"] }[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult[] } | { ok: false; index: number; error: ErrorData }> {
-    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
-    const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: new SharedArrayBuffer(PROGRESS_BYTES), kvPath: this.options.kvPath };
-    const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
-    const r = await this.runWatched<StageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
-    return r.ok ? r : { ...r, index: r.index % steps.length };
   }
 
   private spec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
@@ -260,11 +304,45 @@ export class Sandbox {
     return spec;
   }
 
-  private async runWatched<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<{ ok: true; value: T } | { ok: false; index: number; error: ErrorData }> {
-    const index = new Int32Array(task.progress, 0, 2);
-    const started = new Float64Array(task.progress, 8, 1);
+  private openLane(): void {
+    const lane = new Lane(this.pool, this.options.spin.worker, {
+      ready: (l) => {
+        this.idle.push(l);
+        for (const wake of this.readyWaiters.splice(0)) wake();
+        this.drain();
+      },
+      ended: (l) => {
+        this.lanes.delete(l);
+        const at = this.idle.indexOf(l);
+        if (at >= 0) this.idle.splice(at, 1);
+        // Piscina starts a replacement thread; this lane's successor waits for it.
+        if (!this.closed) this.openLane();
+      },
+    });
+    this.lanes.add(lane);
+  }
+
+  /** A lane to run a task on now: at most `workers` run at once, the spares stand by. */
+  private freeLane(): Lane | undefined {
+    if (this.inFlight >= this.options.workers) return undefined;
+    while (this.idle.length > 0) {
+      const lane = this.idle.at(-1)!;
+      if (!lane.dead) return lane;
+      this.idle.pop();
+    }
+    return undefined;
+  }
+
+  private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
+    if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
+    const running = task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls;
+    const offender = this.restarts.refused(running.map((c) => c.moduleId));
+    if (offender !== undefined) {
+      return { ok: false, index: 0, error: { code: "WORKER_RESTART_LIMITED", message: "this plugin caused too many worker restarts recently; its calls are refused until the restart budget refills", details: { moduleId: offender } } };
+    }
+    const index = new Int32Array(lane.progress, 0, 2);
+    const started = new Float64Array(lane.progress, 8, 1);
     Atomics.store(index, 0, -1);
-    const controller = new AbortController();
     let stop: { index: number; error: ErrorData } | undefined;
     let timer: NodeJS.Timeout | undefined;
 
@@ -279,7 +357,7 @@ export class Sandbox {
       const now = performance.timeOrigin + performance.now();
       if (now >= deadline) {
         stop = { index: i, error: { code: "GUEST_TIMEOUT", message: `guest call ${i} ran past its ${limits[i]} ms limit; its worker was terminated`, details: { call: i, limitMs: limits[i] } } };
-        controller.abort();
+        lane.kill();
         return;
       }
       timer = setTimeout(watch, Math.max(1, Math.ceil(deadline - now)));
@@ -287,27 +365,23 @@ export class Sandbox {
     const onCancel = (): void => {
       const i = Math.max(0, Atomics.load(index, 0));
       stop ??= { index: i, error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
-      controller.abort();
+      lane.kill();
     };
-    if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
-    const running = task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls;
-    const offender = this.restarts.refused(running.map((c) => c.moduleId));
-    if (offender !== undefined) {
-      return { ok: false, index: 0, error: { code: "WORKER_RESTART_LIMITED", message: "this plugin caused too many worker restarts recently; its calls are refused until the restart budget refills", details: { moduleId: offender } } };
-    }
-    if (this.inFlight >= this.options.workers + this.options.maxQueue) {
-      return { ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } };
-    }
+    lane.busy = true;
+    const at = this.idle.lastIndexOf(lane);
+    if (at >= 0) this.idle.splice(at, 1);
     this.inFlight++;
     signal?.addEventListener("abort", onCancel, { once: true });
     timer = setTimeout(watch, Math.max(1, Math.min(...limits)));
     try {
-      let value = await this.pool.run(task, { signal: controller.signal });
+      // A worker is sent each module once; one that has since dropped it asks again.
+      let value = await lane.post({ ...task, progress: lane.progress, calls: this.withModules(lane, task.calls, false) }, this.spinFor());
       if (isMissingModules(value)) {
-        // This worker has not seen these modules yet: send them once, with the same clock.
         Atomics.store(index, 0, -1);
-        value = await this.pool.run({ ...task, calls: task.calls.map((c) => ({ ...c, module: this.compiled.get(c.moduleId) })) }, { signal: controller.signal });
+        value = await lane.post({ ...task, progress: lane.progress, calls: this.withModules(lane, task.calls, true) }, this.spinFor());
       }
+      this.busyMicros += (lane.lastBusyMicros - this.busyMicros) / 8;
+      if (stop) return { ok: false, ...stop };
       return { ok: true, value: value as T };
     } catch (err) {
       if (stop) {
@@ -321,10 +395,28 @@ export class Sandbox {
       return { ok: false, index: i, error: { code: "WORKER_CRASHED", message: `the worker running the call died: ${message}`, details: { call: i } } };
     } finally {
       this.inFlight--;
+      lane.busy = false;
+      if (!lane.dead) this.idle.push(lane);
       clearTimeout(timer);
       signal?.removeEventListener("abort", onCancel);
       this.drain();
     }
+  }
+
+  /** The calls of a task, carrying the compiled modules this lane's worker lacks (all of them when `all`). */
+  private withModules<C extends Omit<CallSpec, "request">>(lane: Lane, calls: C[], all: boolean): C[] {
+    if (!all && calls.every((c) => lane.modules.has(c.moduleId))) return calls;
+    return calls.map((c) => {
+      if (!all && lane.modules.has(c.moduleId)) return c;
+      lane.modules.add(c.moduleId);
+      return { ...c, module: this.compiled.get(c.moduleId) };
+    });
+  }
+
+  /** The caller polls only when nothing else needs it and the worker's tasks have been short. */
+  private spinFor(): number {
+    const budget = this.options.spin.caller;
+    return budget > 0 && this.inFlight === 1 && this.waiting.length === 0 && this.busyMicros * 1.25 + 20 <= budget ? budget : 0;
   }
 
   async close(): Promise<void> {
@@ -334,6 +426,8 @@ export class Sandbox {
       w.detach?.();
       w.resolve({ ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } });
     }
+    for (const wake of this.readyWaiters.splice(0)) wake();
+    for (const lane of this.lanes) lane.shutdown();
     await this.pool.destroy();
   }
 }
@@ -341,15 +435,19 @@ export class Sandbox {
 /** Stages of other operations that waited go to a worker together, at most this many. */
 const STAGES_PER_TASK = 16;
 
+/** Tasks carry their lane's progress words; this placeholder is replaced when a lane takes the task. */
+const NO_PROGRESS = new SharedArrayBuffer(PROGRESS_BYTES);
+
 type StageStep = { module: LoadedModule; timeoutMs: number; kvScope?: CallOptions["kvScope"] };
-type StageOutcome = { ok: true; value: StageResult } | { ok: false; index: number; error: ErrorData };
-interface WaitingStage {
-  stage: StageInput;
-  steps: readonly StageStep[];
+type Watched<T> = { ok: true; value: T } | { ok: false; index: number; error: ErrorData };
+type StageOutcome = Watched<StageResult>;
+interface Queued {
   signal: AbortSignal | undefined;
-  resolve: (outcome: StageOutcome) => void;
+  resolve: (outcome: Watched<unknown>) => void;
   detach?: () => void;
 }
+type WaitingStage = Queued & { stage: StageInput; steps: readonly StageStep[] };
+type Waiting = WaitingStage | (Queued & { task: Task; limits: number[] });
 
 function moduleIdOf(module: LoadedModule): string {
   return `${module.sha256}/${module.memory.maxPages}`;

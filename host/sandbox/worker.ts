@@ -2,10 +2,11 @@
 import { encode } from "../../abi/codec.js";
 import { runSteps, type StageResult } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
-import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StagesTask, type StageTask, type Task } from "./protocol.js";
+import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
+import { serve } from "./serve.js";
 import { pendingComponents } from "./component/run-component.js";
 
 warmUp();
@@ -87,7 +88,8 @@ async function runStages(task: StagesTask): Promise<StageResult[]> {
   return results;
 }
 
-export default function run(task: Task): CallReport[] | Promise<CallReport[] | StageResult | StageResult[]> {
+export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | StageResult | StageResult[]> {
+  if (task.kind === "serve") return serve(task, (t) => run(t as Task)) as Promise<never>;
   const missingModules = admit(task.calls);
   if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;
   // A component's glue is imported once per worker, before any call's clock starts.

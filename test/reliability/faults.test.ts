@@ -12,31 +12,32 @@ let sandbox: Sandbox | undefined;
 let host: Host | undefined;
 afterEach(async () => { await sandbox?.close(); await host?.close(); sandbox = host = undefined; });
 
-const waitFor = async (cond: () => boolean, ms = 3_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** The Piscina worker running a task now: private by design, reached here only to kill it. */
+type Internals = { pool: { threads: { threadId: number; terminate(): Promise<number> }[] }; lanes: Set<{ busy: boolean; threadId: number }> };
+const busyThread = (s: Sandbox): { terminate(): Promise<number> } => {
+  const { pool, lanes } = s as unknown as Internals;
+  const lane = [...lanes].find((l) => l.busy);
+  const thread = pool.threads.find((t) => t.threadId === lane?.threadId);
+  if (!thread) throw new Error("no worker is running a task");
+  return thread;
 };
-
-/** The sandbox's Piscina workers: private by design, reached here only to kill one. */
-const threads = (s: Sandbox): { terminate(): Promise<number> }[] => (s as unknown as { pool: { threads: { terminate(): Promise<number> }[] } }).pool.threads;
 
 describe("a worker that dies mid-call", () => {
   it("fails that call with WORKER_CRASHED, quickly, and is replaced", async () => {
     sandbox = createSandbox({ workers: 1 });
     const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000 } });
     const ok = await sandbox.load(fixture("continue"));
+    await sandbox.ready();
     const running = sandbox.invoke(loop, request());
     await new Promise((r) => setTimeout(r, 50));
     const t0 = performance.now();
-    await threads(sandbox)[0]!.terminate();
+    await busyThread(sandbox).terminate();
     const r = await running;
     expect(!r.ok && r.error.code).toBe("WORKER_CRASHED");
     expect(!r.ok && r.error.message).toMatch(/worker running the call died/);
     expect(performance.now() - t0).toBeLessThan(1_000);
-    await waitFor(() => sandbox!.threadCount === 1);
+    await sandbox.ready();
+    expect(sandbox.threadCount).toBe(1 + sandbox.options.spareWorkers);
     expect((await sandbox.invoke(ok, request())).ok).toBe(true);
   });
 
@@ -44,10 +45,11 @@ describe("a worker that dies mid-call", () => {
     sandbox = createSandbox({ workers: 1 });
     const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000 } });
     const ok = await sandbox.load(fixture("continue"));
+    await sandbox.ready();
     const running = sandbox.invoke(loop, request());
     const queued = Array.from({ length: 20 }, () => sandbox!.invoke(ok, request()));
     await new Promise((r) => setTimeout(r, 50));
-    await threads(sandbox)[0]!.terminate();
+    await busyThread(sandbox).terminate();
     expect(await running).toMatchObject({ ok: false, error: { code: "WORKER_CRASHED" } });
     expect((await Promise.all(queued)).map((r) => r.ok)).toEqual(queued.map(() => true));
   });
@@ -57,11 +59,10 @@ describe("a worker that dies mid-call", () => {
     await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop") });
     const schema = { type: "object" };
     const call = () => host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema, arguments: {}, callId: "c" }, async () => "done");
-    const killSoon = () => setTimeout(() => void threads(host!.sandbox)[0]?.terminate(), 60);
+    const killSoon = () => setTimeout(() => void busyThread(host!.sandbox).terminate(), 60);
     for (const failurePolicy of ["fail-open", "fail-closed"] as const) {
       host.activate({ revision: failurePolicy === "fail-open" ? 1 : 2, bindings: [{ id: "loop", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 10_000, failurePolicy }] });
-      await waitFor(() => host!.sandbox.threadCount === 1);
-      await new Promise((r) => setTimeout(r, 100)); // the replacement must be up, not just counted
+      await host.sandbox.ready();
       killSoon();
       const r = await call();
       expect(r.hooks[0]?.error?.code).toBe("WORKER_CRASHED");

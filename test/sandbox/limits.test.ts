@@ -8,14 +8,6 @@ let sandbox: Sandbox;
 beforeAll(() => { sandbox = createSandbox({ workers: 2 }); });
 afterAll(() => sandbox.close());
 
-const waitFor = async (cond: () => boolean, ms = 2000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
-
 describe("time limit", () => {
   it("stops a looping guest within its limit plus a small margin", async () => {
     const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 40 } });
@@ -35,7 +27,8 @@ describe("time limit", () => {
     const results = await Promise.all(others);
     expect(results.every((r) => r.ok)).toBe(true);
     expect((await looping).ok).toBe(false);
-    await waitFor(() => sandbox.threadCount === 2);
+    await sandbox.ready();
+    expect(sandbox.threadCount).toBe(2 + sandbox.options.spareWorkers);
   });
 
   it("a per-call timeout can shorten but not extend the plugin's limit", async () => {
@@ -54,7 +47,8 @@ describe("time limit", () => {
     const r = await sandbox.invoke(mod, request(), { signal: controller.signal });
     expect(!r.ok && r.error.code).toBe("CALL_CANCELLED");
     expect(performance.now() - t0).toBeLessThan(1_000);
-    await waitFor(() => sandbox.threadCount === 2);
+    await sandbox.ready();
+    expect(sandbox.threadCount).toBe(2 + sandbox.options.spareWorkers);
   });
 
   it("an already aborted signal never starts the call", async () => {
@@ -146,6 +140,7 @@ describe("back-pressure", () => {
     try {
       const loop = await small.load(fixture("loop"), { limits: { timeoutMs: 200 } });
       const ok = await small.load(fixture("continue"));
+      await small.ready();
       const running = small.invoke(loop, request());
       await new Promise((r) => setTimeout(r, 20));
       const queued = [small.invoke(ok, request()), small.invoke(ok, request())];

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
+import { Lane } from "../../host/sandbox/lane.js";
 import type { StageInput } from "../../host/pipeline/run-steps.js";
 import { fixture } from "../helpers/fixtures.js";
 import { context } from "../helpers/requests.js";
@@ -24,10 +25,11 @@ const step = (timeoutMs = 2_000) => [{ module: hook, timeoutMs }];
 const kinds: string[] = [];
 
 describe("stages of different operations waiting for a busy worker", () => {
-  beforeAll(() => {
-    const pool = (sandbox as unknown as { pool: { run: (t: { kind: string }, o?: unknown) => Promise<unknown> } }).pool;
-    const run = pool.run.bind(pool);
-    pool.run = (t, o) => { kinds.push(t.kind); return run(t, o); };
+  beforeAll(async () => {
+    await sandbox.ready();
+    // Every task reaches a worker through Lane.post: recorded here by kind.
+    const post = Lane.prototype.post;
+    Lane.prototype.post = function (this: Lane, task: unknown, spin: number) { kinds.push((task as { kind: string }).kind); return post.call(this, task, spin); };
   });
 
   it("go to the worker together, each with its own result", async () => {

@@ -1,0 +1,115 @@
+/**
+ * A lane: one Piscina worker held by one long-running task (serve.ts), fed through its own
+ * MessagePort with a shared word per direction. Piscina still starts, replaces and
+ * terminates the threads; the lane removes the two thread wake-ups of a Piscina task
+ * round trip. The worker polls for its next task briefly before sleeping, and a caller
+ * with nothing else to do polls for a short reply instead of waiting for the event loop
+ * to be woken (see Sandbox's `spin` option).
+ */
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from "node:worker_threads";
+import type { Piscina } from "piscina";
+import { LANE_BUSY, LANE_BYTES, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, PROGRESS_BYTES, type ServeTask } from "./protocol.js";
+
+// Node 20 has Atomics.waitAsync; TypeScript declares it only from lib ES2024 on, which
+// would also admit APIs Node 20 lacks (Promise.withResolvers, Object.groupBy).
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+
+export class Lane {
+  /** Progress words of the task now running (see protocol.ts), reused task after task. */
+  readonly progress = new SharedArrayBuffer(PROGRESS_BYTES);
+  /** Module ids this lane's worker has been sent. */
+  readonly modules = new Set<string>();
+  busy = false;
+  ready = false;
+  dead = false;
+  private readonly control = new Int32Array(new SharedArrayBuffer(LANE_BYTES));
+  private readonly port: MessagePort;
+  private readonly stop = new AbortController();
+  private posted = 0;
+  private pending: { resolve: (reply: unknown) => void; reject: (err: Error) => void } | undefined;
+  private worker: Worker | undefined;
+
+  constructor(pool: Piscina, workerSpinMicros: number, events: { ready(lane: Lane): void; ended(lane: Lane): void }) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port2;
+    port2.on("message", (reply) => this.settle(reply));
+    port2.unref();
+    const task: ServeTask = { kind: "serve", port: port1, control: this.control.buffer as SharedArrayBuffer, spinMicros: workerSpinMicros };
+    const end = (err: unknown): void => {
+      this.dead = true;
+      this.port.close();
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.reject(err instanceof Error ? err : new Error(String(err)));
+      events.ended(this);
+    };
+    pool.run(task, { signal: this.stop.signal, transferList: [port1] as never }).then(() => end(new Error("the worker left its lane")), end);
+    const started = waitAsync(this.control, LANE_THREAD, 0);
+    void Promise.resolve(started.value).then(() => {
+      if (this.dead) return;
+      // Piscina keeps a worker with a running task referenced; a lane's task never ends,
+      // so the lane holds the process open only while a reply is awaited (the port).
+      const id = Atomics.load(this.control, LANE_THREAD);
+      this.worker = pool.threads.find((w) => w.threadId === id);
+      this.worker?.unref();
+      this.ready = true;
+      events.ready(this);
+    });
+  }
+
+  /** The serving worker's threadId (0 until it serves). */
+  get threadId(): number {
+    return Atomics.load(this.control, LANE_THREAD);
+  }
+
+  /** The worker's own time on its last task, in microseconds. */
+  get lastBusyMicros(): number {
+    return Atomics.load(this.control, LANE_BUSY) / 10;
+  }
+
+  /**
+   * Sends a task; the reply comes back, or the lane's end as a rejection. With
+   * `spinMicros` > 0 the caller polls that long for the reply before it yields.
+   */
+  post(task: unknown, spinMicros: number): Promise<unknown> {
+    if (this.dead) return Promise.reject(new Error("the lane's worker is gone"));
+    this.port.ref();
+    const seq = ++this.posted;
+    this.port.postMessage(task);
+    Atomics.store(this.control, LANE_POSTED, seq);
+    if (Atomics.load(this.control, LANE_SLEEPING) === 1) Atomics.notify(this.control, LANE_POSTED);
+    if (spinMicros > 0) {
+      const until = performance.now() + spinMicros / 1000;
+      do {
+        if (Atomics.load(this.control, LANE_DONE) === seq) {
+          const reply = receiveMessageOnPort(this.port);
+          if (reply) {
+            this.port.unref();
+            return Promise.resolve(reply.message);
+          }
+        }
+      } while (performance.now() < until);
+    }
+    return new Promise((resolve, reject) => { this.pending = { resolve, reject }; });
+  }
+
+  /** Terminates the worker (Piscina replaces the thread; the sandbox replaces the lane). */
+  kill(): void {
+    // No new task goes to a lane on its way out.
+    this.dead = true;
+    this.stop.abort();
+  }
+
+  /** Asks the serve loop to return, for a clean shutdown. */
+  shutdown(): void {
+    Atomics.store(this.control, LANE_STOP, 1);
+    Atomics.notify(this.control, LANE_POSTED);
+  }
+
+  private settle(reply: unknown): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    this.port.unref();
+    pending?.resolve(reply);
+  }
+}
