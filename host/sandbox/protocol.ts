@@ -5,7 +5,7 @@
  */
 import type { Outcome } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { StageInput } from "../pipeline/run-steps.js";
+import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import type { MessagePort } from "node:worker_threads";
 import type { ComponentCode } from "./component/protocol.js";
 
@@ -65,6 +65,22 @@ export interface StagesTask {
 }
 
 export type Task = CallsTask | StageTask | StagesTask;
+
+/**
+ * A stage result as it crosses back: `payload` is null when the stage left the payload it
+ * was given untouched (the common case), so a large payload is not copied back.
+ */
+export type WireStageResult = Omit<StageResult, "payload"> & { payload: Record<string, unknown> | null };
+
+/** Turns a stage result into its wire form (worker side). */
+export function toWire(result: StageResult, given: Record<string, unknown>): WireStageResult {
+  return result.payload === given ? { ...result, payload: null } : result;
+}
+
+/** Restores a stage result from its wire form (main side). */
+export function fromWire(result: WireStageResult, given: Record<string, unknown>): StageResult {
+  return result.payload === null ? { ...result, payload: given } : (result as StageResult);
+}
 
 export type CallReport =
   | { ok: true; outcome: Outcome; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }

@@ -7,6 +7,7 @@ import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
 import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
+import { WASM_PAGE } from "./limits.js";
 
 export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
 /**
@@ -17,6 +18,19 @@ export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
 const MEMORY_FULL_RATIO = 0.5;
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * A guest copies its request in and decodes it, so it needs a few times the request's size
+ * of memory. Supplying that much from the start saves the grows, and a memory that did not
+ * grow goes back to the pool (memory-pool.ts) instead of being dropped. The size depends
+ * only on the module and this request, never on earlier invocations (abi/README.md §8).
+ */
+const HEADROOM_PER_REQUEST_BYTE = 4;
+
+function startPages(spec: CallSpec): number {
+  const { initial, maximum } = spec.memoryPages;
+  return Math.min(maximum, initial + Math.floor((spec.request.byteLength * HEADROOM_PER_REQUEST_BYTE) / WASM_PAGE));
+}
 
 /** Thrown by the abort import to unwind the guest; never leaves this file. */
 class GuestAbort extends Error {}
@@ -53,7 +67,7 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
   const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport => {
     const report = { ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0 };
     // Last: the reply has been decoded (or copied) out of this memory by now.
-    if (memory) returnMemory(memory, spec.memoryPages.initial, spec.memoryPages.maximum);
+    if (memory) returnMemory(memory, startPages(spec), spec.memoryPages.maximum);
     return report;
   };
 
@@ -110,7 +124,7 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
 
   let replyBytes: Uint8Array;
   try {
-    memory = takeMemory(spec.memoryPages.initial, spec.memoryPages.maximum);
+    memory = takeMemory(startPages(spec), spec.memoryPages.maximum);
     const instance = new WebAssembly.Instance(moduleOf(spec), { sluice_v1: host, [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
     const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
     const len = spec.request.byteLength;

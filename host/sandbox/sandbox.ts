@@ -7,7 +7,7 @@ import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./load-module.js";
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
-import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task } from "./protocol.js";
+import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task, type WireStageResult, fromWire } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
 import { Lane } from "./lane.js";
 import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
@@ -194,7 +194,8 @@ export class Sandbox {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     const lane = this.waiting.length === 0 ? this.freeLane() : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal);
-    return this.enqueue<StageResult>({ stage, steps }, signal);
+    const refused = this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) })));
+    return refused ?? this.enqueue<StageResult>({ stage, steps }, signal);
   }
 
   /**
@@ -206,15 +207,18 @@ export class Sandbox {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
-    const r = await this.schedule<StageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
-    return r.ok ? r : { ...r, index: r.index % steps.length };
+    const r = await this.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
+    const given = [stage.payload, ...more];
+    return r.ok ? { ok: true, value: r.value.map((v, k) => fromWire(v, given[k]!)) } : { ...r, index: r.index % steps.length };
   }
 
   /** Runs a task on a free lane now, or queues it (refused with QUEUE_FULL past maxQueue). */
   private schedule<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
     const lane = this.waiting.length === 0 ? this.freeLane() : undefined;
     if (lane) return this.runWatched<T>(lane, task, limits, signal);
-    return this.enqueue<T>({ task, limits }, signal);
+    // Refused now rather than after waiting for a worker (checked again when one is free).
+    const refused = this.refusal(task.calls);
+    return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal);
   }
 
   private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[] } | { task: Task; limits: number[] }, signal?: AbortSignal): Promise<Watched<T>> {
@@ -238,7 +242,8 @@ export class Sandbox {
 
   private runOneStage(lane: Lane, stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
     const task: StageTask = { kind: "stage", stage, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
-    return this.runWatched<StageResult>(lane, task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal);
+    return this.runWatched<WireStageResult>(lane, task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal)
+      .then((r) => r.ok ? { ok: true, value: fromWire(r.value, stage.payload) } : r);
   }
 
   /** Starts waiting tasks while lanes are free: stages at the head of the queue go together. */
@@ -284,10 +289,10 @@ export class Sandbox {
       kvPath: this.options.kvPath,
     };
     const limits = batch.flatMap((w) => w.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)));
-    const r = await this.runWatched<StageResult[]>(lane, task, limits, merged.signal);
+    const r = await this.runWatched<WireStageResult[]>(lane, task, limits, merged.signal);
     for (const off of listeners) off();
     if (r.ok) {
-      batch.forEach((w, j) => w.resolve({ ok: true, value: r.value[j]! }));
+      batch.forEach((w, j) => w.resolve({ ok: true, value: fromWire(r.value[j]!, w.stage.payload) }));
       return;
     }
     const refusedBeforeRunning = r.error.code === "WORKER_RESTART_LIMITED" || r.error.code === "QUEUE_FULL";
@@ -335,11 +340,8 @@ export class Sandbox {
 
   private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
     if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
-    const running = task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls;
-    const offender = this.restarts.refused(running.map((c) => c.moduleId));
-    if (offender !== undefined) {
-      return { ok: false, index: 0, error: { code: "WORKER_RESTART_LIMITED", message: "this plugin caused too many worker restarts recently; its calls are refused until the restart budget refills", details: { moduleId: offender } } };
-    }
+    const refused = this.refusal(task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls);
+    if (refused) return refused;
     const index = new Int32Array(lane.progress, 0, 2);
     const started = new Float64Array(lane.progress, 8, 1);
     Atomics.store(index, 0, -1);
@@ -401,6 +403,13 @@ export class Sandbox {
       signal?.removeEventListener("abort", onCancel);
       this.drain();
     }
+  }
+
+  /** WORKER_RESTART_LIMITED when one of these modules has used up the restart budget. */
+  private refusal(calls: readonly Pick<CallSpec, "moduleId">[]): Watched<never> | undefined {
+    const offender = this.restarts.refused(calls.map((c) => c.moduleId));
+    if (offender === undefined) return undefined;
+    return { ok: false, index: 0, error: { code: "WORKER_RESTART_LIMITED", message: "this plugin caused too many worker restarts recently; its calls are refused until the restart budget refills", details: { moduleId: offender } } };
   }
 
   /** The calls of a task, carrying the compiled modules this lane's worker lacks (all of them when `all`). */

@@ -1,8 +1,8 @@
 /** Piscina worker entry: runs the calls of one task in order, reporting progress through shared memory. */
 import { encode } from "../../abi/codec.js";
-import { runSteps, type StageResult } from "../pipeline/run-steps.js";
+import { runSteps } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
-import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task } from "./protocol.js";
+import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
@@ -42,11 +42,11 @@ function runCalls(task: CallsTask): CallReport[] {
   return reports;
 }
 
-async function runStage(task: StageTask): Promise<StageResult | StageResult[]> {
+async function runStage(task: StageTask): Promise<WireStageResult | WireStageResult[]> {
   const mark = progress(task);
   const kv = kvAt(task.kvPath);
   const steps = task.calls.length;
-  const results: StageResult[] = [];
+  const results: WireStageResult[] = [];
   // A chunk batch: each chunk's stage starts from the holds the previous one left; the
   // progress index counts (chunk, step) pairs, so the watchdog times every step.
   const payloads = [task.stage.payload, ...(task.more ?? [])];
@@ -60,7 +60,7 @@ async function runStage(task: StageTask): Promise<StageResult | StageResult[]> {
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
     });
-    results.push(result);
+    results.push(toWire(result, payload));
     if (result.stop || result.failure) break;
     holds = result.holds;
   }
@@ -68,27 +68,27 @@ async function runStage(task: StageTask): Promise<StageResult | StageResult[]> {
   return task.more ? results : results[0]!;
 }
 
-async function runStages(task: StagesTask): Promise<StageResult[]> {
+async function runStages(task: StagesTask): Promise<WireStageResult[]> {
   const mark = progress(task);
   const kv = kvAt(task.kvPath);
-  const results: StageResult[] = [];
+  const results: WireStageResult[] = [];
   let offset = 0;
   for (const stage of task.stages) {
     const first = offset;
-    results.push(await runSteps(stage, (i, request) => {
+    results.push(toWire(await runSteps(stage, (i, request) => {
       const bytes = encode(request);
       mark(first + i);
       const report = runCall({ ...task.calls[first + i]!, request: bytes }, kv);
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
-    }));
+    }), stage.payload));
     offset += stage.steps.length;
   }
   mark(task.calls.length);
   return results;
 }
 
-export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | StageResult | StageResult[]> {
+export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | WireStageResult | WireStageResult[]> {
   if (task.kind === "serve") return serve(task, (t) => run(t as Task)) as Promise<never>;
   const missingModules = admit(task.calls);
   if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;

@@ -1,0 +1,82 @@
+/**
+ * How calls reach the workers: one lane per worker (a long-running task fed through its
+ * own port), spare workers that take over at once, and the polling options.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { encode } from "../../abi/codec.js";
+import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
+import { Lane } from "../../host/sandbox/lane.js";
+import { SluiceError } from "../../host/errors/sluice-error.js";
+import { fixture } from "../helpers/fixtures.js";
+import { request } from "../helpers/requests.js";
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
+
+const PAGE = 65536;
+
+describe("lanes", () => {
+  it("ready() resolves when every worker, spares included, is serving", async () => {
+    sandbox = createSandbox({ workers: 2, spareWorkers: 1 });
+    await sandbox.ready();
+    expect(sandbox.threadCount).toBe(3);
+    const lanes = [...(sandbox as unknown as { lanes: Set<Lane> }).lanes];
+    expect(lanes.map((l) => l.ready && l.threadId > 0)).toEqual([true, true, true]);
+  });
+
+  it("after a runaway guest's worker is terminated, the next call runs on a spare that was already serving", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 1 });
+    await sandbox.ready();
+    const before = new Set([...(sandbox as unknown as { lanes: Set<Lane> }).lanes].map((l) => l.threadId));
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30 } });
+    const ok = await sandbox.load(fixture("continue"));
+    const served: number[] = [];
+    const post = Lane.prototype.post;
+    Lane.prototype.post = function (this: Lane, task: unknown, spin: number) { served.push(this.threadId); return post.call(this, task, spin); };
+    try {
+      const r = await sandbox.invoke(loop, request());
+      expect(!r.ok && r.error.code).toBe("GUEST_TIMEOUT");
+      served.length = 0;
+      expect((await sandbox.invoke(ok, request())).ok).toBe(true);
+      expect(served).toHaveLength(1);
+      expect(before.has(served[0]!)).toBe(true);
+    } finally {
+      Lane.prototype.post = post;
+    }
+  });
+
+  it("with polling turned off on both sides, workers sleep between calls and every call is still answered", async () => {
+    sandbox = createSandbox({ workers: 2, spin: { caller: 0, worker: 0 } });
+    const ok = await sandbox.load(fixture("continue"));
+    const bytes = encode(request());
+    for (let i = 0; i < 200; i++) expect((await sandbox.invokeBytes(ok, bytes)).ok).toBe(true);
+    const parallel = await Promise.all(Array.from({ length: 200 }, () => sandbox!.invokeBytes(ok, bytes)));
+    expect(parallel.every((r) => r.ok)).toBe(true);
+  });
+
+  it("refuses bad polling and spare settings with CONFIG_INVALID", () => {
+    for (const options of [{ spin: { caller: -1 } }, { spin: { worker: 1e9 } }, { spareWorkers: -1 }, { spareWorkers: 1.5 }]) {
+      let error: unknown;
+      try { createSandbox(options).close(); } catch (err) { error = err; }
+      expect((error as SluiceError).code).toBe("CONFIG_INVALID");
+    }
+  });
+});
+
+describe("guest memory", () => {
+  it("starts at the declared size plus room for four times the request, whatever earlier calls grew to", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0 });
+    const ok = await sandbox.load(fixture("continue"));
+    const bomb = await sandbox.load(fixture("memory-bomb"));
+    const small = encode(request());
+    const large = encode(request("tool.before", { blob: "x".repeat(40_000) }));
+    const pages = (bytes: Uint8Array) => 1 + Math.floor((4 * bytes.byteLength) / PAGE);
+    expect(pages(large)).toBe(3);
+    for (let round = 0; round < 2; round++) {
+      expect((await sandbox.invokeBytes(ok, small)).memoryBytes).toBe(pages(small) * PAGE);
+      expect((await sandbox.invokeBytes(ok, large)).memoryBytes).toBe(pages(large) * PAGE);
+      const grown = await sandbox.invokeBytes(bomb, large);
+      expect(grown.memoryBytes).toBeGreaterThan(pages(large) * PAGE);
+    }
+  });
+});
