@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { ABI_MARKER_PATTERN, HOST_IMPORT_MODULE, SUPPORTED_ABI } from "../../abi/version.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import { HOST_FUNCTIONS, type Capability } from "./capabilities.js";
+import { HOST_FUNCTIONS, HOST_SIGNATURES, type Capability } from "./capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "./limits.js";
-import { BinaryFormatError, HOST_MEMORY_IMPORT, hostMemory } from "./wasm-binary.js";
+import { BinaryFormatError, HOST_MEMORY_IMPORT, hostMemory, importedFunctionSignatures } from "./wasm-binary.js";
+import "./eager-compile.js";
 import { isComponent, loadComponent } from "./component/load-component.js";
 import type { ComponentCode } from "./component/protocol.js";
 
@@ -30,7 +31,7 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-function checkImports(module: WebAssembly.Module, granted: readonly Capability[]): void {
+function checkImports(module: WebAssembly.Module, granted: readonly Capability[], signatures: Map<string, string>): void {
   for (const imp of WebAssembly.Module.imports(module)) {
     // The host's own memory import, put there by hostMemory (a guest importing memory is refused before).
     if (imp.kind === "memory" && imp.module === HOST_MEMORY_IMPORT.module && imp.name === HOST_MEMORY_IMPORT.name) continue;
@@ -41,6 +42,11 @@ function checkImports(module: WebAssembly.Module, granted: readonly Capability[]
     const needs = HOST_FUNCTIONS[imp.name];
     if (needs && !granted.includes(needs)) {
       throw new SluiceError("CAPABILITY_NOT_GRANTED", `module imports "${name}", which needs the "${needs}" capability; declare it in the plugin's manifest`, { import: name, capability: needs });
+    }
+    const expected = HOST_SIGNATURES[imp.name as keyof typeof HOST_SIGNATURES];
+    const declared = signatures.get(name);
+    if (declared !== expected) {
+      throw new SluiceError("MODULE_FORBIDDEN_IMPORT", `module imports "${name}" as ${declared ?? "unknown"}; ABI v1 declares it ${expected}`, { import: name, signature: declared ?? null, expected });
     }
   }
 }
@@ -110,7 +116,7 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}): 
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${(err as Error).message}`);
   }
-  checkImports(module, capabilities);
+  checkImports(module, capabilities, importedFunctionSignatures(capped.bytes));
   const abi = checkExports(module);
   return { sha256: sha256Hex(bytes), abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength };
 }

@@ -7,6 +7,7 @@ import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
 import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
+import { bridgeImports, withHost, type InvocationHost } from "./host-bridge.js";
 import { WASM_PAGE } from "./limits.js";
 
 export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
@@ -85,7 +86,7 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
     const bytes = view(ptr, Math.min(len >>> 0, LOG_LIMITS.lineBytes));
     return bytes ? utf8.decode(bytes) : "<out of bounds>";
   };
-  const host: Record<string, (...args: number[]) => number | void> = {
+  const host: InvocationHost = {
     log(level, ptr, len) {
       if (logs.length >= LOG_LIMITS.lines) { droppedLogs++; return; }
       logs.push({ level: Math.max(0, Math.min(3, level! | 0)), message: text(ptr!, len!) });
@@ -122,31 +123,32 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
     };
   }
 
-  let replyBytes: Uint8Array;
-  try {
-    memory = takeMemory(startPages(spec), spec.memoryPages.maximum);
-    const instance = new WebAssembly.Instance(moduleOf(spec), { sluice_v1: host, [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
-    const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
-    const len = spec.request.byteLength;
-    const ptr = exports.sluice_alloc(len) >>> 0;
-    const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);
-    if (!input) return done({ ok: false, error: fail("GUEST_MEMORY_LIMIT", `sluice_alloc(${len}) returned ${ptr}, not a usable buffer`, { limitBytes: spec.memoryBytes }) });
-    input.set(spec.request);
-    const packed = exports.sluice_handle(ptr, len);
-    if (typeof packed !== "bigint") return done({ ok: false, error: fail("OUTPUT_INVALID", "sluice_handle must return an i64 (out_ptr << 32 | out_len)") });
-    const outPtr = Number((packed >> 32n) & 0xffffffffn);
-    const outLen = Number(packed & 0xffffffffn);
-    if (outLen > spec.outputBytes) {
-      return done({ ok: false, error: fail("OUTPUT_TOO_LARGE", `reply is ${outLen} bytes; the plugin's output limit is ${spec.outputBytes}`, { size: outLen, limit: spec.outputBytes }) });
+  // Everything the guest runs (its start function included) runs with `host` behind the bridge.
+  const reached = withHost(host, (): Uint8Array | CallReport => {
+    try {
+      memory = takeMemory(startPages(spec), spec.memoryPages.maximum);
+      const instance = new WebAssembly.Instance(moduleOf(spec), { sluice_v1: bridgeImports(spec.kvScope !== null), [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory } });
+      const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
+      const len = spec.request.byteLength;
+      const ptr = exports.sluice_alloc(len) >>> 0;
+      const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);
+      if (!input) return done({ ok: false, error: fail("GUEST_MEMORY_LIMIT", `sluice_alloc(${len}) returned ${ptr}, not a usable buffer`, { limitBytes: spec.memoryBytes }) });
+      input.set(spec.request);
+      const packed = exports.sluice_handle(ptr, len);
+      if (typeof packed !== "bigint") return done({ ok: false, error: fail("OUTPUT_INVALID", "sluice_handle must return an i64 (out_ptr << 32 | out_len)") });
+      const outPtr = Number((packed >> 32n) & 0xffffffffn);
+      const outLen = Number(packed & 0xffffffffn);
+      if (outLen > spec.outputBytes) {
+        return done({ ok: false, error: fail("OUTPUT_TOO_LARGE", `reply is ${outLen} bytes; the plugin's output limit is ${spec.outputBytes}`, { size: outLen, limit: spec.outputBytes }) });
+      }
+      const out = view(outPtr, outLen);
+      if (!out) {
+        return done({ ok: false, error: fail("OUTPUT_OUT_OF_BOUNDS", `reply at ${outPtr}+${outLen} lies outside the guest's ${memory.buffer.byteLength}-byte memory`, { ptr: outPtr, len: outLen }) });
+      }
+      return out;
+    } catch (err) {
+      return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
     }
-    const out = view(outPtr, outLen);
-    if (!out) {
-      return done({ ok: false, error: fail("OUTPUT_OUT_OF_BOUNDS", `reply at ${outPtr}+${outLen} lies outside the guest's ${memory.buffer.byteLength}-byte memory`, { ptr: outPtr, len: outLen }) });
-    }
-    replyBytes = out;
-  } catch (err) {
-    return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
-  }
-
-  return done(readReply(replyBytes, spec.raw));
+  });
+  return reached instanceof Uint8Array ? done(readReply(reached, spec.raw)) : reached;
 }

@@ -184,3 +184,47 @@ export function hostMemory(input: Uint8Array, maxPages: number): HostMemoryResul
   for (const p of parts) { out.set(p, at); at += p.length; }
   return { bytes: out, initialPages: initial, maxPages: max };
 }
+
+const TYPE_SECTION = 1;
+const VALTYPES: Readonly<Record<number, string>> = { 0x7f: "i32", 0x7e: "i64", 0x7d: "f32", 0x7c: "f64", 0x7b: "v128", 0x70: "funcref", 0x6f: "externref" };
+
+/** A function type as text, e.g. "(i32,i32)->(i64)". */
+export type Signature = string;
+
+/** The signature of every function a module imports, by "module.name". */
+export function importedFunctionSignatures(input: Uint8Array): Map<string, Signature> {
+  const types: Signature[] = [];
+  const out = new Map<string, Signature>();
+  const c: Cursor = { bytes: input, pos: 8 };
+  while (c.pos < input.length) {
+    const id = input[c.pos++]!;
+    const size = readU32(c);
+    const end = c.pos + size;
+    if (end > input.length) throw new BinaryFormatError("section runs past the end of the module");
+    if (id === TYPE_SECTION) {
+      for (let n = readU32(c); n > 0; n--) {
+        if (input[c.pos++] !== 0x60) throw new BinaryFormatError("unsupported type form");
+        const list = (): string => {
+          const items: string[] = [];
+          for (let k = readU32(c); k > 0; k--) items.push(VALTYPES[input[c.pos++]!] ?? "?");
+          return `(${items.join(",")})`;
+        };
+        const params = list();
+        types.push(`${params}->${list()}`);
+      }
+    } else if (id === IMPORT_SECTION) {
+      for (let n = readU32(c); n > 0; n--) {
+        const name = `${readName(c)}.${readName(c)}`;
+        const kind = input[c.pos++];
+        if (kind === 0) out.set(name, types[readU32(c)] ?? "?");
+        else if (kind === 1) { c.pos++; skipLimits(c); }
+        else if (kind === 2) skipLimits(c);
+        else if (kind === 3) c.pos += 2;
+        else if (kind === 4) { c.pos++; readU32(c); }
+        else throw new BinaryFormatError(`unknown import kind ${kind}`);
+      }
+    }
+    c.pos = end;
+  }
+  return out;
+}

@@ -9,7 +9,6 @@ import { warmUp } from "./warm-up.js";
 import { serve } from "./serve.js";
 import { pendingComponents } from "./component/run-component.js";
 
-warmUp();
 
 const stores = new Map<string, KvStore>();
 function kvAt(path: string | null): () => KvStore {
@@ -97,3 +96,6 @@ export default function run(task: Task | ServeTask): CallReport[] | Promise<Call
   if (pending) return pending.then(() => run(task));
   return task.kind === "calls" ? runCalls(task) : task.kind === "stage" ? runStage(task) : runStages(task);
 }
+
+// Piscina awaits this module (worker-entry.cts) before the worker takes any task.
+await warmUp(run);

@@ -98,6 +98,8 @@ async function coldStart(c: Counts): Promise<ScenarioResult> {
   const upload: number[] = [];
   const freshExtra: number[] = [];
   const freshFirst: number[] = [];
+  const freshExtraBackToBack: number[] = [];
+  const afterIdle: number[] = [];
   try {
     for (let i = 0; i < 20; i++) await warm.invokeBytes(await warm.load(variant(small, 1e6)), request);
     for (let i = 0; i < c.coldRepeats; i++) {
@@ -111,13 +113,21 @@ async function coldStart(c: Counts): Promise<ScenarioResult> {
     for (let i = 0; i < c.coldRepeats; i++) {
       const fresh = createSandbox({ workers: 1 });
       try {
-        await sleep(300); // let the worker boot; its boot is not the plugin's cold start
+        await fresh.ready();
+        await sleep(300); // the worker's boot is not the plugin's cold start
         let t0 = performance.now();
         await fresh.invokeBytes(cached, request);
         freshFirst.push((performance.now() - t0) * 1000);
+        // The same plugin on the same worker after the same idle time: a warm plugin, and a
+        // worker that has gone to sleep like the fresh one had (waking it is not plugin cost).
+        await sleep(300);
+        t0 = performance.now();
+        await fresh.invokeBytes(cached, request);
+        afterIdle.push((performance.now() - t0) * 1000);
         const warmCalls: number[] = [];
         for (let k = 0; k < 20; k++) { t0 = performance.now(); await fresh.invokeBytes(cached, request); warmCalls.push((performance.now() - t0) * 1000); }
-        freshExtra.push(freshFirst.at(-1)! - stats(warmCalls).p50);
+        freshExtra.push(freshFirst.at(-1)! - afterIdle.at(-1)!);
+        freshExtraBackToBack.push(freshFirst.at(-1)! - stats(warmCalls).p50);
       } finally {
         await fresh.close();
       }
@@ -125,10 +135,13 @@ async function coldStart(c: Counts): Promise<ScenarioResult> {
   } finally {
     await warm.close();
   }
-  const values = { pluginBytes: small.byteLength, uploadToFirstResultMs: stats(upload).p50 / 1000, freshWorkerFirstCallUs: stats(freshFirst).p50, freshWorkerExtraMs: stats(freshExtra).p50 / 1000 };
+  const values = {
+    pluginBytes: small.byteLength, uploadToFirstResultMs: stats(upload).p50 / 1000, freshWorkerFirstCallUs: stats(freshFirst).p50,
+    warmPluginAfterIdleUs: stats(afterIdle).p50, freshWorkerExtraMs: stats(freshExtra).p50 / 1000, freshWorkerExtraVsBackToBackMs: stats(freshExtraBackToBack).p50 / 1000,
+  };
   return {
     id: 5, title: `cold start (${small.byteLength} B plugin)`, values,
-    targets: [target("upload (validate, cap, compile) to first result", values.uploadToFirstResultMs, "<=", 20, "ms"), target("cached plugin: first call on a fresh worker minus a warm call", values.freshWorkerExtraMs, "<=", 1, "ms")],
+    targets: [target("upload (validate, cap, compile) to first result", values.uploadToFirstResultMs, "<=", 20, "ms"), target("cached plugin: first call on a fresh worker minus a warm call after the same idle time", values.freshWorkerExtraMs, "<=", 1, "ms")],
   };
 }
 

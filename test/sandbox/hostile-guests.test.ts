@@ -45,6 +45,7 @@ describe("a hostile guest gets its own error code, and the next benign call succ
     ["import-env-eval", "MODULE_FORBIDDEN_IMPORT", /env\.eval/],
     ["import-wasi", "MODULE_FORBIDDEN_IMPORT", /wasi_snapshot_preview1\.fd_write/],
     ["imported-memory", "MODULE_FORBIDDEN_IMPORT", /sluice_v1\.memory/],
+    ["import-wrong-signature", "MODULE_FORBIDDEN_IMPORT", /sluice_v1\.log" as \(i64\)->\(i32\); ABI v1 declares it \(i32,i32,i32\)->\(\)/],
     ["kv-user", "CAPABILITY_NOT_GRANTED", /kv_get.*"kv" capability/],
     ["big-initial-memory", "MODULE_MEMORY_TOO_LARGE", /16384 pages/],
   ];
