@@ -71,10 +71,14 @@ export interface PluginInput {
  * const r = await host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema, arguments: { limit: 500 }, callId: "c1" }, (args) => search(args));
  * if (r.ok) console.log(r.output.view);
  */
+/** Targets whose matched hooks are kept per release before the cache starts over. */
+const MATCH_CACHE_SIZE = 4096;
+
 export class Host implements StageRunner {
   readonly sandbox: Sandbox;
   private readonly plugins = new Map<string, GuestPlugin>();
   private readonly inProcess = new Map<string, InProcessHook>();
+  private matched = new WeakMap<Release, Map<string, ResolvedHook[]>>();
   private current: Release = resolveRelease({ revision: 0, bindings: [] });
   private readonly events = new EventEmitter();
   private readonly guard: PluginQuarantine;
@@ -135,6 +139,7 @@ export class Host implements StageRunner {
     }
     const plugin: GuestPlugin = { ref, id: input.id, version: input.version, module, grants: input.grants ?? {} };
     this.plugins.set(ref, plugin);
+    this.matched = new WeakMap();
     return plugin;
   }
 
@@ -142,6 +147,7 @@ export class Host implements StageRunner {
   registerHook(name: string, hook: InProcessHook): void {
     if (name.includes("@")) throw new SluiceError("CONFIG_INVALID", `in-process hook names cannot contain "@" (reserved for plugin refs): ${name}`);
     this.inProcess.set(name, hook);
+    this.matched = new WeakMap();
   }
 
   /** Atomically switches to a release. Operations already running finish on the one they started with. */
@@ -165,6 +171,24 @@ export class Host implements StageRunner {
     throw new SluiceError("CONFIG_INVALID", `binding ${binding.id} refers to "${binding.hookRef}", which is neither a loaded plugin (id@version) nor a registered in-process hook`, { binding: binding.id });
   }
 
+  /**
+   * The hooks a release runs at `point` for `target`. A release never changes, so the match
+   * is kept per release (and dropped when a plugin or hook is registered); the arrays are
+   * shared and never modified.
+   */
+  private hooksFor(release: Release, point: PointName, target: MatchTarget): ResolvedHook[] {
+    let byTarget = this.matched.get(release);
+    if (!byTarget) this.matched.set(release, (byTarget = new Map()));
+    const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${target.spaceId}`;
+    let hooks = byTarget.get(key);
+    if (!hooks) {
+      if (byTarget.size >= MATCH_CACHE_SIZE) byTarget.clear();
+      hooks = matchBindings(release.byPoint.get(point) ?? [], point, target).map((b) => this.resolve(b));
+      byTarget.set(key, hooks);
+    }
+    return hooks;
+  }
+
   begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages {
     return this.stagesFor(ctx, target, callId);
   }
@@ -180,7 +204,7 @@ export class Host implements StageRunner {
       purpose: target.purpose ?? null, published_revision: release.revision, deadline: ctx.deadline ?? null,
     };
     const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
-    const hooksAt = (point: PointName): ResolvedHook[] => matchBindings(at(point), point, target).map((b) => this.resolve(b));
+    const hooksAt = (point: PointName): ResolvedHook[] => this.hooksFor(release, point, target);
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: { carries?: Record<string, unknown>; holds?: readonly string[] } = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })

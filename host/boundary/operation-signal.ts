@@ -5,6 +5,11 @@ const NEVER = new AbortController().signal;
 // Every operation in flight listens to it (and removes its listener when done): not a leak.
 setMaxListeners(0, NEVER);
 
+/** True for the shared signal of operations with no caller signal and no deadline: nothing needs to listen to it. */
+export function neverAborts(signal: AbortSignal): boolean {
+  return signal === NEVER;
+}
+
 /**
  * The signal of one operation: the caller's signal and the deadline, combined by hand and
  * released by `release()`. (On Node 20, AbortSignal.any and AbortSignal.timeout keep their

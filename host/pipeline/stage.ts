@@ -2,6 +2,7 @@
  * Runs one stage at a boundary: consecutive guest hooks go to a worker as one task (one
  * thread hop), in-process hooks run here, and both go through the same core (run-steps).
  */
+import { neverAborts } from "../boundary/operation-signal.js";
 import { ABI_VERSION_STRING } from "../../abi/version.js";
 import { parseReply, type Outcome } from "../../abi/envelope.js";
 import { encode } from "../../abi/codec.js";
@@ -122,7 +123,7 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
   const holds0 = run.holds ?? hooks.map(() => "");
   if (payloads.length > 1 && hooks.length > 0 && hooks.every((h) => h.kind === "guest") && Object.keys(prefailed(sandbox, hooks, run.guard)).length === 0) {
     const input: StageInput = { point: run.point, context: run.context, payload: payloads[0]!, steps: hooks.map((h) => stepOf(run.point, h, run.carries)), holds: holds0 };
-    const r = await sandbox.runChunks(input, payloads.slice(1), guestSteps(input, hooks), run.signal);
+    const r = await sandbox.runChunks(input, payloads.slice(1), guestSteps(input, hooks), neverAborts(run.signal) ? undefined : run.signal);
     if (r.ok) {
       if (run.guard) for (const result of r.value) for (const report of result.reports) run.guard.observe(report);
       return r.value;
@@ -151,7 +152,7 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
 async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>): Promise<StageResult> {
   const steps = guestSteps(input, group);
   for (;;) {
-    const r = await sandbox.runStage({ ...input, failed }, steps, signal);
+    const r = await sandbox.runStage({ ...input, failed }, steps, neverAborts(signal) ? undefined : signal);
     if (r.ok) return r.value;
     if (r.error.code === "CALL_CANCELLED" || r.error.code === "QUEUE_FULL" || r.error.code === "EXECUTOR_CLOSED" || failed[r.index]) {
       return { payload: input.payload, reports: [], reached: -1, carries: {}, failure: r.error };

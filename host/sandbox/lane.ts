@@ -8,25 +8,27 @@
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from "node:worker_threads";
 import type { Piscina } from "piscina";
-import { LANE_BUSY, LANE_BYTES, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, PROGRESS_BYTES, type ServeTask } from "./protocol.js";
+import { LANE_BUSY, LANE_BYTES, LANE_CALLER_POLLS, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, type ServeTask } from "./protocol.js";
 
 // Node 20 has Atomics.waitAsync; TypeScript declares it only from lib ES2024 on, which
 // would also admit APIs Node 20 lacks (Promise.withResolvers, Object.groupBy).
 const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
 
 export class Lane {
-  /** Progress words of the task now running (see protocol.ts), reused task after task. */
-  readonly progress = new SharedArrayBuffer(PROGRESS_BYTES);
   /** Module ids this lane's worker has been sent. */
   readonly modules = new Set<string>();
-  busy = false;
   ready = false;
   dead = false;
+  /** When the lane last took a task (the most recently used idle lane is still polling). */
+  lastUsed = 0;
   private readonly control = new Int32Array(new SharedArrayBuffer(LANE_BYTES));
   private readonly port: MessagePort;
   private readonly stop = new AbortController();
   private posted = 0;
-  private pending: { resolve: (reply: unknown) => void; reject: (err: Error) => void } | undefined;
+  /** Replies awaited, in posting order (the worker answers in order). */
+  private readonly pending: { resolve: (reply: unknown) => void; reject: (err: Error) => void }[] = [];
+  /** Tasks posted and not answered, including one being polled for. */
+  inFlight = 0;
   private worker: Worker | undefined;
 
   constructor(pool: Piscina, workerSpinMicros: number, events: { ready(lane: Lane): void; ended(lane: Lane): void }) {
@@ -38,9 +40,8 @@ export class Lane {
     const end = (err: unknown): void => {
       this.dead = true;
       this.port.close();
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.reject(err instanceof Error ? err : new Error(String(err)));
+      const error = err instanceof Error ? err : new Error(String(err));
+      for (const p of this.pending.splice(0)) p.reject(error);
       events.ended(this);
     };
     pool.run(task, { signal: this.stop.signal, transferList: [port1] as never }).then(() => end(new Error("the worker left its lane")), end);
@@ -68,29 +69,34 @@ export class Lane {
   }
 
   /**
-   * Sends a task; the reply comes back, or the lane's end as a rejection. With
-   * `spinMicros` > 0 the caller polls that long for the reply before it yields.
+   * Sends a task; the reply comes back, or the lane's end as a rejection. Tasks queue in
+   * the worker behind the one it runs. With `spinMicros` > 0 and no other task on the
+   * lane, the caller polls that long for the reply before it yields.
    */
   post(task: unknown, spinMicros: number): Promise<unknown> {
     if (this.dead) return Promise.reject(new Error("the lane's worker is gone"));
     this.port.ref();
+    this.inFlight++;
+    this.lastUsed = performance.now();
     const seq = ++this.posted;
+    const polls = spinMicros > 0 && this.inFlight === 1;
+    Atomics.store(this.control, LANE_CALLER_POLLS, polls ? 1 : 0);
     this.port.postMessage(task);
     Atomics.store(this.control, LANE_POSTED, seq);
     if (Atomics.load(this.control, LANE_SLEEPING) === 1) Atomics.notify(this.control, LANE_POSTED);
-    if (spinMicros > 0) {
+    if (polls) {
       const until = performance.now() + spinMicros / 1000;
       do {
         if (Atomics.load(this.control, LANE_DONE) === seq) {
           const reply = receiveMessageOnPort(this.port);
           if (reply) {
-            this.port.unref();
+            this.answered();
             return Promise.resolve(reply.message);
           }
         }
       } while (performance.now() < until);
     }
-    return new Promise((resolve, reject) => { this.pending = { resolve, reject }; });
+    return new Promise((resolve, reject) => { this.pending.push({ resolve, reject }); });
   }
 
   /** Terminates the worker (Piscina replaces the thread; the sandbox replaces the lane). */
@@ -107,9 +113,12 @@ export class Lane {
   }
 
   private settle(reply: unknown): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    this.port.unref();
+    const pending = this.pending.shift();
+    this.answered();
     pending?.resolve(reply);
+  }
+
+  private answered(): void {
+    if (--this.inFlight === 0) this.port.unref();
   }
 }

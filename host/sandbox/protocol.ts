@@ -87,6 +87,14 @@ export type CallReport =
   | { ok: false; error: ErrorData; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number };
 
 export const PROGRESS_BYTES = 16;
+/** Progress index values before the first call starts: posted and not yet taken, */
+export const PROGRESS_WAITING = -1;
+/** cancelled before the worker took it (the worker skips it), */
+export const PROGRESS_CANCELLED = -2;
+/** taken by the worker, which is preparing the first call (no guest clock yet). */
+export const PROGRESS_TAKEN = -3;
+/** A worker's answer to a task it skipped because it was cancelled first. */
+export interface SkippedTask { skipped: true }
 export const PROGRESS_INDEX = 0;
 export const PROGRESS_START = 1;
 
@@ -116,3 +124,10 @@ export const LANE_BUSY = 4;
 export const LANE_BYTES = 32;
 /** control[LANE_THREAD]: the serving worker's threadId, written when the loop starts. */
 export const LANE_THREAD = 5;
+/**
+ * control[LANE_CALLER_POLLS]: 1 when the last task's caller polls for its reply. Only then
+ * does the worker poll for its next task: a polling caller is a sequential one, whose next
+ * task follows at once; otherwise the calling thread is busy, and a polling worker would
+ * take a core it needs.
+ */
+export const LANE_CALLER_POLLS = 6;

@@ -7,7 +7,7 @@ import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./load-module.js";
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
-import { PROGRESS_BYTES, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task, type WireStageResult, fromWire } from "./protocol.js";
+import { PROGRESS_BYTES, PROGRESS_CANCELLED, PROGRESS_WAITING, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task, type WireStageResult, fromWire } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
 import { Lane } from "./lane.js";
 import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
@@ -16,7 +16,7 @@ import { isMissingModules } from "./module-cache.js";
 export interface SandboxOptions {
   /** Worker threads, all kept warm. Default: the machine's available parallelism. */
   workers?: number;
-  /** Tasks that may wait for a worker before calls are refused with QUEUE_FULL. Default 1024. */
+  /** Tasks that may wait for a worker, beyond the two each working worker holds (the one it runs and the next), before calls are refused with QUEUE_FULL. Default 1024. */
   maxQueue?: number;
   /** SQLite file behind the key-value capability. Default: a fresh file in the OS temp dir. */
   kvPath?: string;
@@ -93,11 +93,10 @@ export class Sandbox {
   private readonly compiled = new Map<string, WebAssembly.Module>();
   private readonly pool: Piscina;
   private readonly lanes = new Set<Lane>();
-  /** Ready lanes with no task, the most recently used last (it is still polling, its caches warm). */
-  private readonly idle: Lane[] = [];
   private readyWaiters: (() => void)[] = [];
   private readonly cache = new Map<string, Promise<LoadedModule>>();
   private closed = false;
+  private drainScheduled = false;
   /** Tasks running on a lane now. */
   private inFlight = 0;
   /** Recent worker time per task (µs, moving average): decides whether the caller polls. */
@@ -192,8 +191,9 @@ export class Sandbox {
    */
   async runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
-    const lane = this.waiting.length === 0 ? this.freeLane() : undefined;
+    const lane = this.waiting.length === 0 ? this.freeLane(true) : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal);
+    this.drainSoon();
     const refused = this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) })));
     return refused ?? this.enqueue<StageResult>({ stage, steps }, signal);
   }
@@ -214,8 +214,9 @@ export class Sandbox {
 
   /** Runs a task on a free lane now, or queues it (refused with QUEUE_FULL past maxQueue). */
   private schedule<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
-    const lane = this.waiting.length === 0 ? this.freeLane() : undefined;
+    const lane = this.waiting.length === 0 ? this.freeLane(true) : undefined;
     if (lane) return this.runWatched<T>(lane, task, limits, signal);
+    this.drainSoon();
     // Refused now rather than after waiting for a worker (checked again when one is free).
     const refused = this.refusal(task.calls);
     return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal);
@@ -223,7 +224,7 @@ export class Sandbox {
 
   private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[] } | { task: Task; limits: number[] }, signal?: AbortSignal): Promise<Watched<T>> {
     if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } });
-    if (this.waiting.length >= this.options.maxQueue) {
+    if (this.waiting.length >= this.options.maxQueue + this.openSlots()) {
       return Promise.resolve({ ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } });
     }
     return new Promise<Watched<T>>((resolve) => {
@@ -244,6 +245,17 @@ export class Sandbox {
     const task: StageTask = { kind: "stage", stage, calls: steps.map((s) => this.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
     return this.runWatched<WireStageResult>(lane, task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal)
       .then((r) => r.ok ? { ok: true, value: fromWire(r.value, stage.payload) } : r);
+  }
+
+  /**
+   * A task that finds no idle worker waits for the end of this turn of the event loop, so
+   * the stages that arrive together (the continuations of one batch of results) go to a
+   * working worker's next slot as one task rather than one by one.
+   */
+  private drainSoon(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(() => { this.drainScheduled = false; this.drain(); });
   }
 
   /** Starts waiting tasks while lanes are free: stages at the head of the queue go together. */
@@ -311,15 +323,12 @@ export class Sandbox {
 
   private openLane(): void {
     const lane = new Lane(this.pool, this.options.spin.worker, {
-      ready: (l) => {
-        this.idle.push(l);
+      ready: () => {
         for (const wake of this.readyWaiters.splice(0)) wake();
         this.drain();
       },
       ended: (l) => {
         this.lanes.delete(l);
-        const at = this.idle.indexOf(l);
-        if (at >= 0) this.idle.splice(at, 1);
         // Piscina starts a replacement thread; this lane's successor waits for it.
         if (!this.closed) this.openLane();
       },
@@ -327,26 +336,46 @@ export class Sandbox {
     this.lanes.add(lane);
   }
 
-  /** A lane to run a task on now: at most `workers` run at once, the spares stand by. */
-  private freeLane(): Lane | undefined {
-    if (this.inFlight >= this.options.workers) return undefined;
-    while (this.idle.length > 0) {
-      const lane = this.idle.at(-1)!;
-      if (!lane.dead) return lane;
-      this.idle.pop();
+  /** Tasks working lanes can still take behind the one they run (queued tasks soon go there). */
+  private openSlots(): number {
+    let open = 0;
+    for (const lane of this.lanes) if (lane.ready && !lane.dead && lane.inFlight > 0) open += Math.max(0, TASKS_PER_LANE - lane.inFlight);
+    return open;
+  }
+
+  /**
+   * A lane to run a task on now. At most `workers` lanes work at once (the spares stand
+   * by), each with up to TASKS_PER_LANE tasks so a worker never waits for this thread to
+   * hand it the next one. An idle lane is preferred while fewer than `workers` work, the
+   * most recently used first (it is still polling, its caches warm).
+   */
+  private freeLane(idleOnly = false): Lane | undefined {
+    let working = 0;
+    let idle: Lane | undefined;
+    let queued: Lane | undefined;
+    for (const lane of this.lanes) {
+      if (!lane.ready || lane.dead) continue;
+      if (lane.inFlight === 0) {
+        if (!idle || lane.lastUsed > idle.lastUsed) idle = lane;
+        continue;
+      }
+      working++;
+      if (lane.inFlight < TASKS_PER_LANE && (!queued || lane.inFlight < queued.inFlight)) queued = lane;
     }
-    return undefined;
+    return idle && working < this.options.workers ? idle : idleOnly ? undefined : queued;
   }
 
   private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
     if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
     const refused = this.refusal(task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls);
     if (refused) return refused;
-    const index = new Int32Array(lane.progress, 0, 2);
-    const started = new Float64Array(lane.progress, 8, 1);
-    Atomics.store(index, 0, -1);
+    const progress = new SharedArrayBuffer(PROGRESS_BYTES);
+    const index = new Int32Array(progress, 0, 2);
+    const started = new Float64Array(progress, 8, 1);
+    Atomics.store(index, 0, PROGRESS_WAITING);
     let stop: { index: number; error: ErrorData } | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let cancelledEarly: (() => void) | undefined;
 
     // Each call's clock starts when the worker starts it, so queueing does not count against it.
     const watch = (): void => {
@@ -365,22 +394,21 @@ export class Sandbox {
       timer = setTimeout(watch, Math.max(1, Math.ceil(deadline - now)));
     };
     const onCancel = (): void => {
-      const i = Math.max(0, Atomics.load(index, 0));
-      stop ??= { index: i, error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
-      lane.kill();
+      stop ??= { index: Math.max(0, Atomics.load(index, 0)), error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
+      // Still queued behind another task on the lane: the worker will skip it, nothing is killed.
+      if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) cancelledEarly?.();
+      else lane.kill();
     };
-    lane.busy = true;
-    const at = this.idle.lastIndexOf(lane);
-    if (at >= 0) this.idle.splice(at, 1);
+    const early = new Promise<void>((resolve) => { cancelledEarly = resolve; });
     this.inFlight++;
     signal?.addEventListener("abort", onCancel, { once: true });
     timer = setTimeout(watch, Math.max(1, Math.min(...limits)));
     try {
       // A worker is sent each module once; one that has since dropped it asks again.
-      let value = await lane.post({ ...task, progress: lane.progress, calls: this.withModules(lane, task.calls, false) }, this.spinFor());
-      if (isMissingModules(value)) {
-        Atomics.store(index, 0, -1);
-        value = await lane.post({ ...task, progress: lane.progress, calls: this.withModules(lane, task.calls, true) }, this.spinFor());
+      let value = await Promise.race([lane.post({ ...task, progress, calls: this.withModules(lane, task.calls, false) }, this.spinFor(lane)), early]);
+      if (isMissingModules(value) && !stop) {
+        Atomics.store(index, 0, PROGRESS_WAITING);
+        value = await Promise.race([lane.post({ ...task, progress, calls: this.withModules(lane, task.calls, true) }, this.spinFor(lane)), early]);
       }
       this.busyMicros += (lane.lastBusyMicros - this.busyMicros) / 8;
       if (stop) return { ok: false, ...stop };
@@ -391,14 +419,14 @@ export class Sandbox {
         if (Atomics.load(index, 0) >= 0) this.restarts.spend(task.calls[Math.min(stop.index, task.calls.length - 1)]?.moduleId ?? "");
         return { ok: false, ...stop };
       }
-      const message = (err as Error)?.message ?? String(err);
       if (this.closed) return { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } };
+      // Queued behind a task whose worker died: it never started, so it runs elsewhere.
+      if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) return this.schedule<T>(task, limits, signal);
       const i = Math.max(0, Atomics.load(index, 0));
+      const message = (err as Error)?.message ?? String(err);
       return { ok: false, index: i, error: { code: "WORKER_CRASHED", message: `the worker running the call died: ${message}`, details: { call: i } } };
     } finally {
       this.inFlight--;
-      lane.busy = false;
-      if (!lane.dead) this.idle.push(lane);
       clearTimeout(timer);
       signal?.removeEventListener("abort", onCancel);
       this.drain();
@@ -423,9 +451,9 @@ export class Sandbox {
   }
 
   /** The caller polls only when nothing else needs it and the worker's tasks have been short. */
-  private spinFor(): number {
+  private spinFor(lane: Lane): number {
     const budget = this.options.spin.caller;
-    return budget > 0 && this.inFlight === 1 && this.waiting.length === 0 && this.busyMicros * 1.25 + 20 <= budget ? budget : 0;
+    return budget > 0 && this.inFlight === 1 && lane.inFlight === 0 && this.waiting.length === 0 && this.busyMicros * 1.25 + 20 <= budget ? budget : 0;
   }
 
   async close(): Promise<void> {
@@ -440,6 +468,9 @@ export class Sandbox {
     await this.pool.destroy();
   }
 }
+
+/** Tasks a working lane holds at once: the one its worker runs, and the next. */
+const TASKS_PER_LANE = 2;
 
 /** Stages of other operations that waited go to a worker together, at most this many. */
 const STAGES_PER_TASK = 16;

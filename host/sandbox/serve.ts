@@ -6,7 +6,7 @@
  * on a virtual machine, more than a whole guest call).
  */
 import { receiveMessageOnPort, threadId } from "node:worker_threads";
-import { LANE_BUSY, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, type ServeTask } from "./protocol.js";
+import { LANE_BUSY, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, LANE_CALLER_POLLS, type ServeTask } from "./protocol.js";
 
 export async function serve(task: ServeTask, run: (task: unknown) => unknown): Promise<void> {
   const control = new Int32Array(task.control);
@@ -15,7 +15,7 @@ export async function serve(task: ServeTask, run: (task: unknown) => unknown): P
   Atomics.store(control, LANE_THREAD, threadId);
   Atomics.notify(control, LANE_THREAD);
   for (;;) {
-    if (!awaitPosted(control, taken, task.spinMicros)) return;
+    if (!awaitPosted(control, taken, Atomics.load(control, LANE_CALLER_POLLS) === 1 ? task.spinMicros : 0)) return;
     const received = receiveMessageOnPort(port);
     // The poster puts the message on the port before it moves LANE_POSTED, so a missing
     // one means a broken caller: end the lane (the caller replaces it).

@@ -9,7 +9,7 @@
 import { encode } from "../../abi/codec.js";
 import type { StageInput } from "../pipeline/run-steps.js";
 import { DEFAULT_LIMITS, WASM_PAGE } from "./limits.js";
-import { PROGRESS_BYTES, type CallsTask, type StageTask, type Task } from "./protocol.js";
+import { PROGRESS_BYTES, PROGRESS_WAITING, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { hostMemory } from "./wasm-binary.js";
 
 // test/fixtures/wat/continue.wat: replies {abi:"1.0", outcome:"continue"} to anything.
@@ -29,9 +29,14 @@ export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise
     steps: [{ bindingId: "warm-up", hookRef: "warm-up@0.0.0", policy: "fail-closed", observeOnly: false, config: {} }],
   };
   const request = encode({ abi: "1.0", point: "tool.before", context: stage.context, payload, config: {} });
+  const waiting = (): SharedArrayBuffer => {
+    const progress = new SharedArrayBuffer(PROGRESS_BYTES);
+    new Int32Array(progress)[0] = PROGRESS_WAITING;
+    return progress;
+  };
   for (let i = 0; i < rounds; i++) {
-    const calls: CallsTask = { kind: "calls", calls: [{ ...spec, request }], progress: new SharedArrayBuffer(PROGRESS_BYTES), kvPath: null };
-    const staged: StageTask = { kind: "stage", stage, calls: [spec], progress: new SharedArrayBuffer(PROGRESS_BYTES), kvPath: null };
+    const calls: CallsTask = { kind: "calls", calls: [{ ...spec, request }], progress: waiting(), kvPath: null };
+    const staged: StageTask = { kind: "stage", stage, calls: [spec], progress: waiting(), kvPath: null };
     await run(calls);
     await run(staged);
   }

@@ -2,7 +2,7 @@
 import { encode } from "../../abi/codec.js";
 import { runSteps } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
-import { PROGRESS_INDEX, PROGRESS_START, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "./protocol.js";
+import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
@@ -89,11 +89,18 @@ async function runStages(task: StagesTask): Promise<WireStageResult[]> {
 
 export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | WireStageResult | WireStageResult[]> {
   if (task.kind === "serve") return serve(task, (t) => run(t as Task)) as Promise<never>;
+  // Claimed atomically: the caller may cancel a task still queued behind another one.
+  const index = new Int32Array(task.progress, 0, 1);
+  if (Atomics.compareExchange(index, PROGRESS_INDEX, PROGRESS_WAITING, PROGRESS_TAKEN) !== PROGRESS_WAITING) return { skipped: true } satisfies SkippedTask as never;
+  return execute(task);
+}
+
+function execute(task: Task): CallReport[] | Promise<CallReport[] | WireStageResult | WireStageResult[]> {
   const missingModules = admit(task.calls);
   if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;
   // A component's glue is imported once per worker, before any call's clock starts.
   const pending = pendingComponents(task.calls);
-  if (pending) return pending.then(() => run(task));
+  if (pending) return pending.then(() => execute(task));
   return task.kind === "calls" ? runCalls(task) : task.kind === "stage" ? runStage(task) : runStages(task);
 }
 

@@ -45,6 +45,33 @@ describe("lanes", () => {
     }
   });
 
+  it("a call waiting on a worker behind a runaway guest runs once that guest is stopped, and succeeds", async () => {
+    sandbox = createSandbox({ workers: 1 });
+    await sandbox.ready();
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 100 } });
+    const ok = await sandbox.load(fixture("continue"));
+    const looping = sandbox.invoke(loop, request());
+    const behind = sandbox.invoke(ok, request());
+    expect((await looping).ok).toBe(false);
+    expect(await behind).toMatchObject({ ok: true, outcome: { kind: "continue" } });
+  });
+
+  it("cancelling a call that waits on a worker behind another answers at once and leaves the running call alone", async () => {
+    sandbox = createSandbox({ workers: 1 });
+    await sandbox.ready();
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_500 } });
+    const ok = await sandbox.load(fixture("continue"));
+    const looping = sandbox.invoke(loop, request());
+    const controller = new AbortController();
+    const behind = sandbox.invoke(ok, request(), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    const first = await Promise.race([behind.then(() => "behind"), looping.then(() => "loop")]);
+    expect(first).toBe("behind");
+    expect(!(await behind).ok && (await behind as { error: { code: string } }).error.code).toBe("CALL_CANCELLED");
+    const r = await looping;
+    expect(!r.ok && r.error.code).toBe("GUEST_TIMEOUT");
+  });
+
   it("with polling turned off on both sides, workers sleep between calls and every call is still answered", async () => {
     sandbox = createSandbox({ workers: 2, spin: { caller: 0, worker: 0 } });
     const ok = await sandbox.load(fixture("continue"));

@@ -143,7 +143,8 @@ describe("back-pressure", () => {
       await small.ready();
       const running = small.invoke(loop, request());
       await new Promise((r) => setTimeout(r, 20));
-      const queued = [small.invoke(ok, request()), small.invoke(ok, request())];
+      // One waits on the worker behind the running call, two in the queue.
+      const queued = [small.invoke(ok, request()), small.invoke(ok, request()), small.invoke(ok, request())];
       const t0 = performance.now();
       const refused = await small.invoke(ok, request());
       expect(!refused.ok && refused.error.code).toBe("QUEUE_FULL");
