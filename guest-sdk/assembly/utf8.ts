@@ -11,6 +11,36 @@ export function writeUtf8(s: string, dst: usize): usize {
   return dst + String.UTF8.encodeUnsafe(changetype<usize>(s), s.length, dst, false, String.UTF8.ErrorMode.REPLACE);
 }
 
+/**
+ * The string encoded by `len` UTF-8 bytes at `ptr`. Payload text is mostly ASCII, which
+ * is checked and widened to UTF-16 eight bytes at a time (plain wasm, no SIMD needed);
+ * anything else goes through String.UTF8, which replaces invalid sequences with U+FFFD.
+ */
+export function readUtf8(ptr: usize, len: usize): string {
+  let i: usize = 0;
+  let seen: u64 = 0;
+  for (; i + 8 <= len; i += 8) seen |= load<u64>(ptr + i);
+  for (; i < len; i++) seen |= <u64>load<u8>(ptr + i);
+  if (seen & 0x8080808080808080) return String.UTF8.decodeUnsafe(ptr, len);
+  const out = changetype<string>(__new(len << 1, idof<string>()));
+  const dst = changetype<usize>(out);
+  i = 0;
+  for (; i + 8 <= len; i += 8) {
+    const bytes = load<u64>(ptr + i);
+    store<u64>(dst + (i << 1), widen(bytes & 0xffffffff));
+    store<u64>(dst + (i << 1) + 8, widen(bytes >> 32));
+  }
+  for (; i < len; i++) store<u16>(dst + (i << 1), <u16>load<u8>(ptr + i));
+  return out;
+}
+
+/** Four bytes (the low 32 bits) spread into four 16-bit lanes. */
+// @ts-ignore: decorator
+@inline function widen(x: u64): u64 {
+  x = (x | (x << 16)) & 0x0000ffff0000ffff;
+  return (x | (x << 8)) & 0x00ff00ff00ff00ff;
+}
+
 /** `s` as UTF-8 bytes. */
 export function toUtf8(s: string): Uint8Array {
   const out = new Uint8Array(utf8Length(s));

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCodecVectors, loadEnvelopeVectors, loadInvalidVectors, loadNoncanonicalVectors, toHex } from "../../abi/vectors.js";
 import { createSandbox, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
+import fc from "fast-check";
+import { encode } from "../../abi/codec.js";
 
 // {abi: "1.0", point: "test.echo", payload: {value: <vector>}}, built by hand so the
 // vector's exact bytes reach the guest and the vector ends the request.
@@ -57,6 +59,15 @@ export function guestVectorSuite(title: string, echoGuest: () => Promise<Uint8Ar
     it("keeps non-ASCII text intact in both directions", async () => {
       const r = await sandbox.invokeBytes(echo, echoRequest(Buffer.from("b0636166c3a920e4b8ade69687f09f9880", "hex")), { raw: true, timeoutMs: 2000 });
       expect(r.ok && r.outcome).toStrictEqual({ kind: "short_circuit", result: "café 中文😀" });
+    });
+
+    it("gives back any text it is sent, ASCII or not, whatever its length", async () => {
+      // Valid Unicode only: the ABI's strings are UTF-8, and a lone surrogate has no UTF-8 form.
+      const text = fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 60 }), fc.string({ unit: fc.constantFrom("a", "é", "中", "😀"), maxLength: 60 }));
+      await fc.assert(fc.asyncProperty(text, async (t) => {
+        const r = await sandbox.invokeBytes(echo, echoRequest(encode(t)), { timeoutMs: 2000 });
+        expect(r.ok && r.outcome).toStrictEqual({ kind: "short_circuit", result: t });
+      }), { numRuns: 150 });
     });
 
     for (const v of loadInvalidVectors()) {

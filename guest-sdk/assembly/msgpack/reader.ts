@@ -1,4 +1,5 @@
 import { Value } from "../value";
+import { readUtf8 } from "../utf8";
 
 /** Containers nested deeper than this are refused (abi/README.md §4). */
 export const MAX_DEPTH: i32 = 64;
@@ -97,7 +98,7 @@ class Reader {
   str(n: i64): Value | null {
     if (n < 0) return null;
     if (!this.has(<u64>n)) return this.fail("string length " + n.toString() + " exceeds the remaining input");
-    const s = String.UTF8.decodeUnsafe(this.pos, <usize>n);
+    const s = readUtf8(this.pos, <usize>n);
     this.pos += <usize>n;
     return Value.str(s);
   }
