@@ -97,6 +97,7 @@ export class Sandbox {
   private readonly cache = new Map<string, Promise<LoadedModule>>();
   private closed = false;
   private drainScheduled = false;
+  private readonly replacements = new Set<NodeJS.Timeout>();
   /** Tasks running on a lane now. */
   private inFlight = 0;
   /** Recent worker time per task (µs, moving average): decides whether the caller polls. */
@@ -107,7 +108,8 @@ export class Sandbox {
     this.restarts = new RestartBudget(this.options.restarts);
     this.pool = new Piscina({
       filename: workerFile("worker-entry", ".cjs"),
-      minThreads: this.options.workers + this.options.spareWorkers,
+      // Threads start for lane tasks (openLane), so a replacement starts when the sandbox says.
+      minThreads: 0,
       maxThreads: this.options.workers + this.options.spareWorkers,
       idleTimeout: Number.POSITIVE_INFINITY,
       // Bounds the worker's JS heap only; guest memory is bounded by the module's own maximum.
@@ -120,7 +122,8 @@ export class Sandbox {
 
   /** Resolves when every worker is serving (calls made before then wait for the first one). */
   async ready(): Promise<void> {
-    while (!this.closed && [...this.lanes].filter((l) => l.ready && !l.dead).length < this.lanes.size) {
+    const full = this.options.workers + this.options.spareWorkers;
+    while (!this.closed && [...this.lanes].filter((l) => l.ready && !l.dead).length < full) {
       await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
     }
   }
@@ -329,8 +332,14 @@ export class Sandbox {
       },
       ended: (l) => {
         this.lanes.delete(l);
-        // Piscina starts a replacement thread; this lane's successor waits for it.
-        if (!this.closed) this.openLane();
+        if (this.closed) return;
+        // A spare has taken over. The replacement's boot (about 100 ms of CPU) starts after a
+        // pause, not while the pool catches up with the calls the dead worker delayed.
+        const timer: NodeJS.Timeout = setTimeout(() => {
+          this.replacements.delete(timer);
+          if (!this.closed) this.openLane();
+        }, this.options.spareWorkers > 0 ? REPLACE_AFTER_MS : 0);
+        this.replacements.add(timer);
       },
     });
     this.lanes.add(lane);
@@ -463,11 +472,15 @@ export class Sandbox {
       w.detach?.();
       w.resolve({ ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } });
     }
+    for (const timer of this.replacements) clearTimeout(timer);
     for (const wake of this.readyWaiters.splice(0)) wake();
     for (const lane of this.lanes) lane.shutdown();
     await this.pool.destroy();
   }
 }
+
+/** How long a spare covers for a terminated worker before its replacement starts booting. */
+const REPLACE_AFTER_MS = 250;
 
 /** Tasks a working lane holds at once: the one its worker runs, and the next. */
 const TASKS_PER_LANE = 2;
