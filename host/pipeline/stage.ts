@@ -33,7 +33,19 @@ export interface StageGuard {
   observe(report: StepReport): void;
 }
 
+/** Steps without a carry depend only on the hook and the point: built once (they are never modified). */
+const plainSteps = new WeakMap<ResolvedHook, Map<PointName, StepSpec>>();
+
 function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
+  if (carries && h.binding.hookRef in carries) return buildStep(point, h, carries);
+  let byPoint = plainSteps.get(h);
+  if (!byPoint) plainSteps.set(h, (byPoint = new Map()));
+  let step = byPoint.get(point);
+  if (!step) byPoint.set(point, (step = buildStep(point, h, undefined)));
+  return step;
+}
+
+function buildStep(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
   const b = h.binding;
   const grant = h.kind === "guest" ? h.plugin.grants[point] : undefined;
   return {

@@ -91,6 +91,7 @@ export class Sandbox {
   private readonly waiting: Waiting[] = [];
   /** Compiled modules by id, to send to a worker that has not seen them. */
   private readonly compiled = new Map<string, WebAssembly.Module>();
+  private readonly specs = new WeakMap<LoadedModule, Map<string, Omit<CallSpec, "request">>>();
   private readonly pool: Piscina;
   private readonly lanes = new Set<Lane>();
   private readyWaiters: (() => void)[] = [];
@@ -319,8 +320,17 @@ export class Sandbox {
   }
 
   private spec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<CallSpec, "request"> {
-    const spec = callSpec(module, kvScope);
-    if (!this.compiled.has(spec.moduleId)) this.compiled.set(spec.moduleId, module.module);
+    // One spec per module and kv scope, built once: specs are sent, never modified.
+    const scope = module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : "";
+    let byScope = this.specs.get(module);
+    if (!byScope) this.specs.set(module, (byScope = new Map()));
+    let spec = byScope.get(scope);
+    if (!spec) {
+      spec = callSpec(module, kvScope);
+      if (byScope.size >= 1024) byScope.clear();
+      byScope.set(scope, spec);
+      if (!this.compiled.has(spec.moduleId)) this.compiled.set(spec.moduleId, module.module);
+    }
     return spec;
   }
 

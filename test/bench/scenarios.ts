@@ -18,7 +18,7 @@ export interface Counts {
   plugins: number;
 }
 
-export const FULL: Counts = { warmup: 300, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100 };
+export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100 };
 export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2 };
 
 export interface Target { name: string; measured: number; limit: number; op: "<=" | ">="; unit: string; met: boolean }
