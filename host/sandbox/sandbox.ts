@@ -429,7 +429,8 @@ export class Sandbox {
         Atomics.store(index, 0, PROGRESS_WAITING);
         value = await Promise.race([lane.post({ ...task, progress, calls: this.withModules(lane, task.calls, true) }, this.spinFor(lane)), early]);
       }
-      this.busyMicros += (lane.lastBusyMicros - this.busyMicros) / 8;
+      // Capped, so one slow task (a GC pause) does not stop the polling for the next several.
+      this.busyMicros += (Math.min(lane.lastBusyMicros, 2 * this.options.spin.caller) - this.busyMicros) / 8;
       if (stop) return { ok: false, ...stop };
       return { ok: true, value: value as T };
     } catch (err) {

@@ -23,8 +23,9 @@ export async function serve(task: ServeTask, run: (task: unknown) => unknown): P
     taken++;
     const t0 = performance.now();
     const reply = await run(received.message);
-    port.postMessage(reply);
+    // The task's own time, before posting: waking a sleeping caller is not the task's cost.
     Atomics.store(control, LANE_BUSY, Math.min(0x7fffffff, Math.round((performance.now() - t0) * 10_000)));
+    port.postMessage(reply);
     Atomics.store(control, LANE_DONE, taken);
     Atomics.notify(control, LANE_DONE);
   }
