@@ -1,6 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
 import { Piscina } from "piscina";
 import { encode } from "../../abi/codec.js";
 import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
@@ -10,32 +7,12 @@ import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import { PROGRESS_BYTES, PROGRESS_CANCELLED, PROGRESS_WAITING, type CallReport, type CallSpec, type CallsTask, type LogLine, type StagesTask, type StageTask, type Task, type WireStageResult, fromWire } from "./protocol.js";
 import { workerFile } from "./worker-file.js";
 import { Lane } from "./lane.js";
-import { RestartBudget, type RestartBudgetOptions } from "./restart-budget.js";
-import { isMissingModules } from "./module-cache.js";
+import { watchClock } from "./watch-clock.js";
+import { RestartBudget } from "./restart-budget.js";
+import { resolveOptions, type ResolvedOptions, type SandboxOptions } from "./sandbox-options.js";
 
-export interface SandboxOptions {
-  /** Worker threads, all kept warm. Default: the machine's available parallelism. */
-  workers?: number;
-  /** Tasks that may wait for a worker, beyond the two each working worker holds (the one it runs and the next), before calls are refused with QUEUE_FULL. Default 1024. */
-  maxQueue?: number;
-  /** SQLite file behind the key-value capability. Default: a fresh file in the OS temp dir. */
-  kvPath?: string;
-  /** Worker restarts allowed (see RestartBudget). Default: a burst of 8 × workers, refilled at 2 × workers per second. */
-  restarts?: Partial<RestartBudgetOptions>;
-  /**
-   * Polling instead of sleeping, in microseconds (0 turns either off). `worker`: how long an
-   * idle worker polls for its next task before it sleeps (default 500). `caller`: how long
-   * the calling thread polls for a reply when the call is the only one in flight and the
-   * worker's recent tasks were short enough to finish within it (default 250); it blocks
-   * the event loop that long at most.
-   */
-  spin?: { caller?: number; worker?: number };
-  /**
-   * Started workers beyond `workers` that take over at once when a worker is terminated
-   * (a runaway guest, a crash), while its replacement boots (about 100 ms). Default 1.
-   */
-  spareWorkers?: number;
-}
+export type { SandboxOptions } from "./sandbox-options.js";
+import { isMissingModules } from "./module-cache.js";
 
 export interface CallOptions {
   /** Overrides the plugin's time limit for this call (never above it). */
@@ -57,22 +34,6 @@ export interface PlannedCall {
 export type InvokeResult =
   | { ok: true; outcome: Outcome; logs: LogLine[]; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
   | { ok: false; error: ErrorData; logs: LogLine[]; durationMs: number; memoryBytes: number };
-
-type ResolvedOptions = Required<Omit<SandboxOptions, "restarts" | "spin">> & { restarts: RestartBudgetOptions; spin: { caller: number; worker: number } };
-
-function resolveOptions(o: SandboxOptions): ResolvedOptions {
-  const workers = o.workers ?? Math.max(1, availableParallelism());
-  if (!Number.isInteger(workers) || workers < 1) throw new SluiceError("CONFIG_INVALID", `workers must be a positive integer, got ${workers}`);
-  const maxQueue = o.maxQueue ?? 1024;
-  if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new SluiceError("CONFIG_INVALID", `maxQueue must be a non-negative integer, got ${maxQueue}`);
-  const restarts = { burst: 8 * workers, perSecond: 2 * workers, offenderMs: 10_000, ...o.restarts };
-  if (!(restarts.burst >= 1) || !(restarts.perSecond > 0) || !(restarts.offenderMs >= 0)) throw new SluiceError("CONFIG_INVALID", "restarts.burst must be >= 1, restarts.perSecond > 0 and restarts.offenderMs >= 0");
-  const spareWorkers = o.spareWorkers ?? 1;
-  if (!Number.isInteger(spareWorkers) || spareWorkers < 0 || spareWorkers > 16) throw new SluiceError("CONFIG_INVALID", `spareWorkers must be an integer from 0 to 16, got ${spareWorkers}`);
-  const spin = { caller: 250, worker: 500, ...o.spin };
-  if (!(spin.caller >= 0 && spin.caller <= 10_000) || !(spin.worker >= 0 && spin.worker <= 100_000)) throw new SluiceError("CONFIG_INVALID", "spin.caller must be 0..10000 and spin.worker 0..100000 microseconds");
-  return { workers, maxQueue, restarts, spin, spareWorkers, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
-}
 
 /**
  * Runs guest calls on a pool of worker threads with hard limits. Every failure of a guest
@@ -390,28 +351,9 @@ export class Sandbox {
     if (refused) return refused;
     const progress = new SharedArrayBuffer(PROGRESS_BYTES);
     const index = new Int32Array(progress, 0, 2);
-    const started = new Float64Array(progress, 8, 1);
     Atomics.store(index, 0, PROGRESS_WAITING);
     let stop: { index: number; error: ErrorData } | undefined;
-    let timer: NodeJS.Timeout | undefined;
     let cancelledEarly: (() => void) | undefined;
-
-    // Each call's clock starts when the worker starts it, so queueing does not count against it.
-    const watch = (): void => {
-      const i = Atomics.load(index, 0);
-      if (i >= limits.length) return;
-      if (i < 0) { timer = setTimeout(watch, Math.max(1, Math.min(...limits))); return; }
-      // NaN: the worker is doing host work between guest calls; the clock is paused.
-      if (Number.isNaN(started[0]!)) { timer = setTimeout(watch, Math.max(1, Math.min(...limits))); return; }
-      const deadline = started[0]! + limits[i]!;
-      const now = performance.timeOrigin + performance.now();
-      if (now >= deadline) {
-        stop = { index: i, error: { code: "GUEST_TIMEOUT", message: `guest call ${i} ran past its ${limits[i]} ms limit; its worker was terminated`, details: { call: i, limitMs: limits[i] } } };
-        lane.kill();
-        return;
-      }
-      timer = setTimeout(watch, Math.max(1, Math.ceil(deadline - now)));
-    };
     const onCancel = (): void => {
       stop ??= { index: Math.max(0, Atomics.load(index, 0)), error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
       // Still queued behind another task on the lane: the worker will skip it, nothing is killed.
@@ -421,7 +363,10 @@ export class Sandbox {
     const early = new Promise<void>((resolve) => { cancelledEarly = resolve; });
     this.inFlight++;
     signal?.addEventListener("abort", onCancel, { once: true });
-    timer = setTimeout(watch, Math.max(1, Math.min(...limits)));
+    const unwatch = watchClock(progress, limits, (i) => {
+      stop = { index: i, error: { code: "GUEST_TIMEOUT", message: `guest call ${i} ran past its ${limits[i]} ms limit; its worker was terminated`, details: { call: i, limitMs: limits[i] } } };
+      lane.kill();
+    });
     try {
       // A worker is sent each module once; one that has since dropped it asks again.
       let value = await Promise.race([lane.post({ ...task, progress, calls: this.withModules(lane, task.calls, false) }, this.spinFor(lane)), early]);
@@ -447,7 +392,7 @@ export class Sandbox {
       return { ok: false, index: i, error: { code: "WORKER_CRASHED", message: `the worker running the call died: ${message}`, details: { call: i } } };
     } finally {
       this.inFlight--;
-      clearTimeout(timer);
+      unwatch();
       signal?.removeEventListener("abort", onCancel);
       this.drain();
     }

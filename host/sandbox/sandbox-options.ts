@@ -1,0 +1,45 @@
+import { randomUUID } from "node:crypto";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { SluiceError } from "../errors/sluice-error.js";
+import type { RestartBudgetOptions } from "./restart-budget.js";
+
+export interface SandboxOptions {
+  /** Worker threads, all kept warm. Default: the machine's available parallelism. */
+  workers?: number;
+  /** Tasks that may wait for a worker, beyond the two each working worker holds (the one it runs and the next), before calls are refused with QUEUE_FULL. Default 1024. */
+  maxQueue?: number;
+  /** SQLite file behind the key-value capability. Default: a fresh file in the OS temp dir. */
+  kvPath?: string;
+  /** Worker restarts allowed (see RestartBudget). Default: a burst of 8 × workers, refilled at 2 × workers per second. */
+  restarts?: Partial<RestartBudgetOptions>;
+  /**
+   * Polling instead of sleeping, in microseconds (0 turns either off). `worker`: how long an
+   * idle worker polls for its next task before it sleeps (default 500). `caller`: how long
+   * the calling thread polls for a reply when the call is the only one in flight and the
+   * worker's recent tasks were short enough to finish within it (default 250); it blocks
+   * the event loop that long at most.
+   */
+  spin?: { caller?: number; worker?: number };
+  /**
+   * Started workers beyond `workers` that take over at once when a worker is terminated
+   * (a runaway guest, a crash), while its replacement boots (about 100 ms). Default 1.
+   */
+  spareWorkers?: number;
+}
+
+export type ResolvedOptions = Required<Omit<SandboxOptions, "restarts" | "spin">> & { restarts: RestartBudgetOptions; spin: { caller: number; worker: number } };
+
+export function resolveOptions(o: SandboxOptions): ResolvedOptions {
+  const workers = o.workers ?? Math.max(1, availableParallelism());
+  if (!Number.isInteger(workers) || workers < 1) throw new SluiceError("CONFIG_INVALID", `workers must be a positive integer, got ${workers}`);
+  const maxQueue = o.maxQueue ?? 1024;
+  if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new SluiceError("CONFIG_INVALID", `maxQueue must be a non-negative integer, got ${maxQueue}`);
+  const restarts = { burst: 8 * workers, perSecond: 2 * workers, offenderMs: 10_000, ...o.restarts };
+  if (!(restarts.burst >= 1) || !(restarts.perSecond > 0) || !(restarts.offenderMs >= 0)) throw new SluiceError("CONFIG_INVALID", "restarts.burst must be >= 1, restarts.perSecond > 0 and restarts.offenderMs >= 0");
+  const spareWorkers = o.spareWorkers ?? 1;
+  if (!Number.isInteger(spareWorkers) || spareWorkers < 0 || spareWorkers > 16) throw new SluiceError("CONFIG_INVALID", `spareWorkers must be an integer from 0 to 16, got ${spareWorkers}`);
+  const spin = { caller: 250, worker: 500, ...o.spin };
+  if (!(spin.caller >= 0 && spin.caller <= 10_000) || !(spin.worker >= 0 && spin.worker <= 100_000)) throw new SluiceError("CONFIG_INVALID", "spin.caller must be 0..10000 and spin.worker 0..100000 microseconds");
+  return { workers, maxQueue, restarts, spin, spareWorkers, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
+}
