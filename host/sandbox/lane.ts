@@ -6,7 +6,7 @@
  * with nothing else to do polls for a short reply instead of waiting for the event loop
  * to be woken (see Sandbox's `spin` option).
  */
-import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from "node:worker_threads";
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
 import type { Piscina } from "piscina";
 import { LANE_BUSY, LANE_BYTES, LANE_CALLER_POLLS, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, type ServeTask } from "./protocol.js";
 
@@ -29,9 +29,8 @@ export class Lane {
   private readonly pending: { resolve: (reply: unknown) => void; reject: (err: Error) => void }[] = [];
   /** Tasks posted and not answered, including one being polled for. */
   inFlight = 0;
-  private worker: Worker | undefined;
 
-  constructor(pool: Piscina, workerSpinMicros: number, events: { ready(lane: Lane): void; ended(lane: Lane): void }) {
+  constructor(pool: Piscina, workerSpinMicros: number, events: { ready(lane: Lane): void; ended(lane: Lane, error: Error): void }) {
     const { port1, port2 } = new MessageChannel();
     this.port = port2;
     port2.on("message", (reply) => this.settle(reply));
@@ -39,20 +38,21 @@ export class Lane {
     const task: ServeTask = { kind: "serve", port: port1, control: this.control.buffer as SharedArrayBuffer, spinMicros: workerSpinMicros };
     const end = (err: unknown): void => {
       this.dead = true;
+      // Replies the worker posted before it died still answer their tasks: it posts each
+      // reply before it takes the next task, so a task that finished is never lost.
+      for (let m = receiveMessageOnPort(this.port); m && this.pending.length > 0; m = this.pending.length > 0 ? receiveMessageOnPort(this.port) : undefined) this.settle(m.message);
       this.port.close();
       const error = err instanceof Error ? err : new Error(String(err));
       for (const p of this.pending.splice(0)) p.reject(error);
-      events.ended(this);
+      // A worker that died before serving leaves no thread id: release the wait for it.
+      Atomics.store(this.control, LANE_THREAD, -1);
+      Atomics.notify(this.control, LANE_THREAD);
+      events.ended(this, error);
     };
     pool.run(task, { signal: this.stop.signal, transferList: [port1] as never }).then(() => end(new Error("the worker left its lane")), end);
     const started = waitAsync(this.control, LANE_THREAD, 0);
     void Promise.resolve(started.value).then(() => {
       if (this.dead) return;
-      // Piscina keeps a worker with a running task referenced; a lane's task never ends,
-      // so the lane holds the process open only while a reply is awaited (the port).
-      const id = Atomics.load(this.control, LANE_THREAD);
-      this.worker = pool.threads.find((w) => w.threadId === id);
-      this.worker?.unref();
       this.ready = true;
       events.ready(this);
     });

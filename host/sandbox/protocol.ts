@@ -59,6 +59,8 @@ export interface StageTask {
 export interface StagesTask {
   kind: "stages";
   stages: StageInput[];
+  /** Int32 per stage: 0 waiting, 1 taken by the worker, 2 withdrawn by its caller (skipped; its result is null). */
+  claims: SharedArrayBuffer;
   calls: Omit<CallSpec, "request" | "raw">[];
   progress: SharedArrayBuffer;
   kvPath: string | null;

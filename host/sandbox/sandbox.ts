@@ -60,6 +60,8 @@ export class Sandbox {
   private closed = false;
   private drainScheduled = false;
   private readonly replacements = new Set<NodeJS.Timeout>();
+  /** Workers in a row that died before serving. */
+  private bootFailures = 0;
   /** Tasks running on a lane now. */
   private inFlight = 0;
   /** Recent worker time per task (µs, moving average): decides whether the caller polls. */
@@ -86,6 +88,7 @@ export class Sandbox {
   async ready(): Promise<void> {
     const full = this.options.workers + this.options.spareWorkers;
     while (!this.closed && [...this.lanes].filter((l) => l.ready && !l.dead).length < full) {
+      if (this.bootFailures >= BOOT_FAILURES_REPORTED) throw new SluiceError("WORKER_CRASHED", "worker threads fail to start");
       await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
     }
   }
@@ -178,18 +181,22 @@ export class Sandbox {
   }
 
   /** Runs a task on a free lane now, or queues it (refused with QUEUE_FULL past maxQueue). */
-  private schedule<T>(task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
+  private schedule<T>(task: Task, limits: number[], signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
     const lane = this.waiting.length === 0 ? this.freeLane(true) : undefined;
     if (lane) return this.runWatched<T>(lane, task, limits, signal);
     this.drainSoon();
     // Refused now rather than after waiting for a worker (checked again when one is free).
     const refused = this.refusal(task.calls);
-    return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal);
+    return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal, readmitted);
   }
 
-  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[] } | { task: Task; limits: number[] }, signal?: AbortSignal): Promise<Watched<T>> {
+  /** `readmitted`: a task admitted before whose worker died before it started; it goes first, whatever the queue holds. */
+  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[] } | { task: Task; limits: number[] }, signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
     if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } });
-    if (this.waiting.length >= this.options.maxQueue + this.openSlots()) {
+    if (this.bootFailures >= BOOT_FAILURES_REPORTED && ![...this.lanes].some((l) => l.ready && !l.dead)) {
+      return Promise.resolve({ ok: false, index: 0, error: { code: "WORKER_CRASHED", message: "worker threads fail to start" } });
+    }
+    if (!readmitted && this.waiting.length >= this.options.maxQueue + this.openSlots()) {
       return Promise.resolve({ ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } });
     }
     return new Promise<Watched<T>>((resolve) => {
@@ -202,7 +209,8 @@ export class Sandbox {
       };
       entry.detach = () => signal?.removeEventListener("abort", onAbort);
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiting.push(entry);
+      if (readmitted) this.waiting.unshift(entry);
+      else this.waiting.push(entry);
     });
   }
 
@@ -251,32 +259,56 @@ export class Sandbox {
     const offsets: number[] = [];
     let n = 0;
     for (const w of batch) { offsets.push(n); n += w.steps.length; }
-    const merged = new AbortController();
-    let cancelled = -1;
+    // One word per stage: the worker takes a stage (0 → 1) before running it, so a caller
+    // can withdraw one that has not started (0 → 2) without touching the others. A stage
+    // already running is answered CALL_CANCELLED at once and left to finish (within its
+    // time limit): stopping it would cost the other operations' stages their worker.
+    const claims = new Int32Array(new SharedArrayBuffer(4 * batch.length));
+    const settled = batch.map(() => false);
+    const settle = (j: number, outcome: StageOutcome): void => {
+      if (settled[j]) return;
+      settled[j] = true;
+      batch[j]!.resolve(outcome);
+    };
     const listeners = batch.map((w, j) => {
-      const onAbort = (): void => { if (cancelled < 0) cancelled = j; merged.abort(); };
+      const onAbort = (): void => {
+        Atomics.compareExchange(claims, j, 0, 2);
+        settle(j, { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(w.signal?.reason ?? "aborted") } } });
+      };
       w.signal?.addEventListener("abort", onAbort, { once: true });
       return () => w.signal?.removeEventListener("abort", onAbort);
     });
     const task: StagesTask = {
       kind: "stages",
       stages: batch.map((w) => w.stage),
+      claims: claims.buffer as SharedArrayBuffer,
       calls: batch.flatMap((w) => w.steps.map((s) => this.spec(s.module, s.kvScope))),
       progress: NO_PROGRESS,
       kvPath: this.options.kvPath,
     };
     const limits = batch.flatMap((w) => w.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)));
-    const r = await this.runWatched<WireStageResult[]>(lane, task, limits, merged.signal);
+    const r = await this.runWatched<(WireStageResult | null)[]>(lane, task, limits);
     for (const off of listeners) off();
     if (r.ok) {
-      batch.forEach((w, j) => w.resolve({ ok: true, value: fromWire(r.value[j]!, w.stage.payload) }));
+      batch.forEach((w, j) => {
+        const value = r.value[j];
+        if (value) settle(j, { ok: true, value: fromWire(value, w.stage.payload) });
+      });
       return;
     }
+    if (this.closed || r.error.code === "EXECUTOR_CLOSED") {
+      batch.forEach((_, j) => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
+      return;
+    }
+    // The stage that caused the failure gets it; every other runs again on its own (those
+    // that finished before it lost their results with the worker, and run again too).
     const refusedBeforeRunning = r.error.code === "WORKER_RESTART_LIMITED" || r.error.code === "QUEUE_FULL";
-    const culprit = refusedBeforeRunning ? -1 : r.error.code === "CALL_CANCELLED" ? cancelled : offsets.findLastIndex((o) => o <= r.index);
+    const culprit = refusedBeforeRunning ? -1 : offsets.findLastIndex((o) => o <= r.index);
     batch.forEach((w, j) => {
-      if (j === culprit) w.resolve({ ok: false, index: r.index - offsets[j]!, error: r.error });
-      else void this.runStage(w.stage, w.steps, w.signal).then(w.resolve);
+      if (settled[j]) return;
+      if (j === culprit) return settle(j, { ok: false, index: Math.max(0, r.index - offsets[j]!), error: r.error });
+      // runStage throws only once the sandbox is closed.
+      this.runStage(w.stage, w.steps, w.signal).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
     });
   }
 
@@ -298,22 +330,38 @@ export class Sandbox {
   private openLane(): void {
     const lane = new Lane(this.pool, this.options.spin.worker, {
       ready: () => {
+        this.bootFailures = 0;
         for (const wake of this.readyWaiters.splice(0)) wake();
         this.drain();
       },
-      ended: (l) => {
+      ended: (l, error) => {
         this.lanes.delete(l);
         if (this.closed) return;
-        // A spare has taken over. The replacement's boot (about 100 ms of CPU) starts after a
-        // pause, not while the pool catches up with the calls the dead worker delayed.
+        // A worker that never started serving: back off, and after a few in a row tell the
+        // callers waiting for one instead of letting them wait forever.
+        if (!l.ready && ++this.bootFailures >= BOOT_FAILURES_REPORTED) this.failWaiting(error);
+        const delay = !l.ready ? Math.min(5_000, 100 * 2 ** this.bootFailures)
+          // A spare has taken over. The replacement's boot (about 100 ms of CPU) starts after
+          // a pause, not while the pool catches up with the calls the dead worker delayed.
+          : this.options.spareWorkers > 0 ? REPLACE_AFTER_MS : 0;
         const timer: NodeJS.Timeout = setTimeout(() => {
           this.replacements.delete(timer);
           if (!this.closed) this.openLane();
-        }, this.options.spareWorkers > 0 ? REPLACE_AFTER_MS : 0);
+        }, delay);
         this.replacements.add(timer);
       },
     });
     this.lanes.add(lane);
+  }
+
+  /** Answers every waiting task, and whoever awaits ready(), with the reason workers do not start. */
+  private failWaiting(error: Error): void {
+    const data: ErrorData = { code: "WORKER_CRASHED", message: `worker threads fail to start: ${error.message}` };
+    for (const w of this.waiting.splice(0)) {
+      w.detach?.();
+      w.resolve({ ok: false, index: 0, error: data });
+    }
+    for (const wake of this.readyWaiters.splice(0)) wake();
   }
 
   /** Tasks working lanes can still take behind the one they run (queued tasks soon go there). */
@@ -355,6 +403,8 @@ export class Sandbox {
     let stop: { index: number; error: ErrorData } | undefined;
     let cancelledEarly: (() => void) | undefined;
     const onCancel = (): void => {
+      // Finished: its reply is on the way, and the worker may already run the next task.
+      if (Atomics.load(index, 0) >= limits.length) return;
       stop ??= { index: Math.max(0, Atomics.load(index, 0)), error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
       // Still queued behind another task on the lane: the worker will skip it, nothing is killed.
       if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) cancelledEarly?.();
@@ -381,12 +431,13 @@ export class Sandbox {
     } catch (err) {
       if (stop) {
         // A task that was running cost its worker.
-        if (Atomics.load(index, 0) >= 0) this.restarts.spend(task.calls[Math.min(stop.index, task.calls.length - 1)]?.moduleId ?? "");
+        // (A chunk batch counts its calls chunk after chunk over the same steps.)
+        if (Atomics.load(index, 0) >= 0) this.restarts.spend(task.calls[stop.index % task.calls.length]?.moduleId ?? "");
         return { ok: false, ...stop };
       }
       if (this.closed) return { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } };
       // Queued behind a task whose worker died: it never started, so it runs elsewhere.
-      if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) return this.schedule<T>(task, limits, signal);
+      if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) return this.schedule<T>(task, limits, signal, true);
       const i = Math.max(0, Atomics.load(index, 0));
       const message = (err as Error)?.message ?? String(err);
       return { ok: false, index: i, error: { code: "WORKER_CRASHED", message: `the worker running the call died: ${message}`, details: { call: i } } };
@@ -434,6 +485,9 @@ export class Sandbox {
     await this.pool.destroy();
   }
 }
+
+/** Workers in a row that die before serving, after which waiting calls are failed. */
+const BOOT_FAILURES_REPORTED = 5;
 
 /** How long a spare covers for a terminated worker before its replacement starts booting. */
 const REPLACE_AFTER_MS = 250;

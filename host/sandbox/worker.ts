@@ -67,13 +67,19 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
   return task.more ? results : results[0]!;
 }
 
-async function runStages(task: StagesTask): Promise<WireStageResult[]> {
+async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> {
   const mark = progress(task);
   const kv = kvAt(task.kvPath);
-  const results: WireStageResult[] = [];
+  const claims = new Int32Array(task.claims);
+  const results: (WireStageResult | null)[] = [];
   let offset = 0;
-  for (const stage of task.stages) {
+  for (const [s, stage] of task.stages.entries()) {
     const first = offset;
+    if (Atomics.compareExchange(claims, s, 0, 1) !== 0) {
+      results.push(null);
+      offset += stage.steps.length;
+      continue;
+    }
     results.push(toWire(await runSteps(stage, (i, request) => {
       const bytes = encode(request);
       mark(first + i);
@@ -87,7 +93,7 @@ async function runStages(task: StagesTask): Promise<WireStageResult[]> {
   return results;
 }
 
-export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | WireStageResult | WireStageResult[]> {
+export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | WireStageResult | (WireStageResult | null)[]> {
   if (task.kind === "serve") return serve(task, (t) => run(t as Task)) as Promise<never>;
   // Claimed atomically: the caller may cancel a task still queued behind another one.
   const index = new Int32Array(task.progress, 0, 1);
@@ -95,7 +101,7 @@ export default function run(task: Task | ServeTask): CallReport[] | Promise<Call
   return execute(task);
 }
 
-function execute(task: Task): CallReport[] | Promise<CallReport[] | WireStageResult | WireStageResult[]> {
+function execute(task: Task): CallReport[] | Promise<CallReport[] | WireStageResult | (WireStageResult | null)[]> {
   const missingModules = admit(task.calls);
   if (missingModules.length > 0) return { missingModules } satisfies MissingModules as never;
   // A component's glue is imported once per worker, before any call's clock starts.

@@ -1,0 +1,98 @@
+/**
+ * Lanes under faults: replies that must survive their worker's death, cancellations that
+ * must not kill another operation's work, and a close() in the middle of a batch.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { encode } from "../../abi/codec.js";
+import type { StageInput } from "../../host/pipeline/run-steps.js";
+import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
+import { fixture } from "../helpers/fixtures.js";
+import { context, request } from "../helpers/requests.js";
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
+
+const busyFor = (ms: number): void => { const t = performance.now(); while (performance.now() - t < ms); };
+const stage = (): StageInput => ({
+  point: "tool.before",
+  context: context("tool.before"),
+  payload: { tool_id: "t", name: "t", schema: { type: "object" }, arguments: {}, call_id: "c" },
+  steps: [{ bindingId: "b", hookRef: "h@1.0.0", policy: "fail-closed", observeOnly: false, config: {} }],
+});
+
+/** A call that finishes after a few milliseconds of guest work. */
+const spinRequest = (iterations: number): Uint8Array => encode(request("tool.before", {}, { mode: "spin", iterations }));
+/** Blocks this thread from the next turn of the event loop on, after queued tasks were posted. */
+const blockNextTurn = (ms: number): Promise<void> => new Promise((resolve) => setImmediate(() => { busyFor(ms); resolve(); }));
+
+describe("a lane's worker dies", () => {
+  it("a call that finished before it keeps its result, though the reply was not yet read", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 } });
+    const loop = await sandbox.load(fixture("loop"));
+    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000 } });
+    await sandbox.ready();
+    const finished = sandbox.invokeBytes(slow, spinRequest(2_000_000));
+    const runaway = sandbox.invokeBytes(loop, encode(request()), { timeoutMs: 50 });
+    // Busy past the runaway's limit: its timeout is handled before the first reply is read.
+    await blockNextTurn(400);
+    expect(await finished).toMatchObject({ ok: true, outcome: { kind: "continue" } });
+    expect(await runaway).toMatchObject({ ok: false, error: { code: "GUEST_TIMEOUT" } });
+  });
+});
+
+describe("cancellation on a lane", () => {
+  it("cancelling a call that already finished neither kills its worker nor fails the call behind it", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_000 } });
+    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000 } });
+    await sandbox.ready();
+    const controller = new AbortController();
+    const finished = sandbox.invokeBytes(slow, spinRequest(2_000_000), { signal: controller.signal });
+    const behind = sandbox.invokeBytes(loop, encode(request()), { timeoutMs: 300 });
+    await blockNextTurn(150);
+    controller.abort();
+    expect((await finished).ok).toBe(true);
+    // The call behind ran its own course: it timed out on its own limit, not WORKER_CRASHED.
+    expect(await behind).toMatchObject({ ok: false, error: { code: "GUEST_TIMEOUT", details: { limitMs: 300 } } });
+  });
+
+  it("cancelling one stage of a batch answers it at once and leaves the others' work alone", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0, restarts: { burst: 2, perSecond: 0.001 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 600 } });
+    const ok = await sandbox.load(fixture("continue"));
+    await sandbox.ready();
+    const controller = new AbortController();
+    const first = sandbox.runStage(stage(), [{ module: ok, timeoutMs: 5_000 }]);
+    const slow = sandbox.runStage(stage(), [{ module: loop, timeoutMs: 5_000 }]);
+    const cancelled = sandbox.runStage(stage(), [{ module: ok, timeoutMs: 5_000 }], controller.signal);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    const order = await Promise.race([cancelled.then(() => "cancelled"), slow.then(() => "slow")]);
+    expect(order).toBe("cancelled");
+    expect(await cancelled).toMatchObject({ ok: false, index: 0, error: { code: "CALL_CANCELLED" } });
+    // The looping stage was not cut short by someone else's cancellation: it reached its own limit.
+    expect(await slow).toMatchObject({ ok: false, error: { code: "GUEST_TIMEOUT", details: { limitMs: 600 } } });
+    expect((await first).ok).toBe(true);
+    // One worker restart, for the loop's own timeout: the cancellation cost none, and the
+    // looping stage ran once (a second run would have spent the budget of 2).
+    expect(sandbox.restartLimited(loop)).toBe(false);
+  });
+});
+
+describe("close()", () => {
+  it("answers every stage of a batch in flight with EXECUTOR_CLOSED and nothing is left hanging", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0 });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_000 } });
+    const ok = await sandbox.load(fixture("continue"));
+    await sandbox.ready();
+    const stages = [
+      sandbox.runStage(stage(), [{ module: loop, timeoutMs: 1_000 }]),
+      sandbox.runStage(stage(), [{ module: ok, timeoutMs: 1_000 }]),
+      sandbox.runStage(stage(), [{ module: ok, timeoutMs: 1_000 }]),
+    ];
+    await new Promise((r) => setTimeout(r, 50));
+    await sandbox.close();
+    const results = await Promise.all(stages);
+    expect(results.map((r) => !r.ok && r.error.code)).toEqual(["EXECUTOR_CLOSED", "EXECUTOR_CLOSED", "EXECUTOR_CLOSED"]);
+  });
+});
