@@ -472,6 +472,10 @@ export class Sandbox {
     return budget > 0 && this.inFlight === 1 && lane.inFlight === 0 && this.waiting.length === 0 && this.busyMicros * 1.25 + 20 <= budget ? budget : 0;
   }
 
+  /**
+   * Stops the workers; calls in flight end with EXECUTOR_CLOSED. Each worker is held by a
+   * long-running task, so the threads keep the process alive until this is called.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
