@@ -14,6 +14,15 @@ export function encode(value: unknown): Uint8Array {
   return new Uint8Array(view);
 }
 
+/**
+ * Encodes into msgpackr's shared buffer and returns a view of it, valid only until the
+ * next encode on this thread: for bytes that are copied at once (a request written into
+ * guest memory), it saves an allocation and a copy per call.
+ */
+export function encodeTransient(value: unknown): Uint8Array {
+  return packr.pack(value);
+}
+
 /** Decodes ABI v1 msgpack. Throws on malformed input; callers map that to their own error code. */
 export function decode(bytes: Uint8Array): unknown {
   return unpackr.unpack(bytes);

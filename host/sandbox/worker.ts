@@ -1,5 +1,5 @@
 /** Piscina worker entry: runs the calls of one task in order, reporting progress through shared memory. */
-import { encode } from "../../abi/codec.js";
+import { encodeTransient } from "../../abi/codec.js";
 import { runSteps } from "../pipeline/run-steps.js";
 import { KvStore } from "./kv-store.js";
 import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "./protocol.js";
@@ -52,7 +52,8 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
   let holds = task.stage.holds;
   for (const [k, payload] of payloads.entries()) {
     const result = await runSteps({ ...task.stage, payload, ...(holds ? { holds } : {}) }, (i, request) => {
-      const bytes = encode(request);
+      // Copied into guest memory before anything else encodes on this thread.
+      const bytes = encodeTransient(request);
       mark(k * steps + i);
       const report = runCall({ ...task.calls[i]!, request: bytes }, kv);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
@@ -81,7 +82,8 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
       continue;
     }
     results.push(toWire(await runSteps(stage, (i, request) => {
-      const bytes = encode(request);
+      // Copied into guest memory before anything else encodes on this thread.
+      const bytes = encodeTransient(request);
       mark(first + i);
       const report = runCall({ ...task.calls[first + i]!, request: bytes }, kv);
       pause();
