@@ -11,7 +11,7 @@ export function machine(): Record<string, unknown> {
   };
 }
 
-const num = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const num = (v: number | string): string => (typeof v === "string" ? v : Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 
 export function table(results: readonly ScenarioResult[]): string {
   const lines: string[] = [];

@@ -16,13 +16,14 @@ export interface Counts {
   coldRepeats: number;
   chunks: number;
   plugins: number;
+  runaways: number;
 }
 
-export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100 };
-export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2 };
+export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100, runaways: 7 };
+export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2, runaways: 1 };
 
 export interface Target { name: string; measured: number; limit: number; op: "<=" | ">="; unit: string; met: boolean }
-export interface ScenarioResult { id: number; title: string; latency?: Record<string, Stats>; values?: Record<string, number>; targets: Target[] }
+export interface ScenarioResult { id: number; title: string; latency?: Record<string, Stats>; values?: Record<string, number | string>; targets: Target[] }
 
 const target = (name: string, measured: number, op: "<=" | ">=", limit: number, unit: string): Target =>
   ({ name, measured, limit, op, unit, met: op === "<=" ? measured <= limit : measured >= limit });
@@ -183,24 +184,32 @@ async function runaway(c: Counts): Promise<ScenarioResult> {
   const request = encode(envelopeOf(payloadOf(1024)));
   const call = () => sandbox.invokeBytes(ok, request);
   const windowMs = 20;
+  // Throughput in 20 ms windows is noisy, so the runaway happens several times and the
+  // median recovery is the measure (as every target here is a median); all are reported.
+  const recoveries: number[] = [];
   try {
     await saturate(call, 64, c.throughputMs / 4);
-    const base = await saturate(call, 64, c.throughputMs / 2);
-    let timedOutAt = 0;
-    const looping = sandbox.invokeBytes(loop, request).then((r) => { timedOutAt = performance.now(); return r; });
-    const during = await saturate(call, 64, 50 + 400);
-    const r = await looping;
-    if (r.ok || r.error.code !== "GUEST_TIMEOUT") throw new Error("the runaway guest did not time out");
-    // The first window after the timeout whose completions reach 90% of the steady rate.
-    const need = 0.9 * base.perSecond * (windowMs / 1000);
-    const done = during.completions;
-    let recovered = NaN;
-    for (let t = timedOutAt; t + windowMs <= done.at(-1)!; t += 1) {
-      const n = done.filter((x) => x >= t && x < t + windowMs).length;
-      if (n >= need) { recovered = t - timedOutAt; break; }
+    for (let k = 0; k < c.runaways; k++) {
+      await sandbox.ready(); // the previous runaway's replacement has booted
+      const base = await saturate(call, 64, c.throughputMs / 2);
+      let timedOutAt = 0;
+      const looping = sandbox.invokeBytes(loop, request).then((r) => { timedOutAt = performance.now(); return r; });
+      const during = await saturate(call, 64, 50 + 400);
+      const r = await looping;
+      if (r.ok || r.error.code !== "GUEST_TIMEOUT") throw new Error("the runaway guest did not time out");
+      // The first window after the timeout whose completions reach 90% of the steady rate.
+      const need = 0.9 * base.perSecond * (windowMs / 1000);
+      const done = during.completions;
+      let recovered = Infinity;
+      for (let t = timedOutAt; t + windowMs <= done.at(-1)!; t += 1) {
+        const n = done.filter((x) => x >= t && x < t + windowMs).length;
+        if (n >= need) { recovered = t - timedOutAt; break; }
+      }
+      recoveries.push(recovered);
     }
-    const values = { steadyCallsPerSecond: base.perSecond, recoveryMs: recovered };
-    return { id: 7, title: "runaway guest: timeout to full throughput", values, targets: [target("timeout to full throughput", Number.isNaN(recovered) ? Infinity : recovered, "<=", 100, "ms")] };
+    const median = stats(recoveries).p50;
+    const values = { runaways: recoveries.length, recoveryMsMedian: median, recoveryMsMax: Math.max(...recoveries), recoveriesMs: recoveries.join(" ") };
+    return { id: 7, title: "runaway guest: timeout to full throughput", values, targets: [target("timeout to full throughput (median of the runaways)", median, "<=", 100, "ms")] };
   } finally {
     await bench.host.close();
   }
