@@ -331,7 +331,7 @@ export class Host implements StageRunner {
     return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload)));
   }
 
-  /** Flushes event listeners and stops the workers, which keep the process alive until then. */
+  /** Flushes event listeners and stops the workers. */
   async close(): Promise<void> {
     this.detachPool();
     // Listeners get what was emitted before the close, unless one of them hangs.

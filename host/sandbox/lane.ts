@@ -106,8 +106,13 @@ export class Lane {
     this.stop.abort();
   }
 
-  /** Asks the serve loop to return, for a clean shutdown. */
+  /** Set by shutdown(): the lane is leaving on purpose, and nothing replaces it. */
+  retired = false;
+
+  /** Asks the serve loop to return (a clean shutdown, or an idle sandbox letting go of its workers). */
   shutdown(): void {
+    this.retired = true;
+    this.dead = true;
     Atomics.store(this.control, LANE_STOP, 1);
     Atomics.notify(this.control, LANE_POSTED);
   }

@@ -26,6 +26,12 @@ export interface SandboxOptions {
    * (a runaway guest, a crash), while its replacement boots (about 100 ms). Default 1.
    */
   spareWorkers?: number;
+  /**
+   * Milliseconds without any call after which the workers are let go of (they stay
+   * started and warm; the next call takes them back in about a millisecond). Until then
+   * they keep the process alive. Default 1000.
+   */
+  idleMs?: number;
 }
 
 export type ResolvedOptions = Required<Omit<SandboxOptions, "restarts" | "spin">> & { restarts: RestartBudgetOptions; spin: { caller: number; worker: number } };
@@ -39,7 +45,9 @@ export function resolveOptions(o: SandboxOptions): ResolvedOptions {
   if (!(restarts.burst >= 1) || !(restarts.perSecond > 0) || !(restarts.offenderMs >= 0)) throw new SluiceError("CONFIG_INVALID", "restarts.burst must be >= 1, restarts.perSecond > 0 and restarts.offenderMs >= 0");
   const spareWorkers = o.spareWorkers ?? 1;
   if (!Number.isInteger(spareWorkers) || spareWorkers < 0 || spareWorkers > 16) throw new SluiceError("CONFIG_INVALID", `spareWorkers must be an integer from 0 to 16, got ${spareWorkers}`);
+  const idleMs = o.idleMs ?? 1_000;
+  if (!(idleMs >= 0 && idleMs <= 3_600_000)) throw new SluiceError("CONFIG_INVALID", `idleMs must be 0..3600000, got ${idleMs}`);
   const spin = { caller: 250, worker: 500, ...o.spin };
   if (!(spin.caller >= 0 && spin.caller <= 10_000) || !(spin.worker >= 0 && spin.worker <= 100_000)) throw new SluiceError("CONFIG_INVALID", "spin.caller must be 0..10000 and spin.worker 0..100000 microseconds");
-  return { workers, maxQueue, restarts, spin, spareWorkers, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
+  return { workers, maxQueue, restarts, spin, spareWorkers, idleMs, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
 }

@@ -59,6 +59,9 @@ export class Sandbox {
   private readonly cache = new Map<string, Promise<LoadedModule>>();
   private closed = false;
   private drainScheduled = false;
+  /** The lanes were let go of after idleMs without calls (see rest()). */
+  private resting = false;
+  private idleTimer: NodeJS.Timeout | undefined;
   private readonly replacements = new Set<NodeJS.Timeout>();
   /** Workers in a row that died before serving. */
   private bootFailures = 0;
@@ -82,6 +85,7 @@ export class Sandbox {
     // A worker that dies with no task is replaced by Piscina; the event must not crash the host.
     this.pool.on("error", () => {});
     for (let i = 0; i < this.options.workers + this.options.spareWorkers; i++) this.openLane();
+    this.maybeIdle();
   }
 
   /** Resolves when every worker is serving (calls made before then wait for the first one). */
@@ -89,8 +93,10 @@ export class Sandbox {
     const full = this.options.workers + this.options.spareWorkers;
     while (!this.closed && [...this.lanes].filter((l) => l.ready && !l.dead).length < full) {
       if (this.bootFailures >= BOOT_FAILURES_REPORTED) throw new SluiceError("WORKER_CRASHED", "worker threads fail to start");
+      this.busy();
       await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
     }
+    this.maybeIdle();
   }
 
   /** Workers alive now (the pool replaces terminated ones). */
@@ -159,6 +165,7 @@ export class Sandbox {
    */
   async runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    this.busy();
     const lane = this.waiting.length === 0 ? this.freeLane(true) : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal);
     this.drainSoon();
@@ -182,6 +189,7 @@ export class Sandbox {
 
   /** Runs a task on a free lane now, or queues it (refused with QUEUE_FULL past maxQueue). */
   private schedule<T>(task: Task, limits: number[], signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
+    this.busy();
     const lane = this.waiting.length === 0 ? this.freeLane(true) : undefined;
     if (lane) return this.runWatched<T>(lane, task, limits, signal);
     this.drainSoon();
@@ -336,7 +344,7 @@ export class Sandbox {
       },
       ended: (l, error) => {
         this.lanes.delete(l);
-        if (this.closed) return;
+        if (this.closed || l.retired) return;
         // A worker that never started serving: back off, and after a few in a row tell the
         // callers waiting for one instead of letting them wait forever.
         if (!l.ready && ++this.bootFailures >= BOOT_FAILURES_REPORTED) this.failWaiting(error);
@@ -352,6 +360,37 @@ export class Sandbox {
       },
     });
     this.lanes.add(lane);
+  }
+
+  /** A call is coming: take the workers back if they were let go of. */
+  private busy(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (!this.resting || this.closed) return;
+    this.resting = false;
+    for (let i = 0; i < this.options.workers + this.options.spareWorkers; i++) this.openLane();
+  }
+
+  /** With nothing running or waiting, the workers are let go of after idleMs. */
+  private maybeIdle(): void {
+    if (this.inFlight > 0 || this.waiting.length > 0 || this.closed || this.resting || this.idleTimer) return;
+    this.idleTimer = setTimeout(() => this.rest(), this.options.idleMs);
+    // The timer alone does not keep the process alive; the lanes do, until it fires.
+    this.idleTimer.unref();
+  }
+
+  /**
+   * Each lane's task holds its Piscina worker and, with it, the process. An idle sandbox
+   * ends those tasks: the threads stay started and warm in Piscina's pool, unreferenced,
+   * so a process with nothing else to do can exit; the next call opens lanes on them again.
+   */
+  private rest(): void {
+    this.idleTimer = undefined;
+    if (this.inFlight > 0 || this.waiting.length > 0 || this.closed) return;
+    this.resting = true;
+    for (const lane of this.lanes) lane.shutdown();
+    // Whoever awaits ready() looks again (and takes the workers back).
+    for (const wake of this.readyWaiters.splice(0)) wake();
   }
 
   /** Answers every waiting task, and whoever awaits ready(), with the reason workers do not start. */
@@ -446,6 +485,7 @@ export class Sandbox {
       unwatch();
       signal?.removeEventListener("abort", onCancel);
       this.drain();
+      this.maybeIdle();
     }
   }
 
@@ -473,8 +513,8 @@ export class Sandbox {
   }
 
   /**
-   * Stops the workers; calls in flight end with EXECUTOR_CLOSED. Each worker is held by a
-   * long-running task, so the threads keep the process alive until this is called.
+   * Stops the workers; calls in flight end with EXECUTOR_CLOSED. (Without it, the workers
+   * keep the process alive until the sandbox has been idle for idleMs.)
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -484,6 +524,7 @@ export class Sandbox {
       w.resolve({ ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } });
     }
     for (const timer of this.replacements) clearTimeout(timer);
+    clearTimeout(this.idleTimer);
     for (const wake of this.readyWaiters.splice(0)) wake();
     for (const lane of this.lanes) lane.shutdown();
     await this.pool.destroy();

@@ -2,6 +2,7 @@
  * How calls reach the workers: one lane per worker (a long-running task fed through its
  * own port), spare workers that take over at once, and the polling options.
  */
+import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
@@ -82,11 +83,46 @@ describe("lanes", () => {
   });
 
   it("refuses bad polling and spare settings with CONFIG_INVALID", () => {
-    for (const options of [{ spin: { caller: -1 } }, { spin: { worker: 1e9 } }, { spareWorkers: -1 }, { spareWorkers: 1.5 }]) {
+    for (const options of [{ spin: { caller: -1 } }, { spin: { worker: 1e9 } }, { spareWorkers: -1 }, { spareWorkers: 1.5 }, { idleMs: -1 }]) {
       let error: unknown;
       try { createSandbox(options).close(); } catch (err) { error = err; }
       expect((error as SluiceError).code).toBe("CONFIG_INVALID");
     }
+  });
+});
+
+describe("an idle sandbox", () => {
+  it("lets go of its workers after idleMs and takes them back, warm, on the next call", async () => {
+    sandbox = createSandbox({ workers: 1, idleMs: 50 });
+    const ok = await sandbox.load(fixture("continue"));
+    expect((await sandbox.invoke(ok, request())).ok).toBe(true);
+    const lanes = (sandbox as unknown as { lanes: Set<Lane> }).lanes;
+    await new Promise((r) => setTimeout(r, 300));
+    expect([...lanes].filter((l) => !l.dead)).toHaveLength(0);
+    expect(sandbox.threadCount).toBe(2); // the threads stay started
+    expect((await sandbox.invoke(ok, request())).ok).toBe(true);
+    await sandbox.ready();
+    expect([...lanes].filter((l) => l.ready && !l.dead)).toHaveLength(2);
+  });
+
+  it("does not keep a process alive that forgot to close it", async () => {
+    const script = `
+      import { createSandbox } from ${JSON.stringify(new URL("../../dist/host/sandbox/index.js", import.meta.url).href)};
+      import { readFileSync } from "node:fs";
+      const sandbox = createSandbox({ workers: 1, idleMs: 100 });
+      const ok = await sandbox.load(readFileSync(${JSON.stringify(new URL("../../build/fixtures/continue.wasm", import.meta.url).pathname)}));
+      const r = await sandbox.invoke(ok, { abi: "1.0", point: "tool.before", context: {}, payload: {}, config: {} });
+      console.log(r.ok ? "called" : r.error.code);
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => { out += String(d); });
+    const code = await new Promise<number | string>((resolve) => {
+      const timer = setTimeout(() => { child.kill("SIGKILL"); resolve("still running after 10 s"); }, 10_000);
+      child.on("exit", (c) => { clearTimeout(timer); resolve(c ?? -1); });
+    });
+    expect(out.trim()).toBe("called");
+    expect(code).toBe(0);
   });
 });
 
