@@ -62,6 +62,8 @@ export class Sandbox {
   /** The lanes were let go of after idleMs without calls (see rest()). */
   private resting = false;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** When the last call came (performance.now()). */
+  private lastCall = 0;
   private readonly replacements = new Set<NodeJS.Timeout>();
   /** Workers in a row that died before serving. */
   private bootFailures = 0;
@@ -163,14 +165,19 @@ export class Sandbox {
    * pipeline/stage.ts, which re-runs the stage with that step marked failed). Stages of
    * other operations that wait for a worker together go to it as one task.
    */
-  async runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
+  runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
+    return this.stageTask(stage, steps, signal, false);
+  }
+
+  /** `readmitted`: a stage admitted before, run again on its own after its batch failed. */
+  private async stageTask(stage: StageInput, steps: readonly StageStep[], signal: AbortSignal | undefined, readmitted: boolean): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     this.busy();
     const lane = this.waiting.length === 0 ? this.freeLane(true) : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal);
     this.drainSoon();
     const refused = this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) })));
-    return refused ?? this.enqueue<StageResult>({ stage, steps }, signal);
+    return refused ?? this.enqueue<StageResult>({ stage, steps }, signal, readmitted);
   }
 
   /**
@@ -316,7 +323,7 @@ export class Sandbox {
       if (settled[j]) return;
       if (j === culprit) return settle(j, { ok: false, index: Math.max(0, r.index - offsets[j]!), error: r.error });
       // runStage throws only once the sandbox is closed.
-      this.runStage(w.stage, w.steps, w.signal).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
+      this.stageTask(w.stage, w.steps, w.signal, true).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
     });
   }
 
@@ -354,7 +361,7 @@ export class Sandbox {
           : this.options.spareWorkers > 0 ? REPLACE_AFTER_MS : 0;
         const timer: NodeJS.Timeout = setTimeout(() => {
           this.replacements.delete(timer);
-          if (!this.closed) this.openLane();
+          if (!this.closed && !this.resting) this.openLane();
         }, delay);
         this.replacements.add(timer);
       },
@@ -364,16 +371,21 @@ export class Sandbox {
 
   /** A call is coming: take the workers back if they were let go of. */
   private busy(): void {
-    clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-    if (!this.resting || this.closed) return;
-    this.resting = false;
-    for (let i = 0; i < this.options.workers + this.options.spareWorkers; i++) this.openLane();
+    this.lastCall = performance.now();
+    if (this.closed) return;
+    if (this.resting) {
+      this.resting = false;
+      const live = [...this.lanes].filter((l) => !l.dead).length;
+      for (let i = live; i < this.options.workers + this.options.spareWorkers; i++) this.openLane();
+    }
+    // Whatever becomes of this call (it may be refused or cancelled before it runs), the
+    // sandbox looks again later whether it has gone idle.
+    this.maybeIdle();
   }
 
-  /** With nothing running or waiting, the workers are let go of after idleMs. */
+  /** Arms the idle check (rest() re-arms itself while the sandbox is not idle). */
   private maybeIdle(): void {
-    if (this.inFlight > 0 || this.waiting.length > 0 || this.closed || this.resting || this.idleTimer) return;
+    if (this.closed || this.resting || this.idleTimer) return;
     this.idleTimer = setTimeout(() => this.rest(), this.options.idleMs);
     // The timer alone does not keep the process alive; the lanes do, until it fires.
     this.idleTimer.unref();
@@ -386,8 +398,17 @@ export class Sandbox {
    */
   private rest(): void {
     this.idleTimer = undefined;
-    if (this.inFlight > 0 || this.waiting.length > 0 || this.closed) return;
+    if (this.closed) return;
+    const quietFor = performance.now() - this.lastCall;
+    if (this.inFlight > 0 || this.waiting.length > 0 || quietFor < this.options.idleMs) {
+      this.idleTimer = setTimeout(() => this.rest(), Math.max(1, this.options.idleMs - Math.max(0, quietFor)));
+      this.idleTimer.unref();
+      return;
+    }
     this.resting = true;
+    // Replacements not yet started are not needed now; busy() opens what is missing.
+    for (const timer of this.replacements) clearTimeout(timer);
+    this.replacements.clear();
     for (const lane of this.lanes) lane.shutdown();
     // Whoever awaits ready() looks again (and takes the workers back).
     for (const wake of this.readyWaiters.splice(0)) wake();
@@ -403,10 +424,17 @@ export class Sandbox {
     for (const wake of this.readyWaiters.splice(0)) wake();
   }
 
-  /** Tasks working lanes can still take behind the one they run (queued tasks soon go there). */
+  /**
+   * Tasks the workers can still take (queued tasks soon go there): the free slots of the
+   * working lanes, then those of lanes that are idle or still starting, up to `workers`
+   * lanes in all.
+   */
   private openSlots(): number {
     let open = 0;
-    for (const lane of this.lanes) if (lane.ready && !lane.dead && lane.inFlight > 0) open += Math.max(0, TASKS_PER_LANE - lane.inFlight);
+    let lanes = 0;
+    const live = [...this.lanes].filter((l) => !l.dead);
+    for (const l of live) if (l.inFlight > 0) { open += Math.max(0, TASKS_PER_LANE - l.inFlight); lanes++; }
+    for (const l of live) if (l.inFlight === 0 && lanes < this.options.workers) { open += TASKS_PER_LANE; lanes++; }
     return open;
   }
 

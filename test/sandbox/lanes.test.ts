@@ -105,6 +105,29 @@ describe("an idle sandbox", () => {
     expect([...lanes].filter((l) => l.ready && !l.dead)).toHaveLength(2);
   });
 
+  it("does not start a terminated worker's replacement while resting, and takes back only what is missing", async () => {
+    sandbox = createSandbox({ workers: 1, spareWorkers: 1, idleMs: 50 });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30 } });
+    const ok = await sandbox.load(fixture("continue"));
+    await sandbox.ready();
+    expect((await sandbox.invoke(loop, request())).ok).toBe(false);
+    const lanes = (sandbox as unknown as { lanes: Set<Lane> }).lanes;
+    await new Promise((r) => setTimeout(r, 600)); // past idleMs and past the replacement delay
+    expect([...lanes].filter((l) => !l.dead)).toHaveLength(0);
+    expect((await sandbox.invoke(ok, request())).ok).toBe(true);
+    await sandbox.ready();
+    expect([...lanes].filter((l) => !l.dead)).toHaveLength(2);
+  });
+
+  it("right after resting, a burst within what the workers hold is not refused with QUEUE_FULL", async () => {
+    sandbox = createSandbox({ workers: 1, maxQueue: 0, idleMs: 50 });
+    const ok = await sandbox.load(fixture("continue"));
+    await sandbox.ready();
+    await new Promise((r) => setTimeout(r, 200));
+    const burst = await Promise.all([sandbox.invoke(ok, request()), sandbox.invoke(ok, request())]);
+    expect(burst.map((r) => r.ok)).toEqual([true, true]);
+  });
+
   it("does not keep a process alive that forgot to close it", async () => {
     const script = `
       import { createSandbox } from ${JSON.stringify(new URL("../../dist/host/sandbox/index.js", import.meta.url).href)};
@@ -112,7 +135,9 @@ describe("an idle sandbox", () => {
       const sandbox = createSandbox({ workers: 1, idleMs: 100 });
       const ok = await sandbox.load(readFileSync(${JSON.stringify(new URL("../../build/fixtures/continue.wasm", import.meta.url).pathname)}));
       const r = await sandbox.invoke(ok, { abi: "1.0", point: "tool.before", context: {}, payload: {}, config: {} });
-      console.log(r.ok ? "called" : r.error.code);
+      // A call that never runs (cancelled before it starts) must not keep the sandbox awake.
+      const c = await sandbox.invoke(ok, { abi: "1.0", point: "tool.before", context: {}, payload: {}, config: {} }, { signal: AbortSignal.abort() });
+      console.log(r.ok && !c.ok ? "called" : "unexpected");
     `;
     const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
