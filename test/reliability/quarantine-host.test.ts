@@ -44,12 +44,14 @@ describe("a plugin that keeps faulting is quarantined", () => {
     await setUp({ quarantine: { threshold: 1 } }, [{ id: "trap", hookRef: "trapper@1.0.0" }]);
     const first = await call(host);
     expect(!first.ok && first.error.details?.cause).toMatchObject({ code: "GUEST_TRAP" });
-    const t0 = performance.now();
+    // No worker is involved: the call is answered before the event loop turns at all.
+    let turned = false;
+    setImmediate(() => { turned = true; });
     const second = await call(host);
     expect(!second.ok && second.error.code).toBe("HOOK_FAILED");
     expect(!second.ok && second.error.details?.cause).toMatchObject({ code: "PLUGIN_QUARANTINED" });
     expect(second.facts.called).toBe(false);
-    expect(performance.now() - t0).toBeLessThan(50);
+    expect(turned).toBe(false);
   });
 
   it("an operator lift runs the plugin again and is announced", async () => {
