@@ -513,7 +513,6 @@ export class Sandbox {
       unwatch();
       signal?.removeEventListener("abort", onCancel);
       this.drain();
-      this.maybeIdle();
     }
   }
 

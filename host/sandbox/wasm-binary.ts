@@ -34,6 +34,26 @@ function writeU32(value: number): number[] {
   return out;
 }
 
+interface Section { id: number; start: number; contentStart: number; end: number }
+
+/** The module's sections, in order, after checking the header and every section's bounds. */
+function sectionsOf(input: Uint8Array): Section[] {
+  if (input.length < 8 || MAGIC.some((b, i) => input[i] !== b)) throw new BinaryFormatError("not a WebAssembly module (bad magic or version)");
+  const sections: Section[] = [];
+  const c: Cursor = { bytes: input, pos: 8 };
+  while (c.pos < input.length) {
+    const start = c.pos;
+    const id = input[c.pos++]!;
+    const size = readU32(c);
+    const contentStart = c.pos;
+    const end = contentStart + size;
+    if (end > input.length) throw new BinaryFormatError("section runs past the end of the module");
+    sections.push({ id, start, contentStart, end });
+    c.pos = end;
+  }
+  return sections;
+}
+
 export interface MemoryCapResult {
   bytes: Uint8Array;
   /** Pages the module declares as initial memory; undefined when it defines none. */
@@ -44,34 +64,24 @@ export interface MemoryCapResult {
 
 /** Returns the module with its (single, defined) memory's maximum set to at most `maxPages`. */
 export function capMemory(input: Uint8Array, maxPages: number): MemoryCapResult {
-  if (input.length < 8 || MAGIC.some((b, i) => input[i] !== b)) throw new BinaryFormatError("not a WebAssembly module (bad magic or version)");
-  const c: Cursor = { bytes: input, pos: 8 };
-  while (c.pos < input.length) {
-    const sectionStart = c.pos;
-    const id = input[c.pos++]!;
-    const size = readU32(c);
-    const contentStart = c.pos;
-    const end = contentStart + size;
-    if (end > input.length) throw new BinaryFormatError("section runs past the end of the module");
-    if (id !== MEMORY_SECTION) { c.pos = end; continue; }
-
-    const count = readU32(c);
-    if (count !== 1) return { bytes: input, memoryCount: count };
-    const flags = readU32(c);
-    if (flags > 1) return { bytes: input, memoryCount: 1, unsupported: flags & 2 ? "shared memory" : "64-bit memory" };
-    const initial = readU32(c);
-    const declaredMax = flags === 1 ? readU32(c) : undefined;
-    if (c.pos !== end) throw new BinaryFormatError("memory section has trailing bytes");
-    const max = Math.min(maxPages, declaredMax ?? maxPages);
-    const content = [...writeU32(1), 0x01, ...writeU32(initial), ...writeU32(max)];
-    const section = [MEMORY_SECTION, ...writeU32(content.length), ...content];
-    const out = new Uint8Array(sectionStart + section.length + (input.length - end));
-    out.set(input.subarray(0, sectionStart), 0);
-    out.set(section, sectionStart);
-    out.set(input.subarray(end), sectionStart + section.length);
-    return { bytes: out, initialPages: initial, memoryCount: 1 };
-  }
-  return { bytes: input, memoryCount: 0 };
+  const memory = sectionsOf(input).find((s) => s.id === MEMORY_SECTION);
+  if (!memory) return { bytes: input, memoryCount: 0 };
+  const c: Cursor = { bytes: input, pos: memory.contentStart };
+  const count = readU32(c);
+  if (count !== 1) return { bytes: input, memoryCount: count };
+  const flags = readU32(c);
+  if (flags > 1) return { bytes: input, memoryCount: 1, unsupported: flags & 2 ? "shared memory" : "64-bit memory" };
+  const initial = readU32(c);
+  const declaredMax = flags === 1 ? readU32(c) : undefined;
+  if (c.pos !== memory.end) throw new BinaryFormatError("memory section has trailing bytes");
+  const max = Math.min(maxPages, declaredMax ?? maxPages);
+  const content = [...writeU32(1), 0x01, ...writeU32(initial), ...writeU32(max)];
+  const section = [MEMORY_SECTION, ...writeU32(content.length), ...content];
+  const out = new Uint8Array(memory.start + section.length + (input.length - memory.end));
+  out.set(input.subarray(0, memory.start), 0);
+  out.set(section, memory.start);
+  out.set(input.subarray(memory.end), memory.start + section.length);
+  return { bytes: out, initialPages: initial, memoryCount: 1 };
 }
 
 const IMPORT_SECTION = 2;
@@ -98,20 +108,22 @@ function skipLimits(c: Cursor): void {
   if (flags & 1) readU32(c);
 }
 
-/** Names of the memories a module imports (it may not: the host supplies memory itself). */
-function memoryImports(bytes: Uint8Array, start: number, end: number): string[] {
-  const c: Cursor = { bytes, pos: start };
-  const found: string[] = [];
+interface ImportEntry { name: string; kind: number; typeIndex?: number }
+
+/** The import section's entries ("module.name", kind, and a function's type index). */
+function importsOf(bytes: Uint8Array, section: Section): ImportEntry[] {
+  const c: Cursor = { bytes, pos: section.contentStart };
+  const found: ImportEntry[] = [];
   for (let n = readU32(c); n > 0; n--) {
     const name = `${readName(c)}.${readName(c)}`;
-    const kind = bytes[c.pos++];
-    if (kind === 0) readU32(c);
-    else if (kind === 1) { c.pos++; skipLimits(c); }
-    else if (kind === 2) { found.push(name); skipLimits(c); }
-    else if (kind === 3) c.pos += 2;
-    else if (kind === 4) { c.pos++; readU32(c); }
+    const kind = bytes[c.pos++]!;
+    if (kind === 0) found.push({ name, kind, typeIndex: readU32(c) });
+    else if (kind === 1) { c.pos++; skipLimits(c); found.push({ name, kind }); }
+    else if (kind === 2) { skipLimits(c); found.push({ name, kind }); }
+    else if (kind === 3) { c.pos += 2; found.push({ name, kind }); }
+    else if (kind === 4) { c.pos++; readU32(c); found.push({ name, kind }); }
     else throw new BinaryFormatError(`unknown import kind ${kind}`);
-    if (c.pos > end) throw new BinaryFormatError("import section runs past its end");
+    if (c.pos > section.end) throw new BinaryFormatError("import section runs past its end");
   }
   return found;
 }
@@ -125,21 +137,9 @@ function memoryImports(bytes: Uint8Array, start: number, end: number): string[] 
  * Returns undefined when the module defines no single plain memory (the caller refuses it).
  */
 export function hostMemory(input: Uint8Array, maxPages: number): HostMemoryResult | { refused: string } {
-  if (input.length < 8 || MAGIC.some((b, i) => input[i] !== b)) throw new BinaryFormatError("not a WebAssembly module (bad magic or version)");
-  const sections: { id: number; start: number; contentStart: number; end: number }[] = [];
-  const c: Cursor = { bytes: input, pos: 8 };
-  while (c.pos < input.length) {
-    const start = c.pos;
-    const id = input[c.pos++]!;
-    const size = readU32(c);
-    const contentStart = c.pos;
-    const end = contentStart + size;
-    if (end > input.length) throw new BinaryFormatError("section runs past the end of the module");
-    sections.push({ id, start, contentStart, end });
-    c.pos = end;
-  }
+  const sections = sectionsOf(input);
   const imports = sections.find((s) => s.id === IMPORT_SECTION);
-  const imported = imports ? memoryImports(input, imports.contentStart, imports.end) : [];
+  const imported = imports ? importsOf(input, imports).filter((i) => i.kind === 2).map((i) => i.name) : [];
   if (imported.length > 0) return { refused: `imports memory "${imported[0]}"` };
   const memory = sections.find((s) => s.id === MEMORY_SECTION);
   if (!memory) return { refused: "defines no memory" };
@@ -195,36 +195,22 @@ export type Signature = string;
 export function importedFunctionSignatures(input: Uint8Array): Map<string, Signature> {
   const types: Signature[] = [];
   const out = new Map<string, Signature>();
-  const c: Cursor = { bytes: input, pos: 8 };
-  while (c.pos < input.length) {
-    const id = input[c.pos++]!;
-    const size = readU32(c);
-    const end = c.pos + size;
-    if (end > input.length) throw new BinaryFormatError("section runs past the end of the module");
-    if (id === TYPE_SECTION) {
+  for (const section of sectionsOf(input)) {
+    if (section.id === TYPE_SECTION) {
+      const c: Cursor = { bytes: input, pos: section.contentStart };
+      const list = (): string => {
+        const items: string[] = [];
+        for (let k = readU32(c); k > 0; k--) items.push(VALTYPES[input[c.pos++]!] ?? "?");
+        return `(${items.join(",")})`;
+      };
       for (let n = readU32(c); n > 0; n--) {
         if (input[c.pos++] !== 0x60) throw new BinaryFormatError("unsupported type form");
-        const list = (): string => {
-          const items: string[] = [];
-          for (let k = readU32(c); k > 0; k--) items.push(VALTYPES[input[c.pos++]!] ?? "?");
-          return `(${items.join(",")})`;
-        };
         const params = list();
         types.push(`${params}->${list()}`);
       }
-    } else if (id === IMPORT_SECTION) {
-      for (let n = readU32(c); n > 0; n--) {
-        const name = `${readName(c)}.${readName(c)}`;
-        const kind = input[c.pos++];
-        if (kind === 0) out.set(name, types[readU32(c)] ?? "?");
-        else if (kind === 1) { c.pos++; skipLimits(c); }
-        else if (kind === 2) skipLimits(c);
-        else if (kind === 3) c.pos += 2;
-        else if (kind === 4) { c.pos++; readU32(c); }
-        else throw new BinaryFormatError(`unknown import kind ${kind}`);
-      }
+    } else if (section.id === IMPORT_SECTION) {
+      for (const i of importsOf(input, section)) if (i.typeIndex !== undefined) out.set(i.name, types[i.typeIndex] ?? "?");
     }
-    c.pos = end;
   }
   return out;
 }
