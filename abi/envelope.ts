@@ -92,11 +92,15 @@ function utf8Length(s: string): number {
  * Turns a decoded reply into an Outcome, or says exactly what is wrong with it.
  * The reply comes from an untrusted guest: every key is checked for presence and type.
  */
-export function parseReply(reply: unknown, sizeOf: (v: unknown) => number): ParseResult {
+export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMajor?: number): ParseResult {
   const fail = (message: string): ParseResult => ({ ok: false, message });
   if (!isMap(reply)) return fail("reply must be a map");
   if (!isPlain(reply)) return fail("reply holds a value that is not plain data (extension type, or nesting deeper than 64)");
-  if (typeof reply.abi !== "string" || !/^\d+\.\d+$/.test(reply.abi)) return fail("reply.abi must be a \"major.minor\" string");
+  if (typeof reply.abi !== "string" || !/^(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})$/.test(reply.abi)) return fail("reply.abi must be a \"major.minor\" string");
+  // A module speaks one major: a reply in another is a guest that does not know the contract it runs under.
+  if (abiMajor !== undefined && Number(reply.abi.slice(0, reply.abi.indexOf("."))) !== abiMajor) {
+    return fail(`reply.abi is "${reply.abi}" but the module declares ABI ${abiMajor}.x; a reply speaks its module's major version`);
+  }
   const kind = reply.outcome;
   if (typeof kind !== "string" || !(OUTCOME_KINDS as readonly string[]).includes(kind)) {
     return fail(`reply.outcome must be one of ${OUTCOME_KINDS.join(", ")}`);

@@ -5,5 +5,8 @@ export const ABI_VERSION_STRING = `${ABI_VERSION.major}.${ABI_VERSION.minor}`;
 /** Majors the host can serve side by side, with the newest minor it understands for each. */
 export const SUPPORTED_ABI: Readonly<Record<number, number>> = { 1: 0 };
 
-export const ABI_MARKER_PATTERN = /^sluice_abi_v(\d{1,4})_(\d{1,4})$/;
+/** The canonical marker: decimal numbers without leading zeros (`sluice_abi_v01_00` is not a marker of 1.0). */
+export const ABI_MARKER_PATTERN = /^sluice_abi_v(0|[1-9]\d{0,3})_(0|[1-9]\d{0,3})$/;
+/** Any export that looks like it means to be a marker; one that is not canonical is refused, not ignored. */
+export const ABI_MARKER_PREFIX = "sluice_abi_";
 export const HOST_IMPORT_MODULE = "sluice_v1";

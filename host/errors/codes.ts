@@ -6,11 +6,13 @@ export const ERROR_CODES = {
   // Module checks at upload / load.
   MODULE_INVALID: { status: 400, summary: "The bytes are not a valid WebAssembly module." },
   MODULE_TOO_LARGE: { status: 413, summary: "The module is larger than the plugin's module size limit." },
-  MODULE_MISSING_EXPORT: { status: 400, summary: "A required export (memory, sluice_alloc, sluice_handle) is missing or has the wrong kind or signature." },
+  MODULE_MISSING_EXPORT: { status: 400, summary: "A required export (memory, sluice_alloc, sluice_handle, the ABI marker) is missing or has the wrong kind or signature; the error names the export and the signature it must have." },
   MODULE_FORBIDDEN_IMPORT: { status: 400, summary: "The module imports something outside the sluice_v1 allow-list; the error names the import." },
   MODULE_MEMORY_TOO_LARGE: { status: 400, summary: "The module's initial memory exceeds its memory limit, or it declares more than one memory." },
+  MODULE_LIMIT_EXCEEDED: { status: 400, summary: "The module declares more of an engine resource than its limits allow (tables, table entries, functions, globals, types, exports, element entries, data segments, tags, locals per function, function body size); the error names the item, the limit and the hook.yaml key that raises it." },
+  CAPABILITY_UNKNOWN: { status: 400, summary: "The manifest or loadPlugin asks for a capability this host does not know; the error names it and lists the known ones." },
   CAPABILITY_NOT_GRANTED: { status: 400, summary: "The module imports a capability-gated host function its manifest does not declare." },
-  ABI_VERSION_MISSING: { status: 400, summary: "The module has no sluice_abi_v<major>_<minor> export marker, or more than one." },
+  ABI_VERSION_MISSING: { status: 400, summary: "The module has no sluice_abi_v<major>_<minor> export marker, more than one, or one whose name is not canonical (decimal, no leading zeros)." },
   ABI_VERSION_UNSUPPORTED: { status: 400, summary: "The module's ABI version is not served by this host; the error names both versions." },
 
   // One invocation of a guest.

@@ -11,6 +11,7 @@ import type { Grants } from "../pipeline/hooks.js";
 import { getPoint, POINT_NAMES, type PointName } from "../pipeline/points.js";
 import { CAPABILITIES, type Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
+import { SHAPE_LIMIT_KEYS } from "../sandbox/module-limits.js";
 import { compileConfigSchema } from "./config-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
 
@@ -31,6 +32,8 @@ export interface ManifestLimits {
   timeout_ms?: number;
   input_kb?: number;
   output_kb?: number;
+  /** Static bounds on the module's shape (abi/README.md §7.1), one key per limit: tables, table_entries, functions, ... */
+  [shapeLimit: string]: number | undefined;
 }
 
 /** A validated manifest, with defaults filled in. */
@@ -85,6 +88,7 @@ export const MANIFEST_SCHEMA = {
         timeout_ms: { type: "number", exclusiveMinimum: 0, maximum: 3_600_000 },
         input_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
         output_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
+        ...Object.fromEntries(Object.values(SHAPE_LIMIT_KEYS).map((k) => [k, { type: "integer", minimum: 1, maximum: 100_000_000 }])),
       },
     },
     failure_policy: { enum: ["fail-closed", "fail-open"] },
@@ -174,6 +178,9 @@ export function manifestLimits(m: Manifest): Partial<PluginLimits> {
     ...(l.timeout_ms !== undefined ? { timeoutMs: l.timeout_ms } : {}),
     ...(l.input_kb !== undefined ? { inputBytes: Math.round(l.input_kb * KiB) } : {}),
     ...(l.output_kb !== undefined ? { outputBytes: Math.round(l.output_kb * KiB) } : {}),
+    ...Object.fromEntries((Object.entries(SHAPE_LIMIT_KEYS) as [keyof typeof SHAPE_LIMIT_KEYS, string][])
+      .filter(([, key]) => (l as Record<string, number | undefined>)[key] !== undefined)
+      .map(([limit, key]) => [limit, (l as Record<string, number>)[key]! * (limit === "functionBytes" ? KiB : 1)])),
   };
 }
 

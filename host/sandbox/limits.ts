@@ -7,10 +7,58 @@ export interface PluginLimits {
   timeoutMs: number;
   inputBytes: number;
   outputBytes: number;
+  /** What a module may declare that the engine allocates outside linear memory (abi/README.md §7.1). */
+  tables: number;
+  tableEntries: number;
+  functions: number;
+  globals: number;
+  types: number;
+  exports: number;
+  elementEntries: number;
+  dataSegments: number;
+  tags: number;
+  locals: number;
+  functionBytes: number;
 }
 
 export const WASM_PAGE = 65_536;
 const MiB = 1024 * 1024;
+
+/**
+ * Chosen from the reference plugins and the JavaScript (SpiderMonkey) component, with a wide
+ * margin; the maximums stay well below V8's own limits and what a worker heap can hold.
+ * The JavaScript component has the largest shape: a 7,689-entry table, 12,667 functions,
+ * 10,000 data segments (V8's own maximum is 100,000) and a 172 KB function body.
+ * A 100,000-entry funcref table costs about 0.8 MB of worker heap; V8 aborts the process
+ * (not the worker) when a table does not fit, so the bound must hold before instantiation.
+ */
+const SHAPE_DEFAULTS = {
+  tables: 4,
+  tableEntries: 50_000,
+  functions: 100_000,
+  globals: 10_000,
+  types: 10_000,
+  exports: 1_000,
+  elementEntries: 100_000,
+  dataSegments: 100_000,
+  tags: 100,
+  locals: 10_000,
+  functionBytes: 1 * MiB,
+} as const;
+
+const SHAPE_MAXIMUMS = {
+  tables: 8,
+  tableEntries: 200_000,
+  functions: 500_000,
+  globals: 100_000,
+  types: 100_000,
+  exports: 100_000,
+  elementEntries: 1_000_000,
+  dataSegments: 100_000,
+  tags: 10_000,
+  locals: 50_000,
+  functionBytes: 7 * MiB,
+} as const;
 
 export const DEFAULT_LIMITS: Readonly<PluginLimits> = {
   moduleBytes: 4 * MiB,
@@ -18,6 +66,7 @@ export const DEFAULT_LIMITS: Readonly<PluginLimits> = {
   timeoutMs: 100,
   inputBytes: 1 * MiB,
   outputBytes: 1 * MiB,
+  ...SHAPE_DEFAULTS,
 };
 
 export const HOST_MAX_LIMITS: Readonly<PluginLimits> = {
@@ -26,6 +75,7 @@ export const HOST_MAX_LIMITS: Readonly<PluginLimits> = {
   timeoutMs: 10_000,
   inputBytes: 16 * MiB,
   outputBytes: 16 * MiB,
+  ...SHAPE_MAXIMUMS,
 };
 
 /**

@@ -22,6 +22,8 @@ export interface CallSpec {
   memoryPages: { initial: number; maximum: number };
   inputBytes: number;
   outputBytes: number;
+  /** The ABI major the module declares: a reply must speak it. */
+  abiMajor: number;
   /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */
   kvScope: string | null;
   request: Uint8Array;

@@ -1,4 +1,4 @@
-import { readReply } from "./read-reply.js";
+import { readReply, replyWindow } from "./read-reply.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { KV_STATUS, type KvStore } from "./kv-store.js";
@@ -136,19 +136,11 @@ export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
       input.set(spec.request);
       const packed = exports.sluice_handle(ptr, len);
       if (typeof packed !== "bigint") return done({ ok: false, error: fail("OUTPUT_INVALID", "sluice_handle must return an i64 (out_ptr << 32 | out_len)") });
-      const outPtr = Number((packed >> 32n) & 0xffffffffn);
-      const outLen = Number(packed & 0xffffffffn);
-      if (outLen > spec.outputBytes) {
-        return done({ ok: false, error: fail("OUTPUT_TOO_LARGE", `reply is ${outLen} bytes; the plugin's output limit is ${spec.outputBytes}`, { size: outLen, limit: spec.outputBytes }) });
-      }
-      const out = view(outPtr, outLen);
-      if (!out) {
-        return done({ ok: false, error: fail("OUTPUT_OUT_OF_BOUNDS", `reply at ${outPtr}+${outLen} lies outside the guest's ${memory.buffer.byteLength}-byte memory`, { ptr: outPtr, len: outLen }) });
-      }
-      return out;
+      const window = replyWindow(memory.buffer, Number((packed >> 32n) & 0xffffffffn), Number(packed & 0xffffffffn), spec.outputBytes);
+      return window.ok ? window.bytes : done(window);
     } catch (err) {
       return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
     }
   });
-  return reached instanceof Uint8Array ? done(readReply(reached, spec.raw)) : reached;
+  return reached instanceof Uint8Array ? done(readReply(reached, spec.raw, spec.abiMajor)) : reached;
 }

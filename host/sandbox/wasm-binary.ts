@@ -8,9 +8,9 @@ const MEMORY_SECTION = 5;
 
 export class BinaryFormatError extends Error {}
 
-interface Cursor { bytes: Uint8Array; pos: number }
+export interface Cursor { bytes: Uint8Array; pos: number }
 
-function readU32(c: Cursor): number {
+export function readU32(c: Cursor): number {
   let result = 0;
   let shift = 0;
   for (let i = 0; i < 5; i++) {
@@ -34,10 +34,10 @@ function writeU32(value: number): number[] {
   return out;
 }
 
-interface Section { id: number; start: number; contentStart: number; end: number }
+export interface Section { id: number; start: number; contentStart: number; end: number }
 
 /** The module's sections, in order, after checking the header and every section's bounds. */
-function sectionsOf(input: Uint8Array): Section[] {
+export function sectionsOf(input: Uint8Array): Section[] {
   if (input.length < 8 || MAGIC.some((b, i) => input[i] !== b)) throw new BinaryFormatError("not a WebAssembly module (bad magic or version)");
   const sections: Section[] = [];
   const c: Cursor = { bytes: input, pos: 8 };
@@ -76,12 +76,7 @@ export function capMemory(input: Uint8Array, maxPages: number): MemoryCapResult 
   if (c.pos !== memory.end) throw new BinaryFormatError("memory section has trailing bytes");
   const max = Math.min(maxPages, declaredMax ?? maxPages);
   const content = [...writeU32(1), 0x01, ...writeU32(initial), ...writeU32(max)];
-  const section = [MEMORY_SECTION, ...writeU32(content.length), ...content];
-  const out = new Uint8Array(memory.start + section.length + (input.length - memory.end));
-  out.set(input.subarray(0, memory.start), 0);
-  out.set(section, memory.start);
-  out.set(input.subarray(memory.end), memory.start + section.length);
-  return { bytes: out, initialPages: initial, memoryCount: 1 };
+  return { bytes: replaceSection(input, memory, content), initialPages: initial, memoryCount: 1 };
 }
 
 const IMPORT_SECTION = 2;
@@ -94,7 +89,7 @@ export interface HostMemoryResult {
   maxPages: number;
 }
 
-function readName(c: Cursor): string {
+export function readName(c: Cursor): string {
   const len = readU32(c);
   if (c.pos + len > c.bytes.length) throw new BinaryFormatError("name runs past the end of the module");
   const s = new TextDecoder().decode(c.bytes.subarray(c.pos, c.pos + len));
@@ -108,10 +103,10 @@ function skipLimits(c: Cursor): void {
   if (flags & 1) readU32(c);
 }
 
-interface ImportEntry { name: string; kind: number; typeIndex?: number }
+export interface ImportEntry { name: string; kind: number; typeIndex?: number }
 
 /** The import section's entries ("module.name", kind, and a function's type index). */
-function importsOf(bytes: Uint8Array, section: Section): ImportEntry[] {
+export function importsOf(bytes: Uint8Array, section: Section): ImportEntry[] {
   const c: Cursor = { bytes, pos: section.contentStart };
   const found: ImportEntry[] = [];
   for (let n = readU32(c); n > 0; n--) {
@@ -185,32 +180,37 @@ export function hostMemory(input: Uint8Array, maxPages: number): HostMemoryResul
   return { bytes: out, initialPages: initial, maxPages: max };
 }
 
-const TYPE_SECTION = 1;
-const VALTYPES: Readonly<Record<number, string>> = { 0x7f: "i32", 0x7e: "i64", 0x7d: "f32", 0x7c: "f64", 0x7b: "v128", 0x70: "funcref", 0x6f: "externref" };
+const TABLE_SECTION = 4;
 
-/** A function type as text, e.g. "(i32,i32)->(i64)". */
-export type Signature = string;
-
-/** The signature of every function a module imports, by "module.name". */
-export function importedFunctionSignatures(input: Uint8Array): Map<string, Signature> {
-  const types: Signature[] = [];
-  const out = new Map<string, Signature>();
-  for (const section of sectionsOf(input)) {
-    if (section.id === TYPE_SECTION) {
-      const c: Cursor = { bytes: input, pos: section.contentStart };
-      const list = (): string => {
-        const items: string[] = [];
-        for (let k = readU32(c); k > 0; k--) items.push(VALTYPES[input[c.pos++]!] ?? "?");
-        return `(${items.join(",")})`;
-      };
-      for (let n = readU32(c); n > 0; n--) {
-        if (input[c.pos++] !== 0x60) throw new BinaryFormatError("unsupported type form");
-        const params = list();
-        types.push(`${params}->${list()}`);
-      }
-    } else if (section.id === IMPORT_SECTION) {
-      for (const i of importsOf(input, section)) if (i.typeIndex !== undefined) out.set(i.name, types[i.typeIndex] ?? "?");
-    }
-  }
+function replaceSection(input: Uint8Array, section: Section, content: number[]): Uint8Array {
+  const head = [section.id, ...writeU32(content.length)];
+  const out = new Uint8Array(section.start + head.length + content.length + (input.length - section.end));
+  out.set(input.subarray(0, section.start), 0);
+  out.set(head, section.start);
+  out.set(content, section.start + head.length);
+  out.set(input.subarray(section.end), section.start + head.length + content.length);
   return out;
+}
+
+/**
+ * Returns the module with every table it defines given a maximum of at most `maxEntries`,
+ * so `table.grow` past the plugin's limit fails inside the guest (returns -1), as the
+ * memory maximum does for `memory.grow`. Initial sizes above the limit are refused before.
+ */
+export function capTables(input: Uint8Array, maxEntries: number): Uint8Array {
+  const table = sectionsOf(input).find((s) => s.id === TABLE_SECTION);
+  if (!table) return input;
+  const c: Cursor = { bytes: input, pos: table.contentStart };
+  const count = readU32(c);
+  const content = [...writeU32(count)];
+  for (let i = 0; i < count; i++) {
+    const element = input[c.pos++]!;
+    const flags = readU32(c);
+    if (flags > 1) throw new BinaryFormatError(`unsupported table limits flags ${flags}`);
+    const initial = readU32(c);
+    const declaredMax = flags === 1 ? readU32(c) : undefined;
+    content.push(element, 0x01, ...writeU32(initial), ...writeU32(Math.min(maxEntries, declaredMax ?? maxEntries)));
+  }
+  if (c.pos !== table.end) throw new BinaryFormatError("table section has trailing bytes");
+  return replaceSection(input, table, content);
 }

@@ -15,7 +15,8 @@ import type { Capability } from "../capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "../limits.js";
 import { BinaryFormatError, capMemory } from "../wasm-binary.js";
 import type { ComponentCode } from "./protocol.js";
-import type { LoadedModule } from "../load-module.js";
+import type { LoadedModule, LoadOptions } from "../loaded-module.js";
+import { boundShape, checkCapabilities, checkSize } from "../prepare-module.js";
 import { WIT_IMPORTS } from "./wit.js";
 
 const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
@@ -108,9 +109,10 @@ function handlerOf(t: Transpiled): { handler: string; abi: { major: number; mino
 
 async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits): Promise<{ module: WebAssembly.Module; initialPages: number }> {
   const maxPages = limits.memoryBytes / WASM_PAGE;
+  const bounded = boundShape(bytes, limits, `component's core module ${file}`);
   let capped;
   try {
-    capped = capMemory(bytes, maxPages);
+    capped = capMemory(bounded.bytes, maxPages);
   } catch (err) {
     if (err instanceof BinaryFormatError) throw new SluiceError("MODULE_INVALID", `component's core module ${file} is not valid: ${err.message}`);
     throw err;
@@ -138,12 +140,10 @@ export type LoadedComponent = LoadedModule & { component: ComponentCode };
  * sha256), check exports and imports against the world and grants, cap and compile every
  * core module, write the glue to its content-addressed file.
  */
-export async function loadComponent(bytes: Uint8Array, sha256: string, options: { limits?: Partial<PluginLimits>; capabilities?: readonly Capability[] }): Promise<LoadedComponent> {
+export async function loadComponent(bytes: Uint8Array, sha256: string, options: LoadOptions): Promise<LoadedComponent> {
+  const capabilities = checkCapabilities(options.capabilities);
   const limits = resolveLimits(options.limits);
-  const capabilities = [...(options.capabilities ?? [])];
-  if (bytes.byteLength > limits.moduleBytes) {
-    throw new SluiceError("MODULE_TOO_LARGE", `component is ${bytes.byteLength} bytes; the limit is ${limits.moduleBytes}`, { size: bytes.byteLength, limit: limits.moduleBytes });
-  }
+  checkSize(bytes, limits, "component");
   let t: Transpiled;
   try {
     t = await transpileOnce(sha256, bytes);

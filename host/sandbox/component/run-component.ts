@@ -6,7 +6,8 @@
  * allow-list ends the call before guest code runs.
  */
 import { createHash } from "node:crypto";
-import { readReply } from "../read-reply.js";
+import { readReply, replyWindow } from "../read-reply.js";
+import { KV_LIMITS } from "../kv-store.js";
 import { readFile } from "node:fs/promises";
 import type { Outcome } from "../../../abi/envelope.js";
 import type { ErrorCode } from "../../errors/codes.js";
@@ -14,7 +15,7 @@ import type { ErrorData } from "../../errors/sluice-error.js";
 import type { KvStore } from "../kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "../protocol.js";
 import type { ComponentCode } from "./protocol.js";
-import { WIT_IMPORTS } from "./wit.js";
+import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
 
 /** Same caps as ../run-call.ts LOG_LIMITS (kept separate so that file stays untouched). */
 const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
@@ -72,6 +73,46 @@ function cachedCores(code: ComponentCode): Record<string, WebAssembly.Module> {
 }
 
 class GuestAbort extends Error {}
+/** Unwinds jco's glue when the reply's window is refused; never leaves this file. */
+class ReplyFault extends Error {
+  constructor(readonly error: ErrorData) { super(error.message); }
+}
+
+/**
+ * The longest (ptr, len) the glue may read for each host import, by core signature position
+ * of the length: jco decodes a log or abort string, or copies a kv key or value, over the
+ * whole length the guest gives, on this worker's JavaScript heap. Clamping the length to
+ * just over what the host keeps or accepts bounds that allocation and changes no result: a
+ * line is cut at 1,024 bytes as a core guest's is, and a key or value one byte over its limit
+ * is refused the same way as a longer one.
+ */
+const LENGTH_CAPS: Readonly<Record<string, Readonly<Record<string, readonly [number, number][]>>>> = {
+  [HOST_INTERFACE]: { log: [[2, LOG_LIMITS.lineBytes]], abort: [[1, LOG_LIMITS.lineBytes]] },
+  [KV_INTERFACE]: {
+    "kv-get": [[1, KV_LIMITS.keyBytes + 1]],
+    "kv-set": [[1, KV_LIMITS.keyBytes + 1], [3, KV_LIMITS.valueBytes + 1]],
+    "kv-delete": [[1, KV_LIMITS.keyBytes + 1]],
+  },
+};
+
+function boundedImports(importObject: WebAssembly.Imports): WebAssembly.Imports {
+  let out: WebAssembly.Imports | undefined;
+  for (const [module, caps] of Object.entries(LENGTH_CAPS)) {
+    const fns = importObject[module];
+    if (!fns) continue;
+    const wrapped: Record<string, WebAssembly.ImportValue> = { ...fns };
+    for (const [name, positions] of Object.entries(caps)) {
+      const fn = fns[name];
+      if (typeof fn !== "function") continue;
+      wrapped[name] = (...args: number[]) => {
+        for (const [at, cap] of positions) if ((args[at]! >>> 0) > cap) args[at] = cap;
+        return (fn as (...a: number[]) => unknown)(...args);
+      };
+    }
+    (out ??= { ...importObject })[module] = wrapped;
+  }
+  return out ?? importObject;
+}
 class ForbiddenImport extends Error {}
 
 function fail(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorData {
@@ -158,28 +199,40 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     if (!module) throw new ForbiddenImport(`component glue asked for unknown core module "${name}"`);
     return module;
   };
+  // The reply the core export pointed at, checked by the same reader as a core guest's.
+  let window: Uint8Array | undefined;
+  const handleExport = `${code.handler}#handle`;
   const instantiateCore = (module: WebAssembly.Module, importObject: WebAssembly.Imports = {}): WebAssembly.Instance => {
-    const instance = new WebAssembly.Instance(module, importObject);
+    const instance = new WebAssembly.Instance(module, boundedImports(importObject));
     for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push({ memory: value, initial: value.buffer.byteLength });
-    return instance;
+    const handle = instance.exports[handleExport];
+    if (typeof handle !== "function") return instance;
+    const memory = Object.values(instance.exports).find((v): v is WebAssembly.Memory => v instanceof WebAssembly.Memory);
+    // jco's glue would copy the list with ArrayBuffer.slice, which clamps a range past the end
+    // of memory instead of refusing it: the (ptr, len) pair is checked here, before the glue reads it.
+    const checked = (...args: unknown[]): unknown => {
+      const ret = (handle as (...a: unknown[]) => number)(...args) >>> 0;
+      const buffer = memory?.buffer;
+      if (!buffer || ret + 8 > buffer.byteLength) throw new ReplyFault(fail("OUTPUT_OUT_OF_BOUNDS", `the reply's (ptr, len) area at ${ret} lies outside the guest's ${buffer?.byteLength ?? 0}-byte memory`, { ptr: ret, len: 8 }));
+      const view = new DataView(buffer);
+      const w = replyWindow(buffer, view.getUint32(ret, true), view.getUint32(ret + 4, true), spec.outputBytes);
+      if (!w.ok) throw new ReplyFault(w.error);
+      window = w.bytes;
+      return ret;
+    };
+    return { exports: Object.freeze({ ...instance.exports, [handleExport]: checked }) } as WebAssembly.Instance;
   };
 
-  let replyBytes: Uint8Array;
   try {
     const exports = instantiate(getCoreModule, imports, instantiateCore);
     const handler = exports[code.handler] as { handle?: (request: Uint8Array) => unknown } | undefined;
     if (typeof handler?.handle !== "function") return done({ ok: false, error: fail("MODULE_MISSING_EXPORT", `component does not export ${code.handler}.handle`) });
     const out = handler.handle(spec.request);
-    if (!(out instanceof Uint8Array)) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
-    // jco's glue has already copied the list out of guest memory (bounded by the memory cap);
-    // the output limit is enforced before the reply is decoded or sent anywhere.
-    if (out.byteLength > spec.outputBytes) {
-      return done({ ok: false, error: fail("OUTPUT_TOO_LARGE", `reply is ${out.byteLength} bytes; the plugin's output limit is ${spec.outputBytes}`, { size: out.byteLength, limit: spec.outputBytes }) });
-    }
-    replyBytes = out;
+    if (!(out instanceof Uint8Array) || !window) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
   } catch (err) {
+    if (err instanceof ReplyFault) return done({ ok: false, error: err.error });
     return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage) });
   }
 
-  return done(readReply(replyBytes, spec.raw));
+  return done(readReply(window, spec.raw, spec.abiMajor));
 }

@@ -1,0 +1,116 @@
+/**
+ * The ABI's encoding rules (abi/README.md §4), checked on untrusted bytes before they are
+ * decoded. A general msgpack decoder is lenient where the ABI is not: it lets the last of
+ * two equal keys win (so `continue` then `short_circuit` would serve the guest's result),
+ * takes integer map keys, decodes timestamps and other extensions, and renames
+ * `__proto__`. This scanner walks the bytes once without building anything and says
+ * whether they are one well-formed ABI value; only then does msgpackr decode them.
+ */
+import { isUtf8 } from "node:buffer";
+
+export const MAX_DEPTH = 64;
+
+/** Map keys that would reach an object's prototype machinery when decoded into a JavaScript object. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+export type ScanResult =
+  | { ok: true }
+  /** `malformed`: the bytes break an encoding rule; otherwise the value uses a reserved key (a shape rule). */
+  | { ok: false; malformed: boolean; message: string };
+
+class Malformed extends Error {}
+class Reserved extends Error {}
+
+const keyDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Checks that `bytes` hold exactly one ABI msgpack value. */
+export function scanStrict(bytes: Uint8Array): ScanResult {
+  let pos = 0;
+  const need = (n: number): void => {
+    if (n > bytes.length - pos) throw new Malformed(`a value at byte ${pos} declares ${n} more bytes than remain`);
+  };
+  const u8 = (): number => { need(1); return bytes[pos++]!; };
+  const be = (n: number): number => {
+    need(n);
+    let v = 0;
+    for (let i = 0; i < n; i++) v = v * 256 + bytes[pos++]!;
+    return v;
+  };
+  const str = (len: number): Uint8Array => {
+    need(len);
+    const s = bytes.subarray(pos, pos + len);
+    if (!isUtf8(s)) throw new Malformed(`the string at byte ${pos} is not valid UTF-8`);
+    pos += len;
+    return s;
+  };
+  const strHeader = (b: number): number | undefined => {
+    if (b >= 0xa0 && b <= 0xbf) return b & 0x1f;
+    if (b === 0xd9) return be(1);
+    if (b === 0xda) return be(2);
+    if (b === 0xdb) return be(4);
+    return undefined;
+  };
+  const value = (depth: number, path: string): void => {
+    if (depth > MAX_DEPTH) throw new Malformed(`nesting is deeper than ${MAX_DEPTH} at ${path || "/"}`);
+    const at = pos;
+    const b = u8();
+    if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) return;
+    if (b >= 0x80 && b <= 0x8f) return map(b & 0x0f, depth, path);
+    if (b >= 0x90 && b <= 0x9f) return array(b & 0x0f, depth, path);
+    const s = strHeader(b);
+    if (s !== undefined) { str(s); return; }
+    switch (b) {
+      case 0xc4: { const n = be(1); need(n); pos += n; return; }
+      case 0xc5: { const n = be(2); need(n); pos += n; return; }
+      case 0xc6: { const n = be(4); need(n); pos += n; return; }
+      case 0xca: need(4); pos += 4; return;
+      case 0xcb: need(8); pos += 8; return;
+      case 0xcc: case 0xd0: need(1); pos += 1; return;
+      case 0xcd: case 0xd1: need(2); pos += 2; return;
+      case 0xce: case 0xd2: need(4); pos += 4; return;
+      case 0xcf: case 0xd3: need(8); pos += 8; return;
+      case 0xdc: return array(be(2), depth, path);
+      case 0xdd: return array(be(4), depth, path);
+      case 0xde: return map(be(2), depth, path);
+      case 0xdf: return map(be(4), depth, path);
+      case 0xc1: throw new Malformed(`byte ${at} is 0xc1, which msgpack never uses`);
+      default: throw new Malformed(`byte ${at} starts an extension (0x${b.toString(16)}); the ABI uses no extensions or timestamps`);
+    }
+  };
+  const array = (n: number, depth: number, path: string): void => {
+    need(n); // every element takes at least one byte
+    for (let i = 0; i < n; i++) value(depth + 1, `${path}/${i}`);
+  };
+  const map = (n: number, depth: number, path: string): void => {
+    need(n * 2);
+    const seen: string[] = [];
+    const seenSet = n > 16 ? new Set<string>() : undefined;
+    for (let i = 0; i < n; i++) {
+      const at = pos;
+      const len = strHeader(u8());
+      if (len === undefined) throw new Malformed(`map key at byte ${at} (${path || "/"}) is not a string; the ABI's map keys are strings`);
+      const key = keyDecoder.decode(str(len));
+      if (seenSet ? seenSet.has(key) : seen.includes(key)) throw new Malformed(`map key "${clip(key)}" appears twice at ${path || "/"}`);
+      if (seenSet) seenSet.add(key); else seen.push(key);
+      if (RESERVED_KEYS.has(key)) throw new Reserved(`map key "${key}" at ${path || "/"} is reserved (__proto__, constructor and prototype are refused)`);
+      value(depth + 1, `${path}/${escape(key)}`);
+    }
+  };
+  try {
+    value(1, "");
+    if (pos !== bytes.length) throw new Malformed(`${bytes.length - pos} bytes follow the value`);
+    return { ok: true };
+  } catch (err) {
+    if (err instanceof Malformed) return { ok: false, malformed: true, message: err.message };
+    if (err instanceof Reserved) return { ok: false, malformed: false, message: err.message };
+    throw err;
+  }
+}
+
+function clip(key: string): string {
+  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
+}
+
+function escape(key: string): string {
+  return clip(key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
