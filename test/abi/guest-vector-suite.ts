@@ -28,7 +28,8 @@ export function guestVectorSuite(title: string, echoGuest: () => Promise<Uint8Ar
 
   beforeAll(async () => {
     sandbox = createSandbox({ workers: 2 });
-    echo = await sandbox.load(await echoGuest(), { capabilities: [] });
+    // The calls ask for 2 s (a busy two-core machine can deschedule a worker); a call never gets more than its module allows.
+    echo = await sandbox.load(await echoGuest(), { capabilities: [], limits: { timeoutMs: 2000 } });
   });
   afterAll(async () => {
     await sandbox?.close();

@@ -12,8 +12,13 @@ import { wrapCore } from "../../host/sandbox/component/wrap-core.js";
 const WASI_WIT = `world hook-wasi { include hook; import wasi:random/random@0.2.0; }
 package wasi:random@0.2.0 { interface random { get-random-u64: func() -> u64; } }`;
 
-/** Fixture name → how to wrap it. */
-export const COMPONENT_FIXTURES: Readonly<Record<string, { world?: string; extraWit?: string }>> = {
+/** Fixture name → how to wrap it. `core` names a WAT fixture (build/fixtures/<core>.wasm) to wrap instead of an AssemblyScript source. */
+export const COMPONENT_FIXTURES: Readonly<Record<string, { world?: string; extraWit?: string; core?: string }>> = {
+  "reply-wrapping": { core: "component-core-reply-wrapping" },
+  "reply-huge-length": { core: "component-core-reply-huge-length" },
+  "reply-past-end": { core: "component-core-reply-past-end" },
+  "table-bomb": { core: "component-core-table-bomb" },
+  "wat-continue": { core: "component-core-continue" },
   "vector-echo": {},
   loop: {},
   "memory-bomb": {},
@@ -41,8 +46,10 @@ export async function componentFixture(name: string): Promise<Uint8Array> {
   const how = COMPONENT_FIXTURES[name];
   if (!how) throw new Error(`no component fixture "${name}"`);
   const out = path.join(COMPONENT_FIXTURES_OUT, `${name}.wasm`);
-  if (existsSync(out) && statSync(out).mtimeMs >= newestInput()) return new Uint8Array(readFileSync(out));
-  const core = await compileAssemblyScript({ entry: path.join(SRC, `${name}.ts`), optimize: "size" });
+  const watCore = how.core ? path.join(REPO_ROOT, "build", "fixtures", `${how.core}.wasm`) : undefined;
+  const newest = Math.max(newestInput(), watCore ? statSync(watCore).mtimeMs : 0);
+  if (existsSync(out) && statSync(out).mtimeMs >= newest) return new Uint8Array(readFileSync(out));
+  const core = watCore ? new Uint8Array(readFileSync(watCore)) : await compileAssemblyScript({ entry: path.join(SRC, `${name}.ts`), optimize: "size" });
   const component = await wrapCore(core, how);
   mkdirSync(COMPONENT_FIXTURES_OUT, { recursive: true });
   writeFileSync(out, component);
