@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
-import { sha256Hex } from "../sandbox/load-module.js";
+import { sha256Async } from "../sandbox/load-module.js";
 import { SHA256_PATTERN } from "./ids.js";
 
 export class ArtifactStore {
@@ -28,9 +28,9 @@ export class ArtifactStore {
     return path.join(this.dir, `${sha256}.wasm`);
   }
 
-  /** Stores `bytes` and returns their sha256. */
-  async put(bytes: Uint8Array): Promise<string> {
-    const sha256 = sha256Hex(bytes);
+  /** Stores `bytes` and returns their sha256 (`known` when the caller has just computed it). */
+  async put(bytes: Uint8Array, known?: string): Promise<string> {
+    const sha256 = known ?? (await sha256Async(bytes));
     const temp = path.join(this.tmp, `${sha256}.${randomUUID()}.part`);
     try {
       await writeFile(temp, bytes, { flag: "wx" });
@@ -59,7 +59,8 @@ export class ArtifactStore {
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} cannot be read: ${(err as Error).message}`, { sha256 }, { cause: err });
     }
-    if (sha256Hex(bytes) !== sha256) throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} is corrupt on disk (its content no longer matches its hash)`, { sha256 });
+    // Hashed on the thread pool: a 15 MB module would hold the event loop for ~30 ms.
+    if ((await sha256Async(bytes)) !== sha256) throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} is corrupt on disk (its content no longer matches its hash)`, { sha256 });
     return bytes;
   }
 }

@@ -127,10 +127,24 @@ export function parseManifest(text: string): Manifest {
   return validateManifest(value);
 }
 
+/** Ajv's message with what it leaves out: the offending value or key, and the allowed values. */
+function explain(e: { keyword: string; instancePath: string; message?: string; params?: Record<string, unknown>; propertyName?: string }, root: unknown): string {
+  const message = e.message ?? "is invalid";
+  const at = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), root);
+  const shown = (v: unknown): string => JSON.stringify(v)?.slice(0, 100) ?? String(v);
+  if (e.keyword === "enum") {
+    const allowed = (e.params?.allowedValues as unknown[] | undefined) ?? [];
+    return `${e.propertyName !== undefined ? `property name ${shown(e.propertyName)}` : shown(at)} is not one of the allowed values (${allowed.map(shown).join(", ")})`;
+  }
+  if (e.keyword === "additionalProperties") return `has unknown property ${shown(e.params?.additionalProperty)}`;
+  return message;
+}
+
 /** Validates an already parsed manifest (e.g. sent as JSON) and fills its defaults. */
 export function validateManifest(value: unknown): Manifest {
   if (!validateShape(value)) {
-    const errors = (validateShape.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid", ...(e.params && Object.keys(e.params).length ? { params: e.params } : {}) }));
+    const errors = (validateShape.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: explain(e, value), ...(e.params && Object.keys(e.params).length ? { params: e.params } : {}) }));
     const first = errors[0]!;
     throw invalid(`${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : ""}`, { errors });
   }

@@ -11,7 +11,6 @@ import type { AfterOrderMode } from "../pipeline/bindings.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
-import { sha256Hex } from "../sandbox/load-module.js";
 import { ArtifactStore } from "./artifacts.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
@@ -149,12 +148,12 @@ export class Registry {
     if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {
       throw new SluiceError("MANIFEST_INVALID", `hook.yaml says abi ${manifest.abi}, but the module declares ABI ${module.abi.major}.${module.abi.minor}; rebuild it or fix the manifest`, { field: "abi" });
     }
-    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: sha256Hex(wasm), size: wasm.byteLength, manifest, created_at: new Date().toISOString() };
+    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest, created_at: new Date().toISOString() };
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
     const written = !this.store.getPlugin(record.id, record.version) && !this.artifacts.has(record.sha256);
-    if (written) await this.artifacts.put(wasm);
+    if (written) await this.artifacts.put(wasm, record.sha256);
     let created: boolean;
     try {
       created = this.store.insertPlugin(record) === "inserted";
