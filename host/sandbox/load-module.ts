@@ -5,7 +5,7 @@
  * and a loader that dies (a module that exhausts it) fails that load alone and is
  * started again for the next one.
  */
-import { webcrypto } from "node:crypto";
+import { createHash } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { LoadedModule, LoadOptions } from "./loaded-module.js";
@@ -52,10 +52,22 @@ function startLoader(): Worker {
   return worker;
 }
 
-/** SHA-256 without holding the event loop (WebCrypto digests on the thread pool). */
+/**
+ * Work on a large module's bytes is done in slices of this size, one per event-loop turn:
+ * hashing or copying 15 MB at once holds the loop for 15-25 ms on a busy two-core machine;
+ * a 1 MiB slice takes about 1-2 ms.
+ */
+const SLICE = 1 << 20;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** SHA-256 of `bytes`, one slice per event-loop turn (a module up to one slice is hashed at once). */
 export async function sha256Async(bytes: Uint8Array): Promise<string> {
-  const digest = await webcrypto.subtle.digest("SHA-256", bytes);
-  return Buffer.from(digest).toString("hex");
+  const hash = createHash("sha256");
+  for (let at = 0; at < bytes.byteLength; at += SLICE) {
+    if (at > 0) await nextTurn();
+    hash.update(bytes.subarray(at, at + SLICE));
+  }
+  return hash.digest("hex");
 }
 
 /**
@@ -69,8 +81,8 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}, s
   const worker = (loader ??= startLoader());
   worker.ref();
   const id = nextId++;
-  const request: LoaderRequest = { id, bytes, sha256: hash, options: { ...(options.limits ? { limits: { ...options.limits } } : {}), ...(options.capabilities ? { capabilities: [...options.capabilities] } : {}) } };
-  return new Promise<LoadedModule>((resolve, reject) => {
+  const begin: LoaderRequest = { kind: "begin", id, length: bytes.byteLength, sha256: hash, options: { ...(options.limits ? { limits: { ...options.limits } } : {}), ...(options.capabilities ? { capabilities: [...options.capabilities] } : {}) } };
+  const result = new Promise<LoadedModule>((resolve, reject) => {
     const timer = setTimeout(() => {
       pending.delete(id);
       reject(new SluiceError("MODULE_INVALID", `the module could not be checked within ${LOAD_TIMEOUT_MS} ms`));
@@ -78,6 +90,14 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}, s
     }, LOAD_TIMEOUT_MS);
     timer.unref();
     pending.set(id, { resolve, reject, timer });
-    worker.postMessage(request);
   });
+  worker.postMessage(begin);
+  // Sent in slices, each copied and transferred: structured clone would copy the whole module in one turn.
+  for (let at = 0; at < bytes.byteLength; at += SLICE) {
+    if (at > 0) await nextTurn();
+    if (!pending.has(id)) break;
+    const part = bytes.slice(at, at + SLICE);
+    worker.postMessage({ kind: "part", id, offset: at, part } satisfies LoaderRequest, [part.buffer]);
+  }
+  return result;
 }

@@ -12,16 +12,34 @@ import type { LoadOptions } from "./loaded-module.js";
 import { prepareModule } from "./prepare-module.js";
 import type { LoaderReply, LoaderRequest } from "./loader-protocol.js";
 
-parentPort!.on("message", (req: LoaderRequest) => {
+interface Incoming { bytes: Uint8Array; received: number; sha256: string; options: LoadOptions }
+const incoming = new Map<number, Incoming>();
+
+parentPort!.on("message", (msg: LoaderRequest) => {
+  if (msg.kind === "begin") {
+    incoming.set(msg.id, { bytes: new Uint8Array(msg.length), received: 0, sha256: msg.sha256, options: msg.options });
+    if (msg.length === 0) start(msg.id);
+    return;
+  }
+  const entry = incoming.get(msg.id);
+  if (!entry) return;
+  entry.bytes.set(msg.part, msg.offset);
+  entry.received += msg.part.byteLength;
+  if (entry.received >= entry.bytes.byteLength) start(msg.id);
+});
+
+function start(id: number): void {
+  const req = incoming.get(id)!;
+  incoming.delete(id);
   void prepare(req.bytes, req.sha256, req.options).then(
-    (loaded): LoaderReply => ({ id: req.id, ok: true, loaded }),
+    (loaded): LoaderReply => ({ id, ok: true, loaded }),
     (err: unknown): LoaderReply => ({
-      id: req.id,
+      id,
       ok: false,
       error: err instanceof SluiceError ? err.toData() : { code: "MODULE_INVALID", message: `the module could not be loaded: ${(err as Error)?.message ?? String(err)}` },
     }),
   ).then((reply) => parentPort!.postMessage(reply));
-});
+}
 
 function prepare(bytes: Uint8Array, sha256: string, options: LoadOptions) {
   return isComponent(bytes) ? loadComponent(bytes, sha256, options) : prepareModule(bytes, sha256, options);
