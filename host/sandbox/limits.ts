@@ -94,3 +94,12 @@ export function resolveLimits(requested: Partial<PluginLimits> = {}, max: Readon
   out.memoryBytes = Math.max(WASM_PAGE, out.memoryBytes - (out.memoryBytes % WASM_PAGE));
   return out;
 }
+
+/** What a guest's log keeps per invocation, core or component (abi/README.md §3). */
+export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
+/**
+ * V8 gives no signal when memory.grow fails at the maximum; guests then trap (AssemblyScript
+ * runs `unreachable`). An `unreachable` trap with memory at least this full is reported as
+ * running out of memory. Growth steps can be large, so the ratio is not close to 1.
+ */
+export const MEMORY_FULL_RATIO = 0.5;

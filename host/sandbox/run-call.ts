@@ -8,15 +8,7 @@ import { returnMemory, takeMemory } from "./memory-pool.js";
 import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
 import { bridgeImports, withHost, type InvocationHost } from "./host-bridge.js";
-import { WASM_PAGE } from "./limits.js";
-
-export const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
-/**
- * V8 gives no signal when memory.grow fails at the maximum; guests then trap (AssemblyScript
- * runs `unreachable`). An `unreachable` trap with memory at least this full is reported as
- * running out of memory. Growth steps can be large, so the ratio is not close to 1.
- */
-const MEMORY_FULL_RATIO = 0.5;
+import { LOG_LIMITS, MEMORY_FULL_RATIO, WASM_PAGE } from "./limits.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 

@@ -11,6 +11,7 @@ import type { ToolOutput } from "../../host/boundary/tool.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { twin } from "../contract/twin.js";
 import { readFileSync } from "node:fs";
+import { componentFixture } from "../components/fixtures.js";
 
 export interface StressOptions {
   /** Measured calls (ignored when `durationMs` is set). */
@@ -56,13 +57,21 @@ function fixture(name: string): Uint8Array {
   return new Uint8Array(readFileSync(new URL(`build/fixtures/${name}.wasm`, root)));
 }
 
-/** The hostile corpus and the code each must fail with (their binding is fail-closed). */
-const HOSTILE = [
+/** The hostile corpus and the code each must fail with (their binding is fail-closed). `component`: a WAT core wrapped as a component. */
+const HOSTILE: readonly { tool: string; fixture: string; code: string; limits: Record<string, number>; component?: boolean }[] = [
   { tool: "hostile.loop", fixture: "loop", code: "GUEST_TIMEOUT", limits: { timeoutMs: 25 } },
   { tool: "hostile.memory-bomb", fixture: "memory-bomb", code: "GUEST_MEMORY_LIMIT", limits: { memoryBytes: 4 << 20 } },
   { tool: "hostile.trap", fixture: "unreachable", code: "GUEST_TRAP", limits: {} },
   { tool: "hostile.oversize", fixture: "output-too-large", code: "OUTPUT_TOO_LARGE", limits: {} },
-] as const;
+  // Issue 14: replies the ABI forbids, and a component whose reply runs past its memory.
+  { tool: "hostile.duplicate-outcome", fixture: "reply-duplicate-outcome", code: "OUTPUT_MALFORMED", limits: {} },
+  { tool: "hostile.proto-key", fixture: "reply-proto-key", code: "OUTPUT_INVALID", limits: {} },
+  { tool: "hostile.abi-major", fixture: "reply-abi-major-2", code: "OUTPUT_INVALID", limits: {} },
+  { tool: "hostile.component-past-end", fixture: "reply-past-end", code: "OUTPUT_OUT_OF_BOUNDS", limits: { timeoutMs: 1_000 }, component: true },
+];
+
+/** Uploads that must be refused, tried now and then during the run: each once aborted the process. */
+const UPLOAD_BOMBS = ["table-bomb", "table-bomb-three", "table-bomb-twenty"] as const;
 
 const schema = { type: "object", properties: { q: { type: "string" }, trace: { type: "string" }, limit: { type: "integer" } }, additionalProperties: false };
 const TEXT = ["a", "b", "z", " ", "0", "é", "ß", "中", "文", "🚀", "👩‍💻", "\"", "\\", "/", "~", "\n", "\u0000"];
@@ -93,7 +102,7 @@ async function subjectHost(workers: number): Promise<Host> {
   // and other jobs competing, a ~20 µs hook was descheduled past the 100 ms default about
   // twice per 100,000 calls (test/stress/RESULTS.md). The benign plugin gets 1 s.
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook"), limits: { timeoutMs: 1_000 } });
-  for (const h of HOSTILE) await host.loadPlugin({ id: h.fixture, version: "1.0.0", wasm: fixture(h.fixture), limits: h.limits });
+  for (const h of HOSTILE) await host.loadPlugin({ id: h.fixture, version: "1.0.0", wasm: h.component ? await componentFixture(h.fixture) : fixture(h.fixture), limits: h.limits });
   host.activate({
     revision: 1,
     bindings: [
@@ -152,6 +161,20 @@ export async function runStress(o: StressOptions): Promise<StressReport> {
     const random = prng(o.seed ^ Math.imul(i + 1, 0x9e3779b1));
     const text = (max: number): string => Array.from({ length: Math.floor(random() * max) }, () => TEXT[Math.floor(random() * TEXT.length)]).join("");
     const hostile = random() < o.hostileRate ? HOSTILE[Math.floor(random() * HOSTILE.length)]! : undefined;
+    if (hostile && random() < 0.1) {
+      // A tenth of the hostile share uploads a module that once aborted the process.
+      const bomb = UPLOAD_BOMBS[i % UPLOAD_BOMBS.length]!;
+      const code = await host.loadPlugin({ id: `bomb-${i}`, version: "1.0.0", wasm: fixture(bomb) }).then(() => "loaded", (e: { code?: string }) => e.code ?? "thrown");
+      if (!record) return;
+      report.settled++;
+      report.hostile++;
+      report.hostileCodes[code] = (report.hostileCodes[code] ?? 0) + 1;
+      if (code !== "MODULE_LIMIT_EXCEEDED") {
+        report.hostileWrongCount++;
+        if (report.hostileWrong.length < 5) report.hostileWrong.push(`upload of ${bomb}: ${code}, expected MODULE_LIMIT_EXCEEDED`);
+      }
+      return;
+    }
     const ctx = { spaceId: `tenant-${i % 8}`, actorId: `user-${i % 13}` };
     const args = { q: text(24), trace: `#${i}:${text(12)}`, limit: Math.floor(random() * 1000) };
     const call = { toolId: hostile?.tool ?? "orders.search", name: "search", schema, arguments: args, callId: `call-${i}` };

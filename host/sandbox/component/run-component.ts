@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { readReply, replyWindow } from "../read-reply.js";
 import { KV_LIMITS } from "../kv-store.js";
+import { LOG_LIMITS, MEMORY_FULL_RATIO } from "../limits.js";
 import { readFile } from "node:fs/promises";
 import type { Outcome } from "../../../abi/envelope.js";
 import type { ErrorCode } from "../../errors/codes.js";
@@ -17,10 +18,6 @@ import type { CallReport, CallSpec, LogLine } from "../protocol.js";
 import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
 
-/** Same caps as ../run-call.ts LOG_LIMITS (kept separate so that file stays untouched). */
-const LOG_LIMITS = { lines: 64, lineBytes: 1024 } as const;
-/** As in ../run-call.ts: an `unreachable` trap with memory at least this full is out of memory. */
-const MEMORY_FULL_RATIO = 0.5;
 
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
