@@ -16,6 +16,9 @@ export { sha256Hex, type LoadedModule, type LoadOptions } from "./loaded-module.
 
 /** A load that takes longer is abandoned and its loader terminated (a compile that never ends). */
 const LOAD_TIMEOUT_MS = 120_000;
+/** An idle loader is ended after this long: its heap (and jco, once a component was loaded) is not kept for uploads that may never come. */
+const LOADER_IDLE_MS = 10_000;
+let idleTimer: NodeJS.Timeout | undefined;
 
 interface Pending { resolve: (m: LoadedModule) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
 
@@ -39,7 +42,12 @@ function startLoader(): Worker {
     if (!p) return;
     pending.delete(reply.id);
     clearTimeout(p.timer);
-    if (pending.size === 0) worker.unref();
+    if (pending.size === 0) {
+      worker.unref();
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => { if (pending.size === 0 && loader === worker) { loader = undefined; void worker.terminate(); } }, LOADER_IDLE_MS);
+      idleTimer.unref();
+    }
     if (reply.ok) p.resolve(reply.loaded);
     else p.reject(SluiceError.fromData(reply.error));
   });
@@ -78,6 +86,7 @@ export async function sha256Async(bytes: Uint8Array): Promise<string> {
  */
 export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}, sha256?: string): Promise<LoadedModule> {
   const hash = sha256 ?? (await sha256Async(bytes));
+  clearTimeout(idleTimer);
   const worker = (loader ??= startLoader());
   worker.ref();
   const id = nextId++;

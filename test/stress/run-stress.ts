@@ -61,12 +61,14 @@ function fixture(name: string): Uint8Array {
 const HOSTILE: readonly { tool: string; fixture: string; code: string; limits: Record<string, number>; component?: boolean }[] = [
   { tool: "hostile.loop", fixture: "loop", code: "GUEST_TIMEOUT", limits: { timeoutMs: 25 } },
   { tool: "hostile.memory-bomb", fixture: "memory-bomb", code: "GUEST_MEMORY_LIMIT", limits: { memoryBytes: 4 << 20 } },
-  { tool: "hostile.trap", fixture: "unreachable", code: "GUEST_TRAP", limits: {} },
-  { tool: "hostile.oversize", fixture: "output-too-large", code: "OUTPUT_TOO_LARGE", limits: {} },
+  // Faults other than time get the benign plugin's 1 s (see subjectHost): on a loaded machine a
+  // trapping guest descheduled past 100 ms would report GUEST_TIMEOUT instead of its own code.
+  { tool: "hostile.trap", fixture: "unreachable", code: "GUEST_TRAP", limits: { timeoutMs: 1_000 } },
+  { tool: "hostile.oversize", fixture: "output-too-large", code: "OUTPUT_TOO_LARGE", limits: { timeoutMs: 1_000 } },
   // Issue 14: replies the ABI forbids, and a component whose reply runs past its memory.
-  { tool: "hostile.duplicate-outcome", fixture: "reply-duplicate-outcome", code: "OUTPUT_MALFORMED", limits: {} },
-  { tool: "hostile.proto-key", fixture: "reply-proto-key", code: "OUTPUT_INVALID", limits: {} },
-  { tool: "hostile.abi-major", fixture: "reply-abi-major-2", code: "OUTPUT_INVALID", limits: {} },
+  { tool: "hostile.duplicate-outcome", fixture: "reply-duplicate-outcome", code: "OUTPUT_MALFORMED", limits: { timeoutMs: 1_000 } },
+  { tool: "hostile.proto-key", fixture: "reply-proto-key", code: "OUTPUT_INVALID", limits: { timeoutMs: 1_000 } },
+  { tool: "hostile.abi-major", fixture: "reply-abi-major-2", code: "OUTPUT_INVALID", limits: { timeoutMs: 1_000 } },
   { tool: "hostile.component-past-end", fixture: "reply-past-end", code: "OUTPUT_OUT_OF_BOUNDS", limits: { timeoutMs: 1_000 }, component: true },
 ];
 

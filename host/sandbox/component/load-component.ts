@@ -8,7 +8,6 @@ import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { transpile } from "@bytecodealliance/jco";
 import { SUPPORTED_ABI } from "../../../abi/version.js";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Capability } from "../capabilities.js";
@@ -36,7 +35,8 @@ const TRANSPILE_CACHE_ENTRIES = 32;
 function transpileOnce(sha256: string, bytes: Uint8Array): Promise<Transpiled> {
   let entry = transpiled.get(sha256);
   if (!entry) {
-    entry = transpile(bytes, { name: "guest", instantiation: "sync", noTypescript: true, quiet: true }).then((r) => {
+    // jco (and its own wasm) is loaded only when a component is first uploaded: a host of core guests never pays for it.
+    entry = import("@bytecodealliance/jco").then(({ transpile }) => transpile(bytes, { name: "guest", instantiation: "sync", noTypescript: true, quiet: true })).then((r) => {
       const cores: Record<string, Uint8Array> = {};
       for (const [name, data] of Object.entries(r.files)) if (name.endsWith(".wasm")) cores[name] = data;
       return { glue: r.files["guest.js"]!, cores, imports: r.imports, exports: r.exports };
