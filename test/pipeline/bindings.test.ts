@@ -3,10 +3,11 @@ import { afterOrder, matchBindings, type Binding, type MatchTarget } from "../..
 
 let next = 0;
 function binding(id: string, over: Partial<Binding> = {}): Binding {
-  return {
-    id, hookRef: `${id}@1`, point: "tool.before", match: {}, priority: 100, order: next++, timeoutMs: 1000,
-    failurePolicy: "fail-open", observeOnly: false, config: {}, enabled: true, mandatory: false, ...over,
+  const b = {
+    id, hookRef: `${id}@1`, point: "tool.before" as const, match: {}, priority: 100, order: next++, timeoutMs: 1000,
+    failurePolicy: "fail-open" as const, observeOnly: false, config: {}, enabled: true, mandatory: false, ...over,
   };
+  return { ...b, pair: over.pair ?? `ref:${b.hookRef}` };
 }
 const target: MatchTarget = { purpose: "action", toolId: "search", modelId: "gpt-x", instance: "main", spaceId: "s1" };
 const ids = (bs: Binding[]) => bs.map((b) => b.id);

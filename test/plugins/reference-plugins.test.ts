@@ -91,7 +91,7 @@ function hook(name: string, point: PointName, config: unknown = {}, over: Partia
   const { plugin, manifest } = loaded[name]!;
   const binding: Binding = {
     id: `t-${name}-${++seq}`, hookRef: plugin.ref, point, match: {}, priority: 100, order: 0, timeoutMs: plugin.module.limits.timeoutMs,
-    failurePolicy: manifest.failure_policy ?? "fail-closed", observeOnly: false, config, enabled: true, mandatory: false, ...over,
+    failurePolicy: manifest.failure_policy ?? "fail-closed", observeOnly: false, config, enabled: true, mandatory: false, pair: `ref:${plugin.ref}`, ...over,
   };
   return { kind: "guest", binding, plugin };
 }
