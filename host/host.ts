@@ -182,7 +182,7 @@ export class Host implements StageRunner {
   private hooksFor(release: Release, point: PointName, target: MatchTarget): ResolvedHook[] {
     let byTarget = this.matched.get(release);
     if (!byTarget) this.matched.set(release, (byTarget = new Map()));
-    const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${target.spaceId}`;
+    const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${this.byInstanceId(release, point) ? target.instanceId ?? "" : ""}\u0000${target.spaceId}`;
     let hooks = byTarget.get(key);
     if (!hooks) {
       if (byTarget.size >= MATCH_CACHE_SIZE) byTarget.clear();
@@ -190,6 +190,11 @@ export class Host implements StageRunner {
       byTarget.set(key, hooks);
     }
     return hooks;
+  }
+
+  /** Whether a binding at `point` filters by instance id: only then does the instance id take part in the match cache's key (child ids are many). */
+  private byInstanceId(release: Release, point: PointName): boolean {
+    return (release.byPoint.get(point) ?? []).some((b) => b.match.instanceIds !== undefined);
   }
 
   begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages {

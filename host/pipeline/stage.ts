@@ -204,7 +204,8 @@ async function runInProcess(input: StageInput, group: readonly ResolvedHook[], s
     const timer = setTimeout(onStop, h.binding.timeoutMs);
     if (signal.aborted) onStop();
     try {
-      const stopped = new Promise<never>((_, reject) => both.addEventListener("abort", () => reject(both), { once: true }));
+      // Already stopped (cancelled before this hook started): an abort listener would never fire.
+      const stopped = new Promise<never>((_, reject) => { if (both.aborted) reject(both); else both.addEventListener("abort", () => reject(both), { once: true }); });
       const raw = await Promise.race([Promise.resolve().then(() => h.hook(structuredClone(request), { signal: both })), stopped]);
       // The same reply checks a guest's outcome gets, so trusted hooks cannot bend the rules either.
       const parsed = parseReply(toReply(raw), (v) => encode(v).byteLength);
