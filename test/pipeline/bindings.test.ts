@@ -136,3 +136,29 @@ describe("afterOrder", () => {
     expect(result).not.toBe(after);
   });
 });
+
+describe("afterOrder: mandatory bindings and instance ids", () => {
+  it("never unwinds a mandatory after binding away, even when its pair's before hook was not reached", () => {
+    const before = [binding("P-before", { hookRef: "P" }), binding("Q-before", { hookRef: "Q" })];
+    const p = binding("p", { point: "tool.after", hookRef: "P", priority: 1 });
+    const q = binding("q", { point: "tool.after", hookRef: "Q", priority: 2, mandatory: true });
+    expect(ids(afterOrder([q, p], "symmetric", { before, reached: 1 }))).toEqual(["p", "q"]);
+  });
+
+  it("matches a particular instance by exact id or by a * pattern, and nothing else", () => {
+    const only = binding("only", { match: { instanceIds: ["researcher-*", "auditor"] } });
+    const at = (instanceId: string) => ids(matchBindings([only], "tool.before", { ...target, instance: instanceId === "main" ? "main" : "child", instanceId }));
+    expect(at("researcher-1")).toEqual(["only"]);
+    expect(at("auditor")).toEqual(["only"]);
+    expect(at("auditor-2")).toEqual([]);
+    expect(at("writer")).toEqual([]);
+    expect(at("main")).toEqual([]);
+  });
+
+  it("reads a pattern's other characters literally", () => {
+    const dotted = binding("dotted", { match: { instanceIds: ["a.b*"] } });
+    const at = (instanceId: string) => ids(matchBindings([dotted], "tool.before", { ...target, instance: "child", instanceId }));
+    expect(at("a.b-1")).toEqual(["dotted"]);
+    expect(at("axb-1")).toEqual([]);
+  });
+});
