@@ -144,6 +144,26 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
         expect(r.ok && r.facts.realResult).toMatchObject({ content: "call +1 (555) 123-4567" });
       });
 
+      it("a model.chat.after block on a held stream ends it with HOOK_BLOCKED before any text is emitted", async () => {
+        bind([{ id: "deny", point: "model.chat.after", config: { mode: "block", code: "answer.denied", reason: "no" } }]);
+        const emitted: string[] = [];
+        const stream = host.chatStream(ctx, chatRequest, streamOf(["forbidden ", "answer"]));
+        const err = await failure((async () => { for await (const c of stream) emitted.push(c.delta); })());
+        expect(err).toMatchObject({ code: "HOOK_BLOCKED", details: { bindingId: "deny", hookCode: "answer.denied" } });
+        expect(emitted).toEqual([]);
+        const r = await stream.result;
+        expect(r.facts.realStatus).toBe("succeeded");
+      });
+
+      it("an observe-only after hook that fails on a live stream is recorded and skipped: observe-only bindings fail open", async () => {
+        bind([{ id: "meter", point: "model.chat.after", observeOnly: true, failurePolicy: "fail-closed", config: { mode: "abort" } }]);
+        const stream = host.chatStream(ctx, chatRequest, streamOf(["live ", "text"]));
+        expect(await collect(stream)).toBe("live text");
+        const r = await stream.result;
+        expect(r.ok && r.output.content).toBe("live text");
+        expect(r.hooks.find((h) => h.bindingId === "meter")).toMatchObject({ point: "model.chat.after", outcome: "failed" });
+      });
+
       it("pii-redact at model.chat.after redacts a streamed phone number before any of it is emitted", async () => {
         bind([
           { id: "pii", point: "model.chat.after", hookRef: "pii-redact@1.0.0", config: {} },
