@@ -69,7 +69,7 @@ export function compareBindings(a: Binding, b: Binding): number {
  * The bindings that run at `point` for `target`, in execution order.
  *
  * A hook bound twice for the same call (the same binding id, or the same `hookRef` with
- * the same config, e.g. at agent scope and at tool scope) runs once, at the earlier of
+ * the same config and no different extension id, e.g. at agent scope and at tool scope) runs once, at the earlier of
  * its positions. The survivor keeps its own id, priority and timeout, but takes the
  * strictest safety settings of the duplicates: fail-closed if any was, observe-only only
  * if all were, so a duplicate can never weaken a binding.
@@ -82,7 +82,8 @@ export function matchBindings(bindings: readonly Binding[], point: PointName, ta
   const kept: Binding[] = [];
   const byKey = new Map<string, number>();
   for (const b of candidates) {
-    const keys = [`id:${b.id}`, `ref:${b.hookRef}\u0000${canonicalJson(b.config)}`];
+    // Bindings of two named extensions are two extensions, even with the same plugin and config.
+    const keys = [`id:${b.id}`, `ref:${b.hookRef}\u0000${canonicalJson(b.config)}\u0000${b.pair.startsWith("ext:") ? b.pair : ""}`];
     const at = keys.map((k) => byKey.get(k)).find((i) => i !== undefined);
     if (at === undefined) {
       keys.forEach((k) => byKey.set(k, kept.length));

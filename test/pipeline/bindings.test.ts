@@ -162,3 +162,13 @@ describe("afterOrder: mandatory bindings and instance ids", () => {
     expect(at("axb-1")).toEqual([]);
   });
 });
+
+describe("matchBindings: extensions", () => {
+  it("keeps two named extensions of the same plugin and config apart, while unnamed duplicates still run once", () => {
+    const one = binding("one", { hookRef: "p@1", pair: "ext:one" });
+    const two = binding("two", { hookRef: "p@1", pair: "ext:two" });
+    const dupA = binding("dup-a", { hookRef: "q@1", pair: "binding:dup-a" });
+    const dupB = binding("dup-b", { hookRef: "q@1", pair: "binding:dup-b" });
+    expect(ids(matchBindings([one, two, dupA, dupB], "tool.before", target))).toEqual(["one", "two", "dup-a"]);
+  });
+});
