@@ -134,7 +134,7 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       facts.called = true;
       facts.realStatus = "running";
       facts.attempts = 1;
-      source = execute(chatRequestOf(before.payload), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: () => undefined })[Symbol.asyncIterator]();
+      source = execute(chatRequestOf(before.payload), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
     }
     phase = "operation";
     // An after binding that may change the answer: hold the text back until it has run.
