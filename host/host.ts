@@ -3,7 +3,8 @@ import { EventEmitter } from "node:events";
 import { SluiceError } from "./errors/sluice-error.js";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
 import type { GuestPlugin, Grants, InProcessHook, ResolvedHook } from "./pipeline/hooks.js";
-import type { PointName } from "./pipeline/points.js";
+import { getPoint, type PointName } from "./pipeline/points.js";
+import { chunkOrder } from "./pipeline/mandatory.js";
 import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
 import type { StageResult } from "./pipeline/run-steps.js";
 import { runChunkStages, runStage } from "./pipeline/stage.js";
@@ -87,6 +88,8 @@ export class Host implements StageRunner {
   private readonly detachPool: () => void;
   private readonly recordStore: OperationStore | undefined;
   private readonly payloadStore: PayloadStore | undefined;
+  /** The release of each operation in flight, so its children run on it. */
+  private readonly inFlight = new Map<string, Release>();
 
   constructor(options: HostOptions = {}) {
     const { quarantine, observer, records, payloads, ...sandboxOptions } = options;
@@ -179,7 +182,7 @@ export class Host implements StageRunner {
   private hooksFor(release: Release, point: PointName, target: MatchTarget): ResolvedHook[] {
     let byTarget = this.matched.get(release);
     if (!byTarget) this.matched.set(release, (byTarget = new Map()));
-    const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${target.spaceId}`;
+    const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${this.byInstanceId(release, point) ? target.instanceId ?? "" : ""}\u0000${target.spaceId}`;
     let hooks = byTarget.get(key);
     if (!hooks) {
       if (byTarget.size >= MATCH_CACHE_SIZE) byTarget.clear();
@@ -189,14 +192,22 @@ export class Host implements StageRunner {
     return hooks;
   }
 
+  /** Whether a binding at `point` filters by instance id: only then does the instance id take part in the match cache's key (child ids are many). */
+  private byInstanceId(release: Release, point: PointName): boolean {
+    return (release.byPoint.get(point) ?? []).some((b) => b.match.instanceIds !== undefined);
+  }
+
   begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages {
     return this.stagesFor(ctx, target, callId);
   }
 
   /** `resuming`: the stored operation a resume continues (same id), on the current release. */
-  private stagesFor(ctx: CallContext, target: MatchTarget, callId: string | undefined, resuming?: OperationRecord): OperationStages {
-    const release = this.current;
+  private stagesFor(ctx: CallContext, matchTarget: MatchTarget, callId: string | undefined, resuming?: OperationRecord): OperationStages {
+    // A child's operations run on the release of the parent operation in flight: a child's chain never differs from what its parent's release allows.
+    const release = (!resuming && ctx.parentOperationId !== undefined ? this.inFlight.get(ctx.parentOperationId) : undefined) ?? this.current;
+    const target: MatchTarget = { ...matchTarget, instanceId: matchTarget.instanceId ?? ctx.instanceId ?? "main" };
     const operationId = resuming?.operationId ?? randomUUID();
+    this.inFlight.set(operationId, release);
     const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
     const context = {
       space_id: ctx.spaceId, actor_id: ctx.actorId ?? null, run_id: ctx.runId ?? null, instance_id: ctx.instanceId ?? "main",
@@ -205,33 +216,45 @@ export class Host implements StageRunner {
     };
     const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
     const hooksAt = (point: PointName): ResolvedHook[] => this.hooksFor(release, point, target);
-    const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: { carries?: Record<string, unknown>; holds?: readonly string[] } = {}): Promise<StageResult> =>
+    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; progress?: (bindingId: string) => void };
+    const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
         : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra });
+    // The hooks of a stage that pairs with the before stage (after, chunk): ordered by the release's mode, unwinding a short-circuit.
+    const paired = (point: PointName, before: StageResult): ResolvedHook[] => {
+      const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
+      const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
+      const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
+      return (point === "model.chat.chunk" ? chunkOrder(order) : order).map((b) => this.resolve(b));
+    };
+    // Chunk stages pair with the before stage this operation ran (its carries, its short-circuit).
+    let lastBefore: StageResult | undefined;
+    let chunkHooks: ResolvedHook[] | undefined;
+    const chunkStage = () => (chunkHooks ??= paired("model.chat.chunk", lastBefore ?? { payload: {}, reports: [], reached: -1, carries: {} }));
+    let afterProgress: ((point: PointName, bindingId: string) => void) | undefined;
     const stages: OperationStages = {
       operationId,
       revision: release.revision,
       signal,
-      run: (point, payload) => run(point, payload, hooksAt(point)),
-      runAfter: (point, payload, before) => {
-        const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
-        const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
-        const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
-        return run(point, payload, order.map((b) => this.resolve(b)), { carries: before.carries });
-      },
+      run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return r; }),
+      runAfter: (point, payload, before) => run(point, payload, paired(point, before), {
+        carries: before.carries,
+        ...(afterProgress ? { progress: (bindingId: string) => afterProgress!(point, bindingId) } : {}),
+      }),
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
       diagnostic: (point, payload) => {
         const hooks = hooksAt(point);
         return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard });
       },
-      chunk: (payload, holds) => run("model.chat.chunk", payload, hooksAt("model.chat.chunk"), { holds }),
+      outputMayChange: (point) => hooksAt(point).some((h) => !h.binding.observeOnly),
+      chunk: (payload, holds) => run("model.chat.chunk", payload, chunkStage(), { holds, carries: lastBefore?.carries ?? {} }),
       chunks: (payloads, holds) => {
-        const hooks = hooksAt("model.chat.chunk");
+        const hooks = chunkStage();
         if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
-        return runChunkStages(this.sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard: this.guard, holds });
+        return runChunkStages(this.sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard: this.guard, holds, carries: lastBefore?.carries ?? {} });
       },
-      end: releaseSignal,
+      end: () => { releaseSignal(); this.inFlight.delete(operationId); },
     };
     if (!this.recordStore) return stages;
     const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
@@ -245,6 +268,8 @@ export class Host implements StageRunner {
       },
       ...(resuming ? { resuming } : {}),
     });
+    // The checkpoint names the binding in progress while an after hook runs (seed 000); the after stage then runs hook by hook.
+    afterProgress = (point, bindingId) => journal.inProgress(point, bindingId);
     return recordedStages(stages, journal);
   }
 
@@ -315,7 +340,7 @@ export class Host implements StageRunner {
 
   /** The index signature of the embedding chain that applies to `ctx` and `model` now. */
   embeddingSignature(ctx: CallContext, model: string): string {
-    const target: MatchTarget = { purpose: "embedding", modelId: model, instance: instanceOf(ctx), spaceId: ctx.spaceId };
+    const target: MatchTarget = { purpose: "embedding", modelId: model, instance: instanceOf(ctx), instanceId: ctx.instanceId ?? "main", spaceId: ctx.spaceId };
     const chain = (["model.embedding.before", "model.embedding.after"] as const).flatMap((point) => matchBindings(this.current.byPoint.get(point) ?? [], point, target)).map((b) => {
       const h = this.resolve(b);
       return h.kind === "guest"
@@ -341,7 +366,7 @@ export class Host implements StageRunner {
 }
 
 function beforePointOf(after: PointName): PointName {
-  return after === "model.chat.after" ? "model.chat.before" : after === "tool.after" ? "tool.before" : after === "model.embedding.after" ? "model.embedding.before" : after;
+  return after === "model.chat.after" || after === "model.chat.chunk" ? "model.chat.before" : after === "tool.after" ? "tool.before" : after === "model.embedding.after" ? "model.embedding.before" : after;
 }
 
 /** Creates a host with its sandbox (worker pool). Close it when done. */

@@ -30,6 +30,10 @@ export class ToolAfter {
   /** What the model will see of the result: the only patchable and redactable field. */
   get view(): Value { return this.payload.get("view"); }
   get durationMs(): f64 { return this.payload.get("duration_ms").asFloatOr(-1); }
+  /** When status is "failed": `{code, message}` of the failure (read-only); nil otherwise. */
+  get error(): Value { return this.payload.get("error"); }
+  /** What the tool reported it did (files written, records created), read-only; nil when it reported nothing. */
+  get artifacts(): Value { return this.payload.get("artifacts"); }
 }
 
 /** `model.chat.before`: a chat completion is about to be requested. */

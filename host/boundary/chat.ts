@@ -1,5 +1,5 @@
 import { schemaProblem } from "../pipeline/validators.js";
-import { fail, OK } from "../pipeline/result.js";
+import { fail, OK, type Checked } from "../pipeline/result.js";
 import type { StageRunner } from "./stage-runner.js";
 import { runOperation } from "./operation.js";
 import { instanceOf } from "./instance.js";
@@ -33,10 +33,33 @@ export function chatAfterPayload(model: string, r: Partial<ChatResponse> & { con
   };
 }
 
-/** Tool call ids must stay unique: the model's next turn pairs results with them. */
-export function checkToolCalls(calls: readonly ToolCallOut[]) {
+/**
+ * The model's tool calls must be a valid action (seed 000): ids present and unique (the
+ * next turn pairs results with them), a function name, and arguments that parse as a JSON
+ * object. Broken arguments are reported here, at the boundary, never handed on.
+ * @example checkToolCalls([{ id: "t1", type: "function", function: { name: "search", arguments: "{\"limit\": 5," } }]) // MODEL_OUTPUT_INVALID
+ */
+export function checkToolCalls(calls: readonly ToolCallOut[]): Checked {
   const ids = new Set(calls.map((c) => c.id));
-  return ids.size === calls.length ? OK : fail("OPERATION_FAILED", "the model returned duplicate tool_call ids", { ids: calls.map((c) => c.id) });
+  if (ids.size !== calls.length) return fail("MODEL_OUTPUT_INVALID", "the model returned duplicate tool_call ids", { ids: calls.map((c) => c.id) });
+  for (const [index, c] of calls.entries()) {
+    const where = { index, id: c.id, name: c.function.name };
+    if (c.id === "") return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} has no id`, where);
+    if (c.function.name === "") return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} (${c.id}) has no function name`, where);
+    if (!isJsonObject(c.function.arguments)) {
+      return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} (${c.id}, ${c.function.name}) has arguments that are not a JSON object: ${JSON.stringify(c.function.arguments.slice(0, 200))}`, where);
+    }
+  }
+  return OK;
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 export function chatInput(ctx: CallContext, request: ChatRequest, stream = false): Record<string, unknown> {
@@ -61,7 +84,9 @@ export function chat(runner: StageRunner, ctx: CallContext, request: ChatRequest
     served: (result) => {
       const payload = chatAfterPayload(request.model, (result ?? {}) as Partial<ChatResponse>);
       const problem = typeof result === "object" && result !== null ? schemaProblem("model.chat.after", payload) : "result must be a map";
-      return problem === null ? { ok: true, real: payload as unknown as ChatResponse } : fail("OUTPUT_INVALID", `short-circuit result is not a chat response: ${problem}`);
+      if (problem !== null) return fail("OUTPUT_INVALID", `short-circuit result is not a chat response: ${problem}`);
+      const calls = checkToolCalls(payload.tool_calls as ToolCallOut[]);
+      return calls.ok ? { ok: true, real: payload as unknown as ChatResponse } : calls;
     },
     execute: (input, op) => execute(chatRequestOf(input), op),
     checkReal: (real) => checkToolCalls(real.tool_calls ?? []),

@@ -1,6 +1,6 @@
 import { fail, OK } from "../pipeline/result.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { Host } from "../host.js";
+import type { StageRunner } from "./stage-runner.js";
 import { instanceOf } from "./instance.js";
 import { runOperation } from "./operation.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
@@ -12,7 +12,13 @@ export interface EmbedOptions extends BoundaryOptions {
   expectSignature?: string;
 }
 
-export async function embed(host: Host, ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options: EmbedOptions = {}): Promise<BoundaryResult<EmbedOutput>> {
+/** What an embedding call needs from the host besides its stages: the chain's index signature. */
+export interface EmbedRunner extends StageRunner {
+  embeddingSignature(ctx: CallContext, model: string): string;
+  readonly release: { readonly revision: number };
+}
+
+export async function embed(host: EmbedRunner, ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options: EmbedOptions = {}): Promise<BoundaryResult<EmbedOutput>> {
   const signature = host.embeddingSignature(ctx, request.model);
   if (options.expectSignature !== undefined && options.expectSignature !== signature) {
     const error = new SluiceError("EMBEDDING_SIGNATURE_MISMATCH", `the embedding chain's signature ${signature.slice(0, 12)}… differs from the index's ${options.expectSignature.slice(0, 12)}…; rebuild the index or embed with the chain it was built with`, { expected: options.expectSignature, actual: signature });

@@ -28,8 +28,14 @@ export interface OperationSpec<Real, Out> {
   execute: (input: Record<string, unknown>, op: OperationContext) => Promise<Real>;
   /** Facts the host checks on the real result (embedding count and dimension). */
   checkReal?: (real: Real, input: Record<string, unknown>) => Checked;
-  afterPayload: (input: Record<string, unknown>, real: Real, durationMs: number) => Record<string, unknown>;
+  afterPayload: (input: Record<string, unknown>, real: Real, durationMs: number, artifacts: readonly Record<string, unknown>[]) => Record<string, unknown>;
   output: (after: Record<string, unknown>, real: Real) => Out;
+  /**
+   * Tools: the after payload of an operation that failed (real status `failed`). When
+   * given, the after stage runs on it before operation.error: its hooks may change the
+   * view of the failure, never the status or the error.
+   */
+  failedAfterPayload?: (input: Record<string, unknown>, error: ErrorData, durationMs: number, artifacts: readonly Record<string, unknown>[]) => Record<string, unknown>;
   options?: BoundaryOptions;
   /** Set by resume (host/records/resume.ts): the real work is done; only the after processing runs, on this. */
   resumed?: ResumePoint<Real>;
@@ -55,6 +61,9 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     for (const step of r.reports) { hooks.push({ ...step, point }); Object.assign(annotations, step.annotations); }
     return r;
   };
+  const artifacts: Record<string, unknown>[] = [];
+  const artifact = (a: Record<string, unknown>): void => { artifacts.push(structuredClone(a)); facts.artifacts = artifacts; };
+  let failedView: Out | undefined;
   const finish = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string): Promise<BoundaryResult<Out>> => {
     if (error) {
       record("operation.error", await stages.diagnostic("operation.error", { operation: spec.operation, phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
@@ -65,16 +74,22 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     if (journal?.error) facts.recordError = journal.error;
     stages.end();
     return error
-      ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations }
+      ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations, ...(failedView !== undefined ? { output: failedView } : {}) }
       : { ok: true, output: out!, facts, hooks, annotations };
   };
   let out: Out | undefined;
   const afterStage = async (before: StageResult, real: Real, payload: Record<string, unknown>): Promise<BoundaryResult<Out>> => {
     const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
-    if (after.failure) return finish("after", after.failure, isCancel(after.failure) ? "cancelled" : "failed");
+    if (after.failure) { const failure = cancellation(after.failure, stages.signal); return finish("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (after.stop?.kind === "block") return finish("after", stopError("HOOK_BLOCKED", after.stop), "blocked");
     out = spec.output(after.payload, real);
     return finish(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
+  };
+
+  // A failed operation's after stage: the view of the failure may change; its failure or block leaves no view, and the error stands.
+  const failedAfter = async (before: StageResult, payload: Record<string, unknown>): Promise<void> => {
+    const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
+    if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real);
   };
 
   const unrecorded = journal?.start(spec.operation, spec.before, spec.after);
@@ -88,7 +103,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   if (!valid.ok) return finish("before", valid.error, "failed");
 
   const before = record(spec.before, await stages.run(spec.before, spec.payload));
-  if (before.failure) return finish("before", before.failure, isCancel(before.failure) ? "cancelled" : "failed");
+  if (before.failure) { const failure = cancellation(before.failure, stages.signal); return finish("before", failure, isCancel(failure) ? "cancelled" : "failed"); }
   if (before.stop?.kind === "reject") return finish("before", stopError("HOOK_REJECTED", before.stop), "rejected");
   const input = before.payload;
 
@@ -111,16 +126,19 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     for (facts.attempts = 1; facts.attempts <= attempts; facts.attempts++) {
       if (stages.signal.aborted) { lastError = cancelled(stages.signal); break; }
       try {
-        real = await abortable(spec.execute(input, { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: facts.attempts, operationId: facts.operationId }), stages.signal);
+        real = await abortable(spec.execute(input, { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: facts.attempts, operationId: facts.operationId, artifact }), stages.signal);
         lastError = undefined;
         break;
       } catch (err) {
         lastError = stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `${spec.operation} operation failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } };
+        // Cancelled: no further attempt starts, so none is counted.
+        if (stages.signal.aborted) break;
       }
     }
     facts.attempts = Math.min(facts.attempts, attempts);
     if (lastError) {
       facts.realStatus = isCancel(lastError) ? "unknown" : "failed";
+      if (facts.realStatus === "failed" && spec.failedAfterPayload) await failedAfter(before, spec.failedAfterPayload(input, lastError, performance.now() - t0, artifacts));
       return finish("operation", lastError, isCancel(lastError) ? "cancelled" : "failed");
     }
     facts.realStatus = "succeeded";
@@ -129,7 +147,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   }
   facts.realResult = real!;
 
-  const afterPayload = spec.afterPayload(input, real!, performance.now() - t0);
+  const afterPayload = spec.afterPayload(input, real!, performance.now() - t0, artifacts);
   // The real result is on disk before any after hook runs: a crash from here on is resumable.
   journal?.succeeded(spec.after, real!, afterPayload, before, facts);
   return afterStage(before, real!, afterPayload);
@@ -154,6 +172,14 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * A stage ended by the operation's signal reports what ended it: a deadline is
+ * DEADLINE_EXCEEDED in every phase (the executors only know "cancelled").
+ */
+export function cancellation(error: ErrorData, signal: AbortSignal): ErrorData {
+  return error.code === "CALL_CANCELLED" && signal.aborted ? { ...cancelled(signal), ...(error.details ? { details: error.details } : {}) } : error;
 }
 
 function isCancel(error: ErrorData): boolean {

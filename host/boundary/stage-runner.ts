@@ -14,6 +14,9 @@ export interface OperationStages {
   runAfter(point: PointName, payload: Record<string, unknown>, before: StageResult): Promise<StageResult>;
   /** operation.error / operation.finally: failures are recorded, never raised. */
   diagnostic(point: PointName, payload: Record<string, unknown>): Promise<StageResult>;
+  /** Whether a binding of this operation at `point` (an after point) may change the output: one that is not observe-only. A stream holds its text back when so. */
+  outputMayChange(point: PointName): boolean;
+  /** Chunk stages pair with the before stage this operation ran: its carries reach them, and in symmetric mode they run in reverse and unwind from its short-circuit. */
   chunk(payload: Record<string, unknown>, holds: readonly string[]): Promise<StageResult>;
   /** Several waiting chunks in order (one worker task when it can): one result per chunk that ran. */
   chunks(payloads: readonly Record<string, unknown>[], holds: readonly string[]): Promise<StageResult[]>;

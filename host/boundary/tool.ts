@@ -70,7 +70,15 @@ export function tool(
     },
     served: (result) => ({ ok: true, real: result }),
     execute: (input, op) => execute(input.arguments as Record<string, unknown>, op),
-    afterPayload: (_input, real, durationMs) => ({ tool_id: call.toolId, name: call.name, call_id: call.callId, status: "succeeded", result: real ?? null, duration_ms: durationMs, view: real ?? null }),
+    afterPayload: (_input, real, durationMs, artifacts) => ({
+      tool_id: call.toolId, name: call.name, call_id: call.callId, status: "succeeded", result: real ?? null,
+      ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: real ?? null,
+    }),
+    // A failed tool still passes tool.after (real status failed): the model-visible view of the failure may be changed, the status and error may not.
+    failedAfterPayload: (_input, error, durationMs, artifacts) => ({
+      tool_id: call.toolId, name: call.name, call_id: call.callId, status: "failed", result: null, error: { code: error.code, message: error.message },
+      ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: { error: error.message },
+    }),
     output: (after) => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
     ...(options.retries !== undefined ? { options: { retries: options.retries } } : {}),
   });

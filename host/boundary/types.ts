@@ -25,6 +25,13 @@ export interface OperationContext {
   /** 1 for the first attempt. Retries reuse the validated input and do not re-run hooks. */
   attempt: number;
   operationId: string;
+  /**
+   * Reports something the operation did that outlives it (a file written, a record
+   * created): shown read-only to `tool.after` as `artifacts`, kept in `facts.artifacts`
+   * and in the operation record. Plain data.
+   * @example op.artifact({ kind: "file", path: "/ws/report.md" })
+   */
+  artifact(artifact: Record<string, unknown>): void;
 }
 
 export type RealStatus = "not_started" | "running" | "succeeded" | "failed" | "unknown";
@@ -40,9 +47,12 @@ export interface ExecutionFacts {
   shortCircuitedBy?: string;
   /** What the operation really returned, before any after hook touched the view. */
   realResult?: unknown;
+  /** Attempts really started: an attempt cut off by cancellation counts, the ones never started do not. */
   attempts: number;
   idempotencyKey: string;
   durationMs: number;
+  /** What the operation reported with `op.artifact(...)`, in order. */
+  artifacts?: Record<string, unknown>[];
   /** Set by `host.resume`: the release whose after chain ran this time (`revision` stays the one the operation started on). */
   resumedRevision?: number;
   /** A records store write that failed after the real call; the result stands, the record may be behind. */
@@ -55,7 +65,11 @@ export interface HookTrace extends StepReport {
 
 export type BoundaryResult<T> =
   | { ok: true; output: T; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown> }
-  | { ok: false; error: SluiceError; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown> };
+  | {
+    ok: false; error: SluiceError; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown>;
+    /** A tool that failed: the view of the failure its after hooks left (what the model may be shown); the error stands. */
+    output?: T;
+  };
 
 export interface BoundaryOptions {
   /** Extra attempts of the operation on failure; hooks run once per logical call. */

@@ -90,6 +90,18 @@ export function fromChunk(json: Json): StreamChunk {
   };
 }
 
+/** A whole completion as one stream chunk: its content, its tool calls as complete deltas, its finish_reason and usage. */
+export function completionChunk(json: Json): StreamChunk {
+  const c = fromCompletion(json);
+  return {
+    ...(c.content !== null && c.content !== "" ? { delta: c.content } : {}),
+    ...(c.tool_calls.length ? { tool_calls: c.tool_calls.map((t, index) => ({ index, id: t.id, function: { name: t.function.name, arguments: t.function.arguments } })) } : {}),
+    finish_reason: c.finish_reason,
+    usage: c.usage,
+    ...(c.provider_request_id ? { provider_request_id: c.provider_request_id } : {}),
+  };
+}
+
 /** A client chunk. The first carries the role; tool_call deltas go out as the upstream sent them. */
 export function toChunk(meta: CompletionMeta, delta: { role?: "assistant"; content?: string; tool_calls?: WireToolCallDelta[] }, finishReason: string | null): Json {
   return {

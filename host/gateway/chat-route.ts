@@ -13,9 +13,9 @@ import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { readChatBody, toChatRequest, toUpstreamBody } from "./chat-request.js";
-import { deltaOf, fromChunk, fromCompletion, metaOf, ownMeta, toChunk, toCompletion, usageChunk } from "./chat-response.js";
+import { completionChunk, deltaOf, fromChunk, fromCompletion, metaOf, ownMeta, toChunk, toCompletion, usageChunk } from "./chat-response.js";
 import { clientSignal } from "./client-signal.js";
-import { asSluiceError, toOpenAIError } from "./openai-error.js";
+import { asSluiceError, sendError, toOpenAIError } from "./openai-error.js";
 import { sseEvent } from "./sse.js";
 import type { Upstream } from "./upstream.js";
 import type { CompletionMeta, WireChatBody, WireUsage } from "./wire.js";
@@ -40,10 +40,7 @@ async function plain(host: Host, upstream: Upstream, ctx: CallContext, body: Wir
     return fromCompletion(json);
   });
   reply.header("x-sluice-operation-id", r.facts.operationId);
-  if (!r.ok) {
-    const { status, body: error } = toOpenAIError(r.error);
-    return reply.code(status).send(error);
-  }
+  if (!r.ok) return sendError(reply, r.error);
   return toCompletion(meta ?? ownMeta(body.model), r.output);
 }
 
@@ -53,6 +50,7 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
   async function* chunks(effective: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamChunk> {
     // Usage is always asked for, so the result (and metering) has the real counts; the client gets it only if it asked.
     const payload = { ...toUpstreamBody(body, view, effective), stream: true, stream_options: { ...(body.stream_options ?? {}), include_usage: true } };
+    let finished = false;
     for await (const data of upstream.events("/chat/completions", payload, signal)) {
       if (data.trim() === "[DONE]") return;
       let json: Record<string, any>;
@@ -60,8 +58,13 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
       if (json?.error) throw new SluiceError("UPSTREAM_FAILED", `the upstream's stream failed: ${String(json.error.message ?? "unknown error")}`, { upstream: json.error });
       meta ??= metaOf(json, body.model);
       if (typeof json.usage === "object" && json.usage) meta.usage = json.usage;
-      yield fromChunk(json);
+      // A plain JSON completion to a stream request (some servers ignore `stream`): relayed as a one-chunk stream.
+      const chunk = json.object === "chat.completion" ? completionChunk(json) : fromChunk(json);
+      if (chunk.finish_reason) finished = true;
+      yield chunk;
     }
+    // Neither a finish_reason nor [DONE]: the upstream stopped mid-answer; never relayed as a clean stop.
+    if (!finished) throw new SluiceError("UPSTREAM_FAILED", "the upstream's stream ended without a finish_reason or [DONE]: the answer is incomplete");
   }
   const stream = host.chatStream(ctx, view, (effective, op) => { operationId = op.operationId; return chunks(effective, op.signal); });
   const it = stream[Symbol.asyncIterator]();
@@ -69,8 +72,7 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
   try {
     step = await it.next();
   } catch (err) {
-    const { status, body: error } = toOpenAIError(asSluiceError(err));
-    return reply.code(status).send(error);
+    return sendError(reply, asSluiceError(err));
   }
 
   reply.hijack();

@@ -8,7 +8,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { authenticate } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
-import { asSluiceError, toOpenAIError } from "./openai-error.js";
+import { asSluiceError, sendError, toOpenAIError } from "./openai-error.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 
@@ -20,8 +20,7 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     app.setErrorHandler((err, request, reply) => {
       const error = asSluiceError(err);
       if (error.code === "INTERNAL_ERROR") request.log.error({ err }, "gateway request failed");
-      const { status, body } = toOpenAIError(error);
-      return reply.code(status).send(body);
+      return sendError(reply, error);
     });
     app.post("/v1/chat/completions", chatCompletions(config.host, upstream));
     app.post("/v1/embeddings", embeddings(config.host, upstream));

@@ -4,7 +4,8 @@
  * keeps the upstream's status and body; everything else carries its Sluice code.
  * `sluice_code` always holds the Sluice code, for callers that match on it.
  */
-import { ERROR_CODES } from "../errors/codes.js";
+import type { FastifyReply } from "fastify";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import type { WireError } from "./wire.js";
 
@@ -23,6 +24,31 @@ export function asSluiceError(err: unknown): SluiceError {
   if (e?.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SluiceError("PAYLOAD_TOO_LARGE", "the request body is too large");
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return new SluiceError("REQUEST_INVALID", e.message ?? "invalid request");
   return new SluiceError("INTERNAL_ERROR", "internal error", {}, { cause: err });
+}
+
+/**
+ * Errors a repeated request can fix: the upstream or the host was busy, down or slow.
+ * Everything else (a hook failed, rejected or blocked, the model's answer is invalid, the
+ * request is wrong) fails the same way again, and would call the upstream again for nothing.
+ */
+const RETRYABLE = new Set<ErrorCode>(["UPSTREAM_TIMEOUT", "QUEUE_FULL", "WORKER_CRASHED", "EXECUTOR_CLOSED", "STORE_UNAVAILABLE", "DEADLINE_EXCEEDED"]);
+
+/** Whether a client may retry the request that failed with `error` (the gateway sends `x-should-retry: false` otherwise). */
+export function shouldRetry(error: SluiceError): boolean {
+  const e = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : error;
+  if (e.code === "UPSTREAM_FAILED") {
+    // The upstream's own status decides: 429 and 5xx may pass, other 4xx will not; unreachable may come back.
+    const status = e.details.status;
+    return typeof status !== "number" || status === 429 || status === 408 || status >= 500;
+  }
+  return RETRYABLE.has(e.code);
+}
+
+/** An error before any byte was sent: the OpenAI body, and `x-should-retry: false` when retrying cannot help (OpenAI clients honour it). */
+export function sendError(reply: FastifyReply, error: SluiceError): FastifyReply {
+  const { status, body } = toOpenAIError(error);
+  if (!shouldRetry(error)) reply.header("x-should-retry", "false");
+  return reply.code(status).send(body);
 }
 
 export function toOpenAIError(error: SluiceError): { status: number; body: WireError } {

@@ -44,6 +44,13 @@ export class Upstream {
       call.arm();
       const res = await this.post(path, body, call.signal);
       if (!res.body) throw new SluiceError("UPSTREAM_FAILED", "the upstream answered a stream request without a body", { status: res.status });
+      // A JSON answer to a stream request is one event: the caller reads it as a whole completion.
+      if (/^application\/json\b/i.test(res.headers.get("content-type") ?? "")) {
+        const text = await res.text();
+        call.disarm();
+        yield text;
+        return;
+      }
       // Node's web streams are async iterable; the DOM typings do not say so.
       for await (const data of sseData(res.body as unknown as AsyncIterable<Uint8Array>)) {
         call.disarm();

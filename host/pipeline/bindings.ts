@@ -13,6 +13,8 @@ export interface BindingMatch {
   toolIds?: readonly string[];
   modelIds?: readonly string[];
   instances?: readonly Instance[];
+  /** Particular instances by id: exact ids, or patterns with `*` (any run of characters), e.g. `researcher-*`. */
+  instanceIds?: readonly string[];
   spaces?: readonly string[];
 }
 
@@ -32,8 +34,19 @@ export interface Binding {
   config: unknown;
   /** Ignored for mandatory bindings: a platform rule cannot be switched off. */
   enabled: boolean;
-  /** A platform rule: runs before every non-mandatory binding of its stage, whatever the priorities. */
+  /**
+   * A platform rule: runs before every non-mandatory binding of its stage, whatever the
+   * priorities, and again on the final payload when a later hook changed it (see
+   * pipeline/mandatory.ts); at model.chat.chunk it runs last instead. Its verdict holds
+   * on what crosses the boundary.
+   */
   mandatory: boolean;
+  /**
+   * The extension (seed 004's pre/post pair) this binding belongs to: carries and
+   * symmetric unwinding are keyed by it. Resolved by pipeline/pairs.ts from the binding's
+   * `extension` id, or implicitly.
+   */
+  pair: string;
 }
 
 /** The call a hook stage runs for. A filter on a field the target lacks does not match. */
@@ -42,6 +55,8 @@ export interface MatchTarget {
   toolId?: string;
   modelId?: string;
   instance: Instance;
+  /** The instance's own id ("main" for the main agent); filters by `instanceIds` need it. */
+  instanceId?: string;
   spaceId: string;
 }
 
@@ -54,7 +69,7 @@ export function compareBindings(a: Binding, b: Binding): number {
  * The bindings that run at `point` for `target`, in execution order.
  *
  * A hook bound twice for the same call (the same binding id, or the same `hookRef` with
- * the same config, e.g. at agent scope and at tool scope) runs once, at the earlier of
+ * the same config and no different extension id, e.g. at agent scope and at tool scope) runs once, at the earlier of
  * its positions. The survivor keeps its own id, priority and timeout, but takes the
  * strictest safety settings of the duplicates: fail-closed if any was, observe-only only
  * if all were, so a duplicate can never weaken a binding.
@@ -67,7 +82,8 @@ export function matchBindings(bindings: readonly Binding[], point: PointName, ta
   const kept: Binding[] = [];
   const byKey = new Map<string, number>();
   for (const b of candidates) {
-    const keys = [`id:${b.id}`, `ref:${b.hookRef}\u0000${canonicalJson(b.config)}`];
+    // Bindings of two named extensions are two extensions, even with the same plugin and config.
+    const keys = [`id:${b.id}`, `ref:${b.hookRef}\u0000${canonicalJson(b.config)}\u0000${b.pair.startsWith("ext:") ? b.pair : ""}`];
     const at = keys.map((k) => byKey.get(k)).find((i) => i !== undefined);
     if (at === undefined) {
       keys.forEach((k) => byKey.set(k, kept.length));
@@ -92,7 +108,19 @@ function matches(match: BindingMatch, target: MatchTarget): boolean {
     && within(match.toolIds, target.toolId)
     && within(match.modelIds, target.modelId)
     && within(match.instances, target.instance)
+    && (match.instanceIds === undefined || match.instanceIds.some((p) => instancePattern(p).test(target.instanceId ?? "main")))
     && within(match.spaces, target.spaceId);
+}
+
+const patterns = new Map<string, RegExp>();
+/** `*` matches any run of characters; everything else is literal. */
+function instancePattern(pattern: string): RegExp {
+  let re = patterns.get(pattern);
+  if (!re) {
+    re = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+    patterns.set(pattern, re);
+  }
+  return re;
 }
 
 /**
@@ -102,14 +130,15 @@ function matches(match: BindingMatch, target: MatchTarget): boolean {
 export type AfterOrderMode = "staged" | "symmetric";
 
 /**
- * The order of an after stage, given its bindings in execution order (as from
- * {@link matchBindings}). In symmetric mode the list is reversed, and when a before
- * hook short-circuited, `unwind` says which before hooks were reached: a plugin (by
- * `hookRef`) whose before hook was never reached does not get its paired after hook,
- * while after-only hooks (no before binding) still run, since they guard the output
- * whatever produced it. Staged mode has no implicit unwinding: every after hook runs.
- * Pairs are expected to be bound with the same priority, so reversing the after list
- * mirrors the before list.
+ * The order of an after (or chunk) stage, given its bindings in execution order (as
+ * from {@link matchBindings}). In symmetric mode the list is reversed, and when a before
+ * hook short-circuited, `unwind` says which before hooks were reached: an extension (by
+ * its `pair`, see pipeline/pairs.ts) whose before hook was never reached does not get
+ * its paired after hook, while after-only hooks (no before binding) still run, since
+ * they guard the output whatever produced it, and so do mandatory bindings (a platform
+ * rule is never unwound away). Staged mode has no implicit unwinding: every after hook
+ * runs. Pairs are expected to be bound with the same priority, so reversing the after
+ * list mirrors the before list.
  * @example afterOrder(matchBindings(bs, "model.chat.after", t), "symmetric", { before, reached: 2 })
  */
 export function afterOrder(
@@ -120,7 +149,7 @@ export function afterOrder(
   if (mode === "staged") return [...ordered];
   const reversed = [...ordered].reverse();
   if (!unwind) return reversed;
-  const paired = new Set(unwind.before.map((b) => b.hookRef));
-  const reached = new Set(unwind.before.slice(0, unwind.reached).map((b) => b.hookRef));
-  return reversed.filter((b) => !paired.has(b.hookRef) || reached.has(b.hookRef));
+  const paired = new Set(unwind.before.map((b) => b.pair));
+  const reached = new Set(unwind.before.slice(0, unwind.reached).map((b) => b.pair));
+  return reversed.filter((b) => b.mandatory || !paired.has(b.pair) || reached.has(b.pair));
 }

@@ -147,6 +147,11 @@ function at(doc: unknown, pointer: string): unknown {
 
 /** What the patch broke, or null. Both sides have passed the schema when this runs. */
 function checkInvariant(invariant: Invariant, before: unknown, after: unknown): string | null {
+  if (invariant.kind === "answer-or-action") {
+    // Judged on the result; an answer that was already neither (the model's own) is reported at the boundary, not blamed on the patch.
+    const valid = (doc: unknown): boolean => { const calls = at(doc, "/tool_calls"); return typeof at(doc, "/content") === "string" || (Array.isArray(calls) && calls.length > 0); };
+    return valid(after) || !valid(before) ? null : "answer-or-action: an answer without tool_calls must keep text content (/content cannot become null)";
+  }
   const was = at(before, invariant.path);
   const now = at(after, invariant.path);
   if (!Array.isArray(was) || !Array.isArray(now)) return null;

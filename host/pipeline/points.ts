@@ -14,7 +14,9 @@ export type Invariant =
   /** The array at `path` keeps its length (embedding texts map one to one onto vectors). */
   | { kind: "length-kept"; path: string }
   /** The array at `path` keeps its items in place (new ones may be appended); in each kept item only the `mutable` keys may change. */
-  | { kind: "items-kept"; path: string; mutable: readonly string[] };
+  | { kind: "items-kept"; path: string; mutable: readonly string[] }
+  /** The answer stays a valid answer or a valid action (seed 000): text content, or at least one tool_call. */
+  | { kind: "answer-or-action" };
 
 export interface PointSpec {
   readonly name: string;
@@ -137,7 +139,7 @@ const POINT_LIST = [
       { path: "/usage", why: "usage is a billing fact" },
       { path: "/finish_reason", why: "the answer's status is a fact of the call" },
     ],
-    invariants: [], redacts: "/content", diagnosticOnly: false,
+    invariants: [{ kind: "answer-or-action" }], redacts: "/content", diagnosticOnly: false,
   },
   {
     name: "model.chat.chunk", stage: "chunk", operation: "chat",
@@ -200,6 +202,7 @@ const POINT_LIST = [
         tool_id: id, name: id, call_id: id,
         status: { enum: ["succeeded", "failed"] },
         result: anything,
+        error: { type: "object", additionalProperties: false, required: ["code", "message"], properties: { code: str, message: str } },
         artifacts: { type: "array", items: object },
         duration_ms: { type: "number", minimum: 0 },
         view: anything,
@@ -210,6 +213,7 @@ const POINT_LIST = [
     readOnly: [
       { path: "/status", why: "the real status is a fact of the call" },
       { path: "/result", why: "the real result is kept apart from what the model sees" },
+      { path: "/error", why: "a failed tool's error is a fact of the call; change what the model sees in /view" },
       { path: "/artifacts", why: "side effects already happened" },
     ],
     invariants: [], redacts: "/view", diagnosticOnly: false,

@@ -1,5 +1,6 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { AfterOrderMode, Binding, BindingMatch } from "./bindings.js";
+import { pairIds } from "./pairs.js";
 import { isPointName, type PointName } from "./points.js";
 
 /** A binding as a service or the registry writes it; defaults are filled in by {@link resolveRelease}. */
@@ -15,6 +16,8 @@ export interface BindingInput {
   config?: unknown;
   enabled?: boolean;
   mandatory?: boolean;
+  /** Extension id: bindings at a before point and its after (and chunk) point that share it form one pre/post pair. */
+  extension?: string;
 }
 
 export interface ReleaseInput {
@@ -40,11 +43,13 @@ export function resolveRelease(input: ReleaseInput): Release {
   const orderMode = input.orderMode ?? "staged";
   if (orderMode !== "staged" && orderMode !== "symmetric") throw new SluiceError("CONFIG_INVALID", `orderMode must be "staged" or "symmetric", got "${String(orderMode)}"`);
   const ids = new Set<string>();
+  const pairs = pairIds(input.bindings);
   const bindings = input.bindings.map((b, order): Binding => {
     if (!b.id || ids.has(b.id)) throw new SluiceError("CONFIG_INVALID", `binding ids must be unique and non-empty (got "${b.id}")`, { binding: b.id });
     ids.add(b.id);
     if (!isPointName(b.point)) throw new SluiceError("CONFIG_INVALID", `binding ${b.id}: unknown point "${String(b.point)}"`, { binding: b.id });
     const timeoutMs = b.timeoutMs ?? BINDING_DEFAULTS.timeoutMs;
+    if (b.extension !== undefined && (typeof b.extension !== "string" || b.extension === "")) throw new SluiceError("CONFIG_INVALID", `binding ${b.id}: extension must be a non-empty string`, { binding: b.id });
     if (!(timeoutMs > 0)) throw new SluiceError("CONFIG_INVALID", `binding ${b.id}: timeoutMs must be positive`, { binding: b.id });
     return Object.freeze({
       id: b.id,
@@ -59,6 +64,7 @@ export function resolveRelease(input: ReleaseInput): Release {
       config: b.config ?? {},
       enabled: b.enabled ?? BINDING_DEFAULTS.enabled,
       mandatory: b.mandatory ?? BINDING_DEFAULTS.mandatory,
+      pair: pairs.get(b.id)!,
     });
   });
   const byPoint = new Map<PointName, Binding[]>();

@@ -24,7 +24,9 @@ export interface StepSpec {
   read?: readonly string[];
   /** JSON Pointer prefixes it may patch; absent = what the point allows. */
   write?: readonly string[];
-  /** What this plugin's before hook handed to its after hook. */
+  /** The extension (pre/post pair) the binding belongs to; carries are keyed by it. Absent: the binding alone. */
+  pair?: string;
+  /** What this extension's before hook handed to its after (and chunk) hooks. */
   carry?: unknown;
 }
 
@@ -71,7 +73,7 @@ export interface StageResult {
   failure?: ErrorData;
   /** Index of the last step that ran (for symmetric unwinding). */
   reached: number;
-  /** carry values by hookRef, for the paired after hooks. */
+  /** carry values by pair (extension), for the paired chunk and after hooks. */
   carries: Record<string, unknown>;
   /** Chunk stages: each step's held tail after this chunk. */
   holds?: string[];
@@ -119,7 +121,7 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
     const outcome = invoked.ok ? invoked.outcome : undefined!;
     report.outcome = outcome.kind;
     if (outcome.annotations) report.annotations = outcome.annotations;
-    if ("carry" in outcome && outcome.carry !== undefined) carries[step.hookRef] = outcome.carry;
+    if ("carry" in outcome && outcome.carry !== undefined) carries[step.pair ?? step.bindingId] = outcome.carry;
     if (applied.stop) return result({ stop: applied.stop });
     // Digested here, where the patch is known, so the audit can chain each hook's input and
     // output without the payloads; only hooks that changed something pay for it.

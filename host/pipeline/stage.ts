@@ -10,6 +10,7 @@ import type { ErrorData } from "../errors/sluice-error.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { effectiveFailurePolicy } from "./failure-policy.js";
 import type { ResolvedHook } from "./hooks.js";
+import { joinRecheck, recheckOf } from "./mandatory.js";
 import type { PointName } from "./points.js";
 import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepReport, type StepSpec } from "./run-steps.js";
 
@@ -18,12 +19,14 @@ export interface StageRun {
   context: StageInput["context"];
   payload: Record<string, unknown>;
   hooks: readonly ResolvedHook[];
-  /** carry values from the before stage, by hookRef. */
+  /** carry values from the before stage, by pair (extension). */
   carries?: Record<string, unknown>;
   holds?: readonly string[];
   signal: AbortSignal;
   /** Keeps quarantined plugins from running and learns from each guest step's report (host/reliability). */
   guard?: StageGuard;
+  /** Told which binding is about to run; the stage then runs hook by hook (one worker task each) so the binding named is exact. */
+  progress?: (bindingId: string) => void;
 }
 
 /** What a stage asks before running guest steps and tells after; implemented by host/reliability/plugin-quarantine.ts. */
@@ -37,7 +40,7 @@ export interface StageGuard {
 const plainSteps = new WeakMap<ResolvedHook, Map<PointName, StepSpec>>();
 
 function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
-  if (carries && h.binding.hookRef in carries) return buildStep(point, h, carries);
+  if (carries && h.binding.pair in carries) return buildStep(point, h, carries);
   let byPoint = plainSteps.get(h);
   if (!byPoint) plainSteps.set(h, (byPoint = new Map()));
   let step = byPoint.get(point);
@@ -51,23 +54,36 @@ function buildStep(point: PointName, h: ResolvedHook, carries: Record<string, un
   return {
     bindingId: b.id,
     hookRef: b.hookRef,
+    pair: b.pair,
     policy: effectiveFailurePolicy(point, b),
     observeOnly: b.observeOnly,
     config: b.config,
     ...(grant?.read ? { read: grant.read } : {}),
     ...(grant?.write ? { write: grant.write } : {}),
-    ...(carries && b.hookRef in carries ? { carry: carries[b.hookRef] } : {}),
+    ...(carries && b.pair in carries ? { carry: carries[b.pair] } : {}),
   };
 }
 
-/** Runs the stage; the hooks' order is the caller's (see matchBindings / afterOrder). */
+/**
+ * Runs the stage; the hooks' order is the caller's (see matchBindings / afterOrder). When a
+ * hook changed the payload after a mandatory binding ran, that binding runs again on the
+ * final payload and has the last word (pipeline/mandatory.ts).
+ */
 export async function runStage(sandbox: Sandbox, run: StageRun): Promise<StageResult> {
+  const first = await runOrdered(sandbox, run);
+  const again = isChunk(run) ? [] : recheckOf(run.hooks, first);
+  if (again.length === 0) return first;
+  return joinRecheck(first, await runOrdered(sandbox, { ...run, payload: first.payload, hooks: again }));
+}
+
+async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult> {
   let payload = run.payload;
   const all: StageResult = { payload, reports: [], reached: -1, carries: {}, ...(run.holds || isChunk(run) ? { holds: [] } : {}) };
   for (let start = 0; start < run.hooks.length;) {
     const kind = run.hooks[start]!.kind;
-    let end = start;
-    while (end < run.hooks.length && run.hooks[end]!.kind === kind) end++;
+    let end = start + 1;
+    while (!run.progress && end < run.hooks.length && run.hooks[end]!.kind === kind) end++;
+    run.progress?.(run.hooks[start]!.binding.id);
     const group = run.hooks.slice(start, end);
     const input: StageInput = {
       point: run.point,
@@ -188,7 +204,8 @@ async function runInProcess(input: StageInput, group: readonly ResolvedHook[], s
     const timer = setTimeout(onStop, h.binding.timeoutMs);
     if (signal.aborted) onStop();
     try {
-      const stopped = new Promise<never>((_, reject) => both.addEventListener("abort", () => reject(both), { once: true }));
+      // Already stopped (cancelled before this hook started): an abort listener would never fire.
+      const stopped = new Promise<never>((_, reject) => { if (both.aborted) reject(both); else both.addEventListener("abort", () => reject(both), { once: true }); });
       const raw = await Promise.race([Promise.resolve().then(() => h.hook(structuredClone(request), { signal: both })), stopped]);
       // The same reply checks a guest's outcome gets, so trusted hooks cannot bend the rules either.
       const parsed = parseReply(toReply(raw), (v) => encode(v).byteLength);

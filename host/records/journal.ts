@@ -81,6 +81,12 @@ export class OperationJournal {
     this.write(() => this.init.store.appendAudit(rows));
   }
 
+  /** The after hook about to run (seed 000's checkpoint `binding_id`): a record cut off here names it. */
+  inProgress(point: PointName, bindingId: string): void {
+    if (!this.started) return;
+    this.write(() => this.init.store.update(this.init.operationId, { inProgress: { point, bindingId }, completed: this.completed, updatedAt: Date.now() }));
+  }
+
   /** Written before the real call: if the process dies from here on, the record says "running" and comes back "unknown". */
   running(point: PointName, input: Record<string, unknown>): ErrorData | undefined {
     const ref = digestOf(input);
@@ -99,7 +105,7 @@ export class OperationJournal {
     };
     this.write(() => this.init.store.update(this.init.operationId, {
       phase: "after", point, realStatus: facts.realStatus, realResultRef: ref, attempts: facts.attempts, shortCircuitedBy: facts.shortCircuitedBy ?? null,
-      completed: this.completed, ...billed, updatedAt: Date.now(),
+      completed: this.completed, ...billed, ...(facts.artifacts ? { artifacts: facts.artifacts } : {}), updatedAt: Date.now(),
     }, result));
   }
 
@@ -111,6 +117,7 @@ export class OperationJournal {
     if (error === null) { effectiveOutputRef = digestOf(output); this.keep(effectiveOutputRef, output); }
     this.write(() => this.init.store.update(this.init.operationId, {
       phase: unfinished ? "after" : "finished", realStatus: facts.realStatus, attempts: facts.attempts, completed: this.completed, effectiveOutputRef,
+      ...(unfinished ? {} : { inProgress: null }), ...(facts.artifacts ? { artifacts: facts.artifacts } : {}),
       outcome, error: error && { code: error.code, message: error.message }, updatedAt: Date.now(),
     }));
   }

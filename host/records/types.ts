@@ -40,6 +40,13 @@ export interface OperationRecord {
   /** The release whose after chain the latest resume ran (resume uses the current release). */
   resumedRevision: number | null;
   resumes: number;
+  /**
+   * The after hook running now, or the one an unfinished after stage stopped at (seed 000's
+   * checkpoint `binding_id`); null or absent otherwise.
+   */
+  inProgress?: { point: PointName; bindingId: string } | null;
+  /** What the tool reported it did (files written, records created), as it reported it. */
+  artifacts?: Record<string, unknown>[];
   /** Bindings whose hooks finished, in order, across stages. */
   completed: { point: PointName; bindingId: string }[];
   /** sha256 of the final input (after the before stage); the content is kept only in an opt-in payload store. */

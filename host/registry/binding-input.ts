@@ -32,6 +32,7 @@ export const BINDING_INPUT_SCHEMA = {
         tool_ids: strings,
         model_ids: strings,
         instances: { type: "array", items: { enum: ["main", "child"] }, uniqueItems: true },
+        instance_ids: { ...strings, description: "Particular instances by id; `*` matches any run of characters, e.g. researcher-*." },
         spaces: strings,
       },
     },
@@ -41,7 +42,8 @@ export const BINDING_INPUT_SCHEMA = {
     observe_only: { type: "boolean" },
     config: { description: "Validated against the plugin's config_schema. Default {}." },
     enabled: { type: "boolean", description: "A disabled binding keeps its place in the order but is skipped." },
-    mandatory: { type: "boolean", description: "A platform rule: runs first and cannot be disabled." },
+    mandatory: { type: "boolean", description: "A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk)." },
+    extension: { type: "string", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$", description: "Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref." },
   },
 } as const;
 
@@ -76,6 +78,7 @@ export function resolveBindingInput(input: unknown, find: (id: string, version: 
     config,
     enabled: b.enabled ?? true,
     mandatory: b.mandatory ?? false,
+    ...(b.extension !== undefined ? { extension: b.extension } : {}),
   };
 }
 
@@ -85,6 +88,7 @@ function matchOf(m: MatchSpec): BindingMatch {
     ...(m.tool_ids ? { toolIds: m.tool_ids } : {}),
     ...(m.model_ids ? { modelIds: m.model_ids } : {}),
     ...(m.instances ? { instances: m.instances } : {}),
+    ...(m.instance_ids ? { instanceIds: m.instance_ids } : {}),
     ...(m.spaces ? { spaces: m.spaces } : {}),
   };
 }
@@ -94,5 +98,6 @@ export function toHostBinding(b: ReleaseBinding | BindingSpec): BindingInput {
   return {
     id: b.id, hookRef: b.hook_ref, point: b.point, match: matchOf(b.match), priority: b.priority, timeoutMs: b.timeout_ms,
     failurePolicy: b.failure_policy, observeOnly: b.observe_only, config: b.config, enabled: b.enabled, mandatory: b.mandatory,
+    ...(b.extension !== undefined ? { extension: b.extension } : {}),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { ABI_VERSION } from "../../abi/version.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
+import { pairIds } from "../pipeline/pairs.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import type { BindingRecord, PluginRecord, ReleaseBinding } from "./records.js";
 
@@ -20,7 +21,10 @@ export interface Deprecation {
 export const DEPRECATIONS: readonly Deprecation[] = [];
 
 export interface ExtensionItem {
+  /** The binding's id (one item per binding). */
   extension_id: string;
+  /** The pre/post pair the binding belongs to (pipeline/pairs.ts): carries and symmetric unwinding follow it. */
+  pair_id: string;
   hook_ref: string;
   /** The hook point. */
   node_id: PointName;
@@ -60,8 +64,11 @@ export function extensionList(
   bindings: readonly (BindingRecord | ReleaseBinding)[],
   plugin: (ref: string) => PluginRecord | undefined,
 ): ExtensionList {
-  const items = [...bindings].sort((a, b) => a.position - b.position).map((b, order): ExtensionItem => ({
+  const sorted = [...bindings].sort((a, b) => a.position - b.position);
+  const pairs = pairIds(sorted.map((b) => ({ id: b.id, hookRef: b.hook_ref, point: b.point, extension: b.extension })));
+  const items = sorted.map((b, order): ExtensionItem => ({
     extension_id: b.id,
+    pair_id: pairs.get(b.id)!,
     hook_ref: b.hook_ref,
     node_id: b.point,
     hook_type: hookType(b.point),

@@ -23,6 +23,8 @@ export interface MatchSpec {
   tool_ids?: string[];
   model_ids?: string[];
   instances?: Instance[];
+  /** Particular instances by id, `*` matching any run of characters. */
+  instance_ids?: string[];
   spaces?: string[];
 }
 
@@ -40,6 +42,8 @@ export interface BindingSpec {
   config: unknown;
   enabled: boolean;
   mandatory: boolean;
+  /** Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair. */
+  extension?: string;
 }
 
 /** A binding of the draft pipeline (what the next publish freezes). */

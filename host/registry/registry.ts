@@ -53,6 +53,7 @@ function specOf(b: BindingRecord | ReleaseBinding): BindingSpec {
   return {
     id: b.id, hook_ref: b.hook_ref, point: b.point, match: b.match, priority: b.priority, timeout_ms: b.timeout_ms,
     failure_policy: b.failure_policy, observe_only: b.observe_only, config: b.config, enabled: b.enabled, mandatory: b.mandatory,
+    ...(b.extension !== undefined ? { extension: b.extension } : {}),
   };
 }
 

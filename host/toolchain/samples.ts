@@ -321,7 +321,7 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
     timeoutMs: options.timeoutMs ?? plugin.module.limits.timeoutMs,
     failurePolicy: options.failurePolicy ?? "fail-closed",
     observeOnly: options.observeOnly ?? false,
-    config: step.config ?? {}, enabled: true, mandatory: false,
+    config: step.config ?? {}, enabled: true, mandatory: false, pair: `ref:${plugin.ref}`,
   };
   const hooks: ResolvedHook[] = [{ kind: "guest", binding, plugin }];
   const signal = options.signal ?? new AbortController().signal;
@@ -365,7 +365,7 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
     payload: r.payload,
     ...(report?.annotations ? { annotations: report.annotations } : {}),
     ...(r.failure ? { error: r.failure } : report?.error ? { error: report.error } : {}),
-    ...(plugin.ref in r.carries ? { carry: r.carries[plugin.ref] } : {}),
+    ...(binding.pair in r.carries ? { carry: r.carries[binding.pair] } : {}),
   };
   if (r.stop?.kind === "short_circuit") actual.result = r.stop.result;
   else if (r.stop) { actual.code = r.stop.code; actual.reason = r.stop.reason; }

@@ -37,6 +37,7 @@ export const twin: InProcessHook = async (req: RequestEnvelope, { signal }) => {
       if (req.point === "tool.before" || req.point === "model.chat.before") return tagged(cfg, { kind: "continue", carry: tag });
       return { kind: "continue", annotations: { [`carry_${tag}`]: req.carry ?? null } };
     case "context": return { kind: "continue", annotations: { ctx: req.context } };
+    case "observe": return { kind: "continue", annotations: { [`seen_${tag}`]: p[cfg.field] ?? null } };
     case "mask": return mask(String(p.delta ?? ""), p.is_last === true);
     case "loop": return new Promise<Outcome>((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true }));
     case "abort": throw new Error("boom");

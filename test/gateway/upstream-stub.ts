@@ -1,7 +1,8 @@
 /**
  * A tiny OpenAI-compatible upstream with deterministic answers, chosen by markers in the
  * last message: "[fail]" answers 500, "[limit]" 429, "[hang]" never answers, "[stall]"
- * streams one chunk and then goes silent. With tools it calls the first tool; after a tool
+ * streams one chunk and then goes silent, "[cut]" streams its text and closes without a
+ * finish_reason or [DONE], "[json]" answers a stream request with a plain JSON completion. With tools it calls the first tool; after a tool
  * message it answers "tool said: …"; otherwise "You said: <text>". Streams are cut into
  * 4-character pieces so patterns split across chunks.
  */
@@ -53,7 +54,7 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     const toolCall = Array.isArray(body.tools) && body.tools.length > 0 && last.role === "user";
     const content = last.role === "tool" ? `tool said: ${text}` : answerOf(text);
     const name = toolCall ? body.tools[0].function.name : "";
-    if (!body.stream) {
+    if (!body.stream || text.includes("[json]")) {
       const message = toolCall
         ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name, arguments: TOOL_ARGUMENTS.join("") } }] }
         : { role: "assistant", content };
@@ -65,6 +66,7 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     send({ role: "assistant", content: "" });
     // Two pieces: the host looks one chunk ahead, so the first reaches the client before the silence.
     if (text.includes("[stall]")) { send({ content: "partial " }); send({ content: "answer " }); return; }
+    if (text.includes("[cut]")) { for (let i = 0; i < content.length; i += 4) send({ content: content.slice(i, i + 4) }); res.end(); return; }
     if (toolCall) {
       TOOL_ARGUMENTS.forEach((args, i) => send({ tool_calls: [{ index: 0, ...(i === 0 ? { id: "call_1", type: "function", function: { name, arguments: args } } : { function: { arguments: args } }) }] }));
     } else {

@@ -3,10 +3,11 @@ import { afterOrder, matchBindings, type Binding, type MatchTarget } from "../..
 
 let next = 0;
 function binding(id: string, over: Partial<Binding> = {}): Binding {
-  return {
-    id, hookRef: `${id}@1`, point: "tool.before", match: {}, priority: 100, order: next++, timeoutMs: 1000,
-    failurePolicy: "fail-open", observeOnly: false, config: {}, enabled: true, mandatory: false, ...over,
+  const b = {
+    id, hookRef: `${id}@1`, point: "tool.before" as const, match: {}, priority: 100, order: next++, timeoutMs: 1000,
+    failurePolicy: "fail-open" as const, observeOnly: false, config: {}, enabled: true, mandatory: false, ...over,
   };
+  return { ...b, pair: over.pair ?? `ref:${b.hookRef}` };
 }
 const target: MatchTarget = { purpose: "action", toolId: "search", modelId: "gpt-x", instance: "main", spaceId: "s1" };
 const ids = (bs: Binding[]) => bs.map((b) => b.id);
@@ -133,5 +134,41 @@ describe("afterOrder", () => {
   it("returns a new list", () => {
     const result = afterOrder(after, "staged");
     expect(result).not.toBe(after);
+  });
+});
+
+describe("afterOrder: mandatory bindings and instance ids", () => {
+  it("never unwinds a mandatory after binding away, even when its pair's before hook was not reached", () => {
+    const before = [binding("P-before", { hookRef: "P" }), binding("Q-before", { hookRef: "Q" })];
+    const p = binding("p", { point: "tool.after", hookRef: "P", priority: 1 });
+    const q = binding("q", { point: "tool.after", hookRef: "Q", priority: 2, mandatory: true });
+    expect(ids(afterOrder([q, p], "symmetric", { before, reached: 1 }))).toEqual(["p", "q"]);
+  });
+
+  it("matches a particular instance by exact id or by a * pattern, and nothing else", () => {
+    const only = binding("only", { match: { instanceIds: ["researcher-*", "auditor"] } });
+    const at = (instanceId: string) => ids(matchBindings([only], "tool.before", { ...target, instance: instanceId === "main" ? "main" : "child", instanceId }));
+    expect(at("researcher-1")).toEqual(["only"]);
+    expect(at("auditor")).toEqual(["only"]);
+    expect(at("auditor-2")).toEqual([]);
+    expect(at("writer")).toEqual([]);
+    expect(at("main")).toEqual([]);
+  });
+
+  it("reads a pattern's other characters literally", () => {
+    const dotted = binding("dotted", { match: { instanceIds: ["a.b*"] } });
+    const at = (instanceId: string) => ids(matchBindings([dotted], "tool.before", { ...target, instance: "child", instanceId }));
+    expect(at("a.b-1")).toEqual(["dotted"]);
+    expect(at("axb-1")).toEqual([]);
+  });
+});
+
+describe("matchBindings: extensions", () => {
+  it("keeps two named extensions of the same plugin and config apart, while unnamed duplicates still run once", () => {
+    const one = binding("one", { hookRef: "p@1", pair: "ext:one" });
+    const two = binding("two", { hookRef: "p@1", pair: "ext:two" });
+    const dupA = binding("dup-a", { hookRef: "q@1", pair: "binding:dup-a" });
+    const dupB = binding("dup-b", { hookRef: "q@1", pair: "binding:dup-b" });
+    expect(ids(matchBindings([one, two, dupA, dupB], "tool.before", target))).toEqual(["one", "two", "dup-a"]);
   });
 });

@@ -89,10 +89,12 @@ describe("reference plugins: coverage", () => {
 let seq = 0;
 function hook(name: string, point: PointName, config: unknown = {}, over: Partial<Binding> = {}): ResolvedHook {
   const { plugin, manifest } = loaded[name]!;
-  const binding: Binding = {
+  const fields = {
     id: `t-${name}-${++seq}`, hookRef: plugin.ref, point, match: {}, priority: 100, order: 0, timeoutMs: plugin.module.limits.timeoutMs,
     failurePolicy: manifest.failure_policy ?? "fail-closed", observeOnly: false, config, enabled: true, mandatory: false, ...over,
   };
+  // A plugin bound once per point pairs by its hook ref (pipeline/pairs.ts).
+  const binding: Binding = { ...fields, pair: over.pair ?? `ref:${fields.hookRef}` };
   return { kind: "guest", binding, plugin };
 }
 
@@ -240,7 +242,7 @@ describe("response-cache: miss, store, hit, with kv scoped per (space, plugin)",
     if (b.stop) return { hit: true as const, result: b.stop.kind === "short_circuit" ? b.stop.result : undefined };
     const a = await runStage(sandbox, { point: "model.chat.after", context: ctx(space), payload: structuredClone(after), hooks: [h.after], carries: b.carries, signal });
     expect(a.failure).toBeUndefined();
-    return { hit: false as const, stored: a.reports[0]!.annotations?.cache, carry: b.carries[h.before.binding.hookRef] };
+    return { hit: false as const, stored: a.reports[0]!.annotations?.cache, carry: b.carries[h.before.binding.pair] };
   }
   // As a release binds a pair: two bindings (one per point) with their own ids.
   const pair = (pluginId = "response-cache") => {

@@ -192,3 +192,21 @@ describe("Registry", () => {
     expect(r.listBindings()).toEqual([]);
   });
 });
+
+describe("Registry: extensions as pairs, instances by id", () => {
+  it("shows each binding's pair in the extension list and matches bindings on instance ids", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    r.createBinding({ id: "limit-researchers", hook_ref: LIMIT, point: "tool.before", extension: "research-limit", match: { instance_ids: ["researcher-*"] }, config: { max_limit: 10 } });
+    r.createBinding({ id: "limit-all", hook_ref: LIMIT, point: "tool.before", priority: 200, config: { max_limit: 100 } });
+    await r.publish({ activate: true });
+    expect(r.extensions().items.map((i) => [i.extension_id, i.pair_id])).toEqual([["limit-researchers", "ext:research-limit"], ["limit-all", "ref:order-search-limit@1.0.0"]]);
+    let received: Record<string, unknown> | undefined;
+    const call = (instanceId: string) => r.host.tool({ spaceId: "s1", instanceId }, toolCall(500), async (args) => { received = args; return {}; });
+    await call("researcher-3");
+    expect(received).toMatchObject({ limit: 10 });
+    await call("writer-1");
+    expect(received).toMatchObject({ limit: 100 });
+    expect(await code(() => r.createBinding({ id: "bad-ext", hook_ref: LIMIT, point: "tool.before", extension: "Not An Id" }))).toBe("BINDING_INVALID");
+  });
+});

@@ -9,7 +9,7 @@ const list = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(B
 interface BindOptions {
   point: string; id?: string; config?: string; configFile?: string; priority?: string; timeoutMs?: string; failurePolicy?: string;
   purposes?: string; toolIds?: string; modelIds?: string; instances?: string; spaces?: string;
-  disabled?: boolean; mandatory?: boolean; observeOnly?: boolean; url: string; token?: string;
+  disabled?: boolean; mandatory?: boolean; extension?: string; instanceIds?: string; observeOnly?: boolean; url: string; token?: string;
 }
 
 async function configOf(opts: BindOptions): Promise<unknown> {
@@ -42,13 +42,15 @@ export const bindCommand: RegisterCommand = (program) => {
     .option("--tool-ids <list>", "match: comma-separated tool ids")
     .option("--model-ids <list>", "match: comma-separated model ids")
     .option("--instances <list>", "match: main,child")
+    .option("--instance-ids <list>", "match: comma-separated instance ids or patterns with * (e.g. researcher-*)")
     .option("--spaces <list>", "match: comma-separated space ids")
     .option("--disabled", "create it disabled")
-    .option("--mandatory", "a platform rule: runs first, cannot be disabled")
+    .option("--mandatory", "a platform rule: cannot be disabled; runs first and again on the final payload")
+    .option("--extension <id>", "extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair")
     .option("--observe-only", "its failures never fail the operation")
     .action(async (hookRef: string, opts: BindOptions) => {
       const config = await configOf(opts);
-      const match = Object.fromEntries(([["purposes", opts.purposes], ["tool_ids", opts.toolIds], ["model_ids", opts.modelIds], ["instances", opts.instances], ["spaces", opts.spaces]] as const)
+      const match = Object.fromEntries(([["purposes", opts.purposes], ["tool_ids", opts.toolIds], ["model_ids", opts.modelIds], ["instances", opts.instances], ["instance_ids", opts.instanceIds], ["spaces", opts.spaces]] as const)
         .filter(([, v]) => v !== undefined).map(([k, v]) => [k, list(v!)]));
       const priority = integer("--priority", opts.priority);
       const timeout = integer("--timeout-ms", opts.timeoutMs);
@@ -63,6 +65,7 @@ export const bindCommand: RegisterCommand = (program) => {
         ...(config !== undefined ? { config } : {}),
         ...(opts.disabled ? { enabled: false } : {}),
         ...(opts.mandatory ? { mandatory: true } : {}),
+        ...(opts.extension ? { extension: opts.extension } : {}),
         ...(opts.observeOnly ? { observe_only: true } : {}),
       };
       const { binding } = await clientOf(opts).request<{ binding: { id: string; position: number } }>("POST", "/api/v1/bindings", body);
