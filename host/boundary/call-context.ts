@@ -1,0 +1,52 @@
+/**
+ * The caller's context, checked at the entry of every boundary call before anything is
+ * built from it (hook contexts, events, records): a wrong context is the caller's
+ * mistake, so it comes back as PAYLOAD_INVALID naming the field, never as a host bug.
+ */
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+import { fail } from "../pipeline/result.js";
+import { PURPOSES } from "../pipeline/points.js";
+import type { BoundaryResult, CallContext } from "./types.js";
+
+const OPTIONAL_TEXT = ["actorId", "runId", "instanceId", "parentOperationId"] as const;
+
+/** PAYLOAD_INVALID naming the first wrong field of `ctx`, or null when it is sound. */
+export function contextProblem(ctx: unknown): Refused | null {
+  if (typeof ctx !== "object" || ctx === null || Array.isArray(ctx)) return refuse("ctx", "must be an object (a CallContext)");
+  const c = ctx as Record<string, unknown>;
+  if (typeof c.spaceId !== "string" || c.spaceId === "") return refuse("ctx.spaceId", `must be a non-empty string, got ${shown(c.spaceId)}`);
+  for (const key of OPTIONAL_TEXT) if (c[key] !== undefined && typeof c[key] !== "string") return refuse(`ctx.${key}`, `must be a string when given, got ${shown(c[key])}`);
+  if (c.purpose !== undefined && !(PURPOSES as readonly unknown[]).includes(c.purpose)) return refuse("ctx.purpose", `must be one of ${PURPOSES.join(", ")}, got ${shown(c.purpose)}`);
+  if (c.deadline !== undefined && (typeof c.deadline !== "number" || !Number.isFinite(c.deadline))) return refuse("ctx.deadline", `must be epoch milliseconds when given, got ${shown(c.deadline)}`);
+  if (c.signal !== undefined && !(c.signal instanceof AbortSignal)) return refuse("ctx.signal", "must be an AbortSignal when given");
+  return null;
+}
+
+/** The result of a call refused at the entry: nothing began, nothing was called. */
+export function refusedCall<T>(refused: Refused, revision: number): BoundaryResult<T> {
+  return {
+    ok: false, error: SluiceError.fromData(refused.error), hooks: [], annotations: {},
+    facts: { operationId: "", revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: "", durationMs: 0 },
+  };
+}
+
+/** The context, then that the call's input (`name`: "call", "request") is an object at all; its fields are the point schema's business. */
+export function callProblem(ctx: unknown, input: unknown, name: string): Refused | null {
+  return contextProblem(ctx) ?? (typeof input === "object" && input !== null && !Array.isArray(input) ? null : refuse(name, `must be an object, got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}`));
+}
+
+/** Checks the call's entry; a sound call runs `run`, a wrong one is refused without running anything. */
+export function checkedCall<T>(ctx: CallContext, input: unknown, name: string, revision: number, run: () => Promise<BoundaryResult<T>>): Promise<BoundaryResult<T>> {
+  const refused = callProblem(ctx, input, name);
+  return refused ? Promise.resolve(refusedCall<T>(refused, revision)) : run();
+}
+
+type Refused = { ok: false; error: ErrorData };
+
+function refuse(field: string, why: string): Refused {
+  return fail("PAYLOAD_INVALID", `${field} ${why}`, { field });
+}
+
+function shown(v: unknown): string {
+  return v === undefined ? "undefined" : typeof v === "string" ? JSON.stringify(v.slice(0, 40)) : typeof v;
+}
