@@ -64,7 +64,7 @@ export function reportProblem(report: unknown): Checked | null {
   if (typeof type !== "string" || !Object.hasOwn(REPORTS, type)) {
     return fail("PAYLOAD_INVALID", `report.type must be one of ${Object.keys(REPORTS).join(", ")}, got ${JSON.stringify(type)}`, { field: "report.type" });
   }
-  ajv ??= new Ajv2020({ strict: true, allowUnionTypes: true });
+  ajv ??= new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   const validate = ajv.getSchema(type) ?? (ajv.addSchema(REPORTS[type as AgentReportType], type), ajv.getSchema(type)!);
   if (validate(report)) return null;
   const first = validate.errors![0]!;
