@@ -18,7 +18,7 @@ export function contextProblem(ctx: unknown): Refused | null {
   for (const key of OPTIONAL_TEXT) if (c[key] !== undefined && typeof c[key] !== "string") return refuse(`ctx.${key}`, `must be a string when given, got ${shown(c[key])}`);
   if (c.purpose !== undefined && !(PURPOSES as readonly unknown[]).includes(c.purpose)) return refuse("ctx.purpose", `must be one of ${PURPOSES.join(", ")}, got ${shown(c.purpose)}`);
   if (c.deadline !== undefined && (typeof c.deadline !== "number" || !Number.isFinite(c.deadline))) return refuse("ctx.deadline", `must be epoch milliseconds when given, got ${shown(c.deadline)}`);
-  if (c.signal !== undefined && !(c.signal instanceof AbortSignal)) return refuse("ctx.signal", "must be an AbortSignal when given");
+  if (c.signal !== undefined && !isSignal(c.signal)) return refuse("ctx.signal", "must be an AbortSignal when given");
   return null;
 }
 
@@ -45,6 +45,11 @@ type Refused = { ok: false; error: ErrorData };
 
 function refuse(field: string, why: string): Refused {
   return fail("PAYLOAD_INVALID", `${field} ${why}`, { field });
+}
+
+// Duck-typed: a signal from another realm or an AbortController polyfill is still a signal.
+function isSignal(v: unknown): boolean {
+  return typeof v === "object" && v !== null && typeof (v as AbortSignal).aborted === "boolean" && typeof (v as AbortSignal).addEventListener === "function";
 }
 
 function shown(v: unknown): string {
