@@ -145,7 +145,7 @@ export class Observer {
   }
 
   releaseActivated(release: Release, hostId: string): void {
-    this.metrics.releaseRevision.set(release.revision);
+    this.metrics.releaseRevision.set({ host: hostId }, release.revision);
     const previous = this.lastRevision.get(hostId) ?? null;
     this.lastRevision.set(hostId, release.revision);
     if (!this.listening) return;
