@@ -33,6 +33,7 @@ type Entry = { custom: boolean; types: ReadonlySet<string> | null; fn: (event: n
 
 export class EventBus {
   private readonly listeners = new Set<Entry>();
+  private builtInListeners = 0;
   /** Built-in schemas and the service's own: custom events are validated the same way. */
   readonly registry: EventRegistry = createEventRegistry();
   private readonly pending = new Set<Promise<void>>();
@@ -48,8 +49,6 @@ export class EventBus {
   get active(): boolean {
     return this.builtInListeners > 0;
   }
-
-  private builtInListeners = 0;
 
   /** Subscribes to every built-in event, or to the given types. Returns the unsubscribe function. */
   on(listener: EventListener, types?: readonly EventType[]): () => void {
