@@ -18,7 +18,7 @@ import type { EmbedOutput } from "../boundary/embed.js";
 import type { SluiceMetrics } from "../telemetry/metrics.js";
 import { endBoundarySpan, nowMs, recordHookSpans, startBoundarySpan } from "../telemetry/tracing.js";
 import { stepDurationMs } from "../telemetry/step-duration.js";
-import { eventError } from "./event-error.js";
+import { eventError, eventMessage } from "./event-error.js";
 import { digest, jsonSafe } from "./json-safe.js";
 
 /**
@@ -155,7 +155,7 @@ export class OperationObservation {
     const outcome = outcomeOf(r);
     const f = r.facts;
     this.observer.metrics.boundary(this.subject.operation, outcome, performance.now() - this.t0);
-    endBoundarySpan(this.span, outcome, r.ok ? null : r.error, { "sluice.real_status": f.realStatus, "sluice.called": f.called, "sluice.attempts": f.attempts, ...(f.shortCircuitedBy ? { "sluice.short_circuited_by": f.shortCircuitedBy } : {}) });
+    endBoundarySpan(this.span, outcome, this.spanError(r.ok ? null : r.error), { "sluice.real_status": f.realStatus, "sluice.called": f.called, "sluice.attempts": f.attempts, ...(f.shortCircuitedBy ? { "sluice.short_circuited_by": f.shortCircuitedBy } : {}) });
     if (!this.observer.listening) return;
     const s = this.subject;
     const payloads = this.observer.payloads;
@@ -204,7 +204,7 @@ export class OperationObservation {
     if (s.operation !== "run" && s.operation !== "subtask") return;
     const outcome = r.ok ? "succeeded" : r.error.code === "HOOK_REJECTED" ? "rejected" : "failed";
     this.observer.metrics.boundary(s.operation, outcome, performance.now() - this.t0);
-    endBoundarySpan(this.span, outcome, r.ok ? null : r.error);
+    endBoundarySpan(this.span, outcome, this.spanError(r.ok ? null : r.error));
     if (!this.observer.listening) return;
     const p = s.payload;
     const starting = s.point === "run.start" || s.point === "subtask.start";
@@ -221,6 +221,11 @@ export class OperationObservation {
     if (!r.ok) {
       this.observer.publish("agent.error", { ...this.scope(), operation_id: this.operationId, operation: s.operation, phase: "lifecycle", ...eventError(r.error, this.observer.payloads) });
     }
+  }
+
+  // Spans leave the process like events do: the same rule for error text.
+  private spanError(error: SluiceError | null): { code: string; message: string } | null {
+    return error && { code: error.code, message: eventMessage(error, this.observer.payloads) };
   }
 
   // Not a result: a bug below (or an invalid event in "throw" mode). The span still ends.
