@@ -17,7 +17,7 @@ import { instanceOf } from "./boundary/instance.js";
 import { operationSignal } from "./boundary/operation-signal.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
 import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream.js";
-import { tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
+import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
 import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
@@ -31,7 +31,7 @@ import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type Qu
 import type { QuarantinePolicy } from "./reliability/quarantine.js";
 import { createObserver, type Observer } from "./events/observer.js";
 import type { AgentReport } from "./events/agent-report.js";
-import { callProblem, checkedCall, contextProblem, refusedCall } from "./boundary/call-context.js";
+import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
 
 export interface HostOptions extends SandboxOptions {
   /**
@@ -299,7 +299,7 @@ export class Host implements StageRunner {
   /** Wraps one chat model call. */
   chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
     const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model }, this.id);
-    return obs.settle(checkedCall(ctx, request, "request", this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
+    return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
   }
 
   /** Wraps one streamed chat model call: iterate the returned stream for the effective chunks. */
@@ -314,13 +314,13 @@ export class Host implements StageRunner {
   /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. */
   tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
     const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id);
-    return obs.settle(checkedCall(ctx, call, "call", this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
+    return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator), this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
   }
 
   /** Wraps one embedding call. */
   embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
     const obs = this.observer.operation({ operation: "embedding", ctx, model: request?.model }, this.id);
-    return obs.settle(checkedCall(ctx, request, "request", this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
+    return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
   }
 
   /** The index signature of the embedding chain that applies to `ctx` and `model` now. */

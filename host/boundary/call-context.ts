@@ -6,7 +6,7 @@
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { fail } from "../pipeline/result.js";
 import { PURPOSES } from "../pipeline/points.js";
-import type { BoundaryResult, CallContext } from "./types.js";
+import type { BoundaryResult } from "./types.js";
 
 const OPTIONAL_TEXT = ["actorId", "runId", "instanceId", "parentOperationId"] as const;
 
@@ -35,9 +35,27 @@ export function callProblem(ctx: unknown, input: unknown, name: string): Refused
   return contextProblem(ctx) ?? (typeof input === "object" && input !== null && !Array.isArray(input) ? null : refuse(name, `must be an object, got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}`));
 }
 
-/** Checks the call's entry; a sound call runs `run`, a wrong one is refused without running anything. */
-export function checkedCall<T>(ctx: CallContext, input: unknown, name: string, revision: number, run: () => Promise<BoundaryResult<T>>): Promise<BoundaryResult<T>> {
-  const refused = callProblem(ctx, input, name);
+/**
+ * A tool call's entry: {@link callProblem}, then that its schema compiles at all (with
+ * the boundary's own `compile`, passed down, so the compiled schema is the one reused
+ * later). What the schema says of the arguments is checked after the hooks, as before.
+ */
+export function toolCallProblem(ctx: unknown, call: unknown, compile: (schema: Record<string, unknown>) => unknown): Refused | null {
+  const refused = callProblem(ctx, call, "call");
+  if (refused) return refused;
+  const schema = (call as { schema?: unknown }).schema;
+  // Not an object: the point's schema names it (PAYLOAD_INVALID, /schema).
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return null;
+  try {
+    compile(schema as Record<string, unknown>);
+    return null;
+  } catch (err) {
+    return refuse("call.schema", `is not a JSON Schema the host can compile: ${String((err as Error)?.message ?? err).slice(0, 300)}`);
+  }
+}
+
+/** Runs a checked call; a refused one (`refused` from the checks above) returns without running anything. */
+export function checkedCall<T>(refused: Refused | null, revision: number, run: () => Promise<BoundaryResult<T>>): Promise<BoundaryResult<T>> {
   return refused ? Promise.resolve(refusedCall<T>(refused, revision)) : run();
 }
 

@@ -112,6 +112,16 @@ describe.each(["throw", "drop"] as const)("a call the host refuses, with invalid
     expect(ofType(list, "tool.invocation.failed")[0]).toMatchObject({ call_id: null, tool_id: null, tool_name: null, operation_id: null });
   });
 
+  it("a tool call whose schema does not compile is refused at the entry, naming call.schema, before any hook runs", async () => {
+    const s = setups[policy];
+    const r = await s.host.tool({ spaceId: "s" }, { ...goodCall, schema: { type: "nope" } }, async () => 1);
+    expect(!r.ok && r.error.code).toBe("PAYLOAD_INVALID");
+    expect(!r.ok && r.error.message.startsWith("call.schema is not a JSON Schema the host can compile: schema is invalid: data/type must be equal to one of the allowed values")).toBe(true);
+    const list = await settled(s);
+    expect(list.map((e) => e.type)).toEqual(["tool.invocation.failed"]);
+    expect(list[0]).toMatchObject({ operation_id: null, call_id: "c1", error_code: "PAYLOAD_INVALID", details: { field: "call.schema" } });
+  });
+
   it("a chat whose request fails the point schema is PAYLOAD_INVALID with the field's pointer, after the context passed", async () => {
     const s = setups[policy];
     const r = await s.host.chat({ spaceId: "s" }, { model: "m", messages: [{ role: "user", content: 5 }] } as never, async () => answer);
