@@ -18,7 +18,7 @@ import { instanceOf } from "./boundary/instance.js";
 import { operationSignal } from "./boundary/operation-signal.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
 import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream.js";
-import { tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
+import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
 import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
@@ -31,6 +31,8 @@ import type { Checked } from "./pipeline/result.js";
 import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type QuarantineEvents } from "./reliability/plugin-quarantine.js";
 import type { QuarantinePolicy } from "./reliability/quarantine.js";
 import { createObserver, type Observer } from "./events/observer.js";
+import type { AgentReport } from "./events/agent-report.js";
+import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
 
 export interface HostOptions extends SandboxOptions {
   /**
@@ -40,6 +42,8 @@ export interface HostOptions extends SandboxOptions {
   quarantine?: Partial<QuarantinePolicy> | false;
   /** Events, spans and metrics of this host (abi/events/README.md); a fresh one by default. */
   observer?: Observer;
+  /** Names this host in its events (`host_id`), so hosts sharing an observer or a database stay apart. A random UUID by default. */
+  hostId?: string;
   /**
    * Operation records and hook audit (issue #8): persisted at each phase boundary so an
    * operation cut off after its real call can be resumed without calling it again.
@@ -85,6 +89,8 @@ export class Host implements StageRunner {
   private readonly guard: PluginQuarantine;
   /** Validated events (`host.observer.on(...)`), spans and metrics (`host.observer.registry`). */
   readonly observer: Observer;
+  /** The `host_id` of this host's events. */
+  readonly id: string;
   private readonly detachPool: () => void;
   private readonly recordStore: OperationStore | undefined;
   private readonly payloadStore: PayloadStore | undefined;
@@ -92,7 +98,9 @@ export class Host implements StageRunner {
   private readonly inFlight = new Map<string, Release>();
 
   constructor(options: HostOptions = {}) {
-    const { quarantine, observer, records, payloads, ...sandboxOptions } = options;
+    const { quarantine, observer, records, payloads, hostId, ...sandboxOptions } = options;
+    if (hostId !== undefined && (typeof hostId !== "string" || hostId === "")) throw new SluiceError("CONFIG_INVALID", "the hostId option must be a non-empty string");
+    this.id = hostId ?? randomUUID();
     if (payloads && !records) throw new SluiceError("CONFIG_INVALID", "the payloads option needs the records option: payloads are kept for the operations the records store describes");
     this.recordStore = records;
     this.payloadStore = payloads;
@@ -126,7 +134,7 @@ export class Host implements StageRunner {
   }
 
   private emit(event: QuarantineEvent): void {
-    this.observer.quarantine(event, this.current.bindings);
+    this.observer.quarantine(event, this.current.bindings, this.id);
     for (const listener of this.events.listeners(event.type)) {
       try { (listener as (data: unknown) => void)(event.data); } catch (err) { process.emitWarning(`a ${event.type} listener threw: ${(err as Error)?.message ?? String(err)}`); }
     }
@@ -158,7 +166,7 @@ export class Host implements StageRunner {
     const release = resolveRelease(input);
     for (const b of release.bindings) this.resolve(b);
     this.current = release;
-    this.observer.releaseActivated(release);
+    this.observer.releaseActivated(release, this.id);
     return release;
   }
 
@@ -315,27 +323,29 @@ export class Host implements StageRunner {
 
   /** Wraps one chat model call. */
   chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
-    const obs = this.observer.operation({ operation: "chat", ctx, model: request.model });
-    return obs.settle(obs.within(() => chat(obs.runner(this), ctx, request, execute, options)));
+    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model }, this.id);
+    return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
   }
 
   /** Wraps one streamed chat model call: iterate the returned stream for the effective chunks. */
   chatStream(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
-    const obs = this.observer.operation({ operation: "chat", ctx, model: request.model });
+    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model, streamed: true }, this.id);
+    const refused = callProblem(ctx, request, "request");
+    if (refused) return { result: obs.settle(Promise.resolve(refusedCall<ChatResponse>(refused, this.current.revision))), async *[Symbol.asyncIterator]() { /* refused: nothing to stream */ } };
     const stream = chatStream(obs.runner(this), ctx, request, execute);
     return { ...stream, result: obs.settle(stream.result) };
   }
 
   /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. */
   tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
-    const obs = this.observer.operation({ operation: "tool", ctx, call });
-    return obs.settle(obs.within(() => tool(obs.runner(this), ctx, call, execute, options)));
+    const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id);
+    return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator), this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
   }
 
   /** Wraps one embedding call. */
   embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
-    const obs = this.observer.operation({ operation: "embedding", ctx, model: request.model });
-    return obs.settle(obs.within(() => embed(obs.runner(this), ctx, request, execute, options)));
+    const obs = this.observer.operation({ operation: "embedding", ctx, model: request?.model }, this.id);
+    return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
   }
 
   /** The index signature of the embedding chain that applies to `ctx` and `model` now. */
@@ -352,8 +362,23 @@ export class Host implements StageRunner {
 
   /** Runs a lifecycle point (run.start, run.end, subtask.start, subtask.end). */
   lifecycle(point: LifecyclePoint, ctx: CallContext, payload: Record<string, unknown>): ReturnType<typeof lifecycle> {
-    const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload });
+    const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload }, this.id);
+    const refused = callProblem(ctx, payload, "payload");
+    if (refused) return obs.settleLifecycle(Promise.resolve({ ok: false, error: SluiceError.fromData(refused.error), hooks: [] }));
     return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload)));
+  }
+
+  /**
+   * Reports what the service's agent does that Sluice cannot see (seed 003): that it is
+   * initialised and what it can do, a reasoning step, a decision with its alternatives.
+   * Emitted as `agent.initialized` / `agent.thought` / `agent.decision`; texts are digests
+   * unless the observer includes payloads. A wrong context or report is PAYLOAD_INVALID.
+   *
+   * @example
+   * host.report(ctx, { type: "agent.thought", kind: "planning", step: 1, content: "look the order up first" });
+   */
+  report(ctx: CallContext, report: AgentReport): Checked {
+    return contextProblem(ctx) ?? this.observer.report(ctx, report, this.id);
   }
 
   /** Flushes event listeners and stops the workers. */

@@ -1,7 +1,7 @@
 // Mirrors the event schemas (abi/events/v<major>/*.schema.json, the single source) into
 // schemas.ts, so TypeScript derives the event types from them and the built module needs
 // no file access. Run after editing a schema: `node abi/events/generate.mjs`.
-// `--check` exits 1 when schemas.ts is stale (test/events/contract.test.ts runs it).
+// `--check` exits 1 when schemas.ts is stale (test/events/schemas.test.ts runs it).
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

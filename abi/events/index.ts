@@ -4,24 +4,34 @@
  * `abi/events/v<major>/` are the single source; the types below derive from them.
  * Rules and the event catalogue: abi/events/README.md.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { FromSchema } from "../../host/pipeline/schema-types.js";
+import { EventRegistry, type EventCheck } from "./registry.js";
+import type { SchemaNode } from "./evolution.js";
 import { EVENT_SCHEMAS_BY_MAJOR } from "./schemas.js";
 
 export { EVENT_SCHEMAS_BY_MAJOR };
+export { EventRegistry, eventAjv, EVENT_SCHEMA_DRAFT, SLUICE_EVENTS_NAMESPACE, type EventCheck } from "./registry.js";
+export { additiveProblems, openObjects, type SchemaNode } from "./evolution.js";
 
 type Majors = typeof EVENT_SCHEMAS_BY_MAJOR;
-type Latest = Majors["v1"];
+/** A major version of the contract ("v1", "v2"). */
+export type EventMajor = keyof Majors;
+type Latest = Majors["v2"];
 
-/** The schemas events are validated with now: the newest major of each kind. */
-export const EVENT_SCHEMAS: Latest = EVENT_SCHEMAS_BY_MAJOR.v1;
+/** The schemas events are emitted under now: the newest major of each kind. */
+export const EVENT_SCHEMAS: Latest = EVENT_SCHEMAS_BY_MAJOR.v2;
 
 /** Every event kind the contract defines. */
 export type EventType = keyof Latest;
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
 
 /** The `schema_version` this host writes into every event it emits. */
-export const EVENT_SCHEMA_VERSION = "1.0" as const;
+export const EVENT_SCHEMA_VERSION = "2.0" as const;
+
+/** The `$id` of the newest schema of a kind: what an event's `$schema` names. */
+export function eventSchemaId<T extends EventType>(type: T): Latest[T]["$id"] {
+  return EVENT_SCHEMAS[type].$id;
+}
 
 /** One event of kind `T`, as its schema describes it. */
 export type EventOf<T extends EventType> = FromSchema<Latest[T]>;
@@ -29,41 +39,42 @@ export type EventOf<T extends EventType> = FromSchema<Latest[T]>;
 /** Any event. Narrow it on `type`. */
 export type SluiceEvent = { [T in EventType]: EventOf<T> }[EventType];
 
-/** The fields an emitter provides; the envelope (schema_version, type, id, time) is filled in. */
-export type EventFields<T extends EventType> = Omit<EventOf<T>, "schema_version" | "type" | "id" | "time">;
+/** The envelope the bus fills in on every event. */
+export type EnvelopeField = "schema_version" | "type" | "$schema" | "id" | "time";
 
-export type EventCheck = { ok: true } | { ok: false; problem: string };
+/** The fields an emitter provides; the envelope (schema_version, type, $schema, id, time) is filled in. */
+export type EventFields<T extends EventType> = Omit<EventOf<T>, EnvelopeField>;
 
-let ajv: Ajv2020 | undefined;
-const validators = new Map<string, ValidateFunction>();
+/** An event of a type a service registered (see {@link EventRegistry.register}). */
+export type CustomEvent = { readonly schema_version: string; readonly type: string; readonly $schema: string; readonly id: string; readonly time: string; readonly [field: string]: unknown };
 
-function validatorOf(schema: object, key: string): ValidateFunction {
-  let v = validators.get(key);
-  if (!v) {
-    // Formats (uuid, date-time) are annotations here: each has a pattern that enforces it,
-    // so consumers without a format plugin get the same answer.
-    ajv ??= new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, validateFormats: false });
-    v = ajv.compile(schema);
-    validators.set(key, v);
-  }
-  return v;
+/** A registry that knows every built-in schema of every major; add a service's own with `register`. */
+export function createEventRegistry(): EventRegistry {
+  const registry = new EventRegistry();
+  registry.addBuiltIn(Object.values(EVENT_SCHEMAS_BY_MAJOR).flatMap((kinds) => Object.values(kinds) as SchemaNode[]));
+  return registry;
 }
 
+let builtIn: EventRegistry | undefined;
+
 /**
- * Checks an event against the newest schema of its kind (or of `major`, e.g. "v1").
+ * Checks an event against the schema its `$schema` names, or (1.0 events name none) the
+ * newest schema of its kind; `major` (e.g. "v1") picks that major's schema instead.
+ * Formats are enforced: `time` must be a real RFC 3339 date-time, `id` a UUID.
  *
  * @example
  * const check = validateEvent(JSON.parse(message));
  * if (!check.ok) console.warn(`dropping event: ${check.problem}`);
  */
-export function validateEvent(event: unknown, major: keyof Majors = "v1"): EventCheck {
+export function validateEvent(event: unknown, major?: EventMajor): EventCheck {
+  builtIn ??= createEventRegistry();
+  if (major === undefined) return builtIn.validate(event);
   const type = typeof event === "object" && event !== null ? (event as { type?: unknown }).type : undefined;
-  const schemas = EVENT_SCHEMAS_BY_MAJOR[major] as Record<string, object>;
+  const schemas = EVENT_SCHEMAS_BY_MAJOR[major] as Record<string, { $id: string }>;
   if (typeof type !== "string" || !Object.hasOwn(schemas, type)) {
     return { ok: false, problem: `event.type must be one of ${Object.keys(schemas).join(", ")}, got ${JSON.stringify(type)}` };
   }
-  const validate = validatorOf(schemas[type]!, `${major}/${type}`);
-  return validate(event) ? { ok: true } : { ok: false, problem: `${type}: ${ajv!.errorsText(validate.errors, { dataVar: "event" })}` };
+  return builtIn.validate(event, schemas[type]!.$id);
 }
 
 /** Type guard form of {@link validateEvent}. */

@@ -29,7 +29,7 @@ const validators = new Map<string, ValidateFunction>();
 // serialise it only the first time an object is seen. (A schema is fixed by its tool's
 // revision; changing a schema object in place after using it is not supported.)
 const byObject = new WeakMap<object, ValidateFunction>();
-function argumentsValidator(schema: Record<string, unknown>): ValidateFunction {
+export function argumentsValidator(schema: Record<string, unknown>): ValidateFunction {
   let v = byObject.get(schema);
   if (v) return v;
   const key = canonicalJson(schema);

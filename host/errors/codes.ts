@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   OUTCOME_NOT_ALLOWED: { status: 502, summary: "The hook returned an outcome its point does not allow." },
   PATCH_FORBIDDEN: { status: 502, summary: "The patch touches a field the point or the plugin's grant does not allow." },
   PATCH_INVALID: { status: 502, summary: "The patch cannot be applied, or its result fails the point's schema." },
-  PAYLOAD_INVALID: { status: 400, summary: "The payload given to the boundary does not match the point's schema." },
+  PAYLOAD_INVALID: { status: 400, summary: "What the caller gave the boundary (the call context, the payload, or an agent report) does not match its schema; the error names the field." },
   FINAL_CHECK_FAILED: { status: 400, summary: "The final input failed the service's last check (tool schema, authorization, path rules)." },
   HOOK_REJECTED: { status: 403, summary: "A hook rejected the operation; the error carries the hook's code and reason." },
   HOOK_BLOCKED: { status: 403, summary: "A hook blocked the output; the error carries the hook's code and reason." },
@@ -50,6 +50,8 @@ export const ERROR_CODES = {
   EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },
   CONFIG_INVALID: { status: 400, summary: "Configuration or options are invalid; the error says which." },
   EVENT_INVALID: { status: 500, summary: "The host built an event that fails its schema (abi/events): a host bug. Thrown outside production; counted and dropped in production." },
+  EVENT_SCHEMA_INVALID: { status: 400, summary: "A service's own event schema was refused: not draft 2020-12, no own versioned $id, an object left open, no envelope, or not additive to the version before it; the error says which rule." },
+  CUSTOM_EVENT_INVALID: { status: 400, summary: "A service's own event fails the schema it was registered with (or names no registered schema); it was not dispatched." },
 
   // Registry and management API.
   MANIFEST_INVALID: { status: 400, summary: "The plugin manifest (hook.yaml) is not valid YAML or fails the manifest schema; details list the problems." },

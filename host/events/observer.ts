@@ -5,11 +5,16 @@
  */
 import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
-import type { EventFields, EventType } from "../../abi/events/index.js";
+import type { EnvelopeField, EventFields, EventType } from "../../abi/events/index.js";
+import type { CallContext } from "../boundary/types.js";
 import type { Release } from "../pipeline/release.js";
+import type { Checked } from "../pipeline/result.js";
+import type { FromSchema } from "../pipeline/schema-types.js";
 import { defaultTracer } from "../telemetry/tracing.js";
 import { metricsFor, type PoolStats, type SluiceMetrics } from "../telemetry/metrics.js";
-import { EventBus, type EventListener, type InvalidEventPolicy } from "./bus.js";
+import { reportFields, reportProblem, type AgentReport } from "./agent-report.js";
+import { EventBus, type CustomEventListener, type EventListener, type InvalidEventPolicy } from "./bus.js";
+import { eventMessage } from "./event-error.js";
 import { OperationObservation, type Observed, type Subject } from "./operation-observation.js";
 
 export interface ObserverOptions {
@@ -18,8 +23,10 @@ export interface ObserverOptions {
   /** Metrics go here; defaults to a new Registry per observer. Share one to aggregate hosts. */
   registry?: Registry;
   /**
-   * Put tool arguments, tool results and run tasks into events in plain text. Off by
-   * default: events carry SHA-256 digests instead (seed 000: audits hold digests, not data).
+   * Put tool arguments, tool results, run tasks, answers, thoughts, decision reasons and
+   * error texts into events in plain text. Off by default: events carry SHA-256 digests
+   * and error codes with their catalogue summary instead (seed 000: audits hold digests,
+   * not data).
    */
   payloads?: boolean;
   /** What an event that fails its schema does; see {@link InvalidEventPolicy}. */
@@ -42,7 +49,8 @@ export class Observer {
   readonly metrics: SluiceMetrics;
   readonly payloads: boolean;
   private readonly bus: EventBus;
-  private lastRevision: number | null = null;
+  /** Per host: one observer may serve several hosts, each with its own releases. */
+  private readonly lastRevision = new Map<string, number>();
 
   constructor(options: ObserverOptions = {}) {
     this.tracer = options.tracer ?? defaultTracer();
@@ -79,39 +87,86 @@ export class Observer {
     if (this.bus.publish(type, fields)) this.metrics.eventsEmitted.inc({ type });
   }
 
+  /**
+   * Registers a service's own event (seed 003 §3.4) and returns its emitter. The schema
+   * has its own versioned `$id` and closed objects; a later version of the same type is
+   * registered the same way and must only add (EVENT_SCHEMA_INVALID otherwise). Events go
+   * through the same bus: validated, frozen, delivered later to `onCustom` listeners.
+   *
+   * @example
+   * const summary = observer.defineEvent(summaryCompletedV1);
+   * const sent = summary.emit({ session_id: "s1", summary_text: "..." });
+   * if (!sent.ok) log(sent.error.message); // CUSTOM_EVENT_INVALID: the fields fail the schema
+   */
+  defineEvent<const S extends CustomEventSchema>(schema: S): CustomEventEmitter<S> {
+    this.bus.register(schema);
+    const type = schema.properties.type.const;
+    return {
+      type, schemaId: schema.$id,
+      emit: (fields) => {
+        const sent = this.bus.publishCustom(schema.$id, fields as Record<string, unknown>);
+        if (sent.ok && sent.event) this.metrics.eventsEmitted.inc({ type });
+        return sent.ok ? { ok: true } : sent;
+      },
+    };
+  }
+
+  /** Subscribes to the service's own events (all, or `types`), isolated like {@link on}. */
+  onCustom(listener: CustomEventListener, types?: readonly string[]): () => void {
+    return this.bus.onCustom(listener, types);
+  }
+
+  /**
+   * Turns a report of the service's agent (initialized, thought, decision) into its
+   * event. The report is checked first: a wrong one comes back as PAYLOAD_INVALID naming
+   * the field and emits nothing. Call it through `host.report`, which checks the context.
+   */
+  report(ctx: CallContext, report: AgentReport, hostId: string): Checked {
+    const problem = reportProblem(report);
+    if (problem) return problem;
+    if (!this.listening) return { ok: true };
+    const scope = { host_id: hostId, space_id: ctx.spaceId, run_id: ctx.runId || null, instance_id: ctx.instanceId || "main" };
+    const built = reportFields(report, scope, this.payloads);
+    // One call per kind keeps each publish typed against its own schema.
+    if (built.type === "agent.initialized") this.publish(built.type, built.fields);
+    else if (built.type === "agent.thought") this.publish(built.type, built.fields);
+    else this.publish(built.type, built.fields);
+    return { ok: true };
+  }
+
   /** True when events would reach someone: callers skip building them otherwise. */
   get listening(): boolean {
     return this.bus.active;
   }
 
-  /** Starts observing one boundary or lifecycle call. */
-  operation(subject: Subject): OperationObservation {
-    return new OperationObservation(this, subject);
+  /** Starts observing one boundary or lifecycle call of host `hostId`. */
+  operation(subject: Subject, hostId: string): OperationObservation {
+    return new OperationObservation(this, subject, hostId);
   }
 
-  releaseActivated(release: Release): void {
-    this.metrics.releaseRevision.set(release.revision);
-    const previous = this.lastRevision;
-    this.lastRevision = release.revision;
+  releaseActivated(release: Release, hostId: string): void {
+    this.metrics.releaseRevision.set({ host: hostId }, release.revision);
+    const previous = this.lastRevision.get(hostId) ?? null;
+    this.lastRevision.set(hostId, release.revision);
     if (!this.listening) return;
     this.publish("release.activated", {
-      revision: release.revision, previous_revision: previous, order_mode: release.orderMode,
+      host_id: hostId, revision: release.revision, previous_revision: previous, order_mode: release.orderMode,
       bindings: release.bindings.map((b) => ({ binding_id: b.id, hook_ref: b.hookRef, point: b.point, enabled: b.enabled })),
     });
   }
 
   /** Turns the host's quarantine transitions into `plugin.quarantined` / `plugin.quarantine_lifted` events. */
-  quarantine(event: QuarantineTransition, bindings: readonly { id: string; hookRef: string }[]): void {
+  quarantine(event: QuarantineTransition, bindings: readonly { id: string; hookRef: string }[], hostId: string): void {
     if (!this.listening) return;
     const iso = (ms: number) => new Date(ms).toISOString();
     if (event.type === "plugin.quarantined") {
       const q = event.data;
       this.publish("plugin.quarantined", {
-        plugin_ref: q.ref, reason: q.lastError.message, error_code: q.lastError.code, failures: q.failures, since: iso(q.since),
+        host_id: hostId, plugin_ref: q.ref, reason: eventMessage(q.lastError, this.payloads), error_code: q.lastError.code, failures: q.failures, since: iso(q.since),
         until: q.until === null ? null : iso(q.until), binding_ids: bindings.filter((b) => b.hookRef === q.ref).map((b) => b.id),
       });
     } else {
-      this.publish("plugin.quarantine_lifted", { plugin_ref: event.data.ref, by: event.data.by, since: iso(event.data.entry.since) });
+      this.publish("plugin.quarantine_lifted", { host_id: hostId, plugin_ref: event.data.ref, by: event.data.by, since: iso(event.data.entry.since) });
     }
   }
 
@@ -127,6 +182,28 @@ export function createObserver(options: ObserverOptions = {}): Observer {
 }
 
 export type { Observed, Subject };
+
+/** The shape a service's own event schema has (the full rules: EventRegistry.register). */
+export interface CustomEventSchema {
+  readonly $schema: "https://json-schema.org/draft/2020-12/schema";
+  readonly $id: string;
+  readonly type: "object";
+  readonly additionalProperties: false;
+  readonly required: readonly string[];
+  readonly properties: { readonly type: { readonly const: string }; readonly [field: string]: unknown };
+  readonly [keyword: string]: unknown;
+}
+
+/** The fields a service gives when it emits its own event; the envelope is filled in. */
+export type CustomEventFields<S> = FromSchema<S> extends infer E ? (E extends object ? Omit<E, EnvelopeField> : Record<string, unknown>) : never;
+
+/** Emits one registered event type under its schema. */
+export interface CustomEventEmitter<S extends CustomEventSchema> {
+  readonly type: S["properties"]["type"]["const"];
+  readonly schemaId: S["$id"];
+  /** Validates and dispatches; CUSTOM_EVENT_INVALID (nothing dispatched) when the fields fail the schema. */
+  emit(fields: CustomEventFields<S>): Checked;
+}
 
 /** A quarantine transition, as host/reliability announces it. */
 export type QuarantineTransition =

@@ -4,8 +4,8 @@
  * call's returned value to see how it ended (tool / agent events, the boundary span and
  * metrics). The boundary code itself never calls it.
  */
-import { context as otelContext, type Context, type Span } from "@opentelemetry/api";
-import type { EventFields } from "../../abi/events/index.js";
+import { context as otelContext, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { EventFields, EventType } from "../../abi/events/index.js";
 import type { SluiceError } from "../errors/sluice-error.js";
 import type { PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
@@ -13,15 +13,30 @@ import type { OperationStages, StageRunner } from "../boundary/stage-runner.js";
 import type { BoundaryResult, CallContext, HookTrace } from "../boundary/types.js";
 import type { ToolCall, ToolOutput } from "../boundary/tool.js";
 import type { LifecyclePoint } from "../boundary/lifecycle.js";
+import type { ChatResponse } from "../boundary/chat.js";
+import type { EmbedOutput } from "../boundary/embed.js";
+import type { SluiceMetrics } from "../telemetry/metrics.js";
 import { endBoundarySpan, nowMs, recordHookSpans, startBoundarySpan } from "../telemetry/tracing.js";
 import { stepDurationMs } from "../telemetry/step-duration.js";
-import { errorTypeOf } from "./error-type.js";
+import { eventError, eventMessage } from "./event-error.js";
 import { digest, jsonSafe } from "./json-safe.js";
-import type { Observer } from "./observer.js";
+
+/**
+ * What an observation reports to: the observer, seen from below (it imports this file,
+ * never the other way round).
+ */
+export interface ObservationSink {
+  readonly tracer: Tracer;
+  readonly metrics: SluiceMetrics;
+  readonly payloads: boolean;
+  readonly listening: boolean;
+  publish<T extends EventType>(type: T, fields: EventFields<T>): void;
+}
 
 /** What is being called. */
 export type Subject =
-  | { operation: "chat" | "embedding"; ctx: CallContext; model: string }
+  | { operation: "chat"; ctx: CallContext; model: string; streamed?: boolean }
+  | { operation: "embedding"; ctx: CallContext; model: string }
   | { operation: "tool"; ctx: CallContext; call: ToolCall }
   | { operation: "run" | "subtask"; ctx: CallContext; point: LifecyclePoint; payload: Record<string, unknown> };
 
@@ -37,17 +52,22 @@ export class OperationObservation {
   private operationId: string | null = null;
   private revision = 0;
   private phase: Phase = "operation";
+  private requested = false;
 
-  constructor(private readonly observer: Observer, private readonly subject: Subject) {
+  /** `hostId` names the host in every event: one observer may serve several hosts. */
+  constructor(private readonly observer: ObservationSink, private readonly subject: Subject, private readonly hostId: string) {
     const s = subject;
-    const name = s.operation === "tool" ? `execute_tool ${s.call.name}` : "point" in s ? `sluice ${s.point}` : `${s.operation === "chat" ? "chat" : "embeddings"} ${s.model}`;
+    // The call is not checked yet: read its fields as what they may be, not as what they should be.
+    const call = s.operation === "tool" ? toolIds(s.call) : null;
+    const name = s.operation === "tool" ? `execute_tool ${call?.tool_name ?? ""}` : "point" in s ? `sluice ${s.point}` : `${s.operation === "chat" ? "chat" : "embeddings"} ${text(s.model) ?? ""}`;
     const attributes = {
       "sluice.operation": s.operation,
-      "sluice.space_id": s.ctx.spaceId,
-      "sluice.instance_id": s.ctx.instanceId ?? "main",
-      ...(s.ctx.runId ? { "sluice.run_id": s.ctx.runId } : {}),
-      ...(s.operation === "tool" ? { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": s.call.name, "gen_ai.tool.call.id": s.call.callId, "sluice.tool.id": s.call.toolId } : {}),
-      ...(s.operation === "chat" || s.operation === "embedding" ? { "gen_ai.operation.name": s.operation === "chat" ? "chat" : "embeddings", "gen_ai.request.model": s.model } : {}),
+      "sluice.host_id": hostId,
+      ...(text(s.ctx?.spaceId) ? { "sluice.space_id": s.ctx.spaceId } : {}),
+      "sluice.instance_id": text(s.ctx?.instanceId) ?? "main",
+      ...(text(s.ctx?.runId) ? { "sluice.run_id": s.ctx.runId } : {}),
+      ...(call ? { "gen_ai.operation.name": "execute_tool", ...defined({ "gen_ai.tool.name": call.tool_name, "gen_ai.tool.call.id": call.call_id, "sluice.tool.id": call.tool_id }) } : {}),
+      ...(s.operation === "chat" || s.operation === "embedding" ? { "gen_ai.operation.name": s.operation === "chat" ? "chat" : "embeddings", ...defined({ "gen_ai.request.model": text(s.model) }) } : {}),
     };
     ({ span: this.span, context: this.spanContext } = startBoundarySpan(observer.tracer, name, attributes));
   }
@@ -82,20 +102,17 @@ export class OperationObservation {
     this.operationId = stages.operationId;
     this.revision = stages.revision;
     this.span.setAttributes({ "sluice.operation_id": stages.operationId, "sluice.revision": stages.revision });
-    const s = this.subject;
-    if (s.operation === "tool" && this.observer.listening) {
-      this.observer.publish("tool.invocation.requested", {
-        ...this.scope(), operation_id: stages.operationId, revision: stages.revision, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name,
-        parameters_sha256: digest(s.call.arguments), ...(this.observer.payloads && isRecord(s.call.arguments) ? { parameters: jsonSafe(s.call.arguments) as Record<string, unknown> } : {}),
-      });
-    }
     const timed = (point: PointName, work: () => Promise<StageResult>): Promise<StageResult> => {
       const started = nowMs();
       return work().then((r) => { this.stage(point, r, started); return r; });
     };
     return {
       ...stages,
-      run: (point, payload) => timed(point, () => stages.run(point, payload)),
+      run: (point, payload) => {
+        // The before stage runs only on a payload the boundary has checked: the call's fields are sound here, never before.
+        if (point === "tool.before") this.toolRequested(stages);
+        return timed(point, () => stages.run(point, payload));
+      },
       runAfter: (point, payload, before) => timed(point, () => stages.runAfter(point, payload, before)),
       diagnostic: (point, payload) => {
         if (point === "operation.error") this.phase = payload.phase as Phase;
@@ -109,6 +126,16 @@ export class OperationObservation {
     };
   }
 
+  private toolRequested(stages: OperationStages): void {
+    const s = this.subject;
+    if (s.operation !== "tool" || this.requested || !this.observer.listening) return;
+    this.requested = true;
+    this.observer.publish("tool.invocation.requested", {
+      ...this.scope(), operation_id: stages.operationId, revision: stages.revision, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name,
+      parameters_sha256: digest(s.call.arguments), ...(this.observer.payloads && isRecord(s.call.arguments) ? { parameters: jsonSafe(s.call.arguments) as Record<string, unknown> } : {}),
+    });
+  }
+
   private stage(point: PointName, r: StageResult, startedMs: number): void {
     if (r.reports.length === 0) return;
     recordHookSpans(this.observer.tracer, this.spanContext, point, r.reports, startedMs, { "sluice.operation_id": this.operationId ?? "" });
@@ -119,7 +146,7 @@ export class OperationObservation {
       this.observer.publish("hook.executed", {
         ...this.scope(), operation_id: this.operationId!, operation, point, binding_id: step.bindingId, hook_ref: step.hookRef,
         outcome: step.outcome, duration_ms: Math.max(0, stepDurationMs(step)), error_code: step.error?.code ?? null,
-        call_id: this.subject.operation === "tool" ? this.subject.call.callId : null,
+        call_id: this.subject.operation === "tool" ? toolIds(this.subject.call).call_id : null,
       });
     }
   }
@@ -128,24 +155,47 @@ export class OperationObservation {
     const outcome = outcomeOf(r);
     const f = r.facts;
     this.observer.metrics.boundary(this.subject.operation, outcome, performance.now() - this.t0);
-    endBoundarySpan(this.span, outcome, r.ok ? null : r.error, { "sluice.real_status": f.realStatus, "sluice.called": f.called, "sluice.attempts": f.attempts, ...(f.shortCircuitedBy ? { "sluice.short_circuited_by": f.shortCircuitedBy } : {}) });
+    endBoundarySpan(this.span, outcome, this.spanError(r.ok ? null : r.error), { "sluice.real_status": f.realStatus, "sluice.called": f.called, "sluice.attempts": f.attempts, ...(f.shortCircuitedBy ? { "sluice.short_circuited_by": f.shortCircuitedBy } : {}) });
     if (!this.observer.listening) return;
     const s = this.subject;
+    const payloads = this.observer.payloads;
+    // Null when the call was refused before it began (invalid context, embedding signature mismatch).
+    const operationId = this.operationId;
     if (s.operation === "tool") {
-      const ids = { ...this.scope(), operation_id: f.operationId, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name };
       const common = { called: f.called, real_status: f.realStatus, attempts: f.attempts, duration_ms: Math.max(0, f.durationMs) };
       if (r.ok) {
         const view = (r.output as unknown as ToolOutput).view;
         this.observer.publish("tool.invocation.completed", {
-          ...ids, ...common, outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
-          result_sha256: digest(view ?? null), ...(this.observer.payloads ? { result: jsonSafe(view) ?? null } : {}),
+          ...this.scope(), operation_id: f.operationId, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name, ...common,
+          outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
+          result_sha256: digest(view ?? null), ...(payloads ? { result: jsonSafe(view) ?? null } : {}),
         });
       } else {
-        this.observer.publish("tool.invocation.failed", { ...ids, ...common, outcome: outcome as "failed" | "rejected" | "blocked" | "cancelled", phase: this.phase, ...errorFields(r.error) });
+        this.observer.publish("tool.invocation.failed", {
+          ...this.scope(), operation_id: operationId, ...toolIds(s.call), ...common,
+          outcome: outcome as "failed" | "rejected" | "blocked" | "cancelled", phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads),
+        });
       }
     } else if (!r.ok) {
-      // operationId is null when the call was refused before it began (an embedding signature mismatch).
-      this.observer.publish("agent.error", { ...this.scope(), operation_id: this.operationId, operation: s.operation, phase: this.operationId === null ? "before" : this.phase, ...errorFields(r.error) });
+      this.observer.publish("agent.error", { ...this.scope(), operation_id: operationId, operation: s.operation, phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads) });
+    } else if (s.operation === "chat" || s.operation === "embedding") {
+      const completion = {
+        ...this.scope(), operation_id: f.operationId, revision: f.revision, model: s.model, called: f.called, real_status: f.realStatus,
+        attempts: f.attempts, duration_ms: Math.max(0, f.durationMs),
+      };
+      if (s.operation === "chat") {
+        const answer = r.output as unknown as ChatResponse;
+        this.observer.publish("model.chat.completed", {
+          ...completion, outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
+          purpose: s.ctx.purpose === "compaction" || s.ctx.purpose === "completion" ? s.ctx.purpose : "action", streamed: s.streamed === true,
+          finish_reason: String(answer.finish_reason), tool_call_count: Array.isArray(answer.tool_calls) ? answer.tool_calls.length : 0,
+          usage: { input_tokens: count(answer.usage?.input_tokens), output_tokens: count(answer.usage?.output_tokens) },
+          content_sha256: digest(answer.content ?? null), ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
+        });
+      } else {
+        const out = r.output as unknown as EmbedOutput;
+        this.observer.publish("model.embedding.completed", { ...completion, outcome: "succeeded", count: out.vectors.length, dimension: out.dimension, signature: out.signature });
+      }
     }
   }
 
@@ -154,14 +204,14 @@ export class OperationObservation {
     if (s.operation !== "run" && s.operation !== "subtask") return;
     const outcome = r.ok ? "succeeded" : r.error.code === "HOOK_REJECTED" ? "rejected" : "failed";
     this.observer.metrics.boundary(s.operation, outcome, performance.now() - this.t0);
-    endBoundarySpan(this.span, outcome, r.ok ? null : r.error);
+    endBoundarySpan(this.span, outcome, this.spanError(r.ok ? null : r.error));
     if (!this.observer.listening) return;
     const p = s.payload;
     const starting = s.point === "run.start" || s.point === "subtask.start";
     // The lifecycle payload was validated before the stage ran: with an operation id, its fields are sound.
     if (this.operationId !== null && (r.ok || !starting)) {
       const agent: EventFields<"agent.started"> = {
-        space_id: s.ctx.spaceId, run_id: String(p.run_id), instance_id: String(p.instance_id),
+        host_id: this.hostId, space_id: s.ctx.spaceId, run_id: String(p.run_id), instance_id: String(p.instance_id),
         parent_instance_id: typeof p.parent_instance_id === "string" ? p.parent_instance_id : null, actor_id: s.ctx.actorId ?? null,
         operation_id: this.operationId, revision: this.revision,
       };
@@ -169,8 +219,13 @@ export class OperationObservation {
       else this.observer.publish("agent.stopped", { ...agent, status: p.status as "succeeded" | "failed" | "cancelled" });
     }
     if (!r.ok) {
-      this.observer.publish("agent.error", { ...this.scope(), operation_id: this.operationId, operation: s.operation, phase: "lifecycle", ...errorFields(r.error) });
+      this.observer.publish("agent.error", { ...this.scope(), operation_id: this.operationId, operation: s.operation, phase: "lifecycle", ...eventError(r.error, this.observer.payloads) });
     }
+  }
+
+  // Spans leave the process like events do: the same rule for error text.
+  private spanError(error: SluiceError | null): { code: string; message: string } | null {
+    return error && { code: error.code, message: eventMessage(error, this.observer.payloads) };
   }
 
   // Not a result: a bug below (or an invalid event in "throw" mode). The span still ends.
@@ -180,13 +235,38 @@ export class OperationObservation {
     this.observer.metrics.boundary(this.subject.operation, "failed", performance.now() - this.t0);
   }
 
-  private scope(): { space_id: string; run_id: string | null; instance_id: string } {
+  /**
+   * Who sent the event and for whom. The space is exactly the caller's (a refused call with
+   * no valid space names none); a lifecycle call names its run and instance in its
+   * payload, which the context may not.
+   */
+  private scope(): { host_id: string; space_id: string; run_id: string | null; instance_id: string } {
     const s = this.subject;
-    // A lifecycle call names its run and instance in its payload; the context may not.
-    const named = s.operation === "run" || s.operation === "subtask" ? s.payload : {};
-    const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
-    return { space_id: s.ctx.spaceId, run_id: text(named.run_id) ?? text(s.ctx.runId) ?? null, instance_id: text(named.instance_id) ?? text(s.ctx.instanceId) ?? "main" };
+    const named = s.operation === "run" || s.operation === "subtask" ? (isRecord(s.payload) ? s.payload : {}) : {};
+    const ctx: Partial<CallContext> = isRecord(s.ctx) ? s.ctx : {};
+    // Typed as a string for the events that only valid calls produce; the refusal events' schemas allow null.
+    const space = (typeof ctx.spaceId === "string" ? ctx.spaceId : null) as string;
+    return { host_id: this.hostId, space_id: space, run_id: text(named.run_id) ?? text(ctx.runId) ?? null, instance_id: text(named.instance_id) ?? text(ctx.instanceId) ?? "main" };
   }
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function count(v: unknown): number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0;
+}
+
+/** A tool call's ids as events may carry them: null where the caller gave no string. */
+function toolIds(call: ToolCall): { call_id: string | null; tool_id: string | null; tool_name: string | null } {
+  const c: Partial<ToolCall> = isRecord(call) ? call : {};
+  const id = (v: unknown) => (typeof v === "string" ? v : null);
+  return { call_id: id(c.callId), tool_id: id(c.toolId), tool_name: id(c.name) };
+}
+
+function defined<T extends Record<string, unknown>>(o: T): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === "string")) as Record<string, string>;
 }
 
 function outcomeOf(r: BoundaryResult<unknown>): "succeeded" | "short_circuited" | "failed" | "rejected" | "blocked" | "cancelled" {
@@ -202,8 +282,4 @@ function outcomeOf(r: BoundaryResult<unknown>): "succeeded" | "short_circuited" 
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function errorFields(error: SluiceError) {
-  return { error_code: error.code, error_type: errorTypeOf(error.code), message: error.message, details: (jsonSafe(error.details) ?? {}) as Record<string, unknown> };
 }

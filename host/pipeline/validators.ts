@@ -30,5 +30,13 @@ export function schemaProblem(point: PointName, payload: unknown): string | null
  */
 export function validatePayload(point: PointName, payload: unknown): Checked {
   const problem = schemaProblem(point, payload);
-  return problem === null ? OK : fail("PAYLOAD_INVALID", `${point} payload is invalid: ${problem}`, { point });
+  return problem === null ? OK : fail("PAYLOAD_INVALID", `${point} payload is invalid: ${problem}`, { point, field: firstField(payloadValidator(point)) });
+}
+
+/** The JSON Pointer of the first wrong field in the payload (a missing one included), so events can name it without the payload's text. */
+function firstField(validate: ValidateFunction): string {
+  const first = validate.errors?.[0];
+  if (!first) return "";
+  const missing = first.keyword === "required" ? `/${String(first.params.missingProperty)}` : "";
+  return `${first.instancePath}${missing}`;
 }

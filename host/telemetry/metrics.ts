@@ -27,7 +27,7 @@ export class SluiceMetrics {
   readonly eventsEmitted: Counter<"type">;
   readonly eventsInvalid: Counter<"type">;
   readonly listenerErrors: Counter<"type">;
-  readonly releaseRevision: Gauge;
+  readonly releaseRevision: Gauge<"host">;
   private readonly pools = new Set<PoolStats>();
 
   constructor(readonly registry: Registry) {
@@ -49,7 +49,8 @@ export class SluiceMetrics {
     this.eventsEmitted = new Counter({ name: "sluice_events_emitted_total", help: "Events that passed their schema and went to listeners.", labelNames: ["type"], registers });
     this.eventsInvalid = new Counter({ name: "sluice_events_invalid_total", help: "Events that failed their schema (a host bug) and were dropped.", labelNames: ["type"], registers });
     this.listenerErrors = new Counter({ name: "sluice_event_listener_errors_total", help: "Event listeners that threw or rejected (ignored).", labelNames: ["type"], registers });
-    this.releaseRevision = new Gauge({ name: "sluice_release_revision", help: "The revision of the active release.", registers });
+    // Per host: hosts sharing an observer (or a registry) each have their own active release.
+    this.releaseRevision = new Gauge({ name: "sluice_release_revision", help: "The revision of the active release, per host (host_id).", labelNames: ["host"], registers });
     new Gauge({ name: "sluice_pool_threads", help: "Sandbox worker threads alive.", registers, collect() { this.set(sum((p) => p.threadCount)); } });
     new Gauge({ name: "sluice_pool_queue_depth", help: "Guest tasks waiting for a worker.", registers, collect() { this.set(sum((p) => p.queueSize)); } });
   }

@@ -5,10 +5,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
-import { validateEvent, type EventOf, type EventType, type SluiceEvent } from "../../abi/events/index.js";
+import { EVENT_SCHEMAS, validateEvent, type EventOf, type EventType, type SluiceEvent } from "../../abi/events/index.js";
+import { digest } from "../../host/events/json-safe.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
+import { ERROR_CODES } from "../../host/errors/codes.js";
 import { fixture } from "../helpers/fixtures.js";
 import { twin } from "../contract/twin.js";
 
@@ -78,17 +80,23 @@ describe("events the host emits", () => {
     const list = await collected();
     expect(list.map((e) => e.type)).toEqual(["release.activated", "tool.invocation.requested", "hook.executed", "hook.executed", "tool.invocation.failed"]);
     expect(ofType(list, "hook.executed").map((e) => [e.point, e.outcome])).toEqual([["tool.before", "reject"], ["operation.error", "continue"]]);
-    expect(ofType(list, "tool.invocation.failed")[0]).toMatchObject({
+    const failed = ofType(list, "tool.invocation.failed")[0]!;
+    expect(failed).toMatchObject({
       call_id: "call-9", outcome: "rejected", called: false, real_status: "not_started", phase: "before",
-      error_code: "HOOK_REJECTED", error_type: "policy", details: { bindingId: "deny", hookCode: "limit.exceeded", reason: "too many" },
+      error_code: "HOOK_REJECTED", error_type: "policy", message: ERROR_CODES.HOOK_REJECTED.summary,
     });
+    // The hook's reason is text (it may quote the arguments): only with payloads switched on.
+    expect(failed.details).toEqual({ bindingId: "deny", hookCode: "limit.exceeded" });
   });
 
-  it("a tool that throws fails in the operation phase, with its error made JSON-safe", async () => {
+  it("a tool that throws fails in the operation phase, with its error's code and name but not its text", async () => {
     bind([]);
-    await host.tool(ctx, search(), async () => { throw new TypeError("ECONNRESET"); }, { retries: 1 });
-    const failed = ofType(await collected(), "tool.invocation.failed")[0];
-    expect(failed).toMatchObject({ outcome: "failed", called: true, real_status: "failed", attempts: 2, phase: "operation", error_code: "OPERATION_FAILED", error_type: "operation", details: { cause: { name: "TypeError", message: "ECONNRESET" } } });
+    await host.tool(ctx, search(), async () => { throw new TypeError("not found: shoes for jane@example.com"); }, { retries: 1 });
+    const failed = ofType(await collected(), "tool.invocation.failed")[0]!;
+    expect(failed).toMatchObject({ outcome: "failed", called: true, real_status: "failed", attempts: 2, phase: "operation", error_code: "OPERATION_FAILED", error_type: "operation" });
+    expect(failed.message).toBe(ERROR_CODES.OPERATION_FAILED.summary);
+    expect(failed.details).toEqual({ cause: { name: "TypeError" } });
+    expect(JSON.stringify(failed)).not.toContain("jane@example.com");
   });
 
   it("a chat whose guest hook traps: hook.executed failed with GUEST_TRAP, agent.error with the hook family; then the plugin is quarantined", async () => {
@@ -100,7 +108,7 @@ describe("events the host emits", () => {
     const hooks = ofType(list, "hook.executed");
     expect(hooks[0]).toMatchObject({ operation: "chat", point: "model.chat.before", binding_id: "trap-b", hook_ref: "trap@1.0.0", outcome: "failed", error_code: "GUEST_TRAP", call_id: null });
     expect(ofType(list, "agent.error")[0]).toMatchObject({ operation: "chat", phase: "before", error_code: "HOOK_FAILED", error_type: "hook", operation_id: first.facts.operationId, details: { bindingId: "trap-b", cause: { code: "GUEST_TRAP" } } });
-    expect(ofType(list, "plugin.quarantined")[0]).toMatchObject({ plugin_ref: "trap@1.0.0", error_code: "GUEST_TRAP", failures: 2, until: null, binding_ids: ["trap-b"] });
+    expect(ofType(list, "plugin.quarantined")[0]).toMatchObject({ plugin_ref: "trap@1.0.0", error_code: "GUEST_TRAP", failures: 2, until: null, binding_ids: ["trap-b"], reason: ERROR_CODES.GUEST_TRAP.summary, host_id: host.id });
     expect(host.quarantine.lift("trap@1.0.0")).toBe(true);
     expect(ofType(await collected(), "plugin.quarantine_lifted")[0]).toMatchObject({ plugin_ref: "trap@1.0.0", by: "operator" });
   });
@@ -121,6 +129,41 @@ describe("events the host emits", () => {
     const pairs = [...new Set(ofType(list, "hook.executed").map((e) => `${e.operation} ${e.point}`))];
     expect(pairs).toEqual(["chat model.chat.after", "chat model.chat.chunk", "embedding model.embedding.before"]);
     expect(ofType(list, "agent.error")).toEqual([]);
+    expect(list.filter((e) => e.type !== "hook.executed" && e.type !== "release.activated").map((e) => e.type)).toEqual(["model.chat.completed", "model.chat.completed", "model.embedding.completed"]);
+  });
+
+  it("a successful chat, a streamed one and a short-circuited one complete with model.chat.completed; an embedding with model.embedding.completed", async () => {
+    bind([]);
+    const plain = await host.chat({ ...ctx, purpose: "compaction" }, chatRequest, async () => ({ ...answer, tool_calls: [{ id: "t1", type: "function", function: { name: "search", arguments: "{}" } }], finish_reason: "tool_calls" }));
+    const stream = host.chatStream(ctx, chatRequest, async function* () { yield { delta: "he" }; yield { delta: "llo", finish_reason: "stop", usage: { input_tokens: 4, output_tokens: 2 } }; });
+    for await (const _ of stream) { /* drain */ }
+    const streamed = await stream.result;
+    const emb = await host.embed(ctx, { model: "e1", texts: ["a", "b"] }, async () => ({ vectors: [[1, 0, 0], [0, 1, 0]] }));
+    bind([{ id: "cache", hookRef: "contract", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "cached", finish_reason: "stop" } } }]);
+    const served = await host.chat(ctx, chatRequest, async () => answer);
+    expect([plain.ok, streamed.ok, emb.ok, served.ok]).toEqual([true, true, true, true]);
+    const list = await collected();
+    const chats = ofType(list, "model.chat.completed");
+    expect(chats.map((e) => [e.operation_id, e.streamed, e.purpose, e.outcome, e.called, e.finish_reason, e.tool_call_count, e.usage])).toEqual([
+      [plain.facts.operationId, false, "compaction", "succeeded", true, "tool_calls", 1, { input_tokens: 3, output_tokens: 2 }],
+      [streamed.facts.operationId, true, "action", "succeeded", true, "stop", 0, { input_tokens: 4, output_tokens: 2 }],
+      [served.facts.operationId, false, "action", "short_circuited", false, "stop", 0, { input_tokens: 0, output_tokens: 0 }],
+    ]);
+    expect(chats[2]).toMatchObject({ short_circuited_by: "cache", real_status: "not_started", attempts: 0, model: "m1", host_id: host.id, space_id: "space-a", run_id: "r1" });
+    expect(chats[0]!.content_sha256).toBe(digest("hello"));
+    for (const c of chats) expect(c).not.toHaveProperty("content");
+    expect(ofType(list, "model.embedding.completed")).toEqual([expect.objectContaining({
+      operation_id: emb.facts.operationId, model: "e1", outcome: "succeeded", called: true, real_status: "succeeded", attempts: 1, count: 2, dimension: 3,
+      signature: emb.ok ? emb.output.signature : "", revision: emb.facts.revision,
+    })]);
+  });
+
+  it("every event names the schema it was emitted under and the host that sent it", async () => {
+    bind([{ id: "view", hookRef: "contract", point: "tool.after", config: { mode: "continue" } }]);
+    await host.tool(ctx, search(), async () => ({ rows: 1 }));
+    const list = await collected();
+    expect(list.map((e) => e.type)).toEqual(["release.activated", "tool.invocation.requested", "hook.executed", "tool.invocation.completed"]);
+    for (const e of list) expect([e.type, e.schema_version, e.$schema, e.host_id]).toEqual([e.type, "2.0", EVENT_SCHEMAS[e.type].$id, host.id]);
   });
 
   it("lifecycle: agent.started / agent.stopped for runs and child agents; a rejected start is an agent.error and no start", async () => {
@@ -154,6 +197,38 @@ describe("events of calls the host refuses", () => {
 });
 
 describe("events with payloads switched on", () => {
+  it("carry error texts in full (bounded), which stay out of events by default", async () => {
+    const { createObserver } = await import("../../host/index.js");
+    const run = async (payloads: boolean) => {
+      const observer = createObserver({ payloads });
+      const local = createHost({ workers: 1, observer });
+      const seen: SluiceEvent[] = [];
+      observer.on((e) => { seen.push(e); });
+      local.registerHook("fails", async () => { throw new Error("hook saw card 4111 1111 1111 1111"); });
+      local.activate({ revision: 1, bindings: [{ id: "f", hookRef: "fails", point: "model.chat.before" }] });
+      try {
+        await local.tool(ctx, search(), async () => { throw new Error(`not found: ${"x".repeat(5_000)}`); });
+        await local.chat(ctx, chatRequest, async () => answer);
+        await observer.flush();
+        return seen;
+      } finally {
+        await local.close();
+      }
+    };
+    const quiet = await run(false);
+    const loud = await run(true);
+    const failedOf = (l: SluiceEvent[]) => ofType(l, "tool.invocation.failed")[0]!;
+    const errorOf = (l: SluiceEvent[]) => ofType(l, "agent.error")[0]!;
+    expect(JSON.stringify(quiet)).not.toContain("not found");
+    expect(JSON.stringify(quiet)).not.toContain("4111");
+    expect(errorOf(quiet)).toMatchObject({ error_code: "HOOK_FAILED", message: ERROR_CODES.HOOK_FAILED.summary, details: { bindingId: "f", hookRef: "fails", point: "model.chat.before", cause: { code: "HOOK_EXCEPTION" } } });
+    expect(failedOf(loud).message).toHaveLength(2_000);
+    expect(failedOf(loud).message.startsWith("tool operation failed: not found: xxx")).toBe(true);
+    expect(failedOf(loud).details).toMatchObject({ cause: { name: "Error", message: expect.stringContaining("not found: ") } });
+    expect(errorOf(loud).message).toContain("hook saw card 4111 1111 1111 1111");
+    for (const e of [...quiet, ...loud]) expect(validateEvent(e)).toEqual({ ok: true });
+  });
+
   it("carry the tool's arguments, its result view and the run's task in plain text", async () => {
     const { createObserver } = await import("../../host/index.js");
     const observer = createObserver({ payloads: true });
@@ -163,11 +238,13 @@ describe("events with payloads switched on", () => {
     try {
       await local.tool(ctx, search(), async () => ({ rows: 3 }));
       await local.lifecycle("run.start", ctx, { run_id: "r1", instance_id: "main", task: "plan a trip" });
+      await local.chat(ctx, chatRequest, async () => answer);
       await observer.flush();
       for (const e of seen) expect(validateEvent(e)).toEqual({ ok: true });
       expect(ofType(seen, "tool.invocation.requested")[0]).toMatchObject({ parameters: { q: "shoes" } });
       expect(ofType(seen, "tool.invocation.completed")[0]).toMatchObject({ result: { rows: 3 } });
       expect(ofType(seen, "agent.started")[0]).toMatchObject({ task: "plan a trip" });
+      expect(ofType(seen, "model.chat.completed")[0]).toMatchObject({ content: "hello", content_sha256: digest("hello") });
     } finally {
       await local.close();
     }

@@ -53,7 +53,7 @@ describe("metrics", () => {
     expect(sample(text, "sluice_boundary_calls_total", { operation: "tool", outcome: "succeeded" })).toBe(1);
     expect(sample(text, "sluice_boundary_calls_total", { operation: "chat", outcome: "rejected" })).toBe(1);
     expect(sample(text, "sluice_boundary_duration_seconds_count", { operation: "tool", outcome: "succeeded" })).toBe(1);
-    expect(sample(text, "sluice_release_revision")).toBe(7);
+    expect(sample(text, "sluice_release_revision", { host: host.id })).toBe(7);
   });
 
   it("report the pool's threads and queue depth", async () => {

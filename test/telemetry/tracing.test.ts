@@ -8,7 +8,7 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHost, createObserver, type Host } from "../../host/index.js";
+import { createHost, createObserver, ERROR_CODES, type Host } from "../../host/index.js";
 import type { ChatResponse } from "../../host/boundary/chat.js";
 import { fixture } from "../helpers/fixtures.js";
 import { twin } from "../contract/twin.js";
@@ -101,6 +101,8 @@ describe("tracing a chat → tool → chat turn", () => {
     const call = spans.find((s) => s.name === "execute_tool search")!;
     expect(call.attributes).toMatchObject({ "sluice.outcome": "rejected", "error.type": "HOOK_REJECTED", "sluice.called": false });
     expect(call.status.code).toBe(2); // ERROR
+    // The hook's reason is text: the span carries the code's summary (the error's own message only with payloads).
+    expect(call.status.message).toBe(ERROR_CODES.HOOK_REJECTED.summary);
     expect(spans.find((s) => s.name === "sluice.hook tool.before")!.attributes["sluice.hook.outcome"]).toBe("reject");
   });
 
