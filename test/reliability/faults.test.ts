@@ -60,7 +60,15 @@ describe("a worker that dies mid-call", () => {
     await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 10_000 } });
     const schema = { type: "object" };
     const call = () => host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema, arguments: {}, callId: "c" }, async () => "done");
-    const killSoon = () => setTimeout(() => void busyThread(host!.sandbox).terminate(), 60);
+    // Killed as soon as the guest is running, however long a loaded machine takes to get there.
+    const killSoon = (): void => {
+      const tick = (): void => {
+        const { lanes } = host!.sandbox as unknown as Internals;
+        if ([...lanes].some((l) => l.inFlight > 0)) void busyThread(host!.sandbox).terminate();
+        else setTimeout(tick, 5);
+      };
+      setTimeout(tick, 5);
+    };
     for (const failurePolicy of ["fail-open", "fail-closed"] as const) {
       host.activate({ revision: failurePolicy === "fail-open" ? 1 : 2, bindings: [{ id: "loop", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 10_000, failurePolicy }] });
       await host.sandbox.ready();

@@ -30,10 +30,18 @@ const nearReply = fc.record({
   annotations: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), fc.constant({ big: "a".repeat(5_000) }), fc.array(fc.integer())),
 }, { requiredKeys: [] });
 
+/** Replies that follow every rule of the ABI (annotations with arbitrary non-reserved keys), so the accepting path is reached often. */
+const validReply = fc.record({
+  abi: fc.constant("1.0"),
+  outcome: fc.constant("continue"),
+  annotations: fc.dictionary(fc.string().filter((k) => !["__proto__", "constructor", "prototype"].includes(k)), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+});
+
 /** Arbitrary bytes, valid replies, and valid replies with bytes flipped or cut. */
 const replyBytes = fc.oneof(
   fc.uint8Array({ maxLength: 2_048 }),
   nearReply.map((r) => encode(r)),
+  validReply.map((r) => encode(r)),
   fc.tuple(nearReply, fc.nat(), fc.integer({ min: 0, max: 255 })).map(([r, at, byte]) => {
     const b = encode(r).slice();
     if (b.length > 0) b[at % b.length] = byte;

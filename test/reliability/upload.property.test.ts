@@ -81,7 +81,7 @@ describe("the strict reply scanner", () => {
   });
 
   it("refuses a map with a repeated key at any depth, and a reserved key anywhere", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 20 }), fc.nat({ max: 10 }), (key, depth) => {
+    fc.assert(fc.property(fc.string({ maxLength: 20 }).filter((k) => !RESERVED_KEYS.has(k)), fc.nat({ max: 10 }), (key, depth) => {
       // {key: 1, key: 2}, wrapped `depth` times in single-element arrays.
       const k = encode(key);
       const dup = Uint8Array.from([...Array(depth).fill(0x91), 0x82, ...k, 0x01, ...k, 0x02]);
