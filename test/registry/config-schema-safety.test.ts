@@ -124,7 +124,7 @@ describe("every check runs under a work budget", () => {
   it("stops a check whose schema and config are each within limits but whose product is not", () => {
     const schema = { type: "array", items: { anyOf: Array.from({ length: 60 }, (_, i) => ({ type: "string", pattern: `^(a+)+${i}$` })) } };
     const started = performance.now();
-    const err = thrown(() => checkConfig(schema, Array.from({ length: 9_000 }, () => "a".repeat(20)), "p@1.0.0"));
+    const err = thrown(() => checkConfig(schema, Array.from({ length: 9_000 }, () => "aaaa59"), "p@1.0.0"));
     expect(err.details).toMatchObject({ limit: "work" });
     expect(performance.now() - started).toBeLessThan(1_000);
   });
