@@ -7,6 +7,15 @@
 import { ERROR_CODES } from "../errors/codes.js";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import type { WireError } from "./wire.js";
+import type { FastifyReply } from "fastify";
+import { noteServerError } from "../api/server-errors-log.js";
+
+/** Answers `error` in OpenAI's format; a 5xx is noted for the server log with its cause. */
+export function replyError(reply: FastifyReply, error: SluiceError): FastifyReply {
+  const { status, body } = toOpenAIError(error);
+  if (status >= 500) noteServerError(reply.request, error);
+  return reply.code(status).send(body);
+}
 
 function typeFor(status: number): string {
   if (status === 401) return "authentication_error";
@@ -21,6 +30,7 @@ export function asSluiceError(err: unknown): SluiceError {
   if (isSluiceError(err)) return err;
   const e = err as { statusCode?: number; code?: string; message?: string };
   if (e?.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SluiceError("PAYLOAD_TOO_LARGE", "the request body is too large");
+  if (e?.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || e?.statusCode === 415) return new SluiceError("MEDIA_TYPE_UNSUPPORTED", "send the body as application/json");
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return new SluiceError("REQUEST_INVALID", e.message ?? "invalid request");
   return new SluiceError("INTERNAL_ERROR", "internal error", {}, { cause: err });
 }

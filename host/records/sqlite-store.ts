@@ -3,9 +3,9 @@
  * write. The tables have their own names and migration table, so they can live in the
  * registry's `sluice.db` (open the same file) or in a file of their own.
  */
-import { closeSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
+import { ensurePrivateFile } from "../storage/private-files.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
@@ -67,6 +67,7 @@ function storeError(err: unknown, what: string): SluiceError {
 
 function open(file: string, migrations: readonly string[], table: string, options: SqliteRecordsOptions): Database.Database {
   try {
+    if (file !== ":memory:") ensurePrivateFile(file);
     const db = new Database(file);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
@@ -171,8 +172,6 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
  */
 export function openSqlitePayloads(file: string, options: SqliteRecordsOptions & { retentionMs: number }): PayloadStore {
   if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
-  // Created owner-only before SQLite opens it: it holds what the records deliberately leave out.
-  if (file !== ":memory:") { try { closeSync(openSync(file, "a", 0o600)); } catch (err) { throw storeError(err, `creating ${file}`); } }
   const db = open(file, PAYLOAD_MIGRATIONS, "payload_migrations", options);
   const put = db.prepare("INSERT OR REPLACE INTO protected_payloads (ref, body, expires_at) VALUES (?, ?, ?)");
   const get = db.prepare("SELECT body FROM protected_payloads WHERE ref = ? AND expires_at > ?");

@@ -3,10 +3,10 @@
  * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
  * The HTTP API and the CLI are thin layers over this class.
  */
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createHost, type Host, type HostOptions } from "../host.js";
 import { SluiceError } from "../errors/sluice-error.js";
+import { ensurePrivateDir } from "../storage/private-files.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
@@ -80,6 +80,8 @@ function reordered<T extends { id: string; position: number }>(items: readonly T
 export class Registry {
   readonly host: Host;
   readonly maxModuleBytes: number;
+  /** The absolute data folder (the API keeps it out of error responses, and writes its token file there). */
+  dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
 
@@ -100,7 +102,7 @@ export class Registry {
     if (!(maxModuleBytes > 0)) throw new SluiceError("CONFIG_INVALID", `maxModuleBytes must be positive, got ${options.maxModuleBytes}`);
     const dataDir = path.resolve(options.dataDir);
     try {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(dataDir);
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
@@ -112,6 +114,7 @@ export class Registry {
     const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
     registry.ownedRecords = records;
+    registry.dataDir = dataDir;
     // This process is the only writer of its data directory: operations a dead process left
     // running have an unknown outcome, and are never retried automatically.
     if (records) host.recover();

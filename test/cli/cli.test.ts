@@ -9,7 +9,7 @@ import { Registry } from "../../host/registry/registry.js";
 import { tempDir, toolCall } from "../registry/fixtures.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/host/cli/main.js", import.meta.url));
-const TOKEN = "cli-test-token-42";
+const TOKEN = "cli-test-token-42-abcdefghijklmnopqrstu";
 
 interface Run { code: number; stdout: string; stderr: string }
 
