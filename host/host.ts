@@ -24,6 +24,7 @@ import type { BoundaryOptions, BoundaryResult, OperationContext } from "./bounda
 import type { OperationStore, PayloadStore } from "./records/store.js";
 import type { OperationRecord } from "./records/types.js";
 import { OperationJournal } from "./records/journal.js";
+import { createDigester, ephemeralDigester, keyReports, type Digester } from "./records/digest.js";
 import { recordedStages } from "./records/recorded-stages.js";
 import { resumeOperation, type ResumeOptions } from "./records/resume.js";
 import type { Checked } from "./pipeline/result.js";
@@ -47,6 +48,13 @@ export interface HostOptions extends SandboxOptions {
   records?: OperationStore;
   /** Opt-in: full payloads by digest, kept for the store's retention period. Needs `records`. */
   payloads?: PayloadStore;
+  /**
+   * Key of every digest that can cover user data (records, audit, payload refs, the
+   * hooks' patch and output digests): at least 16 bytes, e.g. 32 random ones. Default: a
+   * random key per host, so digests compare within this process only; a Registry keeps
+   * one in its data folder.
+   */
+  digestSecret?: Uint8Array | string;
 }
 
 /** Events the host emits; see {@link Host.on}. */
@@ -87,9 +95,11 @@ export class Host implements StageRunner {
   private readonly detachPool: () => void;
   private readonly recordStore: OperationStore | undefined;
   private readonly payloadStore: PayloadStore | undefined;
+  private readonly digests: Digester;
 
   constructor(options: HostOptions = {}) {
-    const { quarantine, observer, records, payloads, ...sandboxOptions } = options;
+    const { quarantine, observer, records, payloads, digestSecret, ...sandboxOptions } = options;
+    this.digests = digestSecret !== undefined ? createDigester(digestSecret) : ephemeralDigester();
     if (payloads && !records) throw new SluiceError("CONFIG_INVALID", "the payloads option needs the records option: payloads are kept for the operations the records store describes");
     this.recordStore = records;
     this.payloadStore = payloads;
@@ -208,7 +218,7 @@ export class Host implements StageRunner {
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: { carries?: Record<string, unknown>; holds?: readonly string[] } = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
-        : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra });
+        : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra }).then((r) => keyReports(r, this.digests));
     const stages: OperationStages = {
       operationId,
       revision: release.revision,
@@ -223,7 +233,7 @@ export class Host implements StageRunner {
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
       diagnostic: (point, payload) => {
         const hooks = hooksAt(point);
-        return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard });
+        return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard }).then((r) => keyReports(r, this.digests));
       },
       chunk: (payload, holds) => run("model.chat.chunk", payload, hooksAt("model.chat.chunk"), { holds }),
       chunks: (payloads, holds) => {
@@ -236,7 +246,7 @@ export class Host implements StageRunner {
     if (!this.recordStore) return stages;
     const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
     const journal = new OperationJournal({
-      store: this.recordStore, payloads: this.payloadStore, operationId, revision: release.revision,
+      store: this.recordStore, payloads: this.payloadStore, digests: this.digests, operationId, revision: release.revision,
       identity: { ctx: identityCtx, target, ...(callId !== undefined ? { callId } : {}) },
       codeOf: (bindingId) => {
         const binding = release.bindings.find((b) => b.id === bindingId);
@@ -246,6 +256,14 @@ export class Host implements StageRunner {
       ...(resuming ? { resuming } : {}),
     });
     return recordedStages(stages, journal);
+  }
+
+  /**
+   * The keyed digest this host records for `value` (records/digest.ts): how an auditor
+   * holding a payload checks it against `realResultRef`, an audit row's digests, and so on.
+   */
+  digestOf(value: unknown): string {
+    return this.digests.of(value);
   }
 
   /** The records store given in the options (query operations and audit through it), if any. */

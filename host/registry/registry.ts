@@ -20,6 +20,7 @@ import { checkBindingId, checkPluginId, checkRevision, checkVersion, parseHookRe
 import { manifestGrants, manifestLimits, parseManifest, validateManifest, type Manifest } from "./manifest.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
 import { rollbackTarget } from "./rollback.js";
+import { loadDigestKey } from "./digest-key.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
@@ -35,6 +36,10 @@ export interface RegistryOptions {
   busyTimeoutMs?: number;
   /** Largest module accepted on upload. Default 4 MiB, at most the host's 16 MiB. */
   maxModuleBytes?: number;
+  /** Key of the records' digests; default `<data>/digest.key`, generated on first open (digest-key.ts explains rotation). */
+  digestSecret?: Uint8Array | string;
+  /** How long a real result is kept for resume after its operation was last updated; then it is deleted. Default 24 h. */
+  resultRetentionMs?: number;
 }
 
 export interface UploadInput {
@@ -110,8 +115,8 @@ export class Registry {
     const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
-    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"));
-    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, ...options.hostOptions });
+    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
+    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
     registry.ownedRecords = records;
     registry.dataDir = dataDir;
