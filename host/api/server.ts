@@ -79,7 +79,6 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   const limits = resolveServerLimits(options.limits);
   const app = Fastify({
     logger: options.logger ?? DEFAULT_API_LOGGER,
-    disableRequestLogging: true,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     ...serverOptions(limits),
     // Refuse unknown fields instead of silently dropping them; never coerce types.

@@ -54,7 +54,7 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
  */
 export function createGateway(options: GatewayOptions): FastifyInstance {
   const config = resolveGatewayOptions(options);
-  const app = Fastify({ logger: config.logger, disableRequestLogging: true, bodyLimit: config.bodyLimit, ...serverOptions(config.limits) }) as unknown as FastifyInstance;
+  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits) }) as unknown as FastifyInstance;
   app.register(routes(config));
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions and POST /v1/embeddings`));

@@ -16,12 +16,14 @@ export const serveCommand: RegisterCommand = (program) => {
     .option("--headers-timeout-ms <ms>", "request headers must arrive within it", "10000")
     .option("--keep-alive-timeout-ms <ms>", "idle kept-alive connections are closed after it", "5000")
     .option("--max-connections <n>", "open connections beyond it are refused", "256")
+    .addOption(new Option("--digest-key-file <file>", "key of the records' digests (HMAC-SHA-256); default <data-dir>/digest.key, generated on first start").env("SLUICE_DIGEST_KEY_FILE"))
+    .option("--result-retention-ms <ms>", "how long a resumable operation's real result is kept before it is deleted", "86400000")
     .option("--workers <n>", "sandbox worker threads")
     .option("--max-module-mb <n>", "largest plugin module accepted on upload, at most 16 (a JavaScript component embeds a 12 MB engine)", "4")
     .option("--upstream <url>", "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY")
     .option("--gateway-port <port>", "port of the OpenAI-compatible gateway", "8788")
     .option("--upstream-timeout-ms <ms>", "upstream timeout", "60000")
-    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; tokenFile?: string; allowedHost?: string[]; requestTimeoutMs: string; headersTimeoutMs: string; keepAliveTimeoutMs: string; maxConnections: string; workers?: string; maxModuleMb: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string }) => {
+    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; tokenFile?: string; allowedHost?: string[]; requestTimeoutMs: string; headersTimeoutMs: string; keepAliveTimeoutMs: string; maxConnections: string; digestKeyFile?: string; resultRetentionMs: string; workers?: string; maxModuleMb: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${opts.port}`);
       if (!(Number(opts.maxModuleMb) > 0 && Number(opts.maxModuleMb) <= 16)) throw new CliError(`--max-module-mb must be more than 0 and at most 16, got ${opts.maxModuleMb}`);
@@ -32,7 +34,11 @@ export const serveCommand: RegisterCommand = (program) => {
       const token = opts.tokenFile !== undefined ? readTokenFile(opts.tokenFile) : opts.token !== undefined ? checkToken(opts.token, "--token / SLUICE_TOKEN") : undefined;
       const { Registry } = await import("../../registry/registry.js");
       const { startApiServer } = await import("../../api/server.js");
-      const registry = await step(`opening ${opts.dataDir}`, () => Registry.open({ dataDir: opts.dataDir, maxModuleBytes: Math.round(Number(opts.maxModuleMb) * 1024 * 1024), ...(opts.workers ? { hostOptions: { workers: Number(opts.workers) } } : {}) }));
+      const digestSecret = opts.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(opts.digestKeyFile, "utf8").trim() : undefined;
+      const registry = await step(`opening ${opts.dataDir}`, () => Registry.open({
+        dataDir: opts.dataDir, maxModuleBytes: Math.round(Number(opts.maxModuleMb) * 1024 * 1024), resultRetentionMs: Number(opts.resultRetentionMs),
+        ...(digestSecret !== undefined ? { digestSecret } : {}), ...(opts.workers ? { hostOptions: { workers: Number(opts.workers) } } : {}),
+      }));
       const { GatewayKeys } = await import("../../gateway/keys.js");
       const path = await import("node:path");
       const gatewayKeys = new GatewayKeys(path.join(opts.dataDir, "sluice.db"));
