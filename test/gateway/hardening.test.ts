@@ -1,6 +1,5 @@
 /** The gateway against a hostile upstream and malformed clients (issue 16). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import OpenAI from "openai";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
 
 let gw: GatewayUnderTest;
