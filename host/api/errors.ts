@@ -38,7 +38,7 @@ export function toSluiceError(err: unknown): SluiceError {
  */
 export function withoutPaths(text: string, paths: readonly string[]): string {
   let out = text;
-  for (const p of paths) if (p.length > 1) out = out.split(p).join("<data>");
+  for (const p of paths) if (p.length > 1) out = out.split(p).join("<host path>");
   return out;
 }
 
