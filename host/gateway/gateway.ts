@@ -10,6 +10,7 @@ import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
 import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
 import { installJsonBody } from "../api/json-body.js";
+import { authFailures } from "../api/auth-failures.js";
 import { logServerErrors } from "../api/server-errors-log.js";
 import { closeRefusedConnections, serverOptions } from "../api/server-limits.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
@@ -22,7 +23,8 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     logServerErrors(app);
     closeRefusedConnections(app);
     // Before the body is read: an unauthenticated client cannot make the gateway parse megabytes.
-    app.addHook("onRequest", async (request) => authenticate(config.keys, request));
+    const failures = await authFailures(app, config.authFailures);
+    app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));
     app.setErrorHandler((err, _request, reply) => replyError(reply, asSluiceError(err)));
     app.post("/v1/chat/completions", chatCompletions(config.host, upstream));
     app.post("/v1/embeddings", embeddings(config.host, upstream));

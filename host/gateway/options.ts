@@ -2,6 +2,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
 import type { GatewayKeys } from "./keys.js";
 import { resolveServerLimits, type ServerLimits } from "../api/server-limits.js";
+import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../api/auth-failures.js";
 
 export interface GatewayOptions {
   host: Host;
@@ -22,10 +23,12 @@ export interface GatewayOptions {
   logger?: boolean | Record<string, unknown>;
   /** Request, header, keep-alive and idle timeouts and the connection cap (createGateway only). */
   limits?: Partial<ServerLimits>;
+  /** Failed key checks allowed per client address and window. Default 20 a minute. */
+  authFailures?: Partial<AuthFailureLimit>;
 }
 
 export interface UpstreamConfig { baseUrl: string; apiKey: string | null; timeoutMs: number; maxBytes: number }
-export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits }
+export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits; authFailures: AuthFailureLimit }
 
 /** Resolves the options once, at the entry; nothing downstream re-checks them. */
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
@@ -50,5 +53,6 @@ export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
     bodyLimit,
     logger: o.logger ?? { level: "error", stream: process.stderr },
     limits: resolveServerLimits(o.limits),
+    authFailures: { ...DEFAULT_AUTH_FAILURE_LIMIT, ...o.authFailures },
   };
 }

@@ -60,4 +60,17 @@ describe("gateway hardening", () => {
     const deep = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${gw.key.key}`, "content-type": "application/json" }, body: `{"model":"m1","messages":${"[".repeat(10_000)}${"]".repeat(10_000)}}` });
     expect({ status: deep.status, code: ((await deep.json()) as { error: { sluice_code: string } }).error.sluice_code }).toEqual({ status: 400, code: "REQUEST_INVALID" });
   });
+
+  it("limits failed key checks per address: then even a good key is refused with 429 RATE_LIMITED", async () => {
+    const limited = await startGateway({ authFailures: { max: 3 } });
+    try {
+      const send = (key: string) => fetch(`${limited.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m1", messages: [{ role: "user", content: "hi" }] }) });
+      for (let i = 0; i < 3; i++) expect((await send("sk-sluice-guess")).status).toBe(401);
+      const res = await send(limited.key.key);
+      expect({ status: res.status, code: ((await res.json()) as { error: { sluice_code: string } }).error.sluice_code }).toEqual({ status: 429, code: "RATE_LIMITED" });
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
 });
