@@ -23,7 +23,8 @@ export const serveCommand: RegisterCommand = (program) => {
     .option("--upstream <url>", "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY")
     .option("--gateway-port <port>", "port of the OpenAI-compatible gateway", "8788")
     .option("--upstream-timeout-ms <ms>", "upstream timeout", "60000")
-    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; tokenFile?: string; allowedHost?: string[]; requestTimeoutMs: string; headersTimeoutMs: string; keepAliveTimeoutMs: string; maxConnections: string; digestKeyFile?: string; resultRetentionMs: string; workers?: string; maxModuleMb: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string }) => {
+    .option("--upstream-max-mb <n>", "largest upstream answer (or stream event) the gateway reads; past it UPSTREAM_TOO_LARGE", "16")
+    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; tokenFile?: string; allowedHost?: string[]; requestTimeoutMs: string; headersTimeoutMs: string; keepAliveTimeoutMs: string; maxConnections: string; digestKeyFile?: string; resultRetentionMs: string; workers?: string; maxModuleMb: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string; upstreamMaxMb: string }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${opts.port}`);
       if (!(Number(opts.maxModuleMb) > 0 && Number(opts.maxModuleMb) <= 16)) throw new CliError(`--max-module-mb must be more than 0 and at most 16, got ${opts.maxModuleMb}`);
@@ -48,7 +49,7 @@ export const serveCommand: RegisterCommand = (program) => {
         server = await startApiServer({ registry, host: opts.host, port, gatewayKeys, limits, ...(token ? { token } : {}), ...(opts.allowedHost ? { allowedHosts: opts.allowedHost } : {}) });
         if (opts.upstream) {
           const { createGateway } = await import("../../gateway/gateway.js");
-          const app = createGateway({ host: registry.host, keys: gatewayKeys, limits, upstream: { baseUrl: opts.upstream, timeoutMs: Number(opts.upstreamTimeoutMs), ...(process.env.SLUICE_UPSTREAM_API_KEY ? { apiKey: process.env.SLUICE_UPSTREAM_API_KEY } : {}) } });
+          const app = createGateway({ host: registry.host, keys: gatewayKeys, limits, upstream: { baseUrl: opts.upstream, timeoutMs: Number(opts.upstreamTimeoutMs), maxBytes: Math.round(Number(opts.upstreamMaxMb) * 1024 * 1024), ...(process.env.SLUICE_UPSTREAM_API_KEY ? { apiKey: process.env.SLUICE_UPSTREAM_API_KEY } : {}) } });
           const url = await app.listen({ host: opts.host, port: Number(opts.gatewayPort) });
           gateway = app;
           print(`gateway listening on ${url}/v1 (OpenAI-compatible; upstream ${opts.upstream}; keys from POST /api/v1/gateway/keys)`);
