@@ -25,6 +25,7 @@ import type { BoundaryOptions, BoundaryResult, OperationContext } from "./bounda
 import type { OperationStore, PayloadStore } from "./records/store.js";
 import type { OperationRecord } from "./records/types.js";
 import { OperationJournal } from "./records/journal.js";
+import { createDigester, ephemeralDigester, keyReports, type Digester } from "./records/digest.js";
 import { recordedStages } from "./records/recorded-stages.js";
 import { resumeOperation, type ResumeOptions } from "./records/resume.js";
 import type { Checked } from "./pipeline/result.js";
@@ -52,6 +53,13 @@ export interface HostOptions extends SandboxOptions {
   records?: OperationStore;
   /** Opt-in: full payloads by digest, kept for the store's retention period. Needs `records`. */
   payloads?: PayloadStore;
+  /**
+   * Key of every digest that can cover user data (records, audit, payload refs, the
+   * hooks' patch and output digests): at least 16 bytes, e.g. 32 random ones. Default: a
+   * random key per host, so digests compare within this process only; a Registry keeps
+   * one in its data folder.
+   */
+  digestSecret?: Uint8Array | string;
 }
 
 /** Events the host emits; see {@link Host.on}. */
@@ -96,11 +104,13 @@ export class Host implements StageRunner {
   private readonly payloadStore: PayloadStore | undefined;
   /** The release of each operation in flight, so its children run on it. */
   private readonly inFlight = new Map<string, Release>();
+  private readonly digests: Digester;
 
   constructor(options: HostOptions = {}) {
-    const { quarantine, observer, records, payloads, hostId, ...sandboxOptions } = options;
+    const { quarantine, observer, records, payloads, hostId, digestSecret, ...sandboxOptions } = options;
     if (hostId !== undefined && (typeof hostId !== "string" || hostId === "")) throw new SluiceError("CONFIG_INVALID", "the hostId option must be a non-empty string");
     this.id = hostId ?? randomUUID();
+    this.digests = digestSecret !== undefined ? createDigester(digestSecret) : ephemeralDigester();
     if (payloads && !records) throw new SluiceError("CONFIG_INVALID", "the payloads option needs the records option: payloads are kept for the operations the records store describes");
     this.recordStore = records;
     this.payloadStore = payloads;
@@ -228,7 +238,7 @@ export class Host implements StageRunner {
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
-        : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra });
+        : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra }).then((r) => keyReports(r, this.digests));
     // The hooks of a stage that pairs with the before stage (after, chunk): ordered by the release's mode, unwinding a short-circuit.
     const paired = (point: PointName, before: StageResult): ResolvedHook[] => {
       const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
@@ -253,7 +263,7 @@ export class Host implements StageRunner {
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
       diagnostic: (point, payload) => {
         const hooks = hooksAt(point);
-        return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard });
+        return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard }).then((r) => keyReports(r, this.digests));
       },
       outputMayChange: (point) => hooksAt(point).some((h) => !h.binding.observeOnly),
       chunk: (payload, holds) => run("model.chat.chunk", payload, chunkStage(), { holds, carries: lastBefore?.carries ?? {} }),
@@ -267,7 +277,7 @@ export class Host implements StageRunner {
     if (!this.recordStore) return stages;
     const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
     const journal = new OperationJournal({
-      store: this.recordStore, payloads: this.payloadStore, operationId, revision: release.revision,
+      store: this.recordStore, payloads: this.payloadStore, digests: this.digests, operationId, revision: release.revision,
       identity: { ctx: identityCtx, target, ...(callId !== undefined ? { callId } : {}) },
       codeOf: (bindingId) => {
         const binding = release.bindings.find((b) => b.id === bindingId);
@@ -279,6 +289,14 @@ export class Host implements StageRunner {
     // The checkpoint names the binding in progress while an after hook runs (seed 000); the after stage then runs hook by hook.
     afterProgress = (point, bindingId) => journal.inProgress(point, bindingId);
     return recordedStages(stages, journal);
+  }
+
+  /**
+   * The keyed digest this host records for `value` (records/digest.ts): how an auditor
+   * holding a payload checks it against `realResultRef`, an audit row's digests, and so on.
+   */
+  digestOf(value: unknown): string {
+    return this.digests.of(value);
   }
 
   /** The records store given in the options (query operations and audit through it), if any. */

@@ -1,21 +1,30 @@
 /**
  * Bearer-token authentication on every route. Tokens are compared as sha256 digests with
- * timingSafeEqual, so neither length nor content leaks through timing.
+ * timingSafeEqual, so neither length nor content leaks through timing. Failures are
+ * counted per client address (auth-failures.ts), so a wrong-token loop cannot test tokens
+ * quickly.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
+import { authFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "./auth-failures.js";
+
+export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "./auth-failures.js";
 
 const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
 
 /** Adds an onRequest check (it runs before the body is read, so unauthenticated uploads cost nothing). */
-export function installBearerAuth(app: FastifyInstance, token: string): void {
+export async function installBearerAuth(app: FastifyInstance, token: string, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT): Promise<void> {
   const expected = digest(token);
-  app.addHook("onRequest", async (request) => {
+  const failures = await authFailures(app, limit);
+  app.addHook("onRequest", async (request, reply) => {
+    await failures.check(request, reply);
     const header = request.headers.authorization;
     const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new SluiceError("UNAUTHORIZED", "missing bearer token: send Authorization: Bearer <token> (the server's --token or SLUICE_TOKEN)");
-    if (!timingSafeEqual(digest(match[1]!), expected)) throw new SluiceError("UNAUTHORIZED", "wrong bearer token");
+    if (match !== null && timingSafeEqual(digest(match[1]!), expected)) return;
+    await failures.fail(request);
+    if (!match) throw new SluiceError("UNAUTHORIZED", "missing bearer token: send Authorization: Bearer <token> (the server's SLUICE_TOKEN or --token-file, or the api-token file in its data folder)");
+    throw new SluiceError("UNAUTHORIZED", "wrong bearer token");
   });
 }
 

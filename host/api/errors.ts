@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+import { noteServerError } from "./server-errors-log.js";
 
 export interface ErrorBody {
   error: ErrorData;
@@ -21,19 +22,37 @@ export function toSluiceError(err: unknown): SluiceError {
   if (e.code === "FST_ERR_CTP_BODY_TOO_LARGE" || e.statusCode === 413) {
     return new SluiceError("PAYLOAD_TOO_LARGE", `the request body is larger than this route accepts: ${e.message ?? ""}`.trim());
   }
-  if (typeof e.code === "string" && e.code.startsWith("FST_ERR_CTP") || e.statusCode === 400 || e.statusCode === 415) {
+  if (e.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || e.statusCode === 415) {
+    return new SluiceError("MEDIA_TYPE_UNSUPPORTED", "send the body as application/json");
+  }
+  if (typeof e.code === "string" && e.code.startsWith("FST_ERR_CTP") || e.statusCode === 400) {
     return new SluiceError("REQUEST_INVALID", `the request body cannot be read: ${e.message ?? "bad request"}; send JSON with content-type application/json`);
   }
   return new SluiceError("INTERNAL_ERROR", "internal error; see the server log", {}, { cause: err });
 }
 
-/** Installs the error and not-found handlers on `app`. */
-export function installErrorHandlers(app: FastifyInstance): void {
+/**
+ * `text` with every occurrence of the given folders replaced: messages built from file
+ * system or database errors can name the data folder, which a client has no business
+ * knowing (it tells where the operator keeps secrets, and whose machine it is).
+ */
+export function withoutPaths(text: string, paths: readonly string[]): string {
+  let out = text;
+  for (const p of paths) if (p.length > 1) out = out.split(p).join("<host path>");
+  return out;
+}
+
+/** Installs the error and not-found handlers on `app`; `hidePaths` are folders kept out of messages. */
+export function installErrorHandlers(app: FastifyInstance, options: { hidePaths?: readonly string[] } = {}): void {
+  const hide = [...(options.hidePaths ?? [])].filter((p) => p.length > 1).sort((a, b) => b.length - a.length);
   app.setErrorHandler((err, request, reply) => {
     const error = toSluiceError(err);
-    if (error.code === "INTERNAL_ERROR") request.log.error({ err }, "unexpected error");
+    const status = ERROR_CODES[error.code].status;
+    if (status >= 500) noteServerError(request, err);
     if (error.code === "UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="sluice"');
-    return reply.status(ERROR_CODES[error.code].status).send({ error: error.toData() } satisfies ErrorBody);
+    const data = error.toData();
+    const body = { error: hide.length ? { ...data, message: withoutPaths(data.message, hide), details: JSON.parse(withoutPaths(JSON.stringify(data.details ?? {}), hide.map((p) => JSON.stringify(p).slice(1, -1)))) } : data };
+    return reply.status(status).send(body satisfies ErrorBody);
   });
   app.setNotFoundHandler((request, reply) => {
     const code: ErrorCode = "ROUTE_NOT_FOUND";

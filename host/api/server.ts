@@ -1,6 +1,9 @@
 /**
  * The management API (Fastify): plugins, bindings, releases and the extension view over
  * a {@link Registry}, behind a bearer token, with body limits and catalogue error codes.
+ * In front of every route, in order: the Host, Origin and content-type guards, the token
+ * (with failures rate-limited per address), then the body (JSON only, nesting-limited),
+ * all within request, header and idle timeouts and a connection cap.
  */
 import fastifySwagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
@@ -8,7 +11,12 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { MANIFEST_MAX_BYTES } from "../registry/manifest.js";
 import { SDK_INTERFACE_VERSION } from "../registry/extensions.js";
 import type { Registry } from "../registry/registry.js";
-import { installBearerAuth, isLoopback } from "./auth.js";
+import { DEFAULT_AUTH_FAILURE_LIMIT, installBearerAuth, isLoopback, type AuthFailureLimit } from "./auth.js";
+import { installJsonBody } from "./json-body.js";
+import { installRequestGuards } from "./request-guards.js";
+import { logServerErrors } from "./server-errors-log.js";
+import { closeRefusedConnections, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
+import { checkToken, resolveToken } from "./token.js";
 import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
@@ -23,19 +31,33 @@ import type { GatewayKeys } from "../gateway/keys.js";
 
 export interface ApiOptions {
   registry: Registry;
-  /** The bearer token clients must send. Without one, only a loopback address may be served (see {@link startApiServer}). */
-  token?: string;
+  /**
+   * The bearer token clients must send, at least 32 characters. {@link startApiServer}
+   * generates one when it is absent (and writes it to `<data>/api-token`, mode 0600).
+   */
+  token: string;
   /** Body limit of every route but upload. Default 1 MiB. */
   bodyLimit?: number;
-  /** Log requests (pino); default off. */
-  logger?: boolean;
+  /**
+   * Fastify's logger option (pino). Default: errors only, to stderr, so every 5xx answer
+   * is logged with its cause. `false` turns it off.
+   */
+  logger?: boolean | Record<string, unknown>;
   /** Gateway API keys to manage under /api/v1/gateway/keys (gateway mode). */
   gatewayKeys?: GatewayKeys;
+  /** The address the server listens on (the Host check allows it). Default 127.0.0.1. */
+  host?: string;
+  /** More names clients may send in Host (a reverse proxy's, the machine's DNS name). */
+  allowedHosts?: readonly string[];
+  /** Request, header, keep-alive and idle timeouts and the connection cap. */
+  limits?: Partial<ServerLimits>;
+  /** Failed authentications allowed per client address and window. */
+  authFailures?: Partial<AuthFailureLimit>;
 }
 
-export interface ServeOptions extends ApiOptions {
-  /** Default 127.0.0.1. */
-  host?: string;
+export interface ServeOptions extends Omit<ApiOptions, "token"> {
+  /** Without one a token is generated, written to `<data>/api-token` (0600) and returned. */
+  token?: string;
   /** Default 0: any free port. */
   port?: number;
 }
@@ -45,20 +67,29 @@ function uploadLimit(maxModuleBytes: number): number {
   return Math.ceil(maxModuleBytes / 3) * 4 + MANIFEST_MAX_BYTES * 2 + 4096;
 }
 
+export const DEFAULT_API_LOGGER = { level: "error", stream: process.stderr } as const;
+
 /**
  * Builds the API without listening (tests can `inject`).
  * @example const app = await createApiServer({ registry, token }); const res = await app.inject({ url: "/api/v1/plugins", headers: { authorization: `Bearer ${token}` } });
  */
 export async function createApiServer(options: ApiOptions): Promise<FastifyInstance> {
   const { registry } = options;
+  checkToken(options.token, "the token option");
+  const limits = resolveServerLimits(options.limits);
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: options.logger ?? DEFAULT_API_LOGGER,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    ...serverOptions(limits),
     // Refuse unknown fields instead of silently dropping them; never coerce types.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
-  });
-  installErrorHandlers(app);
-  if (options.token !== undefined) installBearerAuth(app, options.token);
+  }) as unknown as FastifyInstance;
+  installErrorHandlers(app, { hidePaths: [registry.dataDir, process.cwd()] });
+  logServerErrors(app);
+  closeRefusedConnections(app);
+  installJsonBody(app);
+  installRequestGuards(app, { listenHost: options.host ?? "127.0.0.1", ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
+  await installBearerAuth(app, options.token, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: "3.1.0",
@@ -88,20 +119,21 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
 }
 
 /**
- * Starts the API on `host:port`. Refuses (CONFIG_INVALID) to listen beyond loopback
- * without a token: an unauthenticated control plane must not be reachable from the network.
+ * Starts the API on `host:port`, always behind a token: the given one, or one generated
+ * and written to `<data>/api-token` (0600) for local clients. Refuses (CONFIG_INVALID) to
+ * generate one for an address beyond loopback: remote clients could not read the file.
  * @example const { url, close } = await startApiServer({ registry, token: process.env.SLUICE_TOKEN, port: 8787 });
  */
-export async function startApiServer(options: ServeOptions): Promise<{ app: FastifyInstance; url: string; close: () => Promise<void> }> {
+export async function startApiServer(options: ServeOptions): Promise<{ app: FastifyInstance; url: string; token: string; tokenFile?: string; close: () => Promise<void> }> {
   const host = options.host ?? "127.0.0.1";
-  if (options.token !== undefined && options.token.length === 0) throw new SluiceError("CONFIG_INVALID", "the token is empty; set a non-empty --token or SLUICE_TOKEN");
   if (options.token === undefined && !isLoopback(host)) {
-    throw new SluiceError("CONFIG_INVALID", `refusing to serve ${host} without a token: set --token or SLUICE_TOKEN, or serve 127.0.0.1`, { host });
+    throw new SluiceError("CONFIG_INVALID", `refusing to serve ${host} without a token: give one with SLUICE_TOKEN or --token-file (a generated one is written only to the local data folder, out of reach of remote clients), or serve 127.0.0.1`, { host });
   }
-  const app = await createApiServer(options);
+  const { token, generatedFile } = resolveToken({ token: options.token }, options.registry.dataDir);
+  const app = await createApiServer({ ...options, host, token });
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   const url = `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
-  return { app, url, close: () => app.close() };
+  return { app, url, token, ...(generatedFile ? { tokenFile: generatedFile } : {}), close: () => app.close() };
 }

@@ -2,11 +2,11 @@
  * The main job: a scripted agent whose every model, tool and embedding call goes through
  * the reference plugins, printing each hook decision with its timing.
  */
-import { randomBytes } from "node:crypto";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startApiServer } from "../api/server.js";
+import { generateToken } from "../api/token.js";
 import { Registry } from "../registry/registry.js";
 import type { ChatMessage, ChatRequest } from "../boundary/chat.js";
 import type { BoundaryResult, CallContext } from "../boundary/types.js";
@@ -54,7 +54,7 @@ async function setUp(options: DemoOptions, print: Print): Promise<{ registry: Re
     }
     for (const binding of DEMO_BINDINGS) registry.createBinding(structuredClone(binding));
     const release = await registry.publish({ order_mode: "symmetric", activate: true, note: "demo" });
-    const token = randomBytes(18).toString("base64url");
+    const token = generateToken();
     const server = await startApiServer({ registry, token, host: "127.0.0.1", port: options.port ?? 0 });
     print(`Registry in ${dataDir}: ${DEMO_PLUGINS.length} plugins uploaded, ${DEMO_BINDINGS.length} bindings, release r${release.revision} active.`);
     print(`Management API: ${server.url}/api/v1 (token ${token}); OpenAPI at ${server.url}/api/v1/openapi.json`);

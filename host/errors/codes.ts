@@ -66,6 +66,10 @@ export const ERROR_CODES = {
   REQUEST_INVALID: { status: 400, summary: "The request body, parameters or query do not match the route's schema." },
   ROUTE_NOT_FOUND: { status: 404, summary: "No route matches the method and path; see the OpenAPI document." },
   UNAUTHORIZED: { status: 401, summary: "The bearer token is missing or wrong." },
+  RATE_LIMITED: { status: 429, summary: "Too many failed authentications from this client address within the window; every request from it is refused until the window ends (retry-after says when)." },
+  HOST_NOT_ALLOWED: { status: 403, summary: "The Host header names neither the address the server listens on nor a loopback name (a DNS-rebinding page, or a proxy that needs --allowed-host)." },
+  ORIGIN_NOT_ALLOWED: { status: 403, summary: "The request comes from a web page of another origin (Origin or Sec-Fetch-Site header); the management API serves no browser pages." },
+  MEDIA_TYPE_UNSUPPORTED: { status: 415, summary: "A request body must be sent as application/json." },
   PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or upload exceeds the server's size limit." },
   STORE_UNAVAILABLE: { status: 503, summary: "The registry's or the operation records' database (or the artifact folder) cannot be read or written." },
   STORE_FULL: { status: 507, summary: "The database has no room left (disk or quota full); nothing was written." },
@@ -79,6 +83,7 @@ export const ERROR_CODES = {
   GATEWAY_KEY_INVALID: { status: 401, summary: "The gateway API key is missing, unknown or revoked; send `Authorization: Bearer sk-sluice-...`." },
   GATEWAY_KEY_NOT_FOUND: { status: 404, summary: "No gateway API key with that id." },
   UPSTREAM_FAILED: { status: 502, summary: "The upstream model API could not be reached, answered with an error, or sent a malformed reply; details carry its status." },
+  UPSTREAM_TOO_LARGE: { status: 502, summary: "The upstream model API's answer (or one stream event) exceeds the gateway's upstream size limit; it was not read further." },
   UPSTREAM_TIMEOUT: { status: 504, summary: "The upstream model API did not answer (or went silent mid-stream) within the gateway's upstream timeout." },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

@@ -1,15 +1,21 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AuthFailures } from "../api/auth-failures.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { GatewayKeyRecord, GatewayKeys } from "./keys.js";
 
 const callers = new WeakMap<FastifyRequest, GatewayKeyRecord>();
 
-/** Checks the bearer key of a request before its body is read; the key's record becomes the request's caller. */
-export function authenticate(keys: GatewayKeys, request: FastifyRequest): void {
+/**
+ * Checks the bearer key of a request before its body is read; the key's record becomes the
+ * request's caller. Failures count against the client's address (auth-failures.ts).
+ */
+export async function authenticate(keys: GatewayKeys, request: FastifyRequest, reply: FastifyReply, failures: AuthFailures): Promise<void> {
+  await failures.check(request, reply);
   const header = request.headers.authorization ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const record = match ? keys.verify(match[1]!) : null;
   if (!record) {
+    await failures.fail(request);
     throw new SluiceError("GATEWAY_KEY_INVALID", header === "" ? "no API key: send Authorization: Bearer sk-sluice-..." : "the API key is unknown or revoked", {});
   }
   callers.set(request, record);

@@ -10,6 +10,10 @@ import type { WireChatBody, WireContentPart, WireMessage } from "./wire.js";
 
 const ROLES: Readonly<Record<string, ChatMessage["role"]>> = { system: "system", developer: "system", user: "user", assistant: "assistant", tool: "tool", function: "tool" };
 
+function isObject(v: unknown): v is Record<string, any> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 function invalid(message: string, param: string): SluiceError {
   return new SluiceError("REQUEST_INVALID", message, { param });
 }
@@ -22,7 +26,19 @@ export function readChatBody(body: unknown): WireChatBody {
   if (!Array.isArray(b.messages) || b.messages.length === 0) throw invalid("messages must be a non-empty array", "messages");
   b.messages.forEach((m, i) => {
     if (typeof m !== "object" || m === null || !Object.hasOwn(ROLES, m.role)) throw invalid(`messages[${i}].role must be one of ${Object.keys(ROLES).join(", ")}`, `messages[${i}].role`);
+    const c = m.content;
+    if (c != null && typeof c !== "string" && !(Array.isArray(c) && c.every(isObject))) {
+      throw invalid(`messages[${i}].content must be a string, null, or an array of content parts (objects)`, `messages[${i}].content`);
+    }
+    if (m.tool_calls != null && !(Array.isArray(m.tool_calls) && m.tool_calls.every((t) => isObject(t) && (t.function === undefined || isObject(t.function))))) {
+      throw invalid(`messages[${i}].tool_calls must be an array of tool calls (objects with a function object)`, `messages[${i}].tool_calls`);
+    }
   });
+  if (b.tools != null && !(Array.isArray(b.tools) && b.tools.every((t) => isObject(t) && (t.function === undefined || isObject(t.function))))) {
+    throw invalid("tools must be an array of tools (objects with a function object)", "tools");
+  }
+  if (b.stop != null && typeof b.stop !== "string" && !(Array.isArray(b.stop) && b.stop.every((s) => typeof s === "string"))) throw invalid("stop must be a string or an array of strings", "stop");
+  if (b.stream_options != null && !isObject(b.stream_options)) throw invalid("stream_options must be an object", "stream_options");
   if (b.n != null && b.n !== 1) throw invalid("n must be 1: hooks see and govern exactly one choice", "n");
   if (b.stream != null && typeof b.stream !== "boolean") throw invalid("stream must be a boolean", "stream");
   return b;

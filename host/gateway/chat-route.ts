@@ -15,7 +15,8 @@ import { callerOf } from "./auth.js";
 import { readChatBody, toChatRequest, toUpstreamBody } from "./chat-request.js";
 import { completionChunk, deltaOf, fromChunk, fromCompletion, metaOf, ownMeta, toChunk, toCompletion, usageChunk } from "./chat-response.js";
 import { clientSignal } from "./client-signal.js";
-import { asSluiceError, sendError, toOpenAIError } from "./openai-error.js";
+import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
+import { sanitiseUpstreamError } from "./upstream-error.js";
 import { sseEvent } from "./sse.js";
 import type { Upstream } from "./upstream.js";
 import type { CompletionMeta, WireChatBody, WireUsage } from "./wire.js";
@@ -40,7 +41,7 @@ async function plain(host: Host, upstream: Upstream, ctx: CallContext, body: Wir
     return fromCompletion(json);
   });
   reply.header("x-sluice-operation-id", r.facts.operationId);
-  if (!r.ok) return sendError(reply, r.error);
+  if (!r.ok) return replyError(reply, r.error);
   return toCompletion(meta ?? ownMeta(body.model), r.output);
 }
 
@@ -55,7 +56,10 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
       if (data.trim() === "[DONE]") return;
       let json: Record<string, any>;
       try { json = JSON.parse(data); } catch { throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a stream event that is not JSON"); }
-      if (json?.error) throw new SluiceError("UPSTREAM_FAILED", `the upstream's stream failed: ${String(json.error.message ?? "unknown error")}`, { upstream: json.error });
+      if (json?.error) {
+        const error = sanitiseUpstreamError(200, json.error);
+        throw new SluiceError("UPSTREAM_FAILED", `the upstream's stream failed${error.code ? ` (${error.code})` : ""}: ${error.message ?? "unknown error"}`, { upstream: error });
+      }
       meta ??= metaOf(json, body.model);
       if (typeof json.usage === "object" && json.usage) meta.usage = json.usage;
       // A plain JSON completion to a stream request (some servers ignore `stream`): relayed as a one-chunk stream.
@@ -72,7 +76,7 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
   try {
     step = await it.next();
   } catch (err) {
-    return sendError(reply, asSluiceError(err));
+    return replyError(reply, asSluiceError(err));
   }
 
   reply.hijack();
@@ -98,7 +102,9 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
     }
   } catch (err) {
     // Headers are sent: the error travels as an event, which OpenAI clients raise as an APIError.
-    await write(res, toOpenAIError(asSluiceError(err)).body);
+    const error = asSluiceError(err);
+    if (toOpenAIError(error).status >= 500) reply.request.log.error({ err: error, method: "POST", url: reply.request.url }, "stream ended with a server error");
+    await write(res, toOpenAIError(error).body);
   } finally {
     res.end();
   }

@@ -8,7 +8,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { clientSignal } from "./client-signal.js";
-import { sendError } from "./openai-error.js";
+import { replyError } from "./openai-error.js";
 import type { Upstream } from "./upstream.js";
 import type { WireEmbeddingBody } from "./wire.js";
 
@@ -57,9 +57,7 @@ export function embeddings(host: Host, upstream: Upstream) {
       return { vectors: data.map((d) => vectorOf(d.embedding)) };
     });
     reply.header("x-sluice-operation-id", r.facts.operationId);
-    if (!r.ok) {
-      return sendError(reply, r.error);
-    }
+    if (!r.ok) return replyError(reply, r.error);
     const encode = body.encoding_format === "base64" ? base64Of : (v: number[]) => v;
     return {
       object: "list",

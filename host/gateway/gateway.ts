@@ -8,20 +8,24 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { authenticate } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
-import { asSluiceError, sendError, toOpenAIError } from "./openai-error.js";
+import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
+import { installJsonBody } from "../api/json-body.js";
+import { authFailures } from "../api/auth-failures.js";
+import { logServerErrors } from "../api/server-errors-log.js";
+import { closeRefusedConnections, serverOptions } from "../api/server-limits.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 
 function routes(config: GatewayConfig): FastifyPluginAsync {
   return async (app) => {
     const upstream = new Upstream(config.upstream);
+    installJsonBody(app);
+    logServerErrors(app);
+    closeRefusedConnections(app);
     // Before the body is read: an unauthenticated client cannot make the gateway parse megabytes.
-    app.addHook("onRequest", async (request) => authenticate(config.keys, request));
-    app.setErrorHandler((err, request, reply) => {
-      const error = asSluiceError(err);
-      if (error.code === "INTERNAL_ERROR") request.log.error({ err }, "gateway request failed");
-      return sendError(reply, error);
-    });
+    const failures = await authFailures(app, config.authFailures);
+    app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));
+    app.setErrorHandler((err, _request, reply) => replyError(reply, asSluiceError(err)));
     app.post("/v1/chat/completions", chatCompletions(config.host, upstream));
     app.post("/v1/embeddings", embeddings(config.host, upstream));
   };
@@ -52,11 +56,11 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
  */
 export function createGateway(options: GatewayOptions): FastifyInstance {
   const config = resolveGatewayOptions(options);
-  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit });
+  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits) }) as unknown as FastifyInstance;
   app.register(routes(config));
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions and POST /v1/embeddings`));
     return reply.code(status).send(body);
   });
-  return app as unknown as FastifyInstance;
+  return app;
 }

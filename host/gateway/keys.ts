@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
+import { ensurePrivateFile } from "../storage/private-files.js";
 
 /** Every gateway key starts with it, so leaked keys are easy to recognise and scan for. */
 export const GATEWAY_KEY_PREFIX = "sk-sluice-";
@@ -55,6 +56,7 @@ export class GatewayKeys {
 
   constructor(pathOrDb: string | Database.Database) {
     this.owned = typeof pathOrDb === "string";
+    if (typeof pathOrDb === "string" && pathOrDb !== ":memory:") ensurePrivateFile(pathOrDb);
     this.db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
     if (this.owned) {
       this.db.pragma("journal_mode = WAL");

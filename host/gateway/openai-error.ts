@@ -8,6 +8,19 @@ import type { FastifyReply } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import type { WireError } from "./wire.js";
+import { noteServerError } from "../api/server-errors-log.js";
+
+/**
+ * Answers `error` (before any byte was sent) in OpenAI's format, with `x-should-retry: false`
+ * when retrying cannot help (OpenAI clients honour it); a 5xx is noted for the server log
+ * with its cause.
+ */
+export function replyError(reply: FastifyReply, error: SluiceError): FastifyReply {
+  const { status, body } = toOpenAIError(error);
+  if (status >= 500) noteServerError(reply.request, error);
+  if (!shouldRetry(error)) reply.header("x-should-retry", "false");
+  return reply.code(status).send(body);
+}
 
 function typeFor(status: number): string {
   if (status === 401) return "authentication_error";
@@ -22,6 +35,7 @@ export function asSluiceError(err: unknown): SluiceError {
   if (isSluiceError(err)) return err;
   const e = err as { statusCode?: number; code?: string; message?: string };
   if (e?.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new SluiceError("PAYLOAD_TOO_LARGE", "the request body is too large");
+  if (e?.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || e?.statusCode === 415) return new SluiceError("MEDIA_TYPE_UNSUPPORTED", "send the body as application/json");
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) return new SluiceError("REQUEST_INVALID", e.message ?? "invalid request");
   return new SluiceError("INTERNAL_ERROR", "internal error", {}, { cause: err });
 }
@@ -42,13 +56,6 @@ export function shouldRetry(error: SluiceError): boolean {
     return typeof status !== "number" || status === 429 || status === 408 || status >= 500;
   }
   return RETRYABLE.has(e.code);
-}
-
-/** An error before any byte was sent: the OpenAI body, and `x-should-retry: false` when retrying cannot help (OpenAI clients honour it). */
-export function sendError(reply: FastifyReply, error: SluiceError): FastifyReply {
-  const { status, body } = toOpenAIError(error);
-  if (!shouldRetry(error)) reply.header("x-should-retry", "false");
-  return reply.code(status).send(body);
 }
 
 export function toOpenAIError(error: SluiceError): { status: number; body: WireError } {

@@ -1,6 +1,8 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
 import type { GatewayKeys } from "./keys.js";
+import { resolveServerLimits, type ServerLimits } from "../api/server-limits.js";
+import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../api/auth-failures.js";
 
 export interface GatewayOptions {
   host: Host;
@@ -11,16 +13,22 @@ export interface GatewayOptions {
     apiKey?: string;
     /** How long the upstream may stay silent: the whole answer without streaming, the gap between events with. Default 60 000. */
     timeoutMs?: number;
+    /** Largest upstream answer (without streaming) or stream event read, in bytes; past it UPSTREAM_TOO_LARGE. Default 16 MiB. */
+    maxBytes?: number;
   };
   keys: GatewayKeys;
   /** Largest request body accepted, in bytes. Default 8 MiB. */
   bodyLimit?: number;
-  /** Fastify's logger option. Default off. */
+  /** Fastify's logger option (pino). Default: errors only, to stderr (every 5xx is logged with its cause). */
   logger?: boolean | Record<string, unknown>;
+  /** Request, header, keep-alive and idle timeouts and the connection cap (createGateway only). */
+  limits?: Partial<ServerLimits>;
+  /** Failed key checks allowed per client address and window. Default 20 a minute. */
+  authFailures?: Partial<AuthFailureLimit>;
 }
 
-export interface UpstreamConfig { baseUrl: string; apiKey: string | null; timeoutMs: number }
-export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown> }
+export interface UpstreamConfig { baseUrl: string; apiKey: string | null; timeoutMs: number; maxBytes: number }
+export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits; authFailures: AuthFailureLimit }
 
 /** Resolves the options once, at the entry; nothing downstream re-checks them. */
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
@@ -33,14 +41,18 @@ export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new SluiceError("CONFIG_INVALID", `upstream.baseUrl must be http(s), not ${url.protocol}`);
   const timeoutMs = o.upstream.timeoutMs ?? 60_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new SluiceError("CONFIG_INVALID", `upstream.timeoutMs must be a positive integer (milliseconds), not ${timeoutMs}`);
+  const maxBytes = o.upstream.maxBytes ?? 16 * 1024 * 1024;
+  if (!Number.isInteger(maxBytes) || maxBytes < 1024) throw new SluiceError("CONFIG_INVALID", `upstream.maxBytes must be an integer of at least 1024 bytes, not ${maxBytes}`);
   const bodyLimit = o.bodyLimit ?? 8 * 1024 * 1024;
   if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) throw new SluiceError("CONFIG_INVALID", `bodyLimit must be an integer of at least 1024 bytes, not ${bodyLimit}`);
   if (!o.host || !o.keys) throw new SluiceError("CONFIG_INVALID", "createGateway needs both a host (createHost()) and a key store (new GatewayKeys(path))");
   return {
     host: o.host,
     keys: o.keys,
-    upstream: { baseUrl: url.href.replace(/\/+$/, ""), apiKey: o.upstream.apiKey ?? null, timeoutMs },
+    upstream: { baseUrl: url.href.replace(/\/+$/, ""), apiKey: o.upstream.apiKey ?? null, timeoutMs, maxBytes },
     bodyLimit,
-    logger: o.logger ?? false,
+    logger: o.logger ?? { level: "error", stream: process.stderr },
+    limits: resolveServerLimits(o.limits),
+    authFailures: { ...DEFAULT_AUTH_FAILURE_LIMIT, ...o.authFailures },
   };
 }

@@ -5,11 +5,11 @@
  */
 import { SluiceError } from "../errors/sluice-error.js";
 
-/** An event larger than this is refused rather than buffered without end. */
+/** An event larger than this is refused rather than buffered without end (the default; the gateway passes its upstream limit). */
 export const SSE_EVENT_MAX_CHARS = 4 * 1024 * 1024;
 
 /** The `data` of each event, multi-line data joined with "\n". Event names and ids are ignored: chat streams carry data only. */
-export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+export async function* sseData(body: AsyncIterable<Uint8Array>, maxChars = SSE_EVENT_MAX_CHARS): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
@@ -47,7 +47,7 @@ export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<
       const event = take(line);
       if (event !== null) yield event;
     }
-    if (buffer.length + size > SSE_EVENT_MAX_CHARS) throw new SluiceError("UPSTREAM_FAILED", `the upstream sent a stream event larger than ${SSE_EVENT_MAX_CHARS} characters`);
+    if (buffer.length + size > maxChars) throw new SluiceError("UPSTREAM_TOO_LARGE", `the upstream sent a stream event larger than ${maxChars} characters`, { limit: maxChars });
   }
   buffer += decoder.decode();
   for (const line of [...lines(true), ...(buffer !== "" ? [buffer] : []), ""]) {

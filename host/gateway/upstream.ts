@@ -1,12 +1,18 @@
 /**
  * The OpenAI-compatible upstream, over Node's fetch. Credentials are added here, after
  * the hooks (seed 000: hooks never see API keys). Every failure leaves as a SluiceError:
- * UPSTREAM_TIMEOUT when the upstream is silent past the timeout, UPSTREAM_FAILED for
- * anything else it does wrong; the caller's own abort is rethrown as it came.
+ * UPSTREAM_TIMEOUT when the upstream is silent past the timeout, UPSTREAM_TOO_LARGE when
+ * its answer passes the size limit (bodies are read as a stream and stopped there, never
+ * buffered whole), UPSTREAM_FAILED for anything else it does wrong; the caller's own
+ * abort is rethrown as it came. Upstream error text is sanitised (upstream-error.ts).
  */
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import { sseData } from "./sse.js";
 import type { UpstreamConfig } from "./options.js";
+import { sanitiseUpstreamError } from "./upstream-error.js";
+
+/** An upstream error body is read up to this much; the rest is not needed to explain it. */
+const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
 /** Upstream error statuses a client can act on, forwarded with the upstream's error body. Auth failures are ours, not the client's. */
 const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429]);
@@ -20,7 +26,7 @@ export class Upstream {
     try {
       call.arm();
       const res = await this.post(path, body, call.signal);
-      const text = await res.text();
+      const text = await readCapped(res, this.config.maxBytes, path);
       try {
         return JSON.parse(text) as Record<string, any>;
       } catch {
@@ -52,7 +58,7 @@ export class Upstream {
         return;
       }
       // Node's web streams are async iterable; the DOM typings do not say so.
-      for await (const data of sseData(res.body as unknown as AsyncIterable<Uint8Array>)) {
+      for await (const data of sseData(res.body as unknown as AsyncIterable<Uint8Array>, this.config.maxBytes)) {
         call.disarm();
         yield data;
         call.arm();
@@ -69,12 +75,13 @@ export class Upstream {
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
     const res = await fetch(`${this.config.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal });
     if (res.ok) return res;
-    const text = await res.text().catch(() => "");
-    let error: unknown;
-    try { error = (JSON.parse(text) as { error?: unknown }).error; } catch { /* not an OpenAI error body */ }
-    throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${res.status}${typeof (error as any)?.message === "string" ? `: ${(error as any).message}` : ""}`, {
+    const text = await readCapped(res, ERROR_BODY_MAX_BYTES, path).catch(() => "");
+    let raw: unknown;
+    try { raw = (JSON.parse(text) as { error?: unknown }).error; } catch { /* not an OpenAI error body */ }
+    const error = sanitiseUpstreamError(res.status, raw);
+    throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${res.status}${error.code ? ` (${error.code})` : ""}${error.message ? `: ${error.message}` : ""}`, {
       status: res.status,
-      ...(CLIENT_STATUSES.has(res.status) && typeof error === "object" && error !== null ? { error } : {}),
+      ...(CLIENT_STATUSES.has(res.status) ? { error } : {}),
     });
   }
 
@@ -106,4 +113,33 @@ export class Upstream {
       },
     };
   }
+}
+
+/**
+ * The body as text, read chunk by chunk and abandoned (the connection released) once it
+ * passes `maxBytes`: a 256 MiB answer costs at most `maxBytes` of memory.
+ */
+async function readCapped(res: Response, maxBytes: number, path: string): Promise<string> {
+  if (!res.body) return "";
+  const declared = Number(res.headers.get("content-length"));
+  if (declared > maxBytes) {
+    await res.body.cancel().catch(() => {});
+    throw tooLarge(path, maxBytes);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Node's web streams are async iterable; the DOM typings do not say so.
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await res.body.cancel().catch(() => {});
+      throw tooLarge(path, maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
+function tooLarge(path: string, maxBytes: number): SluiceError {
+  return new SluiceError("UPSTREAM_TOO_LARGE", `the upstream's answer to ${path} is larger than ${maxBytes} bytes (the gateway's upstream size limit)`, { limit: maxBytes });
 }

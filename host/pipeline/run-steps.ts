@@ -43,9 +43,9 @@ export interface StepReport {
   durationMs: number;
   error?: ErrorData;
   annotations?: Record<string, unknown>;
-  /** sha256 of the patch (or redaction) this hook returned, when it changed the payload (not at chunk points). */
+  /** Digest of the patch (or redaction) this hook returned, when it changed the payload (not at chunk points): the content hash here, keyed by the host before anyone sees it. */
   patchDigest?: string;
-  /** sha256 of the payload after this hook, when it changed it; otherwise the payload passed through unchanged. */
+  /** Digest of the payload after this hook, when it changed it (keyed by the host like patchDigest); otherwise the payload passed through unchanged. */
   outputDigest?: string;
 }
 

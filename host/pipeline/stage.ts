@@ -27,6 +27,11 @@ export interface StageRun {
   guard?: StageGuard;
   /** Told which binding is about to run; the stage then runs hook by hook (one worker task each) so the binding named is exact. */
   progress?: (bindingId: string) => void;
+  /**
+   * The space whose key-value data the guests use; default the context's space. A dry run
+   * gives a fresh one, so trying a plugin never reads or writes a tenant's data.
+   */
+  kvSpace?: string;
 }
 
 /** What a stage asks before running guest steps and tells after; implemented by host/reliability/plugin-quarantine.ts. */
@@ -92,7 +97,7 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
       steps: group.map((h) => stepOf(run.point, h, run.carries)),
       ...(all.holds ? { holds: (run.holds ?? []).slice(start, end) } : {}),
     };
-    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal, run.guard) : await runInProcess(input, group, run.signal);
+    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal, run.guard, run.kvSpace) : await runInProcess(input, group, run.signal);
     payload = part.payload;
     all.payload = payload;
     all.reports.push(...part.reports);
@@ -123,19 +128,19 @@ function prefailed(sandbox: Sandbox, group: readonly ResolvedHook[], guard: Stag
   return failed;
 }
 
-function guestSteps(input: StageInput, group: readonly ResolvedHook[]) {
+function guestSteps(input: StageInput, group: readonly ResolvedHook[], kvSpace?: string) {
   return group.map((h) => {
     const plugin = h.kind === "guest" ? h.plugin : undefined!;
-    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: input.context.space_id ?? "", ownerId: plugin.id } };
+    return { module: plugin.module, timeoutMs: h.binding.timeoutMs, kvScope: { spaceId: kvSpace ?? input.context.space_id ?? "", ownerId: plugin.id } };
   });
 }
 
 /** Steps of quarantined or restart-limited plugins are pre-failed (their policy decides); every report is shown to the guard. */
-async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard): Promise<StageResult> {
+async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard, kvSpace?: string): Promise<StageResult> {
   const failed = prefailed(sandbox, group, guard);
   // Nothing left to run: the failure policies decide here, without a thread hop.
   if (Object.keys(failed).length === group.length) return runSteps({ ...input, failed }, () => { throw new Error("unreachable: every step was pre-failed"); });
-  const result = await runGuestTasks(sandbox, input, group, signal, failed);
+  const result = await runGuestTasks(sandbox, input, group, signal, failed, kvSpace);
   if (guard) for (const report of result.reports) guard.observe(report);
   return result;
 }
@@ -177,8 +182,8 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
  * ends the stage, fail-open skips it. Steps before it run again; hooks are functions of
  * their input, and only a rare failure pays this cost.
  */
-async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>): Promise<StageResult> {
-  const steps = guestSteps(input, group);
+async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>, kvSpace?: string): Promise<StageResult> {
+  const steps = guestSteps(input, group, kvSpace);
   for (;;) {
     const r = await sandbox.runStage({ ...input, failed }, steps, neverAborts(signal) ? undefined : signal);
     if (r.ok) return r.value;

@@ -8,6 +8,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
 import type { OperationPhase } from "./types.js";
 import type { RealStatus } from "../boundary/types.js";
+import { noteServerError } from "../api/server-errors-log.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
@@ -54,6 +55,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     storeOf(host);
     const r = await host.resume(request.params.id, { signal: AbortSignal.timeout(60_000) });
     if (r.ok) return { ok: true, output: r.output, facts: r.facts, hooks: r.hooks, annotations: r.annotations };
+    if (r.error.status >= 500) noteServerError(request, r.error);
     return reply.status(r.error.status).send({ error: r.error.toData(), facts: r.facts, hooks: r.hooks });
   });
 

@@ -3,5 +3,5 @@ export type { OperationStore, PayloadStore } from "./store.js";
 export { createMemoryRecords, createMemoryPayloads } from "./memory-store.js";
 export { openSqliteRecords, openSqlitePayloads, type SqliteRecordsOptions } from "./sqlite-store.js";
 export type { ResumeOptions } from "./resume.js";
-export { digestOf } from "./digest.js";
+export { digestOf, createDigester, type Digester } from "./digest.js";
 export type * from "./types.js";

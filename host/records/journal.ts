@@ -10,13 +10,15 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import type { ExecutionFacts } from "../boundary/types.js";
-import { digestOf } from "./digest.js";
+import type { Digester } from "./digest.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
 
 export interface JournalInit {
   store: OperationStore;
   payloads?: PayloadStore | undefined;
+  /** The deployment's keyed digests; step reports arrive keyed already (host.ts). */
+  digests: Digester;
   operationId: string;
   /** The release this run of the stages uses. */
   revision: number;
@@ -64,7 +66,7 @@ export class OperationJournal {
     const { revision, codeOf, operationId } = this.init;
     const at = Date.now();
     const phase = getPoint(point).stage;
-    let digest = digestOf(input);
+    let digest = this.init.digests.of(input);
     this.keep(digest, input);
     const rows: AuditRecord[] = result.reports.map((step) => {
       const inputDigest = digest;
@@ -77,7 +79,7 @@ export class OperationJournal {
     // The hook that ended a stage by failing did not complete; every other one did.
     const done = result.failure ? result.reports.slice(0, -1) : result.reports;
     this.completed.push(...done.map((s) => ({ point, bindingId: s.bindingId })));
-    if (this.init.payloads) this.keep(digestOf(result.payload), result.payload);
+    if (this.init.payloads) this.keep(this.init.digests.of(result.payload), result.payload);
     this.write(() => this.init.store.appendAudit(rows));
   }
 
@@ -89,14 +91,14 @@ export class OperationJournal {
 
   /** Written before the real call: if the process dies from here on, the record says "running" and comes back "unknown". */
   running(point: PointName, input: Record<string, unknown>): ErrorData | undefined {
-    const ref = digestOf(input);
+    const ref = this.init.digests.of(input);
     this.keep(ref, input);
     return this.write(() => this.init.store.update(this.init.operationId, { phase: "operation", point, realStatus: "running", finalInputRef: ref, completed: this.completed, updatedAt: Date.now() }));
   }
 
   /** Written as soon as the real result exists: a crash in the after stage leaves it ready for resume. */
   succeeded(point: PointName, real: unknown, afterPayload: Record<string, unknown>, before: StageResult, facts: ExecutionFacts): void {
-    const ref = digestOf(real);
+    const ref = this.init.digests.of(real);
     this.keep(ref, real);
     const billed = modelCharge(real);
     const result: StoredResult = {
@@ -114,7 +116,7 @@ export class OperationJournal {
     if (!this.started) return;
     const unfinished = phase === "after" && error !== null && error.code !== "HOOK_BLOCKED";
     let effectiveOutputRef: string | null = null;
-    if (error === null) { effectiveOutputRef = digestOf(output); this.keep(effectiveOutputRef, output); }
+    if (error === null) { effectiveOutputRef = this.init.digests.of(output); this.keep(effectiveOutputRef, output); }
     this.write(() => this.init.store.update(this.init.operationId, {
       phase: unfinished ? "after" : "finished", realStatus: facts.realStatus, attempts: facts.attempts, completed: this.completed, effectiveOutputRef,
       ...(unfinished ? {} : { inProgress: null }), ...(facts.artifacts ? { artifacts: facts.artifacts } : {}),

@@ -5,9 +5,10 @@ import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredRe
 
 const DEFAULT_LIMIT = 1000;
 
-export function createMemoryRecords(): OperationStore {
+export function createMemoryRecords(options: { resultRetentionMs?: number } = {}): OperationStore {
+  const retentionMs = options.resultRetentionMs ?? 24 * 60 * 60 * 1000;
   const records = new Map<string, OperationRecord>();
-  const results = new Map<string, StoredResult>();
+  const results = new Map<string, StoredResult & { storedAt: number }>();
   const audit: AuditRecord[] = [];
   let seq = 0;
   // Copies in and out, so callers cannot change what was recorded (as with a database).
@@ -17,11 +18,18 @@ export function createMemoryRecords(): OperationStore {
     update: (id, changes, result) => {
       const r = records.get(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      records.set(id, { ...r, ...copy(changes) });
-      if (result) results.set(id, copy(result));
+      const next = { ...r, ...copy(changes) };
+      records.set(id, next);
+      if (result) results.set(id, { ...copy(result), storedAt: Date.now() });
+      if (next.phase === "finished") results.delete(id);
     },
     get: (id) => { const r = records.get(id); return r && copy(r); },
-    result: (id) => { const r = results.get(id); return r && copy(r); },
+    result: (id) => { const r = results.get(id); if (!r) return undefined; const { storedAt: _s, ...stored } = r; return copy(stored); },
+    pruneResults: (now = Date.now()) => {
+      let n = 0;
+      for (const [id, r] of results) if (r.storedAt <= now - retentionMs) { results.delete(id); n++; }
+      return n;
+    },
     list: (q: OperationQuery = {}) => [...records.values()]
       .filter((r) => (q.phase === undefined || r.phase === q.phase) && (q.realStatus === undefined || r.realStatus === q.realStatus))
       .sort((a, b) => b.createdAt - a.createdAt)

@@ -3,9 +3,9 @@
  * write. The tables have their own names and migration table, so they can live in the
  * registry's `sluice.db` (open the same file) or in a file of their own.
  */
-import { closeSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
+import { ensurePrivateFile } from "../storage/private-files.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
@@ -15,7 +15,17 @@ export interface SqliteRecordsOptions {
    * survives power loss, at the cost of an fsync per write.
    */
   synchronous?: "NORMAL" | "FULL";
+  /**
+   * How long a real result is kept for resume after it was stored; then it is deleted
+   * (the operation is no longer resumable). Default 24 h. A result is deleted at once
+   * when its operation finishes.
+   */
+  resultRetentionMs?: number;
+  /** How often expired results are deleted, by a timer of the store's own. Default: the retention, at most 10 minutes. */
+  pruneIntervalMs?: number;
 }
+
+export const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE operation_records (
@@ -51,6 +61,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX hook_audit_operation ON hook_audit (operation_id);
    CREATE INDEX hook_audit_binding ON hook_audit (binding_id, at);
    CREATE INDEX hook_audit_at ON hook_audit (at);`,
+  // Real results are kept only while their operation can resume: stamped, so they expire.
+  `ALTER TABLE operation_results ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;
+   UPDATE operation_results SET stored_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000;
+   DELETE FROM operation_results WHERE operation_id IN (SELECT operation_id FROM operation_records WHERE phase = 'finished');
+   CREATE INDEX operation_results_stored ON operation_results (stored_at);`,
 ];
 
 const PAYLOAD_MIGRATIONS: readonly string[] = [
@@ -67,11 +82,15 @@ function storeError(err: unknown, what: string): SluiceError {
 
 function open(file: string, migrations: readonly string[], table: string, options: SqliteRecordsOptions): Database.Database {
   try {
+    if (file !== ":memory:") ensurePrivateFile(file);
     const db = new Database(file);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.pragma("busy_timeout = 5000");
     db.pragma("foreign_keys = ON");
+    // Deleted rows are overwritten with zeros, not left in free pages: a deleted real result
+    // must not be readable from the file.
+    db.pragma("secure_delete = ON");
     db.exec(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT`);
     const applied = new Set((db.prepare(`SELECT version FROM ${table}`).all() as { version: number }[]).map((r) => r.version));
     migrations.forEach((sql, i) => {
@@ -93,13 +112,19 @@ function open(file: string, migrations: readonly string[], table: string, option
  * host.recover(); // at start-up: operations cut off while running become "unknown"
  */
 export function openSqliteRecords(file: string, options: SqliteRecordsOptions = {}): OperationStore {
+  const retentionMs = options.resultRetentionMs ?? DEFAULT_RESULT_RETENTION_MS;
+  if (!(retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: resultRetentionMs must be positive, got ${retentionMs}`);
+  const pruneEveryMs = options.pruneIntervalMs ?? Math.min(retentionMs, 10 * 60 * 1000);
+  if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
   const db = open(file, MIGRATIONS, "records_migrations", options);
   const q = {
     insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, record) VALUES (?, ?, ?, ?, ?)"),
     get: db.prepare("SELECT record FROM operation_records WHERE operation_id = ?"),
     set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, record = ? WHERE operation_id = ?"),
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
-    putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result) VALUES (?, ?)"),
+    putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result, stored_at) VALUES (?, ?, ?)"),
+    dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
+    expire: db.prepare("DELETE FROM operation_results WHERE stored_at <= ?"),
     running: db.prepare("SELECT record FROM operation_records WHERE real_status = 'running'"),
     audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, error_code, at)
       VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @errorCode, @at)`),
@@ -110,13 +135,37 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   };
   const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, JSON.stringify(r), r.operationId);
   const guard = <T>(what: string, fn: () => T): T => { try { return fn(); } catch (err) { throw storeError(err, what); } };
+  // WAL frames keep a deleted row's old page until the WAL is rewritten: truncating it
+  // after deletes leaves the content nowhere in the files. Never waits for other
+  // connections (a busy checkpoint is retried at the next one).
+  let scrubTimer: NodeJS.Timeout | undefined;
+  const scrub = () => {
+    scrubTimer = undefined;
+    if (!db.open) return;
+    try {
+      db.pragma("busy_timeout = 0");
+      db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch { /* busy: the next scrub or close does it */ } finally {
+      if (db.open) db.pragma("busy_timeout = 5000");
+    }
+  };
+  const scrubSoon = () => { scrubTimer ??= setTimeout(scrub, 1_000).unref(); };
+  const pruneResults = (now = Date.now()) => {
+    const n = guard("prune", () => q.expire.run(now - retentionMs).changes);
+    scrub();
+    return n;
+  };
+  const pruner = setInterval(() => { try { pruneResults(); } catch { /* the next round tries again */ } }, pruneEveryMs).unref();
   return {
     insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, JSON.stringify(r)); }),
     update: (id, changes, result) => guard("update", () => db.transaction(() => {
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      write({ ...r, ...changes });
-      if (result) q.putResult.run(id, JSON.stringify(result));
+      const next = { ...r, ...changes };
+      write(next);
+      if (result) q.putResult.run(id, JSON.stringify(result), Date.now());
+      // A finished operation can no longer resume: its real result has no reason to stay.
+      if (next.phase === "finished" && q.dropResult.run(id).changes > 0) scrubSoon();
     }).immediate()),
     get: (id) => guard("read", () => read(id)),
     result: (id) => guard("read", () => {
@@ -147,7 +196,12 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const sql = `SELECT * FROM hook_audit ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq LIMIT ?`;
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as Record<string, unknown>[]).map(auditOf);
     }),
-    close: () => { if (db.open) db.close(); },
+    pruneResults,
+    close: () => {
+      clearInterval(pruner);
+      clearTimeout(scrubTimer);
+      if (db.open) { scrub(); db.close(); }
+    },
   };
 }
 
@@ -171,8 +225,6 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
  */
 export function openSqlitePayloads(file: string, options: SqliteRecordsOptions & { retentionMs: number }): PayloadStore {
   if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
-  // Created owner-only before SQLite opens it: it holds what the records deliberately leave out.
-  if (file !== ":memory:") { try { closeSync(openSync(file, "a", 0o600)); } catch (err) { throw storeError(err, `creating ${file}`); } }
   const db = open(file, PAYLOAD_MIGRATIONS, "payload_migrations", options);
   const put = db.prepare("INSERT OR REPLACE INTO protected_payloads (ref, body, expires_at) VALUES (?, ?, ?)");
   const get = db.prepare("SELECT body FROM protected_payloads WHERE ref = ? AND expires_at > ?");

@@ -13,8 +13,13 @@ export interface OperationStore {
   /** Merges `changes` into the record; with `result`, stores the real result in the same transaction. */
   update(operationId: string, changes: Partial<OperationRecord>, result?: StoredResult): void;
   get(operationId: string): OperationRecord | undefined;
-  /** The stored real result, present once the real execution succeeded (or a hook served one). */
+  /**
+   * The stored real result: present once the real execution succeeded (or a hook served
+   * one) and while the operation can resume; deleted when it finishes or its retention ends.
+   */
   result(operationId: string): StoredResult | undefined;
+  /** Deletes real results stored at or before `now` minus the retention; returns how many. Runs by itself on a timer too. */
+  pruneResults(now?: number): number;
   /** Newest first. */
   list(query?: OperationQuery): OperationRecord[];
   /** Marks every `running` record `unknown` (run once at start-up); returns their ids. */

@@ -49,11 +49,11 @@ export interface OperationRecord {
   artifacts?: Record<string, unknown>[];
   /** Bindings whose hooks finished, in order, across stages. */
   completed: { point: PointName; bindingId: string }[];
-  /** sha256 of the final input (after the before stage); the content is kept only in an opt-in payload store. */
+  /** Keyed digest (HMAC-SHA-256, records/digest.ts) of the final input (after the before stage); the content is kept only in an opt-in payload store. */
   finalInputRef: string | null;
-  /** sha256 of the real result; the result itself is stored apart (see {@link StoredResult}). */
+  /** Keyed digest of the real result; the result itself is stored apart while the operation can resume (see {@link StoredResult}). */
   realResultRef: string | null;
-  /** sha256 of the effective output the caller got. */
+  /** Keyed digest of the effective output the caller got. */
   effectiveOutputRef: string | null;
   /** Model calls: usage and provider request id of the billed call, so nothing re-requests it. */
   usage: { input_tokens: number; output_tokens: number } | null;
@@ -82,7 +82,7 @@ export interface StoredResult {
   before: { ran: boolean; reached: number; carries: Record<string, unknown>; shortCircuitedBy?: string };
 }
 
-/** One hook execution. No content: digests of the canonical JSON of what went in and out. */
+/** One hook execution. No content: keyed digests of the canonical JSON of what went in and out. */
 export interface AuditRecord {
   /** Assigned by the store; increases with insertion. */
   seq?: number;
@@ -100,7 +100,7 @@ export interface AuditRecord {
   outcome: string;
   inputDigest: string;
   outputDigest: string;
-  /** sha256 of the patch (or redaction) the hook returned; null when it changed nothing. */
+  /** Keyed digest of the patch (or redaction) the hook returned; null when it changed nothing. */
   patchDigest: string | null;
   durationMs: number;
   errorCode: string | null;

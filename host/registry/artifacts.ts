@@ -5,12 +5,13 @@
  * on the same, identical file. Only sha256 hex strings ever become file names.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
 import { sha256Async } from "../sandbox/load-module.js";
 import { SHA256_PATTERN } from "./ids.js";
+import { ensurePrivateDir } from "../storage/private-files.js";
 
 export class ArtifactStore {
   private readonly dir: string;
@@ -19,8 +20,9 @@ export class ArtifactStore {
   constructor(root: string) {
     this.dir = path.join(root, "sha256");
     this.tmp = path.join(root, "tmp");
-    mkdirSync(this.dir, { recursive: true });
-    mkdirSync(this.tmp, { recursive: true });
+    ensurePrivateDir(root);
+    ensurePrivateDir(this.dir);
+    ensurePrivateDir(this.tmp);
   }
 
   private file(sha256: string): string {
@@ -33,11 +35,12 @@ export class ArtifactStore {
     const sha256 = known ?? (await sha256Async(bytes));
     const temp = path.join(this.tmp, `${sha256}.${randomUUID()}.part`);
     try {
-      await writeFile(temp, bytes, { flag: "wx" });
+      await writeFile(temp, bytes, { flag: "wx", mode: 0o600 });
       await rename(temp, this.file(sha256));
     } catch (err) {
       await rm(temp, { force: true });
-      throw new SluiceError("STORE_UNAVAILABLE", `cannot write artifact ${sha256}: ${(err as Error).message}`, { sha256 }, { cause: err });
+      // The code, not the message: Node's message names the absolute path of the data folder.
+      throw new SluiceError("STORE_UNAVAILABLE", `cannot write artifact ${sha256} (${fsCode(err)})`, { sha256 }, { cause: err });
     }
     return sha256;
   }
@@ -57,10 +60,16 @@ export class ArtifactStore {
     try {
       bytes = new Uint8Array(await readFile(this.file(sha256)));
     } catch (err) {
-      throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} cannot be read: ${(err as Error).message}`, { sha256 }, { cause: err });
+      throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} cannot be read (${fsCode(err)})`, { sha256 }, { cause: err });
     }
     // Hashed on the thread pool: a 15 MB module would hold the event loop for ~30 ms.
     if ((await sha256Async(bytes)) !== sha256) throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} is corrupt on disk (its content no longer matches its hash)`, { sha256 });
     return bytes;
   }
+}
+
+/** ENOENT, EACCES, ...: what went wrong, without the path Node puts in its message. */
+function fsCode(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" ? code : "I/O error";
 }

@@ -2,26 +2,39 @@
  * Plugin config schemas: compiled once per distinct schema, checked when a manifest is
  * uploaded (a schema that does not compile is a bad manifest) and when a binding is
  * written (a config that fails it is refused before anything is stored).
+ *
+ * The schema is written by the plugin's author, whom the operator does not fully trust,
+ * and the check runs on the main thread: patterns run on a linear-time engine
+ * (linear-regexp.ts), schema and config are held to static limits (schema-limits.ts)
+ * before Ajv sees them, and each check runs under a work budget (validation-budget.ts),
+ * so no schema can make a binding write stall the process.
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import { SluiceError } from "../errors/sluice-error.js";
+import { linearRegExp } from "./linear-regexp.js";
+import { checkConfigLimits, checkSchemaLimits, withScalarItemTypes } from "./schema-limits.js";
+import { chargeComment, instrument, withinBudget } from "./validation-budget.js";
 
 // addUsedSchema: false, so two plugins whose schemas share an $id do not collide; remote
-// $refs are never fetched (no loadSchema), they just fail to compile.
-const ajv = new Ajv2020({ allErrors: true, strict: false, addUsedSchema: false, allowUnionTypes: true });
+// $refs are never fetched (no loadSchema), they just fail to compile. allErrors: false: the
+// first error is reported, and a failing check stops there instead of building an error
+// object per value (ten times the work on a hostile config). logger: false, so an
+// author's unknown formats do not write to the operator's console.
+const ajv = new Ajv2020({ allErrors: false, strict: false, addUsedSchema: false, allowUnionTypes: true, logger: false, code: { regExp: linearRegExp }, $comment: chargeComment });
 const cache = new Map<string, ValidateFunction>();
 const CACHE_MAX = 256;
 
-/** Compiles a config schema; throws MANIFEST_INVALID when it is not a usable JSON Schema. */
+/** Compiles a config schema; throws MANIFEST_INVALID when it is not a usable JSON Schema or exceeds the limits. */
 export function compileConfigSchema(schema: unknown): ValidateFunction {
+  checkSchemaLimits(schema);
   const key = canonicalJson(schema);
   let validate = cache.get(key);
   if (validate) return validate;
   try {
-    validate = ajv.compile(schema as object);
+    validate = ajv.compile(instrument(withScalarItemTypes(schema)) as object);
   } catch (err) {
-    throw new SluiceError("MANIFEST_INVALID", `config_schema is not a usable JSON Schema (draft 2020-12): ${(err as Error).message}`, { field: "config_schema" });
+    throw new SluiceError("MANIFEST_INVALID", `config_schema is not a usable JSON Schema (draft 2020-12, patterns in RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`, { field: "config_schema" });
   }
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(key, validate);
@@ -30,8 +43,9 @@ export function compileConfigSchema(schema: unknown): ValidateFunction {
 
 /** Throws PLUGIN_CONFIG_INVALID, listing Ajv's errors, unless `config` passes `schema`. */
 export function checkConfig(schema: unknown, config: unknown, ref: string): void {
+  checkConfigLimits(config, ref);
   const validate = compileConfigSchema(schema);
-  if (validate(config)) return;
-  const errors = (validate.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid" }));
-  throw new SluiceError("PLUGIN_CONFIG_INVALID", `config does not match the config_schema of ${ref}: ${ajv.errorsText(validate.errors, { dataVar: "config" })}`, { ref, errors });
+  if (withinBudget(ref, () => validate(config))) return;
+  const errors = (validate.errors ?? []).slice(0, 20).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid" }));
+  throw new SluiceError("PLUGIN_CONFIG_INVALID", `config does not match the config_schema of ${ref}: ${ajv.errorsText(validate.errors?.slice(0, 5), { dataVar: "config" })}`, { ref, errors });
 }

@@ -1,8 +1,9 @@
 /**
  * Trying a plugin version on sample input, as the management flow's "test with sample
  * input" step: the real sandbox and the real pipeline core, one synthetic binding, no
- * release involved. Nothing is stored; the binding id is fresh, so a plugin with the
- * key-value capability sees an empty, private namespace.
+ * release involved. Nothing is stored. Key-value data lives per (space, plugin), so the
+ * dry run's guest gets a fresh space of its own every time: it sees an empty, private
+ * store, whatever `context.space_id` the sample names (which the hook still sees).
  */
 import { randomUUID } from "node:crypto";
 import type { OutcomeKind } from "../../abi/envelope.js";
@@ -70,6 +71,8 @@ export async function dryRun(sandbox: Sandbox, record: PluginRecord, plugin: Gue
     payload: input.payload,
     hooks: [{ kind: "guest", binding, plugin }],
     signal: AbortSignal.timeout(Math.max(1000, plugin.module.limits.timeoutMs * 4)),
+    // Never a tenant's data: a dry run with space_id "acme" must not read acme's cache.
+    kvSpace: `dry-run\u0000${randomUUID()}`,
   });
   const report = result.reports[0];
   const cause = result.failure?.details?.cause as ErrorData | undefined;

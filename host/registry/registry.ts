@@ -3,10 +3,10 @@
  * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
  * The HTTP API and the CLI are thin layers over this class.
  */
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createHost, type Host, type HostOptions } from "../host.js";
 import { SluiceError } from "../errors/sluice-error.js";
+import { ensurePrivateDir } from "../storage/private-files.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
@@ -19,6 +19,7 @@ import { checkBindingId, checkPluginId, checkRevision, checkVersion, parseHookRe
 import { manifestGrants, manifestLimits, parseManifest, validateManifest, type Manifest } from "./manifest.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
 import { rollbackTarget } from "./rollback.js";
+import { loadDigestKey } from "./digest-key.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
@@ -34,6 +35,10 @@ export interface RegistryOptions {
   busyTimeoutMs?: number;
   /** Largest module accepted on upload. Default 4 MiB, at most the host's 16 MiB. */
   maxModuleBytes?: number;
+  /** Key of the records' digests; default `<data>/digest.key`, generated on first open (digest-key.ts explains rotation). */
+  digestSecret?: Uint8Array | string;
+  /** How long a real result is kept for resume after its operation was last updated; then it is deleted. Default 24 h. */
+  resultRetentionMs?: number;
 }
 
 export interface UploadInput {
@@ -80,6 +85,8 @@ function reordered<T extends { id: string; position: number }>(items: readonly T
 export class Registry {
   readonly host: Host;
   readonly maxModuleBytes: number;
+  /** The absolute data folder (the API keeps it out of error responses, and writes its token file there). */
+  dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
 
@@ -100,7 +107,7 @@ export class Registry {
     if (!(maxModuleBytes > 0)) throw new SluiceError("CONFIG_INVALID", `maxModuleBytes must be positive, got ${options.maxModuleBytes}`);
     const dataDir = path.resolve(options.dataDir);
     try {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      ensurePrivateDir(dataDir);
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
@@ -108,10 +115,11 @@ export class Registry {
     const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
-    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"));
-    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, ...options.hostOptions });
+    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
+    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
     registry.ownedRecords = records;
+    registry.dataDir = dataDir;
     // This process is the only writer of its data directory: operations a dead process left
     // running have an unknown outcome, and are never retried automatically.
     if (records) host.recover();

@@ -3,6 +3,7 @@
  * not wait for a writer; IMMEDIATE transactions for every check-then-write; a busy
  * timeout, so two processes on one data directory queue instead of failing.
  */
+import { ensurePrivateFile } from "../storage/private-files.js";
 import Database from "better-sqlite3";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
@@ -31,6 +32,7 @@ function releaseOf(r: Row): ReleaseRecord {
 export function openSqliteStore(file: string, options: { busyTimeoutMs?: number } = {}): RegistryStore {
   let db: Database.Database;
   try {
+    if (file !== ":memory:") ensurePrivateFile(file);
     db = new Database(file);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");

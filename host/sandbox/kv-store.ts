@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { ensurePrivateFile } from "../storage/private-files.js";
 
 export const KV_LIMITS = { keyBytes: 256, valueBytes: 64 * 1024, keysPerScope: 1024 } as const;
 export const KV_STATUS = { ok: 0, notFound: -1, tooLarge: -2, quota: -3 } as const;
@@ -17,6 +18,8 @@ export class KvStore {
   private readonly hasStmt: Database.Statement<[string, Buffer], { one: number }>;
 
   constructor(path: string) {
+    // Tenants' data: owner-only before SQLite writes anything into it.
+    if (path !== ":memory:") ensurePrivateFile(path);
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("busy_timeout = 2000");

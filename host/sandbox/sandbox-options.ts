@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -9,7 +9,7 @@ export interface SandboxOptions {
   workers?: number;
   /** Tasks that may wait for a worker, beyond the two each working worker holds (the one it runs and the next), before calls are refused with QUEUE_FULL. Default 1024. */
   maxQueue?: number;
-  /** SQLite file behind the key-value capability. Default: a fresh file in the OS temp dir. */
+  /** SQLite file behind the key-value capability (created 0600). Default: a fresh file in a fresh 0700 folder of the OS temp dir. */
   kvPath?: string;
   /** Worker restarts allowed (see RestartBudget). Default: a burst of 8 × workers, refilled at 2 × workers per second. */
   restarts?: Partial<RestartBudgetOptions>;
@@ -49,5 +49,10 @@ export function resolveOptions(o: SandboxOptions): ResolvedOptions {
   if (!(idleMs >= 0 && idleMs <= 3_600_000)) throw new SluiceError("CONFIG_INVALID", `idleMs must be 0..3600000, got ${idleMs}`);
   const spin = { caller: 250, worker: 500, ...o.spin };
   if (!(spin.caller >= 0 && spin.caller <= 10_000) || !(spin.worker >= 0 && spin.worker <= 100_000)) throw new SluiceError("CONFIG_INVALID", "spin.caller must be 0..10000 and spin.worker 0..100000 microseconds");
-  return { workers, maxQueue, restarts, spin, spareWorkers, idleMs, kvPath: o.kvPath ?? join(tmpdir(), `sluice-kv-${process.pid}-${randomUUID()}.sqlite`) };
+  return { workers, maxQueue, restarts, spin, spareWorkers, idleMs, kvPath: o.kvPath ?? defaultKvPath() };
+}
+
+/** A fresh file in a fresh folder of the temp dir; mkdtemp creates the folder 0700, the store creates the file 0600. */
+function defaultKvPath(): string {
+  return join(mkdtempSync(join(tmpdir(), "sluice-kv-")), "kv.sqlite");
 }

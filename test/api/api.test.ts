@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startApiServer } from "../../host/api/server.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
@@ -6,7 +7,7 @@ import { Registry } from "../../host/registry/registry.js";
 import { pluginWasm } from "../helpers/fixtures.js";
 import { fixture, manifestYaml, tempDir, toolCall, toolPayload } from "../registry/fixtures.js";
 
-const TOKEN = "test-token-0123456789";
+const TOKEN = "test-token-0123456789-abcdefghijklmnop";
 const LIMIT_MANIFEST = readFileSync(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");
 const LIMIT_WASM = pluginWasm("order-search-limit");
 
@@ -149,13 +150,19 @@ describe("management API", () => {
     expect((await toolRun(s)).ran).toEqual(["b", "a"]);
   });
 
-  it("refuses to listen beyond loopback without a token", async () => {
-    const registry = await Registry.open({ dataDir: tempDir(), hostOptions: { workers: 1 } });
+  it("refuses to listen beyond loopback without a token, and generates one on loopback", async () => {
+    const dataDir = tempDir();
+    const registry = await Registry.open({ dataDir, hostOptions: { workers: 1 } });
     try {
       const err = await startApiServer({ registry, host: "0.0.0.0", port: 0 }).catch((e: unknown) => e);
       expect(isSluiceError(err, "CONFIG_INVALID")).toBe(true);
       const local = await startApiServer({ registry, host: "127.0.0.1", port: 0 });
-      expect((await fetch(`${local.url}/api/v1/status`)).status).toBe(200);
+      expect(local.token.length).toBeGreaterThanOrEqual(32);
+      expect(local.tokenFile).toBe(path.join(dataDir, "api-token"));
+      expect(readFileSync(local.tokenFile!, "utf8")).toBe(`${local.token}\n`);
+      expect(statSync(local.tokenFile!).mode & 0o777).toBe(0o600);
+      expect((await fetch(`${local.url}/api/v1/status`)).status).toBe(401);
+      expect((await fetch(`${local.url}/api/v1/status`, { headers: { authorization: `Bearer ${local.token}` } })).status).toBe(200);
       await local.close();
     } finally {
       await registry.close();

@@ -4,7 +4,7 @@ import { Registry } from "../../host/registry/registry.js";
 import { fixture } from "../helpers/fixtures.js";
 import { manifestYaml, tempDir, toolCall } from "../registry/fixtures.js";
 
-const TOKEN = "quarantine-token-0123";
+const TOKEN = "quarantine-token-0123-abcdefghijklmnop";
 
 describe("quarantine through the management API", () => {
   it("lists a plugin quarantined after repeated traps, and an operator lifts it", async () => {

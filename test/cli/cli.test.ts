@@ -1,6 +1,6 @@
 /** Runs the built CLI (`node dist/host/cli/main.js`, so `npm run build` first) against a server in this process. */
 import { execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { Registry } from "../../host/registry/registry.js";
 import { tempDir, toolCall } from "../registry/fixtures.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/host/cli/main.js", import.meta.url));
-const TOKEN = "cli-test-token-42";
+const TOKEN = "cli-test-token-42-abcdefghijklmnopqrstu";
 
 interface Run { code: number; stdout: string; stderr: string }
 
@@ -21,6 +21,11 @@ function sluice(args: string[], env: Record<string, string | undefined> = {}, cw
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
     });
   });
+}
+
+function withoutToken(): NodeJS.ProcessEnv {
+  const { SLUICE_TOKEN: _t, SLUICE_URL: _u, ...env } = process.env;
+  return env;
 }
 
 interface Server { url: string; registry: Registry; close: () => Promise<void> }
@@ -86,7 +91,8 @@ describe("sluice CLI", () => {
     const s = await serve(tempDir());
     const env = { SLUICE_URL: s.url, SLUICE_TOKEN: TOKEN };
 
-    const noToken = await sluice(["list"], { SLUICE_URL: s.url });
+    // In a folder without .sluice/data/api-token, so no local token file is found.
+    const noToken = await sluice(["list"], { SLUICE_URL: s.url }, tempDir());
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toMatch(/error UNAUTHORIZED: missing bearer token[\s\S]*→ pass --token/);
     expect((await sluice(["list", "--token", "wrong"], { SLUICE_URL: s.url })).stderr).toMatch(/UNAUTHORIZED: wrong bearer token/);
@@ -105,6 +111,41 @@ describe("sluice CLI", () => {
     expect(noManifest.stderr).toMatch(/no hook\.yaml[\s\S]*sluice new/);
     expect((await sluice(["new", "Bad/Name", "--dir", path.join(tempDir(), "x")])).stderr).toMatch(/ID_INVALID/);
   }, 60_000);
+
+  it("serve generates a token into the data folder when none is given, and local commands find it there", async () => {
+    const work = tempDir("sluice-cli-");
+    const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--workers", "1"], { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: withoutToken() });
+    try {
+      const out = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stdout.on("data", (d: Buffer) => { text += d; if (/listening on \S+[\s\S]*\ntoken \S+/.test(text)) resolve(text); });
+        child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${text}`)));
+      });
+      const url = /listening on (\S+)/.exec(out)![1]!;
+      const token = /\ntoken (\S+)/.exec(out)![1]!;
+      const file = path.join(work, ".sluice", "data", "api-token");
+      expect(readFileSync(file, "utf8").trim()).toBe(token);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(path.join(work, ".sluice", "data")).mode & 0o777).toBe(0o700);
+      // As the README shows: no token anywhere on the command line.
+      const listed = await sluice(["list"], { SLUICE_URL: url }, work);
+      expect(listed.stderr).not.toMatch(/^error/m);
+      expect(listed.code).toBe(0);
+      const tokenFile = path.join(tempDir(), "t");
+      writeFileSync(tokenFile, `${token}\n`);
+      expect((await sluice(["list", "--token-file", tokenFile], { SLUICE_URL: url })).code).toBe(0);
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  }, 60_000);
+
+  it("refuses a token shorter than 32 characters", async () => {
+    const refused = await sluice(["serve", "--port", "0", "--data-dir", tempDir()], { SLUICE_TOKEN: "too-short" });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/CONFIG_INVALID: the token from --token \/ SLUICE_TOKEN is 9 characters; use at least 32/);
+  });
 
   it("serves the API, and refuses a network address without a token", async () => {
     const refused = await sluice(["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", tempDir()]);

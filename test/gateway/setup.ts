@@ -22,7 +22,7 @@ export interface GatewayUnderTest {
   close(): Promise<void>;
 }
 
-export async function startGateway(options: { timeoutMs?: number } = {}): Promise<GatewayUnderTest> {
+export async function startGateway(options: { timeoutMs?: number; maxBytes?: number; authFailures?: { max: number } } = {}): Promise<GatewayUnderTest> {
   const host = createHost({ workers: 2 });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("contract", twin);
@@ -31,7 +31,7 @@ export async function startGateway(options: { timeoutMs?: number } = {}): Promis
   const keys = new GatewayKeys(":memory:");
   const created = keys.create({ spaceId: "space-a", name: "tests" });
   const stub = await startStubUpstream();
-  const app = createGateway({ host, keys, upstream: { baseUrl: `${stub.url}/v1`, apiKey: "sk-upstream-secret", timeoutMs: options.timeoutMs ?? 400 } });
+  const app = createGateway({ host, keys, upstream: { baseUrl: `${stub.url}/v1`, apiKey: "sk-upstream-secret", timeoutMs: options.timeoutMs ?? 400, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) }, logger: false, ...(options.authFailures ? { authFailures: options.authFailures } : {}) });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   let revision = 0;

@@ -2,7 +2,10 @@
  * A tiny OpenAI-compatible upstream with deterministic answers, chosen by markers in the
  * last message: "[fail]" answers 500, "[limit]" 429, "[hang]" never answers, "[stall]"
  * streams one chunk and then goes silent, "[cut]" streams its text and closes without a
- * finish_reason or [DONE], "[json]" answers a stream request with a plain JSON completion. With tools it calls the first tool; after a tool
+ * finish_reason or [DONE], "[json]" answers a stream request with a plain JSON completion,
+ * "[huge]" sends 256 MiB (one endless JSON body, or one endless stream event), "[badkey]"
+ * answers 401 naming a masked key, "[leaky]" 400 with a key in its message. With tools it
+ * calls the first tool; after a tool
  * message it answers "tool said: …"; otherwise "You said: <text>". Streams are cut into
  * 4-character pieces so patterns split across chunks.
  */
@@ -18,6 +21,8 @@ export interface StubUpstream {
   authorizations: (string | undefined)[];
   /** Requests whose client went away before the stub answered. */
   cancelled: number;
+  /** Bytes of "[huge]" answers written before the client stopped reading. */
+  hugeBytesSent: number;
   close(): Promise<void>;
 }
 
@@ -31,7 +36,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, any>> {
 }
 
 export async function startStubUpstream(): Promise<StubUpstream> {
-  const stub: StubUpstream = { url: "", chatCalls: 0, embeddingCalls: 0, bodies: [], authorizations: [], cancelled: 0, close: async () => {} };
+  const stub: StubUpstream = { url: "", chatCalls: 0, embeddingCalls: 0, bodies: [], authorizations: [], cancelled: 0, hugeBytesSent: 0, close: async () => {} };
   const server = createServer(async (req, res) => {
     const body = await readJson(req);
     stub.bodies.push(body);
@@ -49,6 +54,22 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     if (text.includes("[fail]")) return json(res, 500, { error: { message: "upstream exploded", type: "server_error", code: null } });
     if (text.includes("[limit]")) return json(res, 429, { error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_exceeded", param: null } });
     if (text.includes("[hang]")) return;
+    if (text.includes("[badkey]")) return json(res, 401, { error: { message: "Incorrect API key provided: sk-upstr*******cret. You can find your API key at https://platform.example/account/api-keys.", type: "invalid_request_error", code: "invalid_api_key", param: null } });
+    if (text.includes("[leaky]")) return json(res, 400, { error: { message: "Bad request for key sk-upstream-secret: context too long", type: "invalid_request_error", code: "context_length_exceeded", param: "messages" } });
+    if (text.includes("[huge]")) {
+      res.writeHead(200, { "content-type": body.stream ? "text/event-stream" : "application/json" });
+      const piece = Buffer.alloc(1024 * 1024, 97);
+      res.write(body.stream ? "data: \"" : "{\"x\":\"");
+      const pump = () => {
+        while (stub.hugeBytesSent < 256 * 1024 * 1024 && !res.destroyed) {
+          stub.hugeBytesSent += piece.byteLength;
+          if (!res.write(piece)) { res.once("drain", pump); return; }
+        }
+        res.end();
+      };
+      pump();
+      return;
+    }
     const usage = { prompt_tokens: text.length, completion_tokens: 7, total_tokens: text.length + 7 };
     const base = { id: "chatcmpl-stub", created: 1_700_000_000, model: `${body.model}-upstream` };
     const toolCall = Array.isArray(body.tools) && body.tools.length > 0 && last.role === "user";

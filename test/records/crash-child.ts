@@ -5,13 +5,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost, openSqliteRecords } from "../../host/index.js";
-import { answer, bump, call, ctx, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
+import { answer, bump, call, ctx, DIGEST_SECRET, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
 
 const [dir, scenario] = process.argv.slice(2) as [string, Scenario];
 // Keeps the process alive while a call waits on a promise nothing will settle.
 const alive = setInterval(() => {}, 1_000);
 const records = openSqliteRecords(join(dir, "records.db"));
-const host = createHost({ workers: 1, records });
+const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET });
 await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: new Uint8Array(readFileSync(new URL("../../../build/fixtures/contract-hook.wasm", import.meta.url))) });
 host.registerHook("pause", () => {
   writeFileSync(join(dir, "paused"), "");

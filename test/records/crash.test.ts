@@ -9,9 +9,9 @@ import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHost, digestOf, openSqliteRecords, type Host, type OperationStore } from "../../host/index.js";
+import { createDigester, createHost, openSqliteRecords, type Host, type OperationStore } from "../../host/index.js";
 import { fixture, repoRoot } from "../helpers/fixtures.js";
-import { answer, call, calls, ctx, MARKER, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
+import { answer, call, calls, ctx, DIGEST_SECRET, MARKER, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
 
 const open: { host: Host; records: OperationStore; dir: string }[] = [];
 afterEach(async () => {
@@ -42,7 +42,7 @@ async function runChild(scenario: Scenario, file: "paused" | "calls" | null): Pr
 /** The host after the restart: same database, same plugin, "pause" no longer pauses. */
 async function restart(dir: string, scenario: Scenario, revision: 1 | 2) {
   const records = openSqliteRecords(join(dir, "records.db"));
-  const host = createHost({ workers: 1, records });
+  const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET });
   open.push({ host, records, dir });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("pause", () => ({ kind: "continue" }));
@@ -62,7 +62,7 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     const { dir, operationId } = await runChild("tool", "paused");
     const { host, records, recovered } = await restart(dir, "tool", 1);
     expect(recovered).not.toContain(operationId);
-    expect(records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", revision: 1, realResultRef: digestOf(TOOL_RESULT) });
+    expect(records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", revision: 1, realResultRef: createDigester(DIGEST_SECRET).of(TOOL_RESULT) });
 
     const resumed = await host.resume(operationId);
     const fresh = await host.tool(ctx, call, async () => TOOL_RESULT);
@@ -71,7 +71,7 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     expect(resumed.ok && resumed.output).toEqual(fresh.ok && fresh.output);
     expect(resumed.ok && resumed.output).toEqual({ status: "succeeded", view: `${TOOL_RESULT}-x`, callId: call.callId });
     expect(resumed.facts).toMatchObject({ operationId, idempotencyKey: operationId, realStatus: "succeeded", called: true, revision: 1, resumedRevision: 1, realResult: TOOL_RESULT });
-    expect(records.get(operationId)).toMatchObject({ phase: "finished", outcome: "succeeded", resumes: 1, effectiveOutputRef: digestOf(resumed.ok && resumed.output) });
+    expect(records.get(operationId)).toMatchObject({ phase: "finished", outcome: "succeeded", resumes: 1, effectiveOutputRef: createDigester(DIGEST_SECRET).of(resumed.ok && resumed.output) });
 
     const again = await host.resume(operationId);
     expect(!again.ok && again.error.code).toBe("OPERATION_NOT_RESUMABLE");

@@ -1,6 +1,6 @@
 /** Records, resume and audit inside one process (the crash cases are in crash.test.ts). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHost, createMemoryPayloads, createMemoryRecords, digestOf, SluiceError, type Host, type OperationStore } from "../../host/index.js";
+import { createHost, createMemoryPayloads, createMemoryRecords, SluiceError, type Host, type OperationStore } from "../../host/index.js";
 import { fixture } from "../helpers/fixtures.js";
 import { call, ctx, MARKER, TOOL_RESULT } from "./scenarios.js";
 
@@ -40,8 +40,8 @@ describe("operation records and audit", () => {
     // The before hook's output is the final input the record refers to; its patch has a digest of its own.
     expect(before!.outputDigest).toBe(rec.finalInputRef);
     expect(before!.inputDigest).not.toBe(before!.outputDigest);
-    expect(before!.patchDigest).toBe(digestOf([{ op: "replace", path: "/arguments/q", value: "patched" }]));
-    expect(rec).toMatchObject({ phase: "finished", outcome: "succeeded", realStatus: "succeeded", realResultRef: digestOf(TOOL_RESULT), effectiveOutputRef: digestOf(r.ok && r.output) });
+    expect(before!.patchDigest).toBe(host.digestOf([{ op: "replace", path: "/arguments/q", value: "patched" }]));
+    expect(rec).toMatchObject({ phase: "finished", outcome: "succeeded", realStatus: "succeeded", realResultRef: host.digestOf(TOOL_RESULT), effectiveOutputRef: host.digestOf(r.ok && r.output) });
     expect(rec.completed).toEqual([{ point: "tool.before", bindingId: "b-guest" }, { point: "tool.after", bindingId: "b-trusted" }]);
     expect(records.audit({ bindingId: "b-trusted", from, to: Date.now() + 1 }).map((a) => a.operationId)).toContain(r.facts.operationId);
     expect(JSON.stringify(records.audit())).not.toContain(MARKER);

@@ -48,3 +48,6 @@ export function calls(dir: string): number {
   const file = join(dir, "calls");
   return existsSync(file) ? Number(readFileSync(file, "utf8")) : 0;
 }
+
+/** The digest key the crashed child and the test share, so the test can check the child's refs. */
+export const DIGEST_SECRET = "crash-test-digest-secret-0123456789";

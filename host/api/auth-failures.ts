@@ -1,0 +1,42 @@
+/**
+ * Failed authentications counted per client address (@fastify/rate-limit), shared by the
+ * management API's token check and the gateway's key check. An address over its limit is
+ * refused with RATE_LIMITED whatever it sends, until its window ends: the answer never
+ * tells a guesser which token was right.
+ */
+import fastifyRateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { SluiceError } from "../errors/sluice-error.js";
+
+export interface AuthFailureLimit {
+  /** Failed authentications an address may make within the window. Default 20. */
+  max: number;
+  /** Default 60 000. */
+  windowMs: number;
+}
+
+export const DEFAULT_AUTH_FAILURE_LIMIT: AuthFailureLimit = { max: 20, windowMs: 60_000 };
+
+export interface AuthFailures {
+  /** Throws RATE_LIMITED (with retry-after) when the request's address is over its limit. */
+  check(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts one failure of the request's address. */
+  fail(request: FastifyRequest): Promise<void>;
+}
+
+export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT): Promise<AuthFailures> {
+  // Registered once per server, even when the gateway's routes are mounted on the API's.
+  if (!app.hasDecorator("createRateLimit")) await app.register(fastifyRateLimit, { global: false });
+  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: (request) => request.ip });
+  return {
+    check: async (request, reply) => {
+      // A peek: checking does not count.
+      const seen = await counter(request, { increment: false });
+      if (seen.isAllowed || seen.remaining > 0) return;
+      const retry = Math.max(1, seen.ttlInSeconds);
+      void reply.header("retry-after", String(retry));
+      throw new SluiceError("RATE_LIMITED", `too many failed authentications from this address; retry in ${retry} s`, { retryAfterSeconds: retry });
+    },
+    fail: async (request) => { await counter(request); },
+  };
+}

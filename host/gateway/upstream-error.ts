@@ -1,0 +1,28 @@
+/**
+ * What a client may learn of an upstream error: its status, its code and type when they
+ * are plain identifiers, and its message with anything key-like removed. Upstreams put
+ * credentials in their messages (a partly masked API key on a 401), and the credential is
+ * the operator's, not the client's. On 401 and 403 the message is dropped altogether: the
+ * upstream refused the gateway's key, which the client can do nothing about.
+ */
+
+const IDENTIFIER = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Long runs of key-like characters (a key, a masked key, a bearer token); `*` is how upstreams mask. */
+const KEY_LIKE = /[A-Za-z0-9_\-*.]*(?:sk|pk|rk|key|tok)[-_][A-Za-z0-9_\-*.]{3,}|[A-Za-z0-9_\-]*\*{3,}[A-Za-z0-9_\-*]*|[A-Za-z0-9_\-]{24,}/gi;
+export const UPSTREAM_MESSAGE_MAX = 300;
+
+export interface SanitisedUpstreamError {
+  message: string | null;
+  type: string | null;
+  code: string | null;
+  param: string | null;
+}
+
+export function sanitiseUpstreamError(status: number, error: unknown): SanitisedUpstreamError {
+  const e = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
+  const id = (v: unknown): string | null => (typeof v === "string" && IDENTIFIER.test(v) ? v : null);
+  const message = status === 401 || status === 403 || typeof e.message !== "string"
+    ? null
+    : e.message.replace(KEY_LIKE, "[redacted]").slice(0, UPSTREAM_MESSAGE_MAX);
+  return { message, type: id(e.type), code: id(e.code), param: id(e.param) };
+}
