@@ -1,10 +1,11 @@
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { canonicalJson } from "../pipeline/canonical-json.js";
+import { argumentsErrors, argumentsValidator } from "./tool-schema.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
 import { instanceOf } from "./instance.js";
 import { runOperation } from "./operation.js";
 import type { StageRunner } from "./stage-runner.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+
+export { argumentsValidator } from "./tool-schema.js";
 
 export interface ToolCall {
   toolId: string;
@@ -23,21 +24,6 @@ export interface ToolOutput {
   callId: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-const validators = new Map<string, ValidateFunction>();
-// Services pass the same schema object call after call: look it up by identity first, and
-// serialise it only the first time an object is seen. (A schema is fixed by its tool's
-// revision; changing a schema object in place after using it is not supported.)
-const byObject = new WeakMap<object, ValidateFunction>();
-export function argumentsValidator(schema: Record<string, unknown>): ValidateFunction {
-  let v = byObject.get(schema);
-  if (v) return v;
-  const key = canonicalJson(schema);
-  v = validators.get(key);
-  if (!v) { v = ajv.compile(schema); validators.set(key, v); }
-  byObject.set(schema, v);
-  return v;
-}
 
 function serviceCheck(check: ((args: Record<string, unknown>) => Checked | boolean | string) | undefined, args: Record<string, unknown>): Checked {
   if (!check) return OK;
@@ -65,7 +51,7 @@ export function tool(
     finalCheck: (input) => {
       const args = input.arguments as Record<string, unknown>;
       const validate = argumentsValidator(call.schema);
-      if (!validate(args)) return fail("FINAL_CHECK_FAILED", `final arguments of ${call.name} fail the tool's schema: ${ajv.errorsText(validate.errors, { dataVar: "arguments" })}`, { tool: call.toolId });
+      if (!validate(args)) return fail("FINAL_CHECK_FAILED", `final arguments of ${call.name} fail the tool's schema: ${argumentsErrors(validate)}`, { tool: call.toolId });
       return serviceCheck(options.finalCheck, args);
     },
     served: (result) => ({ ok: true, real: result }),
