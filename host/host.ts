@@ -105,6 +105,8 @@ export class Host implements StageRunner {
   /** The release of each operation in flight, so its children run on it. */
   private readonly inFlight = new Map<string, Release>();
   private readonly digests: Digester;
+  /** Events digest payload values with the deployment's key, as records do. */
+  private readonly eventDigest = (value: unknown): string => this.digests.of(value);
 
   constructor(options: HostOptions = {}) {
     const { quarantine, observer, records, payloads, hostId, digestSecret, ...sandboxOptions } = options;
@@ -341,13 +343,13 @@ export class Host implements StageRunner {
 
   /** Wraps one chat model call. */
   chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
-    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model }, this.id);
+    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model }, this.id, this.eventDigest);
     return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
   }
 
   /** Wraps one streamed chat model call: iterate the returned stream for the effective chunks. */
   chatStream(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
-    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model, streamed: true }, this.id);
+    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model, streamed: true }, this.id, this.eventDigest);
     const refused = callProblem(ctx, request, "request");
     if (refused) return { result: obs.settle(Promise.resolve(refusedCall<ChatResponse>(refused, this.current.revision))), async *[Symbol.asyncIterator]() { /* refused: nothing to stream */ } };
     const stream = chatStream(obs.runner(this), ctx, request, execute);
@@ -356,13 +358,13 @@ export class Host implements StageRunner {
 
   /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. */
   tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
-    const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id);
+    const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id, this.eventDigest);
     return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator), this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
   }
 
   /** Wraps one embedding call. */
   embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
-    const obs = this.observer.operation({ operation: "embedding", ctx, model: request?.model }, this.id);
+    const obs = this.observer.operation({ operation: "embedding", ctx, model: request?.model }, this.id, this.eventDigest);
     return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
   }
 
@@ -380,7 +382,7 @@ export class Host implements StageRunner {
 
   /** Runs a lifecycle point (run.start, run.end, subtask.start, subtask.end). */
   lifecycle(point: LifecyclePoint, ctx: CallContext, payload: Record<string, unknown>): ReturnType<typeof lifecycle> {
-    const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload }, this.id);
+    const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload }, this.id, this.eventDigest);
     const refused = callProblem(ctx, payload, "payload");
     if (refused) return obs.settleLifecycle(Promise.resolve({ ok: false, error: SluiceError.fromData(refused.error), hooks: [] }));
     return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload)));
@@ -396,7 +398,7 @@ export class Host implements StageRunner {
    * host.report(ctx, { type: "agent.thought", kind: "planning", step: 1, content: "look the order up first" });
    */
   report(ctx: CallContext, report: AgentReport): Checked {
-    return contextProblem(ctx) ?? this.observer.report(ctx, report, this.id);
+    return contextProblem(ctx) ?? this.observer.report(ctx, report, this.id, this.eventDigest);
   }
 
   /** Flushes event listeners and stops the workers. */

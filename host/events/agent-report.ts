@@ -9,7 +9,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { EventFields } from "../../abi/events/index.js";
 import { fail, type Checked } from "../pipeline/result.js";
-import { digest } from "./json-safe.js";
+import type { ContentDigest } from "./json-safe.js";
 
 const label = { type: "string", pattern: "^[A-Za-z0-9_.:@/-]{1,128}$" } as const;
 const operationId = { type: "string", minLength: 1 } as const;
@@ -75,7 +75,7 @@ export function reportProblem(report: unknown): Checked | null {
 type Scope = { host_id: string; space_id: string; run_id: string | null; instance_id: string };
 
 /** The event fields of a checked report. */
-export function reportFields(report: AgentReport, scope: Scope, payloads: boolean):
+export function reportFields(report: AgentReport, scope: Scope, payloads: boolean, digest: ContentDigest):
   | { type: "agent.initialized"; fields: EventFields<"agent.initialized"> }
   | { type: "agent.thought"; fields: EventFields<"agent.thought"> }
   | { type: "agent.decision"; fields: EventFields<"agent.decision"> } {

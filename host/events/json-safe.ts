@@ -25,6 +25,9 @@ export function jsonSafe(value: unknown, depth = 0): unknown {
 }
 
 /** SHA-256 (hex) of the canonical JSON of a value: lets audits compare payloads without holding them. */
+/** How an event digests a payload value (the host's keyed digest; {@link digest} when none is given). */
+export type ContentDigest = (value: unknown) => string;
+
 export function digest(value: unknown): string {
   let text: string;
   try { text = canonicalJson(value); } catch { text = canonicalJson(jsonSafe(value) ?? null); }

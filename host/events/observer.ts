@@ -13,6 +13,7 @@ import type { FromSchema } from "../pipeline/schema-types.js";
 import { defaultTracer } from "../telemetry/tracing.js";
 import { metricsFor, type PoolStats, type SluiceMetrics } from "../telemetry/metrics.js";
 import { reportFields, reportProblem, type AgentReport } from "./agent-report.js";
+import { digest as digestOf, type ContentDigest } from "./json-safe.js";
 import { EventBus, type CustomEventListener, type EventListener, type InvalidEventPolicy } from "./bus.js";
 import { eventMessage } from "./event-error.js";
 import { OperationObservation, type Observed, type Subject } from "./operation-observation.js";
@@ -121,12 +122,12 @@ export class Observer {
    * event. The report is checked first: a wrong one comes back as PAYLOAD_INVALID naming
    * the field and emits nothing. Call it through `host.report`, which checks the context.
    */
-  report(ctx: CallContext, report: AgentReport, hostId: string): Checked {
+  report(ctx: CallContext, report: AgentReport, hostId: string, digest: ContentDigest = digestOf): Checked {
     const problem = reportProblem(report);
     if (problem) return problem;
     if (!this.listening) return { ok: true };
     const scope = { host_id: hostId, space_id: ctx.spaceId, run_id: ctx.runId || null, instance_id: ctx.instanceId || "main" };
-    const built = reportFields(report, scope, this.payloads);
+    const built = reportFields(report, scope, this.payloads, digest);
     // One call per kind keeps each publish typed against its own schema.
     if (built.type === "agent.initialized") this.publish(built.type, built.fields);
     else if (built.type === "agent.thought") this.publish(built.type, built.fields);
@@ -139,9 +140,14 @@ export class Observer {
     return this.bus.active;
   }
 
-  /** Starts observing one boundary or lifecycle call of host `hostId`. */
-  operation(subject: Subject, hostId: string): OperationObservation {
-    return new OperationObservation(this, subject, hostId);
+  /**
+   * Starts observing one boundary or lifecycle call of host `hostId`. `digest` makes the
+   * events' `*_sha256` fields: the host passes its keyed digest (HMAC-SHA-256 with the
+   * deployment's secret), so a short value (a PIN in tool arguments) cannot be recovered
+   * from an event by trying every candidate.
+   */
+  operation(subject: Subject, hostId: string, digest: ContentDigest = digestOf): OperationObservation {
+    return new OperationObservation(this, subject, hostId, digest);
   }
 
   releaseActivated(release: Release, hostId: string): void {

@@ -19,7 +19,7 @@ import type { SluiceMetrics } from "../telemetry/metrics.js";
 import { endBoundarySpan, nowMs, recordHookSpans, startBoundarySpan } from "../telemetry/tracing.js";
 import { stepDurationMs } from "../telemetry/step-duration.js";
 import { eventError, eventMessage } from "./event-error.js";
-import { digest, jsonSafe } from "./json-safe.js";
+import { jsonSafe, type ContentDigest } from "./json-safe.js";
 
 /**
  * What an observation reports to: the observer, seen from below (it imports this file,
@@ -55,7 +55,7 @@ export class OperationObservation {
   private requested = false;
 
   /** `hostId` names the host in every event: one observer may serve several hosts. */
-  constructor(private readonly observer: ObservationSink, private readonly subject: Subject, private readonly hostId: string) {
+  constructor(private readonly observer: ObservationSink, private readonly subject: Subject, private readonly hostId: string, private readonly digest: ContentDigest) {
     const s = subject;
     // The call is not checked yet: read its fields as what they may be, not as what they should be.
     const call = s.operation === "tool" ? toolIds(s.call) : null;
@@ -132,7 +132,7 @@ export class OperationObservation {
     this.requested = true;
     this.observer.publish("tool.invocation.requested", {
       ...this.scope(), operation_id: stages.operationId, revision: stages.revision, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name,
-      parameters_sha256: digest(s.call.arguments), ...(this.observer.payloads && isRecord(s.call.arguments) ? { parameters: jsonSafe(s.call.arguments) as Record<string, unknown> } : {}),
+      parameters_sha256: this.digest(s.call.arguments), ...(this.observer.payloads && isRecord(s.call.arguments) ? { parameters: jsonSafe(s.call.arguments) as Record<string, unknown> } : {}),
     });
   }
 
@@ -168,7 +168,7 @@ export class OperationObservation {
         this.observer.publish("tool.invocation.completed", {
           ...this.scope(), operation_id: f.operationId, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name, ...common,
           outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
-          result_sha256: digest(view ?? null), ...(payloads ? { result: jsonSafe(view) ?? null } : {}),
+          result_sha256: this.digest(view ?? null), ...(payloads ? { result: jsonSafe(view) ?? null } : {}),
         });
       } else {
         this.observer.publish("tool.invocation.failed", {
@@ -190,7 +190,7 @@ export class OperationObservation {
           purpose: s.ctx.purpose === "compaction" || s.ctx.purpose === "completion" ? s.ctx.purpose : "action", streamed: s.streamed === true,
           finish_reason: String(answer.finish_reason), tool_call_count: Array.isArray(answer.tool_calls) ? answer.tool_calls.length : 0,
           usage: { input_tokens: count(answer.usage?.input_tokens), output_tokens: count(answer.usage?.output_tokens) },
-          content_sha256: digest(answer.content ?? null), ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
+          content_sha256: this.digest(answer.content ?? null), ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
         });
       } else {
         const out = r.output as unknown as EmbedOutput;

@@ -8,7 +8,6 @@ import { createHost, createObserver, type Host, type Observer } from "../../host
 import { validateEvent, type SluiceEvent } from "../../abi/events/index.js";
 import type { AgentReport } from "../../host/events/agent-report.js";
 import type { CallContext } from "../../host/boundary/types.js";
-import { digest } from "../../host/events/json-safe.js";
 
 const ctx: CallContext = { spaceId: "space-a", runId: "r1", instanceId: "child-1" };
 const setups: { host: Host; observer: Observer; events: SluiceEvent[] }[] = [];
@@ -44,9 +43,9 @@ describe("host.report", () => {
     const scope = { host_id: "quiet", space_id: "space-a", run_id: "r1", instance_id: "child-1" };
     expect(ready).toMatchObject({ type: "agent.initialized", ...scope, agent_name: "planner", agent_version: "3.1.0", capabilities: ["orders.search", "summarize"], status: "ready", error_code: null });
     expect(failed).toMatchObject({ type: "agent.initialized", agent_name: "researcher", agent_version: null, status: "failed", error_code: "UPSTREAM_TIMEOUT" });
-    expect(thought).toMatchObject({ type: "agent.thought", ...scope, operation_id: null, step: 1, kind: "planning", content_sha256: digest(reports[2]!.type === "agent.thought" ? reports[2]!.content : ""), content_length: 44 });
+    expect(thought).toMatchObject({ type: "agent.thought", ...scope, operation_id: null, step: 1, kind: "planning", content_sha256: setups[0]!.host.digestOf(reports[2]!.type === "agent.thought" ? reports[2]!.content : ""), content_length: 44 });
     expect(thought).not.toHaveProperty("content");
-    expect(decision).toMatchObject({ type: "agent.decision", ...scope, operation_id: "op-1", decision: "orders.search", alternatives: ["ask_user", "answer_directly"], reason_sha256: digest("the order number is known") });
+    expect(decision).toMatchObject({ type: "agent.decision", ...scope, operation_id: "op-1", decision: "orders.search", alternatives: ["ask_user", "answer_directly"], reason_sha256: setups[0]!.host.digestOf("the order number is known") });
     expect(decision).not.toHaveProperty("reason");
     expect(JSON.stringify(setups[0]!.events)).not.toContain("jane@example.com");
   });

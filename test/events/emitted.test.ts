@@ -6,7 +6,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import { EVENT_SCHEMAS, validateEvent, type EventOf, type EventType, type SluiceEvent } from "../../abi/events/index.js";
-import { digest } from "../../host/events/json-safe.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
@@ -150,7 +149,8 @@ describe("events the host emits", () => {
       [served.facts.operationId, false, "action", "short_circuited", false, "stop", 0, { input_tokens: 0, output_tokens: 0 }],
     ]);
     expect(chats[2]).toMatchObject({ short_circuited_by: "cache", real_status: "not_started", attempts: 0, model: "m1", host_id: host.id, space_id: "space-a", run_id: "r1" });
-    expect(chats[0]!.content_sha256).toBe(digest("hello"));
+    // Keyed with the deployment secret, as records are (issue 16).
+    expect(chats[0]!.content_sha256).toBe(host.digestOf("hello"));
     for (const c of chats) expect(c).not.toHaveProperty("content");
     expect(ofType(list, "model.embedding.completed")).toEqual([expect.objectContaining({
       operation_id: emb.facts.operationId, model: "e1", outcome: "succeeded", called: true, real_status: "succeeded", attempts: 1, count: 2, dimension: 3,
@@ -244,7 +244,7 @@ describe("events with payloads switched on", () => {
       expect(ofType(seen, "tool.invocation.requested")[0]).toMatchObject({ parameters: { q: "shoes" } });
       expect(ofType(seen, "tool.invocation.completed")[0]).toMatchObject({ result: { rows: 3 } });
       expect(ofType(seen, "agent.started")[0]).toMatchObject({ task: "plan a trip" });
-      expect(ofType(seen, "model.chat.completed")[0]).toMatchObject({ content: "hello", content_sha256: digest("hello") });
+      expect(ofType(seen, "model.chat.completed")[0]).toMatchObject({ content: "hello", content_sha256: local.digestOf("hello") });
     } finally {
       await local.close();
     }
