@@ -1,4 +1,5 @@
 import { schemaProblem } from "../pipeline/validators.js";
+import { answerProblem } from "./model-answer.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
 import type { StageRunner } from "./stage-runner.js";
 import { runOperation } from "./operation.js";
@@ -47,7 +48,8 @@ export function checkToolCalls(calls: readonly ToolCallOut[]): Checked {
     if (c.id === "") return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} has no id`, where);
     if (c.function.name === "") return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} (${c.id}) has no function name`, where);
     if (!isJsonObject(c.function.arguments)) {
-      return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} (${c.id}, ${c.function.name}) has arguments that are not a JSON object: ${JSON.stringify(c.function.arguments.slice(0, 200))}`, where);
+      // The arguments are the model's text: their length is reported, never their content.
+      return fail("MODEL_OUTPUT_INVALID", `tool_call ${index} (${c.id}, ${c.function.name}) has arguments that are not a JSON object (${c.function.arguments.length} characters)`, where);
     }
   }
   return OK;
@@ -89,7 +91,7 @@ export function chat(runner: StageRunner, ctx: CallContext, request: ChatRequest
       return calls.ok ? { ok: true, real: payload as unknown as ChatResponse } : calls;
     },
     execute: (input, op) => execute(chatRequestOf(input), op),
-    checkReal: (real) => checkToolCalls(real.tool_calls ?? []),
+    checkReal: (real) => { const shape = answerProblem(real); return shape.ok ? checkToolCalls(real.tool_calls ?? []) : shape; },
     afterPayload: (_input, real) => chatAfterPayload(request.model, real),
     output: (after) => {
       const { model: _model, annotations: _a, ...response } = after;

@@ -15,6 +15,8 @@ import { instanceOf } from "./instance.js";
 import { abortable, cancellation, cancelled } from "./operation.js";
 import type { StageRunner } from "./stage-runner.js";
 import type { BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import { chunkProblem } from "./model-answer.js";
+import { OK } from "../pipeline/result.js";
 import { schemaProblem } from "../pipeline/validators.js";
 
 /** Chunks read ahead of the hooks at most; a slow consumer slows the source down beyond that. */
@@ -164,9 +166,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       const deltas = chunk.tool_calls?.length ? { tool_calls: chunk.tool_calls } : {};
       return { emit: { delta: emitted, chunk_index: index++, is_last: isLast, ...deltas } };
     };
+    let received = 0;
     const next = async (): Promise<IteratorResult<StreamChunk> | { error: ErrorData }> => {
       try {
-        return await abortable(src.next(), stages.signal);
+        const item = await abortable(src.next(), stages.signal);
+        const shape = item.done ? OK : chunkProblem(item.value, received++);
+        return shape.ok ? item : { error: shape.error };
       } catch (err) {
         return { error: stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `chat stream failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } } };
       }

@@ -43,7 +43,7 @@ export const ERROR_CODES = {
   HOOK_REJECTED: { status: 403, summary: "A hook rejected the operation; the error carries the hook's code and reason." },
   HOOK_BLOCKED: { status: 403, summary: "A hook blocked the output; the error carries the hook's code and reason." },
   HOOK_EXCEPTION: { status: 502, summary: "An in-process hook threw or returned something that is not an outcome." },
-  MODEL_OUTPUT_INVALID: { status: 502, summary: "The model's answer is not a valid message: a tool_call without id or name, duplicate tool_call ids, or arguments that are not a JSON object (streamed deltas are assembled first); details name the tool_call." },
+  MODEL_OUTPUT_INVALID: { status: 502, summary: "The model's answer is not a valid message: not an object (or a stream chunk that is not one), a field the host reads of the wrong type, a tool_call without id or name, duplicate tool_call ids, or arguments that are not a JSON object (streamed deltas are assembled first); details name the field or tool_call." },
   OPERATION_FAILED: { status: 502, summary: "The wrapped operation itself (the service's model, tool or embedding call) failed; the error keeps its cause." },
   HOOK_FAILED: { status: 502, summary: "A fail-closed hook failed; the error names the binding, the phase and the cause." },
   EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
