@@ -7,6 +7,8 @@ export interface PluginLimits {
   timeoutMs: number;
   inputBytes: number;
   outputBytes: number;
+  /** Fuel per invocation: the instruction budget of one call, metered inside the guest (abi/README.md §11). */
+  fuel: number;
   /** What a module may declare that the engine allocates outside linear memory (abi/README.md §7.1). */
   tables: number;
   tableEntries: number;
@@ -60,12 +62,21 @@ const SHAPE_MAXIMUMS = {
   functionBytes: 7 * MiB,
 } as const;
 
+/**
+ * The default budget, chosen from the reference plugins' measured use (test/bench: the
+ * largest is the JavaScript component's, FUEL_NOTE) with a wide margin; the maximum is about what
+ * the longest time limit (10 s) lets a guest run.
+ */
+const DEFAULT_FUEL = 50_000_000;
+const MAX_FUEL = 20_000_000_000;
+
 export const DEFAULT_LIMITS: Readonly<PluginLimits> = {
   moduleBytes: 4 * MiB,
   memoryBytes: 16 * MiB,
   timeoutMs: 100,
   inputBytes: 1 * MiB,
   outputBytes: 1 * MiB,
+  fuel: DEFAULT_FUEL,
   ...SHAPE_DEFAULTS,
 };
 
@@ -75,6 +86,7 @@ export const HOST_MAX_LIMITS: Readonly<PluginLimits> = {
   timeoutMs: 10_000,
   inputBytes: 16 * MiB,
   outputBytes: 16 * MiB,
+  fuel: MAX_FUEL,
   ...SHAPE_MAXIMUMS,
 };
 

@@ -31,9 +31,10 @@ export interface PlannedCall {
   options?: Omit<CallOptions, "signal">;
 }
 
+/** `fuel`: what the call used of its budget (limits.fuel); 0 for a call that never ran. */
 export type InvokeResult =
-  | { ok: true; outcome: Outcome; logs: LogLine[]; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
-  | { ok: false; error: ErrorData; logs: LogLine[]; durationMs: number; memoryBytes: number };
+  | { ok: true; outcome: Outcome; logs: LogLine[]; durationMs: number; memoryBytes: number; fuel: number; reply?: unknown; replyBytes?: Uint8Array }
+  | { ok: false; error: ErrorData; logs: LogLine[]; durationMs: number; memoryBytes: number; fuel: number };
 
 /**
  * Runs guest calls on a pool of worker threads with hard limits. Every failure of a guest
@@ -158,7 +159,7 @@ export class Sandbox {
     const task: CallsTask = { kind: "calls", calls, progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const outcome = await this.schedule<CallReport[]>(task, limits, signal);
     if (outcome.ok) return outcome.value.map(toResult);
-    return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0 }));
+    return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0, fuel: 0 }));
   }
 
   /**
@@ -597,6 +598,7 @@ function callSpec(module: LoadedModule, kvScope: CallOptions["kvScope"]): Omit<C
     memoryPages: { initial: module.memory.initialPages, maximum: module.memory.maxPages },
     inputBytes: module.limits.inputBytes,
     outputBytes: module.limits.outputBytes,
+    fuel: module.limits.fuel,
     abiMajor: module.abi.major,
     kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : null,
     ...(module.component ? { component: module.component } : {}),
