@@ -139,7 +139,7 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${prepared.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: prepared.initialPages, maxPages });
   }
   // Metered after every check: the counter's import is added to a module already allowed.
-  const metered = await meterOnce(prepared.bytes, sha256, { tableOpCost: limits.tableEntries }, `pages-${maxPages}`);
+  const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`);
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);

@@ -6,14 +6,14 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, createObserver, metricsHandler, type Host } from "../../host/index.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 
 let host: Host;
 beforeAll(async () => {
   host = createHost({ workers: 2, quarantine: false });
   await host.loadPlugin({ id: "ok", version: "1.0.0", wasm: fixture("continue") });
   await host.loadPlugin({ id: "trap", version: "1.0.0", wasm: fixture("unreachable") });
-  await host.loadPlugin({ id: "loop", version: "1.0.0", wasm: fixture("loop") });
+  await host.loadPlugin({ id: "loop", version: "1.0.0", wasm: fixture("loop"), limits: { fuel: BACKSTOP_FUEL } });
   host.registerHook("deny", async () => ({ kind: "reject", code: "no", reason: "denied" }));
   host.activate({
     revision: 7,

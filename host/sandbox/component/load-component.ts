@@ -127,7 +127,7 @@ async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits
   if (capped.initialPages !== undefined && capped.initialPages > maxPages) {
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `component's core module ${file} asks for ${capped.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: capped.initialPages, maxPages });
   }
-  const metered = await meterOnce(capped.bytes, createHash("sha256").update(bytes).digest("hex"), { tableOpCost: limits.tableEntries }, `core-pages-${maxPages}`, `component's core module ${file}`);
+  const metered = await meterOnce(capped.bytes, createHash("sha256").update(bytes).digest("hex"), `core-pages-${maxPages}-entries-${limits.tableEntries}`, `component's core module ${file}`);
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);

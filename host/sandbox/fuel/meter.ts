@@ -43,35 +43,38 @@ const id = {
   tableInit: binaryen._BinaryenTableInitId!(), try: binaryen.TryId,
 } as const;
 
-/** Children of the expressions that are neither hot nor special, read through binaryen's info objects. */
+/** The child getters (raw C API, without the `_Binaryen` prefix) of the expressions that are neither hot nor special. */
 const OTHER_CHILDREN: Record<number, readonly string[]> = {
-  [binaryen.AtomicRMWId]: ["ptr", "value"], [binaryen.AtomicCmpxchgId]: ["ptr", "expected", "replacement"],
-  [binaryen.AtomicWaitId]: ["ptr", "expected", "timeout"], [binaryen.AtomicNotifyId]: ["ptr", "notifyCount"],
-  [binaryen.AtomicFenceId]: [], [binaryen.SIMDExtractId]: ["vec"], [binaryen.SIMDReplaceId]: ["vec", "value"],
-  [binaryen.SIMDShuffleId]: ["left", "right"], [binaryen.SIMDTernaryId]: ["a", "b", "c"], [binaryen.SIMDShiftId]: ["vec", "shift"],
-  [binaryen.SIMDLoadId]: ["ptr"], [binaryen.SIMDLoadStoreLaneId]: ["ptr", "vec"], [binaryen.RefNullId]: [],
-  [binaryen.RefIsNullId]: ["value"], [binaryen.RefFuncId]: [], [binaryen.RefEqId]: ["left", "right"], [binaryen.RefAsId]: ["value"],
-  [binaryen.TableGetId]: ["index"], [binaryen.TableSetId]: ["index", "value"], [binaryen.TableSizeId]: [],
-  [binaryen.ThrowId]: ["operands"], [binaryen.RethrowId]: [], [binaryen.TupleMakeId]: ["operands"], [binaryen.TupleExtractId]: ["tuple"],
-  [binaryen.PopId]: [],
+  [binaryen.AtomicRMWId]: ["AtomicRMWGetPtr", "AtomicRMWGetValue"],
+  [binaryen.AtomicCmpxchgId]: ["AtomicCmpxchgGetPtr", "AtomicCmpxchgGetExpected", "AtomicCmpxchgGetReplacement"],
+  [binaryen.AtomicWaitId]: ["AtomicWaitGetPtr", "AtomicWaitGetExpected", "AtomicWaitGetTimeout"],
+  [binaryen.AtomicNotifyId]: ["AtomicNotifyGetPtr", "AtomicNotifyGetNotifyCount"], [binaryen.AtomicFenceId]: [],
+  [binaryen.SIMDExtractId]: ["SIMDExtractGetVec"], [binaryen.SIMDReplaceId]: ["SIMDReplaceGetVec", "SIMDReplaceGetValue"],
+  [binaryen.SIMDShuffleId]: ["SIMDShuffleGetLeft", "SIMDShuffleGetRight"], [binaryen.SIMDTernaryId]: ["SIMDTernaryGetA", "SIMDTernaryGetB", "SIMDTernaryGetC"],
+  [binaryen.SIMDShiftId]: ["SIMDShiftGetVec", "SIMDShiftGetShift"], [binaryen.SIMDLoadId]: ["SIMDLoadGetPtr"],
+  [binaryen.SIMDLoadStoreLaneId]: ["SIMDLoadStoreLaneGetPtr", "SIMDLoadStoreLaneGetVec"],
+  [binaryen.RefNullId]: [], [binaryen.RefIsNullId]: ["RefIsNullGetValue"], [binaryen.RefFuncId]: [],
+  [binaryen.RefEqId]: ["RefEqGetLeft", "RefEqGetRight"], [binaryen.RefAsId]: ["RefAsGetValue"],
+  [binaryen.TableGetId]: ["TableGetGetIndex"], [binaryen.TableSetId]: ["TableSetGetIndex", "TableSetGetValue"], [binaryen.TableSizeId]: [],
+  [binaryen.RethrowId]: [], [binaryen.TupleExtractId]: ["TupleExtractGetTuple"], [binaryen.PopId]: [],
+};
+/** Expressions with a list of operands: [count getter, operand getter]. */
+const OPERAND_LISTS: Record<number, readonly [string, string]> = {
+  [binaryen.ThrowId]: ["ThrowGetNumOperands", "ThrowGetOperandAt"],
+  [binaryen.TupleMakeId]: ["TupleMakeGetNumOperands", "TupleMakeGetOperandAt"],
 };
 
-export interface MeterOptions {
-  /** What one table.fill, table.copy or table.init costs: the largest table the module may hold (its entries limit). */
-  tableOpCost: number;
-}
-
 /** Returns the module's bytes rewritten to meter themselves against the {@link FUEL_IMPORT} counter. */
-export function meter(bytes: Uint8Array, options: MeterOptions): Uint8Array {
+export function meter(bytes: Uint8Array): Uint8Array {
   const mod = binaryen.readBinaryWithFeatures(bytes, FEATURES);
   try {
-    return instrument(mod, options);
+    return instrument(mod);
   } finally {
     mod.dispose();
   }
 }
 
-function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Array {
+function instrument(mod: binaryenModule.Module): Uint8Array {
   const fresh = (base: string, taken: (n: string) => boolean): string => {
     let name = base;
     for (let i = 1; taken(name); i++) name = `${base}_${i}`;
@@ -192,23 +195,21 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
         raw._BinaryenTableGrowSetDelta!(e, through(entriesHelper, raw._BinaryenTableGrowGetDelta!(e)));
         return cost;
       }
-      case id.tableFill: case id.tableCopy: case id.tableInit: {
-        // binaryen.js cannot rewrite these operands: charged as if they touched the largest table the module may hold.
-        const info = binaryen.getExpressionInfo(e) as unknown as Record<string, number>;
-        let cost = INSTRUCTION_COST + options.tableOpCost * TABLE_ENTRY_COST;
-        for (const key of ["index", "value", "size", "dest", "source", "offset"]) if (typeof info[key] === "number") cost += walk(info[key]);
-        return cost;
-      }
+      case id.tableFill: case id.tableCopy: case id.tableInit:
+        // binaryen.js 130 gives no access to these operands: they can neither be charged by
+        // size nor searched for loops, so a module using them is refused.
+        throw new MeterUnsupported(`uses ${kind === id.tableFill ? "table.fill" : kind === id.tableCopy ? "table.copy" : "table.init"}, which this host's fuel meter cannot charge`);
       default: {
-        const keys = OTHER_CHILDREN[kind];
-        if (!keys) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
-        const info = binaryen.getExpressionInfo(e) as unknown as Record<string, number | number[]>;
-        let cost = INSTRUCTION_COST;
-        for (const key of keys) {
-          const child = info[key];
-          if (Array.isArray(child)) for (const c of child) cost += walk(c);
-          else if (typeof child === "number") cost += walk(child);
+        const list = OPERAND_LISTS[kind];
+        if (list) {
+          let cost = INSTRUCTION_COST;
+          for (let i = 0, n = raw[`_Binaryen${list[0]}`]!(e); i < n; i++) cost += walk(raw[`_Binaryen${list[1]}`]!(e, i));
+          return cost;
         }
+        const getters = OTHER_CHILDREN[kind];
+        if (!getters) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
+        let cost = INSTRUCTION_COST;
+        for (const g of getters) cost += walk(raw[`_Binaryen${g}`]!(e));
         return cost;
       }
     }

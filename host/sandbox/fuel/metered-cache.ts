@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SluiceError } from "../../errors/sluice-error.js";
 import { METER_VERSION } from "./cost-model.js";
-import type { MeterOptions } from "./meter.js";
 
 /** Modules at least this large are also cached on disk (instrumenting them takes seconds). */
 const DISK_CACHE_BYTES = 1 << 20;
@@ -22,8 +21,8 @@ export const METERED_DIR = join(tmpdir(), `sluice-metered-${process.getuid?.() ?
 
 const memory = new Map<string, Promise<Uint8Array>>();
 
-function keyOf(sha256: string, options: MeterOptions, variant: string): string {
-  return createHash("sha256").update(`${sha256}|${variant}|meter-v${METER_VERSION}|binaryen-130|table-op-${options.tableOpCost}`).digest("hex");
+function keyOf(sha256: string, variant: string): string {
+  return createHash("sha256").update(`${sha256}|${variant}|meter-v${METER_VERSION}|binaryen-130`).digest("hex");
 }
 
 /** Only a folder this user made, that nobody else can write to, is trusted to hold guest code. */
@@ -59,10 +58,10 @@ function writeDisk(path: string, bytes: Uint8Array): void {
   }
 }
 
-async function instrument(bytes: Uint8Array, options: MeterOptions, what: string): Promise<Uint8Array> {
+async function instrument(bytes: Uint8Array, what: string): Promise<Uint8Array> {
   const { meter, MeterUnsupported } = await import("./meter.js");
   try {
-    return meter(bytes, options);
+    return meter(bytes);
   } catch (err) {
     if (err instanceof MeterUnsupported) throw new SluiceError("MODULE_INVALID", `${what} ${err.message}`);
     if (err instanceof RangeError) throw new SluiceError("MODULE_INVALID", `${what} is nested too deeply to be metered`);
@@ -74,15 +73,15 @@ async function instrument(bytes: Uint8Array, options: MeterOptions, what: string
  * The metered form of `bytes`, instrumenting it only the first time. `bytes` is derived from
  * the original whose hash is `sha256` by the load's own rewrites, which `variant` names.
  */
-export function meterOnce(bytes: Uint8Array, sha256: string, options: MeterOptions, variant: string, what = "module"): Promise<Uint8Array> {
-  const key = keyOf(sha256, options, variant);
+export function meterOnce(bytes: Uint8Array, sha256: string, variant: string, what = "module"): Promise<Uint8Array> {
+  const key = keyOf(sha256, variant);
   let entry = memory.get(key);
   if (!entry) {
     const path = bytes.byteLength >= DISK_CACHE_BYTES && privateDir() ? join(METERED_DIR, `${key}.wasm`) : undefined;
     entry = (async () => {
       const cached = path ? readDisk(path) : undefined;
       if (cached) return cached;
-      const out = await instrument(bytes, options, what);
+      const out = await instrument(bytes, what);
       if (path) writeDisk(path, out);
       return out;
     })();
