@@ -51,6 +51,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX hook_audit_operation ON hook_audit (operation_id);
    CREATE INDEX hook_audit_binding ON hook_audit (binding_id, at);
    CREATE INDEX hook_audit_at ON hook_audit (at);`,
+  // Issue #19: each guest hook's fuel (NULL for in-process hooks and rows written before).
+  "ALTER TABLE hook_audit ADD COLUMN fuel INTEGER;",
 ];
 
 const PAYLOAD_MIGRATIONS: readonly string[] = [
@@ -101,8 +103,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
     putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result) VALUES (?, ?)"),
     running: db.prepare("SELECT record FROM operation_records WHERE real_status = 'running'"),
-    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, error_code, at)
-      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @errorCode, @at)`),
+    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, fuel, error_code, at)
+      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @at)`),
   };
   const read = (id: string): OperationRecord | undefined => {
     const row = q.get.get(id) as { record: string } | undefined;
@@ -152,8 +154,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
 }
 
 function auditRow(a: AuditRecord): Record<string, unknown> {
-  const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, errorCode, at } = a;
-  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, errorCode, at };
+  const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at } = a;
+  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at };
 }
 
 function auditOf(r: Record<string, unknown>): AuditRecord {
@@ -161,7 +163,7 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
     seq: r.seq as number, operationId: r.operation_id as string, bindingId: r.binding_id as string, hookRef: r.hook_ref as string,
     codeSha256: r.code_sha256 as string, point: r.point as AuditRecord["point"], phase: r.phase as string, revision: r.revision as number,
     outcome: r.outcome as string, inputDigest: r.input_digest as string, outputDigest: r.output_digest as string,
-    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, errorCode: (r.error_code as string | null) ?? null, at: r.at as number,
+    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, fuel: (r.fuel as number | null) ?? null, errorCode: (r.error_code as string | null) ?? null, at: r.at as number,
   };
 }
 

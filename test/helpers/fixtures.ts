@@ -20,3 +20,9 @@ export function pluginWasm(name: string): Uint8Array {
  * backstop, which stops what fuel cannot see; a loop under the default budget stops itself.
  */
 export const BACKSTOP_FUEL = HOST_MAX_LIMITS.fuel;
+
+/**
+ * What one call of the `continue` fixture costs (abi/README.md §11): sluice_alloc's 7
+ * instructions and sluice_handle's 5. Part of the contract: it changes only with the cost model.
+ */
+export const CONTINUE_FUEL = 12;

@@ -6,7 +6,7 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, createObserver, metricsHandler, type Host } from "../../host/index.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
-import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL, CONTINUE_FUEL } from "../helpers/fixtures.js";
 
 let host: Host;
 beforeAll(async () => {
@@ -54,6 +54,14 @@ describe("metrics", () => {
     expect(sample(text, "sluice_boundary_calls_total", { operation: "chat", outcome: "rejected" })).toBe(1);
     expect(sample(text, "sluice_boundary_duration_seconds_count", { operation: "tool", outcome: "succeeded" })).toBe(1);
     expect(sample(text, "sluice_release_revision")).toBe(7);
+  });
+
+  it("observe each guest hook's fuel; in-process hooks are not metered", async () => {
+    const text = await host.observer.registry.metrics();
+    expect(sample(text, "sluice_hook_fuel_count", { point: "tool.before", binding: "ok-b" })).toBe(1);
+    expect(sample(text, "sluice_hook_fuel_sum", { point: "tool.before", binding: "ok-b" })).toBe(CONTINUE_FUEL);
+    expect(sample(text, "sluice_hook_fuel_bucket", { point: "tool.before", binding: "ok-b", le: "1000" })).toBe(1);
+    expect(sample(text, "sluice_hook_fuel_count", { point: "model.chat.before", binding: "deny-b" })).toBeUndefined();
   });
 
   it("report the pool's threads and queue depth", async () => {
