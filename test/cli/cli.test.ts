@@ -53,7 +53,11 @@ describe("sluice CLI", () => {
     expect(built.stdout).toMatch(/built .*my-hook\.wasm \(\d+ bytes, sha256 [0-9a-f]{64}\)/);
     expect(built.stderr).toMatch(/✓ compiling/);
     expect(existsSync(path.join(dir, "build", "my-hook.wasm"))).toBe(true);
-    expect(ok(await sluice(["test", dir, "--module", path.join(dir, "build", "my-hook.wasm")])).stdout).toMatch(/2 passed, 0 failed/);
+    const tested = ok(await sluice(["test", dir, "--module", path.join(dir, "build", "my-hook.wasm")])).stdout;
+    expect(tested).toMatch(/2 passed, 0 failed/);
+    // Each sample shows the fuel its hook used against the budget (the scaffold's hook is far below half of it).
+    expect(tested.match(/^✓ .* \(\d+\.\d ms, fuel [\d,]+ of 50,000,000\)$/gm)).toHaveLength(2);
+    expect(tested).not.toMatch(/warning/);
 
     const dataDir = path.join(work, "data");
     let s = await serve(dataDir);

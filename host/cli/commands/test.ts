@@ -16,7 +16,7 @@ export const testCommand: RegisterCommand = (program) => {
     .option("--remote", "dry-run on the server (the uploaded id@version) instead of locally")
     .action(async (dir: string | undefined, opts: { module?: string; remote?: boolean; url: string; token?: string }) => {
       const p = await readPluginDir(dir ?? ".");
-      let results: { name: string; pass: boolean; mismatches: string[]; durationMs: number }[];
+      let results: { name: string; pass: boolean; mismatches: string[]; durationMs: number; fuel?: number; fuelLimit?: number; warning?: string }[];
       if (opts.remote) {
         results = await remoteSamples(p.dir, `${p.manifest.id}`, p.manifest.version, opts);
       } else {
@@ -33,8 +33,10 @@ export const testCommand: RegisterCommand = (program) => {
       }
       if (results.length === 0) throw new CliError(`no samples in ${p.dir}/samples`, "add samples/<name>.json files (see the ones `sluice new` writes)");
       for (const r of results) {
-        print(`${r.pass ? "✓" : "✗"} ${r.name} (${r.durationMs.toFixed(1)} ms)`);
+        const fuel = r.fuel !== undefined && r.fuelLimit !== undefined ? `, fuel ${r.fuel.toLocaleString("en-US")} of ${r.fuelLimit.toLocaleString("en-US")}` : "";
+        print(`${r.pass ? "✓" : "✗"} ${r.name} (${r.durationMs.toFixed(1)} ms${fuel})`);
         for (const m of r.mismatches) print(`    ${m}`);
+        if (r.warning) print(`    warning: ${r.warning}`);
       }
       const failed = results.filter((r) => !r.pass).length;
       print(`${results.length - failed} passed, ${failed} failed`);
