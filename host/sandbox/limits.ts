@@ -63,9 +63,11 @@ const SHAPE_MAXIMUMS = {
 } as const;
 
 /**
- * The default budget, chosen from the reference plugins' measured use (test/bench: the
- * largest is the JavaScript component's, FUEL_NOTE) with a wide margin; the maximum is about what
- * the longest time limit (10 s) lets a guest run.
+ * Fuel (abi/README.md §11). The default is chosen from the reference plugins' samples: the
+ * AssemblyScript plugins use 33,000-88,000 per call, the JavaScript (SpiderMonkey) component
+ * 10.4-12.6 million; 50 million leaves it four times that, and a tight loop here spends it
+ * in about 30 ms, well inside the default 100 ms time limit. The maximum is about what the
+ * longest time limit (10 s) lets a tight loop run on this kind of machine (about 2 units/ns).
  */
 const DEFAULT_FUEL = 50_000_000;
 const MAX_FUEL = 20_000_000_000;
