@@ -6,12 +6,12 @@
  * passes through a helper that charges for it before the operation runs. Runs on the loader
  * thread only (binaryen is a 13 MB JavaScript file that the workers never load).
  *
- * Regions: a function body, a loop body, each arm of an `if`, a `try` body, and the code
- * after a labelled block inside a block (a branch target, so a join point). A block's first
- * stretch belongs to the code that falls into it, so it is charged with that code. An
- * expression is charged in exactly one region, and a region's code runs at most once per
- * entry (a backward jump is a loop, itself a region), so the charge is an upper bound of
- * the work done, and the same for the same input on every machine.
+ * Regions: a function body, a loop body, a `try` body, each arm of an `if` longer than
+ * SHORT_ARM, and the code after a labelled block inside a block (a branch target, so a join
+ * point). A block's first stretch belongs to the code that falls into it, and an `if` with
+ * short arms is charged with the code around it, at the cost of its costlier arm. An expression is charged in exactly one region, and a region's code runs at
+ * most once per entry (a backward jump is a loop, itself a region), so the charge is an upper
+ * bound of the work done, and the same for the same input on every machine.
  */
 import binaryenModule from "binaryen";
 import { FUEL_IMPORT } from "./counter.js";
@@ -21,6 +21,9 @@ type Ref = number;
 /** binaryen.js's raw C API (the wrapper classes cost an object per node): only what this file calls. */
 type Raw = Record<string, (...args: number[]) => number>;
 const binaryen = binaryenModule as typeof binaryenModule & Raw;
+
+/** An `if` whose arms cost at most this much is charged with the code around it (see walk). */
+const SHORT_ARM = 32;
 
 /** Thrown for an instruction the meter does not know how to charge; the loader refuses the module. */
 export class MeterUnsupported extends Error {}
@@ -154,9 +157,14 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       }
       case id.if: {
         const cost = INSTRUCTION_COST + walk(raw._BinaryenIfGetCondition!(e));
-        raw._BinaryenIfSetIfTrue!(e, region(raw._BinaryenIfGetIfTrue!(e), false));
-        const otherwise = raw._BinaryenIfGetIfFalse!(e);
-        if (otherwise !== 0) raw._BinaryenIfSetIfFalse!(e, region(otherwise, false));
+        const [yes, no] = [raw._BinaryenIfGetIfTrue!(e), raw._BinaryenIfGetIfFalse!(e)];
+        const [yesCost, noCost] = [walk(yes), walk(no)];
+        // Short arms (most of them) are charged with the code around the `if`, at the cost of
+        // the costlier one: a charge inside would cost more than the arm. Longer arms are
+        // charged where they start, so a long arm not taken is not paid for.
+        if (Math.max(yesCost, noCost) <= SHORT_ARM) return cost + Math.max(yesCost, noCost);
+        raw._BinaryenIfSetIfTrue!(e, prefixed(yes, yesCost > 0 ? [charge(yesCost)] : []));
+        if (no !== 0) raw._BinaryenIfSetIfFalse!(e, prefixed(no, noCost > 0 ? [charge(noCost)] : []));
         return cost;
       }
       case id.loop:
@@ -243,7 +251,11 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   /** A region's code with its charge (and, at loop headers and function entries, the check) in front. */
   function region(e: Ref, withCheck: boolean): Ref {
     const cost = walk(e);
-    const front = [...(cost > 0 ? [charge(cost)] : []), ...(withCheck ? [check()] : [])];
+    return prefixed(e, withCheck ? chargeAndCheck(cost) : cost > 0 ? [charge(cost)] : []);
+  }
+
+  /** `e` with `front` run before it. */
+  function prefixed(e: Ref, front: Ref[]): Ref {
     if (front.length === 0) return e;
     if (getId(e) === id.block) {
       front.forEach((x, i) => raw._BinaryenBlockInsertChildAt!(e, i, x));
@@ -252,6 +264,23 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     return mod.block(null, [...front, e], binaryen.auto);
   }
 
-  for (const f of functions) binaryen._BinaryenFunctionSetBody!(f, region(binaryen._BinaryenFunctionGetBody!(f), true));
+  // The remaining fuel after a charge, kept in a local of the function for its check (one read of the global fewer).
+  let temp = -1;
+  let current = 0;
+  const tempLocal = (): number => (temp >= 0 ? temp : (temp = raw._BinaryenFunctionAddVar!(current, i64)));
+  function chargeAndCheck(cost: number): Ref[] {
+    if (cost === 0) return [check()];
+    const t = tempLocal();
+    return [
+      mod.local.set(t, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost))),
+      mod.global.set(fuel, mod.local.get(t, i64)),
+      mod.if(mod.i64.lt_s(mod.local.get(t, i64), i64const(0)), mod.unreachable()),
+    ];
+  }
+  for (const f of functions) {
+    current = f;
+    temp = -1;
+    binaryen._BinaryenFunctionSetBody!(f, region(binaryen._BinaryenFunctionGetBody!(f), true));
+  }
   return mod.emitBinary();
 }
