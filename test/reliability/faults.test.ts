@@ -13,9 +13,10 @@ let host: Host | undefined;
 afterEach(async () => { await sandbox?.close(); await host?.close(); sandbox = host = undefined; });
 
 /** The Piscina worker running a task now: private by design, reached here only to kill it. */
-type Internals = { pool: { threads: { threadId: number; terminate(): Promise<number> }[] }; lanes: Set<{ inFlight: number; threadId: number }> };
+type Internals = { lanes: Iterable<{ inFlight: number; threadId: number }> & { pool: { threads: { threadId: number; terminate(): Promise<number> }[] } } };
 const busyThread = (s: Sandbox): { terminate(): Promise<number> } => {
-  const { pool, lanes } = s as unknown as Internals;
+  const { lanes } = s as unknown as Internals;
+  const pool = lanes.pool;
   const lane = [...lanes].find((l) => l.inFlight > 0);
   const thread = pool.threads.find((t) => t.threadId === lane?.threadId);
   if (!thread) throw new Error("no worker is running a task");
