@@ -64,9 +64,9 @@ const SHAPE_MAXIMUMS = {
 
 /**
  * Fuel (abi/README.md §11). The default is chosen from the reference plugins' samples: the
- * AssemblyScript plugins use 33,000-88,000 per call, the JavaScript (SpiderMonkey) component
- * 10.4-12.6 million; 50 million leaves it four times that, and a tight loop here spends it
- * in about 30 ms, well inside the default 100 ms time limit. The maximum is about what the
+ * AssemblyScript plugins use 46,000-115,000 per call, the JavaScript (SpiderMonkey) component
+ * 11.1-13.4 million; 50 million leaves it almost four times that, and a tight loop spends it
+ * in about 30 ms here (40-55 ms on a loaded machine), inside the default 100 ms time limit. The maximum is about what the
  * longest time limit (10 s) lets a tight loop run on this kind of machine (about 2 units/ns).
  */
 const DEFAULT_FUEL = 50_000_000;

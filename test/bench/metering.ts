@@ -14,7 +14,11 @@ import { resolveLimits, WASM_PAGE } from "../../host/sandbox/limits.js";
 import { boundShape } from "../../host/sandbox/prepare-module.js";
 import type { CallSpec } from "../../host/sandbox/protocol.js";
 import { runCall } from "../../host/sandbox/run-call.js";
-import { hostMemory } from "../../host/sandbox/wasm-binary.js";
+import { capMemory, hostMemory } from "../../host/sandbox/wasm-binary.js";
+import { transpile } from "@bytecodealliance/jco";
+import { createHash } from "node:crypto";
+import { loadComponent } from "../../host/sandbox/component/load-component.js";
+import { pendingComponents } from "../../host/sandbox/component/run-component.js";
 import { benchWasm, built, envelopeOf, payloadOf, repoRoot } from "./systems.js";
 
 export interface MeteringPair { name: string; fuel: number; metered: () => void; bare: () => void; close: () => void }
@@ -65,4 +69,38 @@ export async function meteredAndBare(): Promise<MeteringPair[]> {
   }
   pairs.at(-1)!.close = () => { rmSync(kvPath, { force: true }); rmSync(`${kvPath}-wal`, { force: true }); rmSync(`${kvPath}-shm`, { force: true }); };
   return pairs;
+}
+
+/**
+ * The JavaScript (SpiderMonkey) component the same way: loaded as the host loads it (its
+ * core modules metered), and again with the same glue and its core modules compiled from
+ * jco's output without the meter. A call takes milliseconds, so it is measured on its own.
+ */
+export async function meteredAndBareComponent(): Promise<MeteringPair> {
+  const bytes = built("plugins/order-search-limit-js.wasm");
+  const limits = resolveLimits({ moduleBytes: 16 << 20, timeoutMs: 5_000 });
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const loaded = await loadComponent(bytes, sha256, { limits });
+  const maxPages = limits.memoryBytes / WASM_PAGE;
+  const files = (await transpile(bytes, { name: "guest", instantiation: "sync", noTypescript: true, quiet: true })).files;
+  const bareCores: Record<string, WebAssembly.Module> = {};
+  for (const name of Object.keys(loaded.component.cores)) {
+    bareCores[name] = await WebAssembly.compile(capMemory(boundShape(files[name]!, limits).bytes, maxPages).bytes as Uint8Array<ArrayBuffer>);
+  }
+  const request = firstRequest("order-search-limit")!;
+  const spec = (cores: Record<string, WebAssembly.Module>, id: string): CallSpec => ({
+    module: loaded.module, moduleId: id, memoryBytes: limits.memoryBytes, memoryPages: { initial: loaded.memory.initialPages, maximum: loaded.memory.maxPages },
+    inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: null, request,
+    component: { ...loaded.component, id, cores },
+  });
+  const metered = spec(loaded.component.cores, `bench:js:metered`);
+  const bare = spec(bareCores, `bench:js:bare`);
+  await pendingComponents([metered, bare]);
+  const caller = (s: CallSpec) => () => {
+    const r = runCall(s, () => { throw new Error("no kv"); });
+    if (!r.ok) throw new Error(`order-search-limit-js (${s.moduleId}): ${r.error.code} ${r.error.message}`);
+    return r.fuel;
+  };
+  const m = caller(metered);
+  return { name: "order-search-limit-js", fuel: m(), metered: m, bare: caller(bare), close: () => {} };
 }

@@ -6,7 +6,7 @@ import { encode } from "../../abi/codec.js";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { createHost } from "../../host/index.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
-import { meteredAndBare } from "./metering.js";
+import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, TOOLS, variant } from "./systems.js";
@@ -244,10 +244,15 @@ async function runaway(id: 7 | 10, c: Counts): Promise<ScenarioResult> {
  */
 async function metering(c: Counts): Promise<ScenarioResult> {
   const pairs = await meteredAndBare();
-  const latency = await interleave(pairs.flatMap((p) => [
+  const contenders = (ps: typeof pairs) => ps.flatMap((p) => [
     { name: `${p.name}-metered`, call: () => p.metered() },
     { name: `${p.name}-unmetered`, call: () => p.bare() },
-  ]), { warmup: c.warmup, samples: c.samples });
+  ]);
+  const latency = await interleave(contenders(pairs), { warmup: c.warmup, samples: c.samples });
+  // A call of the JavaScript component takes milliseconds: fewer of them.
+  const js = await meteredAndBareComponent();
+  Object.assign(latency, await interleave(contenders([js]), { warmup: Math.min(c.warmup, 50), samples: Math.min(c.samples, 300) }));
+  pairs.push(js);
   const values: Record<string, number> = {};
   const targets: Target[] = [];
   for (const p of pairs) {
