@@ -238,12 +238,16 @@ export interface SampleResult {
 /** A sample that uses more than this share of its budget gets a warning (as Shopify's tooling shows instruction counts). */
 export const FUEL_WARNING_SHARE = 0.5;
 
+/** The warning for a sample that used more than half its budget, if it did. */
+export function fuelWarning(fuel: number, fuelLimit: number): string | undefined {
+  return fuel > fuelLimit * FUEL_WARNING_SHARE
+    ? `uses ${fuel} fuel, more than half its budget of ${fuelLimit} per call (hook.yaml limits.fuel): a larger input may fail with GUEST_FUEL_EXHAUSTED`
+    : undefined;
+}
+
 function withFuel<R extends { name: string }>(result: R, fuel: number, fuelLimit: number): R & { fuel: number; fuelLimit: number; warning?: string } {
-  const over = fuel > fuelLimit * FUEL_WARNING_SHARE;
-  return {
-    ...result, fuel, fuelLimit,
-    ...(over ? { warning: `uses ${fuel} fuel, more than half its budget of ${fuelLimit} per call (hook.yaml limits.fuel): a larger input may fail with GUEST_FUEL_EXHAUSTED` } : {}),
-  };
+  const warning = fuelWarning(fuel, fuelLimit);
+  return { ...result, fuel, fuelLimit, ...(warning ? { warning } : {}) };
 }
 
 export interface RunSampleOptions {

@@ -63,7 +63,9 @@ describe("sluice CLI", () => {
     let s = await serve(dataDir);
     let env = { SLUICE_URL: s.url, SLUICE_TOKEN: TOKEN };
     expect(ok(await sluice(["upload", dir, "--module", path.join(dir, "build", "my-hook.wasm")], env)).stdout).toMatch(/^uploaded my-hook@0\.1\.0 sha256/m);
-    expect(ok(await sluice(["test", dir, "--remote"], env)).stdout).toMatch(/2 passed, 0 failed/);
+    const remote = ok(await sluice(["test", dir, "--remote"], env)).stdout;
+    expect(remote).toMatch(/2 passed, 0 failed/);
+    expect(remote.match(/^✓ .* \(\d+\.\d ms, fuel [\d,]+ of 50,000,000\)$/gm)).toHaveLength(2);
     ok(await sluice(["bind", "my-hook@0.1.0", "--point", "tool.before", "--id", "lim", "--config", '{"max_limit": 100}', "--tool-ids", "orders.search"], env));
     expect(ok(await sluice(["publish", "--activate"], env)).stdout).toMatch(/published revision 1 .*active revision: 1/);
     expect(await limitSeen(s)).toBe(100);
