@@ -1,7 +1,9 @@
 /**
  * The cost model of metered guests (abi/README.md §11): what each piece of guest work costs
  * in fuel. Part of the contract: changing a figure changes every plugin's fuel use, so it
- * bumps METER_VERSION (which also keys the instrumented-module caches).
+ * bumps METER_VERSION, and so does any change to meter.ts that changes what it writes: the
+ * version keys the instrumented-module caches, on disk too, which would otherwise serve
+ * modules metered the old way.
  */
 export const METER_VERSION = 1;
 
