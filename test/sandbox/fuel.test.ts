@@ -52,6 +52,13 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
     expect(r.memoryBytes).toBe(244 * 65_536);
   });
 
+  it("a module using table.fill is refused at upload with MODULE_INVALID (the meter cannot charge it)", async () => {
+    const err = await sandbox.load(fixture("fuel-table-fill")).then(() => undefined, (e: unknown) => e);
+    expect(isSluiceError(err) && err.code).toBe("MODULE_INVALID");
+    expect(isSluiceError(err) && err.message).toBe("module uses table.fill, which this host's fuel meter cannot charge");
+    await benignCallSucceeds();
+  });
+
   it("a guest cannot import the fuel counter: the reserved module name is outside the allow-list", async () => {
     const err = await sandbox.load(fixture("fuel-import-counter")).then(() => undefined, (e: unknown) => e);
     expect(isSluiceError(err) && err.code).toBe("MODULE_FORBIDDEN_IMPORT");
