@@ -1847,6 +1847,11 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
           ],
           "description": "The applied outcome, or failed (the error_code says why)."
         },
+        "fuel": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Fuel the guest hook used of its budget (abi/README.md §11): the same for the same module, input and config on any machine. Absent for in-process hooks and steps that did not run (optional)."
+        },
         "duration_ms": {
           "type": "number",
           "minimum": 0,

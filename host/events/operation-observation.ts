@@ -146,6 +146,7 @@ export class OperationObservation {
       this.observer.publish("hook.executed", {
         ...this.scope(), operation_id: this.operationId!, operation, point, binding_id: step.bindingId, hook_ref: step.hookRef,
         outcome: step.outcome, duration_ms: Math.max(0, stepDurationMs(step)), error_code: step.error?.code ?? null,
+        ...(step.fuel !== undefined ? { fuel: step.fuel } : {}),
         call_id: this.subject.operation === "tool" ? toolIds(this.subject.call).call_id : null,
       });
     }

@@ -30,9 +30,10 @@ export interface StepSpec {
   carry?: unknown;
 }
 
+/** `fuel`: what a guest hook used of its budget (in-process hooks are not metered and leave it out). */
 export type InvokeReport =
-  | { ok: true; outcome: Outcome; durationMs: number }
-  | { ok: false; error: ErrorData; durationMs: number };
+  | { ok: true; outcome: Outcome; durationMs: number; fuel?: number }
+  | { ok: false; error: ErrorData; durationMs: number; fuel?: number };
 
 export type Invoke = (index: number, request: RequestEnvelope) => InvokeReport | Promise<InvokeReport>;
 
@@ -41,6 +42,8 @@ export interface StepReport {
   hookRef: string;
   outcome: OutcomeKind | "failed" | "skipped";
   durationMs: number;
+  /** Fuel the guest used (abi/README.md §11); absent for in-process hooks and steps that did not run. */
+  fuel?: number;
   error?: ErrorData;
   annotations?: Record<string, unknown>;
   /** Digest of the patch (or redaction) this hook returned, when it changed the payload (not at chunk points): the content hash here, keyed by the host before anyone sees it. */
@@ -104,6 +107,7 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
         ...(step.carry !== undefined ? { carry: step.carry } : {}),
       });
     report.durationMs = invoked.durationMs;
+    if (invoked.fuel !== undefined) report.fuel = invoked.fuel;
     // Cancellation ends the stage whatever the policy: the caller no longer wants the operation.
     if (!invoked.ok && invoked.error.code === "CALL_CANCELLED") {
       report.error = invoked.error;

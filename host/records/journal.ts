@@ -73,7 +73,7 @@ export class OperationJournal {
       digest = step.outputDigest ?? digest;
       return {
         operationId, bindingId: step.bindingId, ...codeOf(step.bindingId), point, phase, revision, outcome: step.outcome,
-        inputDigest, outputDigest: digest, patchDigest: step.patchDigest ?? null, durationMs: step.durationMs, errorCode: step.error?.code ?? null, at,
+        inputDigest, outputDigest: digest, patchDigest: step.patchDigest ?? null, durationMs: step.durationMs, fuel: step.fuel ?? null, errorCode: step.error?.code ?? null, at,
       };
     });
     // The hook that ended a stage by failing did not complete; every other one did.

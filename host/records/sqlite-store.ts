@@ -66,6 +66,8 @@ const MIGRATIONS: readonly string[] = [
    UPDATE operation_results SET stored_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000;
    DELETE FROM operation_results WHERE operation_id IN (SELECT operation_id FROM operation_records WHERE phase = 'finished');
    CREATE INDEX operation_results_stored ON operation_results (stored_at);`,
+  // Issue #19: each guest hook's fuel (NULL for in-process hooks and rows written before).
+  "ALTER TABLE hook_audit ADD COLUMN fuel INTEGER;",
 ];
 
 const PAYLOAD_MIGRATIONS: readonly string[] = [
@@ -126,8 +128,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
     expire: db.prepare("DELETE FROM operation_results WHERE stored_at <= ?"),
     running: db.prepare("SELECT record FROM operation_records WHERE real_status = 'running'"),
-    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, error_code, at)
-      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @errorCode, @at)`),
+    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, fuel, error_code, at)
+      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @at)`),
   };
   const read = (id: string): OperationRecord | undefined => {
     const row = q.get.get(id) as { record: string } | undefined;
@@ -206,8 +208,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
 }
 
 function auditRow(a: AuditRecord): Record<string, unknown> {
-  const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, errorCode, at } = a;
-  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, errorCode, at };
+  const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at } = a;
+  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at };
 }
 
 function auditOf(r: Record<string, unknown>): AuditRecord {
@@ -215,7 +217,7 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
     seq: r.seq as number, operationId: r.operation_id as string, bindingId: r.binding_id as string, hookRef: r.hook_ref as string,
     codeSha256: r.code_sha256 as string, point: r.point as AuditRecord["point"], phase: r.phase as string, revision: r.revision as number,
     outcome: r.outcome as string, inputDigest: r.input_digest as string, outputDigest: r.output_digest as string,
-    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, errorCode: (r.error_code as string | null) ?? null, at: r.at as number,
+    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, fuel: (r.fuel as number | null) ?? null, errorCode: (r.error_code as string | null) ?? null, at: r.at as number,
   };
 }
 

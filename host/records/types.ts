@@ -103,6 +103,8 @@ export interface AuditRecord {
   /** Keyed digest of the patch (or redaction) the hook returned; null when it changed nothing. */
   patchDigest: string | null;
   durationMs: number;
+  /** Fuel the guest hook used (abi/README.md §11); null for an in-process hook or a step that did not run. */
+  fuel: number | null;
   errorCode: string | null;
   /** Epoch milliseconds. */
   at: number;

@@ -41,6 +41,9 @@ export interface DryRunResult {
   annotations?: Record<string, unknown>;
   /** Time inside the guest call. */
   duration_ms: number;
+  /** Fuel the guest call used, and its budget per call (abi/README.md §11). */
+  fuel: number;
+  fuel_limit: number;
   /** Wall time of the whole dry run, including the thread hop. */
   total_ms: number;
 }
@@ -86,6 +89,8 @@ export async function dryRun(sandbox: Sandbox, record: PluginRecord, plugin: Gue
     ...(report?.error ?? cause ?? result.failure ? { error: report?.error ?? cause ?? result.failure } : {}),
     ...(report?.annotations ? { annotations: report.annotations } : {}),
     duration_ms: report?.durationMs ?? 0,
+    fuel: report?.fuel ?? 0,
+    fuel_limit: plugin.module.limits.fuel,
     total_ms: Math.round((performance.now() - started) * 1000) / 1000,
   };
 }

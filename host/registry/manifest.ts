@@ -32,6 +32,8 @@ export interface ManifestLimits {
   timeout_ms?: number;
   input_kb?: number;
   output_kb?: number;
+  /** Fuel per call: the hook's instruction budget (abi/README.md §11). */
+  fuel?: number;
   /** Static bounds on the module's shape (abi/README.md §7.1), one key per limit: tables, table_entries, functions, ... */
   [shapeLimit: string]: number | undefined;
 }
@@ -88,6 +90,7 @@ export const MANIFEST_SCHEMA = {
         timeout_ms: { type: "number", exclusiveMinimum: 0, maximum: 3_600_000 },
         input_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
         output_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
+        fuel: { type: "integer", minimum: 1, maximum: 1_000_000_000_000 },
         ...Object.fromEntries(Object.values(SHAPE_LIMIT_KEYS).map((k) => [k, { type: "integer", minimum: 1, maximum: 100_000_000 }])),
       },
     },
@@ -192,6 +195,7 @@ export function manifestLimits(m: Manifest): Partial<PluginLimits> {
     ...(l.timeout_ms !== undefined ? { timeoutMs: l.timeout_ms } : {}),
     ...(l.input_kb !== undefined ? { inputBytes: Math.round(l.input_kb * KiB) } : {}),
     ...(l.output_kb !== undefined ? { outputBytes: Math.round(l.output_kb * KiB) } : {}),
+    ...(l.fuel !== undefined ? { fuel: l.fuel } : {}),
     ...Object.fromEntries((Object.entries(SHAPE_LIMIT_KEYS) as [keyof typeof SHAPE_LIMIT_KEYS, string][])
       .filter(([, key]) => (l as Record<string, number | undefined>)[key] !== undefined)
       .map(([limit, key]) => [limit, (l as Record<string, number>)[key]! * (limit === "functionBytes" ? KiB : 1)])),

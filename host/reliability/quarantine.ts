@@ -13,7 +13,7 @@ import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
  * binding's config (PATCH_*, OUTCOME_NOT_ALLOWED) never count against a plugin.
  */
 export const GUEST_FAULT_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  "GUEST_TIMEOUT", "GUEST_TRAP", "GUEST_MEMORY_LIMIT", "GUEST_STACK_OVERFLOW", "GUEST_ABORTED",
+  "GUEST_TIMEOUT", "GUEST_FUEL_EXHAUSTED", "GUEST_TRAP", "GUEST_MEMORY_LIMIT", "GUEST_STACK_OVERFLOW", "GUEST_ABORTED",
   "OUTPUT_TOO_LARGE", "OUTPUT_OUT_OF_BOUNDS", "OUTPUT_MALFORMED", "OUTPUT_INVALID",
 ]);
 

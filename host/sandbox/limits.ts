@@ -7,6 +7,8 @@ export interface PluginLimits {
   timeoutMs: number;
   inputBytes: number;
   outputBytes: number;
+  /** Fuel per invocation: the instruction budget of one call, metered inside the guest (abi/README.md §11). */
+  fuel: number;
   /** What a module may declare that the engine allocates outside linear memory (abi/README.md §7.1). */
   tables: number;
   tableEntries: number;
@@ -60,12 +62,23 @@ const SHAPE_MAXIMUMS = {
   functionBytes: 7 * MiB,
 } as const;
 
+/**
+ * Fuel (abi/README.md §11). The default is chosen from the reference plugins' samples: the
+ * AssemblyScript plugins use 46,000-115,000 per call, the JavaScript (SpiderMonkey) component
+ * 11.1-13.4 million; 50 million leaves it almost four times that, and a tight loop spends it
+ * in about 30 ms here (40-55 ms on a loaded machine), inside the default 100 ms time limit. The maximum is about what the
+ * longest time limit (10 s) lets a tight loop run on this kind of machine (about 2 units/ns).
+ */
+const DEFAULT_FUEL = 50_000_000;
+const MAX_FUEL = 20_000_000_000;
+
 export const DEFAULT_LIMITS: Readonly<PluginLimits> = {
   moduleBytes: 4 * MiB,
   memoryBytes: 16 * MiB,
   timeoutMs: 100,
   inputBytes: 1 * MiB,
   outputBytes: 1 * MiB,
+  fuel: DEFAULT_FUEL,
   ...SHAPE_DEFAULTS,
 };
 
@@ -75,6 +88,7 @@ export const HOST_MAX_LIMITS: Readonly<PluginLimits> = {
   timeoutMs: 10_000,
   inputBytes: 16 * MiB,
   outputBytes: 16 * MiB,
+  fuel: MAX_FUEL,
   ...SHAPE_MAXIMUMS,
 };
 

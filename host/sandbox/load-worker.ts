@@ -12,6 +12,9 @@ import type { LoadOptions } from "./loaded-module.js";
 import { prepareModule } from "./prepare-module.js";
 import type { LoaderReply, LoaderRequest } from "./loader-protocol.js";
 
+// binaryen (13 MB of JavaScript) takes a few hundred milliseconds to start: begun with the thread, not on the first load's clock.
+void import("./fuel/meter.js").catch(() => {});
+
 interface Incoming { bytes: Uint8Array; received: number; sha256: string; options: LoadOptions }
 const incoming = new Map<number, Incoming>();
 

@@ -12,6 +12,7 @@ import type { LoadedModule, LoadOptions } from "./loaded-module.js";
 import { checkShape } from "./module-limits.js";
 import { BinaryFormatError, capTables, hostMemory } from "./wasm-binary.js";
 import { moduleShape, type ModuleShape } from "./wasm-shape.js";
+import { meterOnce } from "./fuel/metered-cache.js";
 import "./eager-compile.js";
 
 /** The exports every core guest must have, with the exact signature abi/README.md §2 gives them. */
@@ -109,7 +110,7 @@ export function checkSize(bytes: Uint8Array, limits: PluginLimits, what = "modul
   }
 }
 
-/** Validates a core guest statically and compiles it with its memory and tables capped. */
+/** Validates a core guest statically, meters it (fuel/meter.ts) and compiles it with its memory and tables capped. */
 export async function prepareModule(bytes: Uint8Array, sha256: string, options: LoadOptions = {}): Promise<LoadedModule> {
   const capabilities = checkCapabilities(options.capabilities);
   const limits = resolveLimits(options.limits);
@@ -137,9 +138,11 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
   if (prepared.initialPages > maxPages) {
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${prepared.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: prepared.initialPages, maxPages });
   }
+  // Metered after every check: the counter's import is added to a module already allowed.
+  const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`);
   let module: WebAssembly.Module;
   try {
-    module = await WebAssembly.compile(prepared.bytes as Uint8Array<ArrayBuffer>);
+    module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${(err as Error).message}`);
   }

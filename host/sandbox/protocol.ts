@@ -22,6 +22,8 @@ export interface CallSpec {
   memoryPages: { initial: number; maximum: number };
   inputBytes: number;
   outputBytes: number;
+  /** The call's fuel budget (limits.fuel): the worker sets the guest's counter to it before instantiating. */
+  fuel: number;
   /** The ABI major the module declares: a reply must speak it. */
   abiMajor: number;
   /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */
@@ -86,9 +88,10 @@ export function fromWire(result: WireStageResult, given: Record<string, unknown>
   return result.payload === null ? { ...result, payload: given } : (result as StageResult);
 }
 
+/** `fuel`: what the invocation used (above the budget when it ran out); the same for the same module, input and config on any machine. */
 export type CallReport =
-  | { ok: true; outcome: Outcome; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; reply?: unknown; replyBytes?: Uint8Array }
-  | { ok: false; error: ErrorData; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number };
+  | { ok: true; outcome: Outcome; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; fuel: number; reply?: unknown; replyBytes?: Uint8Array }
+  | { ok: false; error: ErrorData; logs: LogLine[]; droppedLogs: number; durationMs: number; memoryBytes: number; fuel: number };
 
 export const PROGRESS_BYTES = 16;
 /** Progress index values before the first call starts: posted and not yet taken, */

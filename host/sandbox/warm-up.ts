@@ -21,7 +21,7 @@ export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise
   if ("refused" in prepared) return;
   const module = new WebAssembly.Module(prepared.bytes as Uint8Array<ArrayBuffer>);
   const payload = { tool_id: "warm-up", name: "warm-up", schema: { type: "object" }, arguments: { text: "x".repeat(512) }, call_id: "c" };
-  const spec = { module, moduleId: "sluice:warm-up", memoryBytes: DEFAULT_LIMITS.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages }, inputBytes: 1 << 20, outputBytes: 1 << 20, abiMajor: 1, kvScope: null };
+  const spec = { module, moduleId: "sluice:warm-up", memoryBytes: DEFAULT_LIMITS.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages }, inputBytes: 1 << 20, outputBytes: 1 << 20, fuel: DEFAULT_LIMITS.fuel, abiMajor: 1, kvScope: null };
   const stage: StageInput = {
     point: "tool.before",
     context: { space_id: "warm-up", actor_id: null, run_id: null, instance_id: "main", operation_id: "warm-up", parent_operation_id: null, call_id: null, purpose: "action", published_revision: 0, deadline: null },

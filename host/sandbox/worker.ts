@@ -58,7 +58,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
       const report = runCall({ ...task.calls[i]!, request: bytes }, kv);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
       pause();
-      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
+      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
     });
     results.push(toWire(result, payload));
     if (result.stop || result.failure) break;
@@ -87,7 +87,7 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
       mark(first + i);
       const report = runCall({ ...task.calls[first + i]!, request: bytes }, kv);
       pause();
-      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs } : { ok: false, error: report.error, durationMs: report.durationMs };
+      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
     }), stage.payload));
     offset += stage.steps.length;
   }

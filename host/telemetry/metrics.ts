@@ -14,11 +14,12 @@ export interface PoolStats {
 }
 
 // Codes that mean the guest itself broke (as opposed to timing out or being refused).
-const TRAPS = new Set(["GUEST_TRAP", "GUEST_STACK_OVERFLOW", "GUEST_MEMORY_LIMIT", "GUEST_ABORTED", "WORKER_CRASHED"]);
+const TRAPS = new Set(["GUEST_TRAP", "GUEST_STACK_OVERFLOW", "GUEST_MEMORY_LIMIT", "GUEST_ABORTED", "GUEST_FUEL_EXHAUSTED", "WORKER_CRASHED"]);
 
 /** The host's metrics: names and labels are listed in abi/events/README.md ("Metrics"). */
 export class SluiceMetrics {
   readonly hookDuration: Histogram<"point" | "binding">;
+  readonly hookFuel: Histogram<"point" | "binding">;
   readonly hookOutcomes: Counter<"point" | "binding" | "outcome">;
   readonly hookTimeouts: Counter<"point" | "binding">;
   readonly hookTraps: Counter<"point" | "binding" | "code">;
@@ -37,6 +38,10 @@ export class SluiceMetrics {
     this.hookDuration = new Histogram({
       name: "sluice_hook_duration_seconds", help: "Run time of one hook, by point and binding.", labelNames: ["point", "binding"], registers,
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    });
+    this.hookFuel = new Histogram({
+      name: "sluice_hook_fuel", help: "Fuel one guest hook used (abi/README.md §11), by point and binding; in-process hooks are not metered.", labelNames: ["point", "binding"], registers,
+      buckets: [1e3, 1e4, 1e5, 3e5, 1e6, 3e6, 1e7, 3e7, 1e8, 1e9, 1e10],
     });
     this.hookOutcomes = new Counter({ name: "sluice_hook_outcomes_total", help: "Hook executions by outcome (continue, patch_*, reject, ..., failed).", labelNames: ["point", "binding", "outcome"], registers });
     this.hookTimeouts = new Counter({ name: "sluice_hook_timeouts_total", help: "Hooks that ran past their time limit.", labelNames: ["point", "binding"], registers });
@@ -64,6 +69,7 @@ export class SluiceMetrics {
   hook(point: string, step: StepReport): void {
     const labels = { point, binding: step.bindingId };
     this.hookDuration.observe(labels, stepDurationMs(step) / 1000);
+    if (step.fuel !== undefined) this.hookFuel.observe(labels, step.fuel);
     this.hookOutcomes.inc({ ...labels, outcome: step.outcome });
     const code = step.error?.code;
     if (code === "GUEST_TIMEOUT") this.hookTimeouts.inc(labels);

@@ -50,7 +50,7 @@ export interface PluginManifest {
   points: Partial<Record<PointName, ManifestPointGrant | null>>;
   config_schema?: Record<string, unknown>;
   capabilities?: Capability[];
-  limits?: { memory_mb?: number; timeout_ms?: number; input_kb?: number; output_kb?: number };
+  limits?: { memory_mb?: number; timeout_ms?: number; input_kb?: number; output_kb?: number; fuel?: number };
   failure_policy?: FailurePolicy;
   capability_boundary?: string;
 }
@@ -88,6 +88,7 @@ export function manifestLimits(m: PluginManifest): Partial<PluginLimits> {
     ...(l.timeout_ms !== undefined ? { timeoutMs: l.timeout_ms } : {}),
     ...(l.input_kb !== undefined ? { inputBytes: Math.round(l.input_kb * 1024) } : {}),
     ...(l.output_kb !== undefined ? { outputBytes: Math.round(l.output_kb * 1024) } : {}),
+    ...(l.fuel !== undefined ? { fuel: l.fuel } : {}),
   };
 }
 
@@ -212,6 +213,8 @@ export interface StepResult {
   actual: Actual;
   expected: Expectation;
   durationMs: number;
+  /** The most fuel one call of the hook used in this step (a stream: the costliest chunk). */
+  fuel: number;
 }
 
 export interface SampleResult {
@@ -223,8 +226,28 @@ export interface SampleResult {
   actual: Actual;
   expected: Expectation;
   durationMs: number;
+  /** The most fuel one call of the hook used in this sample, against `fuelLimit`, its budget per call. */
+  fuel: number;
+  fuelLimit: number;
+  /** Set when the sample used more than half its fuel budget: it passes, but is close to failing with GUEST_FUEL_EXHAUSTED. */
+  warning?: string;
   /** Sequences: every step's result. */
   steps?: StepResult[];
+}
+
+/** A sample that uses more than this share of its budget gets a warning (as Shopify's tooling shows instruction counts). */
+export const FUEL_WARNING_SHARE = 0.5;
+
+/** The warning for a sample that used more than half its budget, if it did. */
+export function fuelWarning(fuel: number, fuelLimit: number): string | undefined {
+  return fuel > fuelLimit * FUEL_WARNING_SHARE
+    ? `uses ${fuel} fuel, more than half its budget of ${fuelLimit} per call (hook.yaml limits.fuel): a larger input may fail with GUEST_FUEL_EXHAUSTED`
+    : undefined;
+}
+
+function withFuel<R extends { name: string }>(result: R, fuel: number, fuelLimit: number): R & { fuel: number; fuelLimit: number; warning?: string } {
+  const warning = fuelWarning(fuel, fuelLimit);
+  return { ...result, fuel, fuelLimit, ...(warning ? { warning } : {}) };
 }
 
 export interface RunSampleOptions {
@@ -269,12 +292,12 @@ export async function runSample(sandbox: Sandbox, plugin: GuestPlugin, grants: G
     }
     const mismatches = steps.flatMap((s) => s.mismatches.map((m) => `${s.name}: ${m}`));
     const last = steps[steps.length - 1];
-    return {
+    return withFuel({
       name: sample.name, ...(sample.file ? { file: sample.file } : {}),
       pass: mismatches.length === 0, mismatches,
       actual: last?.actual ?? {}, expected: last?.expected ?? {},
       durationMs: performance.now() - t0, steps,
-    };
+    }, Math.max(0, ...steps.map((s) => s.fuel)), plugin.module.limits.fuel);
   }
 
   if (!sample.point) throw new Error(`sample "${sample.name}": "point" is required (or a "sequence")`);
@@ -284,10 +307,10 @@ export async function runSample(sandbox: Sandbox, plugin: GuestPlugin, grants: G
     ...(sample.model ? { model: sample.model } : {}), ...(sample.request_id ? { request_id: sample.request_id } : {}),
   };
   const r = await runStep(sandbox, withGrants, step, base, {});
-  return {
+  return withFuel({
     name: sample.name, ...(sample.file ? { file: sample.file } : {}),
     pass: r.pass, mismatches: r.mismatches, actual: r.actual, expected: r.expected, durationMs: performance.now() - t0,
-  };
+  }, r.fuel, plugin.module.limits.fuel);
 }
 
 const PAIRS: Partial<Record<PointName, PointName>> = {
@@ -327,9 +350,10 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
   const signal = options.signal ?? new AbortController().signal;
   const spaceId = step.context?.space_id ?? options.spaceId;
   const expected = step.expect ?? {};
+  let fuel = 0;
   const done = (actual: Actual, extra: string[] = [], next: Record<string, unknown> = {}): StepRun => {
     const mismatches = [...extra, ...compare(expected, actual)];
-    return { pass: mismatches.length === 0, mismatches, actual, expected, durationMs: performance.now() - t0, carries: next };
+    return { pass: mismatches.length === 0, mismatches, actual, expected, durationMs: performance.now() - t0, fuel, carries: next };
   };
 
   if (step.chunks) {
@@ -341,6 +365,7 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
       const payload = { request_id: step.request_id ?? "sample-request", chunk_index: i, is_last: i === step.chunks.length - 1, delta, model: step.model ?? "sample-model" };
       const r = await runStage(sandbox, { point: step.point, context, payload, hooks, holds, signal });
       const report = r.reports[0];
+      fuel = Math.max(fuel, report?.fuel ?? 0);
       actual.outcomes!.push(report?.outcome === "skipped" || report === undefined ? "failed" : report.outcome);
       if (report?.annotations) actual.annotations = { ...actual.annotations, ...report.annotations };
       if (r.failure || report?.error) actual.error = r.failure ?? report!.error;
@@ -360,6 +385,7 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
   const context = contextFor(step.point, step.payload, step.context, spaceId);
   const r: StageResult = await runStage(sandbox, { point: step.point, context, payload: structuredClone(step.payload), hooks, carries, signal });
   const report = r.reports[0];
+  fuel = report?.fuel ?? 0;
   const actual: Actual = {
     outcome: report === undefined || report.outcome === "skipped" ? "failed" : report.outcome,
     payload: r.payload,

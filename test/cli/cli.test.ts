@@ -58,13 +58,19 @@ describe("sluice CLI", () => {
     expect(built.stdout).toMatch(/built .*my-hook\.wasm \(\d+ bytes, sha256 [0-9a-f]{64}\)/);
     expect(built.stderr).toMatch(/✓ compiling/);
     expect(existsSync(path.join(dir, "build", "my-hook.wasm"))).toBe(true);
-    expect(ok(await sluice(["test", dir, "--module", path.join(dir, "build", "my-hook.wasm")])).stdout).toMatch(/2 passed, 0 failed/);
+    const tested = ok(await sluice(["test", dir, "--module", path.join(dir, "build", "my-hook.wasm")])).stdout;
+    expect(tested).toMatch(/2 passed, 0 failed/);
+    // Each sample shows the fuel its hook used against the budget (the scaffold's hook is far below half of it).
+    expect(tested.match(/^✓ .* \(\d+\.\d ms, fuel [\d,]+ of 50,000,000\)$/gm)).toHaveLength(2);
+    expect(tested).not.toMatch(/warning/);
 
     const dataDir = path.join(work, "data");
     let s = await serve(dataDir);
     let env = { SLUICE_URL: s.url, SLUICE_TOKEN: TOKEN };
     expect(ok(await sluice(["upload", dir, "--module", path.join(dir, "build", "my-hook.wasm")], env)).stdout).toMatch(/^uploaded my-hook@0\.1\.0 sha256/m);
-    expect(ok(await sluice(["test", dir, "--remote"], env)).stdout).toMatch(/2 passed, 0 failed/);
+    const remote = ok(await sluice(["test", dir, "--remote"], env)).stdout;
+    expect(remote).toMatch(/2 passed, 0 failed/);
+    expect(remote.match(/^✓ .* \(\d+\.\d ms, fuel [\d,]+ of 50,000,000\)$/gm)).toHaveLength(2);
     ok(await sluice(["bind", "my-hook@0.1.0", "--point", "tool.before", "--id", "lim", "--config", '{"max_limit": 100}', "--tool-ids", "orders.search"], env));
     expect(ok(await sluice(["publish", "--activate"], env)).stdout).toMatch(/published revision 1 .*active revision: 1/);
     expect(await limitSeen(s)).toBe(100);

@@ -8,7 +8,7 @@ import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
 import { createSandbox, type LoadOptions, type Sandbox } from "../../host/sandbox/index.js";
 import { loadPlugin, loadSamples, runSample } from "../../host/toolchain/samples.js";
-import { pluginWasm, repoRoot } from "../helpers/fixtures.js";
+import { BACKSTOP_FUEL, pluginWasm, repoRoot } from "../helpers/fixtures.js";
 import { tempDir, toolCall } from "../registry/fixtures.js";
 import { componentFixture } from "./fixtures.js";
 
@@ -69,8 +69,23 @@ describe("a JavaScript component hook (componentize-js)", () => {
 });
 
 describe("component guests get the core guests' limits and codes", () => {
-  it("a loop is stopped by the watchdog (GUEST_TIMEOUT) and the sandbox keeps serving", async () => {
-    const loop = await sandbox.load(await componentFixture("loop"), { limits: { timeoutMs: 100 } });
+  it("a loop stops itself at its fuel budget (GUEST_FUEL_EXHAUSTED), with the same figure every time, on the same worker", async () => {
+    const loop = await sandbox.load(await componentFixture("loop"), { limits: { fuel: 1_000_000 } });
+    const threads = sandbox.threadCount;
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push(await sandbox.invokeBytes(loop, request()));
+    expect(runs.map((r) => !r.ok && r.error.code)).toEqual(Array(5).fill("GUEST_FUEL_EXHAUSTED"));
+    expect(new Set(runs.map((r) => r.fuel)).size).toBe(1);
+    expect(runs[0]!.fuel).toBeGreaterThan(1_000_000);
+    expect(sandbox.threadCount).toBe(threads);
+    expect(sandbox.restartLimited(loop)).toBe(false);
+    const echo = await sandbox.load(await componentFixture("vector-echo"));
+    const after = await sandbox.invokeBytes(echo, request("still here"), LOOSE);
+    expect(after.ok && after.outcome).toEqual({ kind: "short_circuit", result: "still here" });
+  });
+
+  it("a loop with a budget it cannot spend in time is stopped by the watchdog (GUEST_TIMEOUT) and the sandbox keeps serving", async () => {
+    const loop = await sandbox.load(await componentFixture("loop"), { limits: { timeoutMs: 100, fuel: BACKSTOP_FUEL } });
     const r = await sandbox.invokeBytes(loop, request());
     expect(!r.ok && r.error.code).toBe("GUEST_TIMEOUT");
     const echo = await sandbox.load(await componentFixture("vector-echo"));

@@ -8,18 +8,18 @@ import { createHost, type Host } from "../../host/index.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { twin } from "./twin.js";
 
 let host: Host;
 let revision = 0;
 beforeAll(async () => {
   host = createHost({ workers: 2 });
-  await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+  await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL } });
   host.registerHook("contract", twin);
   // Three identities for the same logic, so symmetric pairs can be told apart by plugin.
   for (const id of ["pair-a", "pair-b", "pair-c"]) {
-    await host.loadPlugin({ id, version: "1.0.0", wasm: fixture("contract-hook") });
+    await host.loadPlugin({ id, version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL } });
     host.registerHook(id, twin);
   }
 });

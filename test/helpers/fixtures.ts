@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { HOST_MAX_LIMITS } from "../../host/sandbox/limits.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -12,3 +13,16 @@ export function fixture(name: string): Uint8Array {
 export function pluginWasm(name: string): Uint8Array {
   return new Uint8Array(readFileSync(new URL(`../../build/plugins/${name}.wasm`, import.meta.url)));
 }
+
+/**
+ * The host's largest fuel budget: more than a looping test guest spends before its time limit
+ * (a tight loop spends about 2 units per nanosecond here). For the tests of the wall-clock
+ * backstop, which stops what fuel cannot see; a loop under the default budget stops itself.
+ */
+export const BACKSTOP_FUEL = HOST_MAX_LIMITS.fuel;
+
+/**
+ * What one call of the `continue` fixture costs (abi/README.md §11): sluice_alloc's 7
+ * instructions and sluice_handle's 5. Part of the contract: it changes only with the cost model.
+ */
+export const CONTINUE_FUEL = 12;

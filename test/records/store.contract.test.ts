@@ -18,7 +18,7 @@ const record = (id: string, over: Partial<OperationRecord> = {}): OperationRecor
 });
 const audit = (operationId: string, bindingId: string, at: number): AuditRecord => ({
   operationId, bindingId, hookRef: "p@1.0.0", codeSha256: "ab".repeat(32), point: "tool.after", phase: "after", revision: 1, outcome: "continue",
-  inputDigest: "1".repeat(64), outputDigest: "1".repeat(64), patchDigest: null, durationMs: 0.5, errorCode: null, at,
+  inputDigest: "1".repeat(64), outputDigest: "1".repeat(64), patchDigest: null, durationMs: 0.5, fuel: 1_234, errorCode: null, at,
 });
 
 const stores: [string, () => OperationStore][] = [

@@ -21,6 +21,13 @@ describe("parseManifest", () => {
     expect(manifestLimits(m)).toEqual({ memoryBytes: 16 * 1024 * 1024, timeoutMs: 50, inputBytes: 256 * 1024, outputBytes: 64 * 1024 });
   });
 
+  it("reads limits.fuel as the plugin's fuel budget, and refuses one that is not a positive integer", () => {
+    const m = parseManifest(manifestYaml({ limits: { fuel: 2_000_000 } }));
+    expect(manifestLimits(m)).toEqual({ fuel: 2_000_000 });
+    expect(refused(manifestYaml({ limits: { fuel: 0 } }))).toMatch(/^MANIFEST_INVALID: .*\/limits\/fuel/);
+    expect(refused(manifestYaml({ limits: { fuel: 1.5 } }))).toMatch(/^MANIFEST_INVALID: .*\/limits\/fuel/);
+  });
+
   it("accepts the reference plugin's hook.yaml", async () => {
     const { readFile } = await import("node:fs/promises");
     const text = await readFile(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");

@@ -48,6 +48,9 @@ describe("Registry", () => {
     const tried = await r.test("order-search-limit", "1.0.0", { point: "tool.before", payload: toolPayload, config: { max_limit: 100 } });
     expect(tried).toMatchObject({ outcome: "patch_input", changed: true, payload: { arguments: { q: "late", limit: 100 } } });
     expect(tried.duration_ms).toBeGreaterThan(0);
+    // The dry run reports the guest's fuel against its budget, as `sluice test --remote` shows it.
+    expect(tried.fuel).toBeGreaterThan(0);
+    expect(tried.fuel_limit).toBe(50_000_000);
     expect(r.listReleases()).toEqual([]);
 
     r.createBinding({ id: "orders-limit", hook_ref: LIMIT, point: "tool.before", match: { tool_ids: ["orders.search"] }, config: { max_limit: 100 } });

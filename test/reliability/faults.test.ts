@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 
 let sandbox: Sandbox | undefined;
@@ -13,9 +13,10 @@ let host: Host | undefined;
 afterEach(async () => { await sandbox?.close(); await host?.close(); sandbox = host = undefined; });
 
 /** The Piscina worker running a task now: private by design, reached here only to kill it. */
-type Internals = { pool: { threads: { threadId: number; terminate(): Promise<number> }[] }; lanes: Set<{ inFlight: number; threadId: number }> };
+type Internals = { lanes: Iterable<{ inFlight: number; threadId: number }> & { pool: { threads: { threadId: number; terminate(): Promise<number> }[] } } };
 const busyThread = (s: Sandbox): { terminate(): Promise<number> } => {
-  const { pool, lanes } = s as unknown as Internals;
+  const { lanes } = s as unknown as Internals;
+  const pool = lanes.pool;
   const lane = [...lanes].find((l) => l.inFlight > 0);
   const thread = pool.threads.find((t) => t.threadId === lane?.threadId);
   if (!thread) throw new Error("no worker is running a task");
@@ -25,7 +26,7 @@ const busyThread = (s: Sandbox): { terminate(): Promise<number> } => {
 describe("a worker that dies mid-call", () => {
   it("fails that call with WORKER_CRASHED, quickly, and is replaced", async () => {
     sandbox = createSandbox({ workers: 1 });
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     await sandbox.ready();
     const running = sandbox.invoke(loop, request());
@@ -43,7 +44,7 @@ describe("a worker that dies mid-call", () => {
 
   it("only the call it was running fails: queued calls run on the replacement", async () => {
     sandbox = createSandbox({ workers: 1 });
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 10_000, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     await sandbox.ready();
     const running = sandbox.invoke(loop, request());
@@ -57,7 +58,7 @@ describe("a worker that dies mid-call", () => {
   it("at a boundary, the step's failure policy decides: fail-open skips it, fail-closed fails the call with HOOK_FAILED caused by WORKER_CRASHED", async () => {
     host = createHost({ workers: 1, quarantine: false });
     // A long limit: the worker must die by the kill below, mid-call, not by the watchdog.
-    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 10_000 } });
+    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 10_000, fuel: BACKSTOP_FUEL } });
     const schema = { type: "object" };
     const call = () => host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema, arguments: {}, callId: "c" }, async () => "done");
     // Killed as soon as the guest is running, however long a loaded machine takes to get there.

@@ -71,7 +71,7 @@ afterAll(() => sandbox.close());
 
 describe("arbitrary guest replies never crash the host", () => {
   it("runCall turns any reply bytes into an outcome or OUTPUT_MALFORMED / OUTPUT_INVALID", () => {
-    const spec = { module: echo.module, moduleId: "echo", memoryBytes: echo.limits.memoryBytes, memoryPages: { initial: echo.memory.initialPages, maximum: echo.memory.maxPages }, inputBytes: echo.limits.inputBytes, outputBytes: echo.limits.outputBytes, abiMajor: 1, kvScope: null };
+    const spec = { module: echo.module, moduleId: "echo", memoryBytes: echo.limits.memoryBytes, memoryPages: { initial: echo.memory.initialPages, maximum: echo.memory.maxPages }, inputBytes: echo.limits.inputBytes, outputBytes: echo.limits.outputBytes, fuel: echo.limits.fuel, abiMajor: 1, kvScope: null };
     let accepted = 0;
     fc.assert(fc.property(replyBytes, (bytes) => {
       const report = runCall({ ...spec, request: bytes }, () => { throw new Error("no kv"); });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import type { HostEvents } from "../../host/host.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 
 const ctx = { spaceId: "space-a" };
 const schema = { type: "object", properties: { trace: { type: "string" } } };
@@ -14,7 +14,7 @@ afterEach(() => host?.close());
 async function setUp(options: Parameters<typeof createHost>[0], bindings: Omit<BindingInput, "point">[]): Promise<{ events: { type: string; data: unknown }[] }> {
   host = createHost({ workers: 2, ...options });
   await host.loadPlugin({ id: "trapper", version: "1.0.0", wasm: fixture("unreachable") });
-  await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop") });
+  await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { fuel: BACKSTOP_FUEL } });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.activate({ revision: 1, bindings: bindings.map((b) => ({ point: "tool.before", ...b })) });
   const events: { type: string; data: unknown }[] = [];

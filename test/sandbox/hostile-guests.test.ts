@@ -15,9 +15,10 @@ async function benignCallSucceeds(): Promise<void> {
 }
 
 describe("a hostile guest gets its own error code, and the next benign call succeeds", () => {
-  const runtime: [string, string, { timeoutMs?: number; memoryBytes?: number; outputBytes?: number }?][] = [
-    ["loop", "GUEST_TIMEOUT", { timeoutMs: 50 }],
-    ["start-loop", "GUEST_TIMEOUT", { timeoutMs: 50 }],
+  // A loop stops itself at its fuel budget (the wall-clock backstop is limits.test.ts's).
+  const runtime: [string, string, { timeoutMs?: number; memoryBytes?: number; outputBytes?: number; fuel?: number }?][] = [
+    ["loop", "GUEST_FUEL_EXHAUSTED", { fuel: 1_000_000 }],
+    ["start-loop", "GUEST_FUEL_EXHAUSTED", { fuel: 1_000_000 }],
     ["memory-bomb", "GUEST_MEMORY_LIMIT", { memoryBytes: 4 * 1024 * 1024 }],
     ["output-too-large", "OUTPUT_TOO_LARGE"],
     ["output-out-of-bounds", "OUTPUT_OUT_OF_BOUNDS"],

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import type { StageInput } from "../../host/pipeline/run-steps.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { context, request } from "../helpers/requests.js";
 
 let sandbox: Sandbox | undefined;
@@ -28,8 +28,8 @@ const blockNextTurn = (ms: number): Promise<void> => new Promise((resolve) => se
 describe("a lane's worker dies", () => {
   it("a call that finished before it keeps its result, though the reply was not yet read", async () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 } });
-    const loop = await sandbox.load(fixture("loop"));
-    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { fuel: BACKSTOP_FUEL } });
+    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000, fuel: BACKSTOP_FUEL } });
     await sandbox.ready();
     const finished = sandbox.invokeBytes(slow, spinRequest(2_000_000));
     const runaway = sandbox.invokeBytes(loop, encode(request()), { timeoutMs: 50 });
@@ -43,8 +43,8 @@ describe("a lane's worker dies", () => {
 describe("cancellation on a lane", () => {
   it("cancelling a call that already finished neither kills its worker nor fails the call behind it", async () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 } });
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_000 } });
-    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_000, fuel: BACKSTOP_FUEL } });
+    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000, fuel: BACKSTOP_FUEL } });
     await sandbox.ready();
     const controller = new AbortController();
     const finished = sandbox.invokeBytes(slow, spinRequest(2_000_000), { signal: controller.signal });
@@ -58,7 +58,7 @@ describe("cancellation on a lane", () => {
 
   it("cancelling one stage of a batch answers it at once and leaves the others' work alone", async () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0, restarts: { burst: 2, perSecond: 0.001 } });
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 600 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 600, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     await sandbox.ready();
     const controller = new AbortController();
@@ -82,7 +82,7 @@ describe("cancellation on a lane", () => {
 describe("close()", () => {
   it("answers every stage of a batch in flight with EXECUTOR_CLOSED and nothing is left hanging", async () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0 });
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_000 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_000, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     await sandbox.ready();
     const stages = [

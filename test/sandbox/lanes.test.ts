@@ -8,7 +8,7 @@ import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
 import { Lane } from "../../host/sandbox/lane.js";
 import { SluiceError } from "../../host/errors/sluice-error.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 
 let sandbox: Sandbox | undefined;
@@ -29,7 +29,7 @@ describe("lanes", () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 1 });
     await sandbox.ready();
     const before = new Set([...(sandbox as unknown as { lanes: Set<Lane> }).lanes].map((l) => l.threadId));
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     const served: number[] = [];
     const post = Lane.prototype.post;
@@ -49,7 +49,7 @@ describe("lanes", () => {
   it("a call waiting on a worker behind a runaway guest runs once that guest is stopped, and succeeds", async () => {
     sandbox = createSandbox({ workers: 1 });
     await sandbox.ready();
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 100 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 100, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     const looping = sandbox.invoke(loop, request());
     const behind = sandbox.invoke(ok, request());
@@ -60,7 +60,7 @@ describe("lanes", () => {
   it("cancelling a call that waits on a worker behind another answers at once and leaves the running call alone", async () => {
     sandbox = createSandbox({ workers: 1 });
     await sandbox.ready();
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_500 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 1_500, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     const looping = sandbox.invoke(loop, request());
     const controller = new AbortController();
@@ -107,7 +107,7 @@ describe("an idle sandbox", () => {
 
   it("does not start a terminated worker's replacement while resting, and takes back only what is missing", async () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 1, idleMs: 50 });
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     await sandbox.ready();
     expect((await sandbox.invoke(loop, request())).ok).toBe(false);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 
 let sandbox: Sandbox;
@@ -10,7 +10,7 @@ afterAll(() => sandbox.close());
 
 describe("time limit", () => {
   it("stops a looping guest within its limit plus a small margin", async () => {
-    const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 40 } });
+    const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 40, fuel: BACKSTOP_FUEL } });
     const t0 = performance.now();
     const r = await sandbox.invoke(mod, request());
     const elapsed = performance.now() - t0;
@@ -20,7 +20,7 @@ describe("time limit", () => {
   });
 
   it("does not harm calls running on other workers, and the pool is back to full strength", async () => {
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 60 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 60, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     const looping = sandbox.invoke(loop, request());
     const others = Array.from({ length: 50 }, () => sandbox.invoke(ok, request()));
@@ -32,7 +32,7 @@ describe("time limit", () => {
   });
 
   it("a per-call timeout can shorten but not extend the plugin's limit", async () => {
-    const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 80 } });
+    const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 80, fuel: BACKSTOP_FUEL } });
     const t0 = performance.now();
     const r = await sandbox.invoke(mod, request(), { timeoutMs: 10_000 });
     expect(!r.ok && r.error.code).toBe("GUEST_TIMEOUT");
@@ -40,7 +40,7 @@ describe("time limit", () => {
   });
 
   it("the caller's AbortSignal cancels a running call with CALL_CANCELLED", async () => {
-    const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 5_000 } });
+    const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 5_000, fuel: BACKSTOP_FUEL } });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("user went away")), 30);
     const t0 = performance.now();
@@ -59,7 +59,7 @@ describe("time limit", () => {
 
   it("in a task of several calls, a timeout names the call that caused it", async () => {
     const ok = await sandbox.load(fixture("continue"));
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 30, fuel: BACKSTOP_FUEL } });
     const req = encode(request());
     const results = await sandbox.runCalls([{ module: ok, request: req }, { module: loop, request: req }, { module: ok, request: req }]);
     expect(results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(["GUEST_TIMEOUT", "GUEST_TIMEOUT", "GUEST_TIMEOUT"]);
@@ -138,7 +138,7 @@ describe("back-pressure", () => {
   it("a full queue is refused quickly with QUEUE_FULL", async () => {
     const small = createSandbox({ workers: 1, maxQueue: 2 });
     try {
-      const loop = await small.load(fixture("loop"), { limits: { timeoutMs: 200 } });
+      const loop = await small.load(fixture("loop"), { limits: { timeoutMs: 200, fuel: BACKSTOP_FUEL } });
       const ok = await small.load(fixture("continue"));
       await small.ready();
       const running = small.invoke(loop, request());

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { RestartBudget } from "../../host/sandbox/restart-budget.js";
 import { createSandbox } from "../../host/sandbox/index.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 
 describe("the worker restart budget", () => {
@@ -21,7 +21,7 @@ describe("the worker restart budget", () => {
   afterAll(() => sandbox.close());
 
   it("a guest that keeps timing out is refused with WORKER_RESTART_LIMITED while other plugins keep running", async () => {
-    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 20 } });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 20, fuel: BACKSTOP_FUEL } });
     const ok = await sandbox.load(fixture("continue"));
     expect((await sandbox.invoke(loop, request())).ok).toBe(false);
     // Answered without waiting: before the event loop turns at all.

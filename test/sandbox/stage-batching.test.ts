@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
 import { Lane } from "../../host/sandbox/lane.js";
 import type { StageInput } from "../../host/pipeline/run-steps.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { context } from "../helpers/requests.js";
 
 let sandbox: Sandbox;
 let hook: LoadedModule;
 beforeAll(async () => {
   sandbox = createSandbox({ workers: 1 });
-  hook = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000 } });
+  hook = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 2_000, fuel: BACKSTOP_FUEL } });
 });
 afterAll(() => sandbox.close());
 

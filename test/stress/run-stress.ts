@@ -12,6 +12,7 @@ import type { BindingInput } from "../../host/pipeline/release.js";
 import { twin } from "../contract/twin.js";
 import { readFileSync } from "node:fs";
 import { componentFixture } from "../components/fixtures.js";
+import { HOST_MAX_LIMITS } from "../../host/sandbox/limits.js";
 
 export interface StressOptions {
   /** Measured calls (ignored when `durationMs` is set). */
@@ -59,7 +60,10 @@ function fixture(name: string): Uint8Array {
 
 /** The hostile corpus and the code each must fail with (their binding is fail-closed). `component`: a WAT core wrapped as a component. */
 const HOSTILE: readonly { tool: string; fixture: string; code: string; limits: Record<string, number>; component?: boolean }[] = [
-  { tool: "hostile.loop", fixture: "loop", code: "GUEST_TIMEOUT", limits: { timeoutMs: 25 } },
+  // A budget it cannot spend in 25 ms: the wall-clock backstop terminates its worker.
+  { tool: "hostile.loop", fixture: "loop", code: "GUEST_TIMEOUT", limits: { timeoutMs: 25, fuel: HOST_MAX_LIMITS.fuel } },
+  // Issue 19: a loop that stops itself at its fuel budget, on a worker that keeps serving.
+  { tool: "hostile.fuel", fixture: "fuel-alloc-loop", code: "GUEST_FUEL_EXHAUSTED", limits: { fuel: 1_000_000 } },
   { tool: "hostile.memory-bomb", fixture: "memory-bomb", code: "GUEST_MEMORY_LIMIT", limits: { memoryBytes: 4 << 20 } },
   // Faults other than time get the benign plugin's 1 s (see subjectHost): on a loaded machine a
   // trapping guest descheduled past 100 ms would report GUEST_TIMEOUT instead of its own code.

@@ -6,14 +6,14 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, createObserver, metricsHandler, type Host } from "../../host/index.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
-import { fixture } from "../helpers/fixtures.js";
+import { fixture, BACKSTOP_FUEL, CONTINUE_FUEL } from "../helpers/fixtures.js";
 
 let host: Host;
 beforeAll(async () => {
   host = createHost({ workers: 2, quarantine: false });
   await host.loadPlugin({ id: "ok", version: "1.0.0", wasm: fixture("continue") });
   await host.loadPlugin({ id: "trap", version: "1.0.0", wasm: fixture("unreachable") });
-  await host.loadPlugin({ id: "loop", version: "1.0.0", wasm: fixture("loop") });
+  await host.loadPlugin({ id: "loop", version: "1.0.0", wasm: fixture("loop"), limits: { fuel: BACKSTOP_FUEL } });
   host.registerHook("deny", async () => ({ kind: "reject", code: "no", reason: "denied" }));
   host.activate({
     revision: 7,
@@ -54,6 +54,14 @@ describe("metrics", () => {
     expect(sample(text, "sluice_boundary_calls_total", { operation: "chat", outcome: "rejected" })).toBe(1);
     expect(sample(text, "sluice_boundary_duration_seconds_count", { operation: "tool", outcome: "succeeded" })).toBe(1);
     expect(sample(text, "sluice_release_revision", { host: host.id })).toBe(7);
+  });
+
+  it("observe each guest hook's fuel; in-process hooks are not metered", async () => {
+    const text = await host.observer.registry.metrics();
+    expect(sample(text, "sluice_hook_fuel_count", { point: "tool.before", binding: "ok-b" })).toBe(1);
+    expect(sample(text, "sluice_hook_fuel_sum", { point: "tool.before", binding: "ok-b" })).toBe(CONTINUE_FUEL);
+    expect(sample(text, "sluice_hook_fuel_bucket", { point: "tool.before", binding: "ok-b", le: "1000" })).toBe(1);
+    expect(sample(text, "sluice_hook_fuel_count", { point: "model.chat.before", binding: "deny-b" })).toBeUndefined();
   });
 
   it("report the pool's threads and queue depth", async () => {

@@ -16,7 +16,7 @@ export const testCommand: RegisterCommand = (program) => {
     .option("--remote", "dry-run on the server (the uploaded id@version) instead of locally")
     .action(async (dir: string | undefined, opts: { module?: string; remote?: boolean; url: string; token?: string }) => {
       const p = await readPluginDir(dir ?? ".");
-      let results: { name: string; pass: boolean; mismatches: string[]; durationMs: number }[];
+      let results: { name: string; pass: boolean; mismatches: string[]; durationMs: number; fuel?: number; fuelLimit?: number; warning?: string }[];
       if (opts.remote) {
         results = await remoteSamples(p.dir, `${p.manifest.id}`, p.manifest.version, opts);
       } else {
@@ -33,8 +33,10 @@ export const testCommand: RegisterCommand = (program) => {
       }
       if (results.length === 0) throw new CliError(`no samples in ${p.dir}/samples`, "add samples/<name>.json files (see the ones `sluice new` writes)");
       for (const r of results) {
-        print(`${r.pass ? "✓" : "✗"} ${r.name} (${r.durationMs.toFixed(1)} ms)`);
+        const fuel = r.fuel !== undefined && r.fuelLimit !== undefined ? `, fuel ${r.fuel.toLocaleString("en-US")} of ${r.fuelLimit.toLocaleString("en-US")}` : "";
+        print(`${r.pass ? "✓" : "✗"} ${r.name} (${r.durationMs.toFixed(1)} ms${fuel})`);
         for (const m of r.mismatches) print(`    ${m}`);
+        if (r.warning) print(`    warning: ${r.warning}`);
       }
       const failed = results.filter((r) => !r.pass).length;
       print(`${results.length - failed} passed, ${failed} failed`);
@@ -43,18 +45,19 @@ export const testCommand: RegisterCommand = (program) => {
 };
 
 /** One-stage samples only: the dry-run endpoint runs one point once. */
-async function remoteSamples(dir: string, id: string, version: string, opts: { url: string; token?: string }): Promise<Pick<SampleResult, "name" | "pass" | "mismatches" | "durationMs">[]> {
-  const { loadSamples } = await import("../../toolchain/samples.js");
+async function remoteSamples(dir: string, id: string, version: string, opts: { url: string; token?: string }): Promise<Pick<SampleResult, "name" | "pass" | "mismatches" | "durationMs" | "fuel" | "fuelLimit" | "warning">[]> {
+  const { loadSamples, fuelWarning } = await import("../../toolchain/samples.js");
   const client = clientOf(opts);
-  const out: Pick<SampleResult, "name" | "pass" | "mismatches" | "durationMs">[] = [];
+  const out: Pick<SampleResult, "name" | "pass" | "mismatches" | "durationMs" | "fuel" | "fuelLimit" | "warning">[] = [];
   for (const s of await loadSamples(dir)) {
     if (!s.point || !s.payload) continue;
-    const { result } = await client.request<{ result: { outcome: string; payload: unknown; total_ms: number; error?: { code: string; message: string } } }>(
+    const { result } = await client.request<{ result: { outcome: string; payload: unknown; total_ms: number; fuel: number; fuel_limit: number; error?: { code: string; message: string } } }>(
       "POST", `/api/v1/plugins/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/test`, { point: s.point, payload: s.payload, config: s.config ?? {} });
     const mismatches: string[] = [];
     if (s.expect?.outcome && s.expect.outcome !== result.outcome) mismatches.push(`outcome: expected ${s.expect.outcome}, got ${result.outcome}${result.error ? ` (${result.error.code}: ${result.error.message})` : ""}`);
     if (s.expect?.payload && !isDeepStrictEqual(s.expect.payload, result.payload)) mismatches.push(`payload: expected ${JSON.stringify(s.expect.payload)}, got ${JSON.stringify(result.payload)}`);
-    out.push({ name: s.name, pass: mismatches.length === 0, mismatches, durationMs: result.total_ms });
+    const warning = fuelWarning(result.fuel, result.fuel_limit);
+    out.push({ name: s.name, pass: mismatches.length === 0, mismatches, durationMs: result.total_ms, fuel: result.fuel, fuelLimit: result.fuel_limit, ...(warning ? { warning } : {}) });
   }
   return out;
 }

@@ -17,6 +17,8 @@ import type { ComponentCode } from "./protocol.js";
 import type { LoadedModule, LoadOptions } from "../loaded-module.js";
 import { boundShape, checkCapabilities, checkSize } from "../prepare-module.js";
 import { WIT_IMPORTS } from "./wit.js";
+import { FUEL_IMPORT } from "../fuel/counter.js";
+import { meterOnce } from "../fuel/metered-cache.js";
 
 const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
 const HANDLER_PATTERN = /^sluice:hook\/handler@(\d{1,4})\.(\d{1,4})\.(\d{1,4})$/;
@@ -110,6 +112,9 @@ function handlerOf(t: Transpiled): { handler: string; abi: { major: number; mino
 async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits): Promise<{ module: WebAssembly.Module; initialPages: number }> {
   const maxPages = limits.memoryBytes / WASM_PAGE;
   const bounded = boundShape(bytes, limits, `component's core module ${file}`);
+  // jco links core modules to each other by module name; this one is the host's alone.
+  const reserved = bounded.shape.imports.find((i) => i.name.startsWith(`${FUEL_IMPORT.module}.`));
+  if (reserved) throw new SluiceError("MODULE_FORBIDDEN_IMPORT", `component's core module ${file} imports "${reserved.name}": the module name ${FUEL_IMPORT.module} is reserved for the host's fuel counter`, { import: reserved.name });
   let capped;
   try {
     capped = capMemory(bounded.bytes, maxPages);
@@ -122,9 +127,10 @@ async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits
   if (capped.initialPages !== undefined && capped.initialPages > maxPages) {
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `component's core module ${file} asks for ${capped.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: capped.initialPages, maxPages });
   }
+  const metered = await meterOnce(capped.bytes, createHash("sha256").update(bytes).digest("hex"), `core-pages-${maxPages}-entries-${limits.tableEntries}`, `component's core module ${file}`);
   let module: WebAssembly.Module;
   try {
-    module = await WebAssembly.compile(capped.bytes as Uint8Array<ArrayBuffer>);
+    module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `component's core module ${file} does not compile: ${(err as Error).message}`);
   }

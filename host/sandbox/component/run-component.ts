@@ -17,6 +17,7 @@ import type { KvStore } from "../kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "../protocol.js";
 import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
+import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../fuel/counter.js";
 
 
 type Instantiate = (
@@ -116,7 +117,8 @@ function fail(code: ErrorCode, message: string, details?: Record<string, unknown
   return details ? { code, message, details } : { code, message };
 }
 
-function classify(err: unknown, memoryBytes: number, grew: boolean, limit: number, abortMessage: string | undefined): ErrorData {
+function classify(err: unknown, memoryBytes: number, grew: boolean, limit: number, abortMessage: string | undefined, budget: number): ErrorData {
+  if (fuelCounter().value < 0n) return fuelExhausted(fuelUsed(budget, fuelCounter()), budget);
   if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
   if (err instanceof ForbiddenImport) return fail("MODULE_FORBIDDEN_IMPORT", err.message);
   if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
@@ -149,9 +151,12 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   // "out of memory" also needs the memory to have grown during the call.
   const grew = (): boolean => memories.some((m) => m.memory.buffer.byteLength > m.initial);
   let abortMessage: string | undefined;
+  // One budget for the whole call, shared by every core instance of the component.
+  const fuel = fuelCounter();
+  fuel.value = BigInt(spec.fuel);
   const t0 = performance.now();
   const done = (r: { ok: true; outcome: Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport =>
-    ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memoryBytes() });
+    ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memoryBytes(), fuel: fuelUsed(spec.fuel, fuel) });
 
   if (spec.request.byteLength > spec.inputBytes) {
     return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${spec.request.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: spec.request.byteLength, limit: spec.inputBytes }) });
@@ -200,7 +205,8 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   let window: Uint8Array | undefined;
   const handleExport = `${code.handler}#handle`;
   const instantiateCore = (module: WebAssembly.Module, importObject: WebAssembly.Imports = {}): WebAssembly.Instance => {
-    const instance = new WebAssembly.Instance(module, boundedImports(importObject));
+    // Set last: whatever the glue passed under the reserved name, the counter is the host's (no core module may import it itself).
+    const instance = new WebAssembly.Instance(module, { ...boundedImports(importObject), [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel } });
     for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push({ memory: value, initial: value.buffer.byteLength });
     const handle = instance.exports[handleExport];
     if (typeof handle !== "function") return instance;
@@ -225,10 +231,12 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     const handler = exports[code.handler] as { handle?: (request: Uint8Array) => unknown } | undefined;
     if (typeof handler?.handle !== "function") return done({ ok: false, error: fail("MODULE_MISSING_EXPORT", `component does not export ${code.handler}.handle`) });
     const out = handler.handle(spec.request);
+    if (fuel.value < 0n) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (!(out instanceof Uint8Array) || !window) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
   } catch (err) {
+    if (fuel.value < 0n) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (err instanceof ReplyFault) return done({ ok: false, error: err.error });
-    return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage) });
+    return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage, spec.fuel) });
   }
 
   return done(readReply(window, spec.raw, spec.abiMajor));

@@ -1,0 +1,286 @@
+/**
+ * Instruments a core module so that it meters its own work (abi/README.md §11): binaryen
+ * reads the module, every region of straight-line code is charged its instruction count
+ * when it is entered, every function entry and loop header also checks the counter and
+ * traps (`unreachable`) once it is below zero, and the size operand of each bulk operation
+ * passes through a helper that charges for it before the operation runs. Runs on the loader
+ * thread only (binaryen is a 13 MB JavaScript file that the workers never load).
+ *
+ * Regions: a function body, a loop body, a `try` body, each arm of an `if` longer than
+ * SHORT_ARM, and the code after a labelled block inside a block (a branch target, so a join
+ * point). A block's first stretch belongs to the code that falls into it, and an `if` with
+ * short arms is charged with the code around it, at the cost of its costlier arm. An expression is charged in exactly one region, and a region's code runs at
+ * most once per entry (a backward jump is a loop, itself a region), so the charge is an upper
+ * bound of the work done, and the same for the same input on every machine.
+ */
+import binaryenModule from "binaryen";
+import { FUEL_IMPORT } from "./counter.js";
+import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
+
+type Ref = number;
+/** binaryen.js's raw C API (the wrapper classes cost an object per node): only what this file calls. */
+type Raw = Record<string, (...args: number[]) => number>;
+const binaryen = binaryenModule as typeof binaryenModule & Raw;
+
+/** An `if` whose arms cost at most this much is charged with the code around it (see walk). */
+const SHORT_ARM = 32;
+
+/** Thrown for an instruction the meter does not know how to charge; the loader refuses the module. */
+export class MeterUnsupported extends Error {}
+
+/** What V8 in Node 20 runs without flags: binaryen then writes nothing the engine cannot read. */
+const FEATURES = binaryen.Features.MVP | binaryen.Features.MutableGlobals | binaryen.Features.SignExt
+  | binaryen.Features.NontrappingFPToInt | binaryen.Features.BulkMemory | binaryen.Features.SIMD128
+  | binaryen.Features.ReferenceTypes | binaryen.Features.Multivalue | binaryen.Features.ExceptionHandling
+  | binaryen.Features.TailCall | binaryen.Features.Atomics;
+
+const id = {
+  nop: binaryen.NopId, block: binaryen.BlockId, if: binaryen.IfId, loop: binaryen.LoopId, break: binaryen.BreakId,
+  switch: binaryen.SwitchId, call: binaryen.CallId, callIndirect: binaryen.CallIndirectId, localGet: binaryen.LocalGetId,
+  localSet: binaryen.LocalSetId, globalGet: binaryen.GlobalGetId, globalSet: binaryen.GlobalSetId, load: binaryen.LoadId,
+  store: binaryen.StoreId, const: binaryen.ConstId, unary: binaryen.UnaryId, binary: binaryen.BinaryId,
+  select: binaryen.SelectId, drop: binaryen.DropId, return: binaryen.ReturnId, memorySize: binaryen.MemorySizeId,
+  memoryGrow: binaryen.MemoryGrowId, unreachable: binaryen.UnreachableId, memoryInit: binaryen.MemoryInitId,
+  dataDrop: binaryen.DataDropId, memoryCopy: binaryen.MemoryCopyId, memoryFill: binaryen.MemoryFillId,
+  tableGrow: binaryen.TableGrowId, tableFill: binaryen._BinaryenTableFillId!(), tableCopy: binaryen._BinaryenTableCopyId!(),
+  tableInit: binaryen._BinaryenTableInitId!(), try: binaryen.TryId,
+} as const;
+
+/** The child getters (raw C API, without the `_Binaryen` prefix) of the expressions that are neither hot nor special. */
+const OTHER_CHILDREN: Record<number, readonly string[]> = {
+  [binaryen.AtomicRMWId]: ["AtomicRMWGetPtr", "AtomicRMWGetValue"],
+  [binaryen.AtomicCmpxchgId]: ["AtomicCmpxchgGetPtr", "AtomicCmpxchgGetExpected", "AtomicCmpxchgGetReplacement"],
+  [binaryen.AtomicWaitId]: ["AtomicWaitGetPtr", "AtomicWaitGetExpected", "AtomicWaitGetTimeout"],
+  [binaryen.AtomicNotifyId]: ["AtomicNotifyGetPtr", "AtomicNotifyGetNotifyCount"], [binaryen.AtomicFenceId]: [],
+  [binaryen.SIMDExtractId]: ["SIMDExtractGetVec"], [binaryen.SIMDReplaceId]: ["SIMDReplaceGetVec", "SIMDReplaceGetValue"],
+  [binaryen.SIMDShuffleId]: ["SIMDShuffleGetLeft", "SIMDShuffleGetRight"], [binaryen.SIMDTernaryId]: ["SIMDTernaryGetA", "SIMDTernaryGetB", "SIMDTernaryGetC"],
+  [binaryen.SIMDShiftId]: ["SIMDShiftGetVec", "SIMDShiftGetShift"], [binaryen.SIMDLoadId]: ["SIMDLoadGetPtr"],
+  [binaryen.SIMDLoadStoreLaneId]: ["SIMDLoadStoreLaneGetPtr", "SIMDLoadStoreLaneGetVec"],
+  [binaryen.RefNullId]: [], [binaryen.RefIsNullId]: ["RefIsNullGetValue"], [binaryen.RefFuncId]: [],
+  [binaryen.RefEqId]: ["RefEqGetLeft", "RefEqGetRight"], [binaryen.RefAsId]: ["RefAsGetValue"],
+  [binaryen.TableGetId]: ["TableGetGetIndex"], [binaryen.TableSetId]: ["TableSetGetIndex", "TableSetGetValue"], [binaryen.TableSizeId]: [],
+  [binaryen.RethrowId]: [], [binaryen.TupleExtractId]: ["TupleExtractGetTuple"], [binaryen.PopId]: [],
+};
+/** Expressions with a list of operands: [count getter, operand getter]. */
+const OPERAND_LISTS: Record<number, readonly [string, string]> = {
+  [binaryen.ThrowId]: ["ThrowGetNumOperands", "ThrowGetOperandAt"],
+  [binaryen.TupleMakeId]: ["TupleMakeGetNumOperands", "TupleMakeGetOperandAt"],
+};
+
+/** Returns the module's bytes rewritten to meter themselves against the {@link FUEL_IMPORT} counter. */
+export function meter(bytes: Uint8Array): Uint8Array {
+  const mod = binaryen.readBinaryWithFeatures(bytes, FEATURES);
+  try {
+    return instrument(mod);
+  } finally {
+    mod.dispose();
+  }
+}
+
+function instrument(mod: binaryenModule.Module): Uint8Array {
+  const fresh = (base: string, taken: (n: string) => boolean): string => {
+    let name = base;
+    for (let i = 1; taken(name); i++) name = `${base}_${i}`;
+    return name;
+  };
+  // The guest's code exists before these names do, so none of it can refer to them.
+  const fuel = fresh("sluice_fuel", (n) => mod.getGlobal(n) !== 0);
+  const helperNames = new Set<string>();
+  const helper = (base: string): string => {
+    const name = fresh(base, (n) => mod.getFunction(n) !== 0 || helperNames.has(n));
+    helperNames.add(name);
+    return name;
+  };
+  const bytesHelper = helper("sluice_fuel_bytes");
+  const pagesHelper = helper("sluice_fuel_pages");
+  const entriesHelper = helper("sluice_fuel_entries");
+
+  const functions: Ref[] = [];
+  for (let i = 0; i < mod.getNumFunctions(); i++) {
+    const f = mod.getFunctionByIndex(i);
+    if (binaryen._BinaryenFunctionGetBody!(f) !== 0) functions.push(f);
+  }
+  mod.addGlobalImport(fuel, FUEL_IMPORT.module, FUEL_IMPORT.name, binaryen.i64, true);
+
+  const i64 = binaryen.i64;
+  // binaryen 130 takes one BigInt here (its typings still declare the old (low, high) pair).
+  const i64const = (n: number): Ref => (mod.i64.const as unknown as (v: bigint) => Ref)(BigInt(n));
+  const charge = (cost: number): Ref => mod.global.set(fuel, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost)));
+  const check = (): Ref => mod.if(mod.i64.lt_s(mod.global.get(fuel, i64), i64const(0)), mod.unreachable());
+
+  // Each helper takes an i32 count, charges for it (and traps when the budget is gone) and returns the count unchanged.
+  const addHelper = (name: string, unitsFor: (n: Ref) => Ref): void => {
+    const n = (): Ref => mod.i64.extend_u(mod.local.get(0, binaryen.i32));
+    mod.addFunction(name, binaryen.i32, binaryen.i32, [], mod.block(null, [
+      mod.global.set(fuel, mod.i64.sub(mod.global.get(fuel, i64), unitsFor(n()))),
+      check(),
+      mod.local.get(0, binaryen.i32),
+    ], binaryen.i32));
+  };
+  addHelper(bytesHelper, (n) => mod.i64.add(mod.i64.shr_u(n, i64const(Math.log2(BYTES_PER_UNIT))), i64const(1)));
+  addHelper(pagesHelper, (n) => mod.i64.mul(n, i64const(PAGE_COST)));
+  addHelper(entriesHelper, (n) => mod.i64.mul(n, i64const(TABLE_ENTRY_COST)));
+  const through = (name: string, size: Ref): Ref => mod.call(name, [size], binaryen.i32);
+
+  const raw = binaryen;
+  const getId = raw._BinaryenExpressionGetId!;
+  const isNamed = (block: Ref): boolean => raw._BinaryenBlockGetName!(block) !== 0;
+
+  /** The inline cost of `e` (charged by the enclosing region); instruments the regions inside it. */
+  function walk(e: Ref): number {
+    if (e === 0) return 0;
+    const kind = getId(e);
+    switch (kind) {
+      case id.block: return walkBlock(e);
+      case id.localGet: case id.globalGet: case id.const: case id.nop: case id.unreachable: case id.memorySize: case id.dataDrop:
+        return INSTRUCTION_COST;
+      case id.localSet: return INSTRUCTION_COST + walk(raw._BinaryenLocalSetGetValue!(e));
+      case id.globalSet: return INSTRUCTION_COST + walk(raw._BinaryenGlobalSetGetValue!(e));
+      case id.load: return INSTRUCTION_COST + walk(raw._BinaryenLoadGetPtr!(e));
+      case id.store: return INSTRUCTION_COST + walk(raw._BinaryenStoreGetPtr!(e)) + walk(raw._BinaryenStoreGetValue!(e));
+      case id.unary: return INSTRUCTION_COST + walk(raw._BinaryenUnaryGetValue!(e));
+      case id.binary: return INSTRUCTION_COST + walk(raw._BinaryenBinaryGetLeft!(e)) + walk(raw._BinaryenBinaryGetRight!(e));
+      case id.drop: return INSTRUCTION_COST + walk(raw._BinaryenDropGetValue!(e));
+      case id.return: return INSTRUCTION_COST + walk(raw._BinaryenReturnGetValue!(e));
+      case id.select: return INSTRUCTION_COST + walk(raw._BinaryenSelectGetIfTrue!(e)) + walk(raw._BinaryenSelectGetIfFalse!(e)) + walk(raw._BinaryenSelectGetCondition!(e));
+      case id.break: return INSTRUCTION_COST + walk(raw._BinaryenBreakGetValue!(e)) + walk(raw._BinaryenBreakGetCondition!(e));
+      case id.switch: return INSTRUCTION_COST + walk(raw._BinaryenSwitchGetValue!(e)) + walk(raw._BinaryenSwitchGetCondition!(e));
+      case id.call: {
+        let cost = INSTRUCTION_COST;
+        for (let i = 0, n = raw._BinaryenCallGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallGetOperandAt!(e, i));
+        return cost;
+      }
+      case id.callIndirect: {
+        let cost = INSTRUCTION_COST + walk(raw._BinaryenCallIndirectGetTarget!(e));
+        for (let i = 0, n = raw._BinaryenCallIndirectGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallIndirectGetOperandAt!(e, i));
+        return cost;
+      }
+      case id.if: {
+        const cost = INSTRUCTION_COST + walk(raw._BinaryenIfGetCondition!(e));
+        const [yes, no] = [raw._BinaryenIfGetIfTrue!(e), raw._BinaryenIfGetIfFalse!(e)];
+        const [yesCost, noCost] = [walk(yes), walk(no)];
+        // Short arms (most of them) are charged with the code around the `if`, at the cost of
+        // the costlier one: a charge inside would cost more than the arm. Longer arms are
+        // charged where they start, so a long arm not taken is not paid for.
+        if (Math.max(yesCost, noCost) <= SHORT_ARM) return cost + Math.max(yesCost, noCost);
+        raw._BinaryenIfSetIfTrue!(e, prefixed(yes, yesCost > 0 ? [charge(yesCost)] : []));
+        if (no !== 0) raw._BinaryenIfSetIfFalse!(e, prefixed(no, noCost > 0 ? [charge(noCost)] : []));
+        return cost;
+      }
+      case id.loop:
+        raw._BinaryenLoopSetBody!(e, region(raw._BinaryenLoopGetBody!(e), true));
+        return INSTRUCTION_COST;
+      case id.try: {
+        raw._BinaryenTrySetBody!(e, region(raw._BinaryenTryGetBody!(e), false));
+        // A catch body begins with its `pop`, before which nothing may go: it is charged with
+        // the try (it runs at most once per entry into the try).
+        let cost = INSTRUCTION_COST;
+        for (let i = 0, n = raw._BinaryenTryGetNumCatchBodies!(e); i < n; i++) cost += walk(raw._BinaryenTryGetCatchBodyAt!(e, i));
+        return cost;
+      }
+      case id.memoryGrow: {
+        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryGrowGetDelta!(e));
+        raw._BinaryenMemoryGrowSetDelta!(e, through(pagesHelper, raw._BinaryenMemoryGrowGetDelta!(e)));
+        return cost;
+      }
+      case id.memoryFill: {
+        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryFillGetDest!(e)) + walk(raw._BinaryenMemoryFillGetValue!(e)) + walk(raw._BinaryenMemoryFillGetSize!(e));
+        raw._BinaryenMemoryFillSetSize!(e, through(bytesHelper, raw._BinaryenMemoryFillGetSize!(e)));
+        return cost;
+      }
+      case id.memoryCopy: {
+        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryCopyGetDest!(e)) + walk(raw._BinaryenMemoryCopyGetSource!(e)) + walk(raw._BinaryenMemoryCopyGetSize!(e));
+        raw._BinaryenMemoryCopySetSize!(e, through(bytesHelper, raw._BinaryenMemoryCopyGetSize!(e)));
+        return cost;
+      }
+      case id.memoryInit: {
+        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryInitGetDest!(e)) + walk(raw._BinaryenMemoryInitGetOffset!(e)) + walk(raw._BinaryenMemoryInitGetSize!(e));
+        raw._BinaryenMemoryInitSetSize!(e, through(bytesHelper, raw._BinaryenMemoryInitGetSize!(e)));
+        return cost;
+      }
+      case id.tableGrow: {
+        const cost = INSTRUCTION_COST + walk(raw._BinaryenTableGrowGetValue!(e)) + walk(raw._BinaryenTableGrowGetDelta!(e));
+        raw._BinaryenTableGrowSetDelta!(e, through(entriesHelper, raw._BinaryenTableGrowGetDelta!(e)));
+        return cost;
+      }
+      case id.tableFill: case id.tableCopy: case id.tableInit:
+        // binaryen.js 130 gives no access to these operands: they can neither be charged by
+        // size nor searched for loops, so a module using them is refused.
+        throw new MeterUnsupported(`uses ${kind === id.tableFill ? "table.fill" : kind === id.tableCopy ? "table.copy" : "table.init"}, which this host's fuel meter cannot charge`);
+      default: {
+        const list = OPERAND_LISTS[kind];
+        if (list) {
+          let cost = INSTRUCTION_COST;
+          for (let i = 0, n = raw[`_Binaryen${list[0]}`]!(e); i < n; i++) cost += walk(raw[`_Binaryen${list[1]}`]!(e, i));
+          return cost;
+        }
+        const getters = OTHER_CHILDREN[kind];
+        if (!getters) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
+        let cost = INSTRUCTION_COST;
+        for (const g of getters) cost += walk(raw[`_Binaryen${g}`]!(e));
+        return cost;
+      }
+    }
+  }
+
+  /**
+   * A block's children: the first stretch is charged by the enclosing region (returned);
+   * after each labelled child block (a branch target) a new stretch starts, charged where it starts.
+   */
+  function walkBlock(block: Ref): number {
+    const n = raw._BinaryenBlockGetNumChildren!(block);
+    let start = -1;
+    let first = 0;
+    let cost = 0;
+    const charges: [at: number, cost: number][] = [];
+    for (let i = 0; i < n; i++) {
+      const child = raw._BinaryenBlockGetChildAt!(block, i);
+      cost += walk(child);
+      if (getId(child) !== id.block || !isNamed(child)) continue;
+      if (start < 0) first = cost;
+      else if (cost > 0) charges.push([start, cost]);
+      cost = 0;
+      start = i + 1;
+    }
+    if (start < 0) return cost;
+    if (cost > 0 && start < n) charges.push([start, cost]);
+    for (let k = charges.length - 1; k >= 0; k--) raw._BinaryenBlockInsertChildAt!(block, charges[k]![0], charge(charges[k]![1]));
+    return first;
+  }
+
+  /** A region's code with its charge (and, at loop headers and function entries, the check) in front. */
+  function region(e: Ref, withCheck: boolean): Ref {
+    const cost = walk(e);
+    return prefixed(e, withCheck ? chargeAndCheck(cost) : cost > 0 ? [charge(cost)] : []);
+  }
+
+  /** `e` with `front` run before it. */
+  function prefixed(e: Ref, front: Ref[]): Ref {
+    if (front.length === 0) return e;
+    if (getId(e) === id.block) {
+      front.forEach((x, i) => raw._BinaryenBlockInsertChildAt!(e, i, x));
+      return e;
+    }
+    return mod.block(null, [...front, e], binaryen.auto);
+  }
+
+  // The remaining fuel after a charge, kept in a local of the function for its check (one read of the global fewer).
+  let temp = -1;
+  let current = 0;
+  const tempLocal = (): number => (temp >= 0 ? temp : (temp = raw._BinaryenFunctionAddVar!(current, i64)));
+  function chargeAndCheck(cost: number): Ref[] {
+    if (cost === 0) return [check()];
+    const t = tempLocal();
+    return [
+      mod.local.set(t, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost))),
+      mod.global.set(fuel, mod.local.get(t, i64)),
+      mod.if(mod.i64.lt_s(mod.local.get(t, i64), i64const(0)), mod.unreachable()),
+    ];
+  }
+  for (const f of functions) {
+    current = f;
+    temp = -1;
+    binaryen._BinaryenFunctionSetBody!(f, region(binaryen._BinaryenFunctionGetBody!(f), true));
+  }
+  return mod.emitBinary();
+}

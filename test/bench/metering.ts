@@ -1,0 +1,106 @@
+/**
+ * Scenario 11's contenders: every reference plugin (and the bench hook) compiled twice from
+ * the same prepared bytes, with and without the fuel meter, each called in this thread
+ * through runCall on its first sample's request, so the difference is the guest's own time.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encode } from "../../abi/codec.js";
+import type { RequestEnvelope } from "../../abi/envelope.js";
+import { meter } from "../../host/sandbox/fuel/meter.js";
+import { KvStore } from "../../host/sandbox/kv-store.js";
+import { resolveLimits, WASM_PAGE } from "../../host/sandbox/limits.js";
+import { boundShape } from "../../host/sandbox/prepare-module.js";
+import type { CallSpec } from "../../host/sandbox/protocol.js";
+import { runCall } from "../../host/sandbox/run-call.js";
+import { capMemory, hostMemory } from "../../host/sandbox/wasm-binary.js";
+import { transpile } from "@bytecodealliance/jco";
+import { createHash } from "node:crypto";
+import { loadComponent } from "../../host/sandbox/component/load-component.js";
+import { pendingComponents } from "../../host/sandbox/component/run-component.js";
+import { benchWasm, built, envelopeOf, payloadOf, repoRoot } from "./systems.js";
+
+export interface MeteringPair { name: string; fuel: number; metered: () => void; bare: () => void; close: () => void }
+
+/** The first sample of a plugin that is one stage with a payload, as the request its guest receives. */
+function firstRequest(plugin: string): Uint8Array | undefined {
+  const dir = join(repoRoot(), "plugins", plugin, "samples");
+  if (!existsSync(dir)) return undefined;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
+    const s = JSON.parse(readFileSync(join(dir, f), "utf8")) as { point?: string; payload?: Record<string, unknown>; config?: unknown };
+    if (!s.point || !s.payload) continue;
+    const base = envelopeOf(s.payload);
+    return encode({ ...base, point: s.point, config: s.config ?? {}, context: { ...base.context, point: s.point } } as RequestEnvelope);
+  }
+  return undefined;
+}
+
+export async function meteredAndBare(): Promise<MeteringPair[]> {
+  const limits = resolveLimits({});
+  const kvPath = join(tmpdir(), `sluice-bench-metering-${process.pid}.db`);
+  const store = new KvStore(kvPath);
+  const kv = (): KvStore => store;
+  const guests: [string, Uint8Array, Uint8Array][] = [["bench-hook", benchWasm("sluice-hook"), encode(envelopeOf(payloadOf(1024)))]];
+  for (const name of ["answer-normalize", "audit-tag", "embedding-normalize", "order-search-limit", "pii-redact", "prompt-guard", "response-cache", "token-meter", "workspace-path-guard"]) {
+    const request = firstRequest(name);
+    if (request) guests.push([name, built(`plugins/${name}.wasm`), request]);
+  }
+  const pairs: MeteringPair[] = [];
+  for (const [name, bytes, request] of guests) {
+    const prepared = hostMemory(boundShape(bytes, limits).bytes, limits.memoryBytes / WASM_PAGE);
+    if ("refused" in prepared) throw new Error(`${name}: ${prepared.refused}`);
+    const [bare, metered] = await Promise.all([WebAssembly.compile(prepared.bytes as Uint8Array<ArrayBuffer>), WebAssembly.compile(meter(prepared.bytes) as Uint8Array<ArrayBuffer>)]);
+    const spec: Omit<CallSpec, "module" | "moduleId"> = {
+      memoryBytes: limits.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages },
+      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", request,
+    };
+    const caller = (module: WebAssembly.Module, id: string) => {
+      const full: CallSpec = { ...spec, module, moduleId: id };
+      return () => {
+        const r = runCall(full, kv);
+        if (!r.ok) throw new Error(`${name} (${id}): ${r.error.code} ${r.error.message}`);
+        return r.fuel;
+      };
+    };
+    const m = caller(metered, `bench:${name}:metered`);
+    const b = caller(bare, `bench:${name}:bare`);
+    pairs.push({ name, fuel: m(), metered: m, bare: b, close: () => {} });
+  }
+  pairs.at(-1)!.close = () => { rmSync(kvPath, { force: true }); rmSync(`${kvPath}-wal`, { force: true }); rmSync(`${kvPath}-shm`, { force: true }); };
+  return pairs;
+}
+
+/**
+ * The JavaScript (SpiderMonkey) component the same way: loaded as the host loads it (its
+ * core modules metered), and again with the same glue and its core modules compiled from
+ * jco's output without the meter. A call takes milliseconds, so it is measured on its own.
+ */
+export async function meteredAndBareComponent(): Promise<MeteringPair> {
+  const bytes = built("plugins/order-search-limit-js.wasm");
+  const limits = resolveLimits({ moduleBytes: 16 << 20, timeoutMs: 5_000 });
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const loaded = await loadComponent(bytes, sha256, { limits });
+  const maxPages = limits.memoryBytes / WASM_PAGE;
+  const files = (await transpile(bytes, { name: "guest", instantiation: "sync", noTypescript: true, quiet: true })).files;
+  const bareCores: Record<string, WebAssembly.Module> = {};
+  for (const name of Object.keys(loaded.component.cores)) {
+    bareCores[name] = await WebAssembly.compile(capMemory(boundShape(files[name]!, limits).bytes, maxPages).bytes as Uint8Array<ArrayBuffer>);
+  }
+  const request = firstRequest("order-search-limit")!;
+  const spec = (cores: Record<string, WebAssembly.Module>, id: string): CallSpec => ({
+    module: loaded.module, moduleId: id, memoryBytes: limits.memoryBytes, memoryPages: { initial: loaded.memory.initialPages, maximum: loaded.memory.maxPages },
+    inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: null, request,
+    component: { ...loaded.component, id, cores },
+  });
+  const metered = spec(loaded.component.cores, `bench:js:metered`);
+  const bare = spec(bareCores, `bench:js:bare`);
+  await pendingComponents([metered, bare]);
+  const caller = (s: CallSpec) => () => {
+    const r = runCall(s, () => { throw new Error("no kv"); });
+    if (!r.ok) throw new Error(`order-search-limit-js (${s.moduleId}): ${r.error.code} ${r.error.message}`);
+    return r.fuel;
+  };
+  const m = caller(metered);
+  return { name: "order-search-limit-js", fuel: m(), metered: m, bare: caller(bare), close: () => {} };
+}

@@ -1,0 +1,121 @@
+// Fuel (issue #19): a guest meters its own work against limits.fuel, stops itself when the
+// budget is spent, and the worker that ran it serves the next call at once.
+import { Worker } from "node:worker_threads";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encode } from "../../abi/codec.js";
+import { isSluiceError } from "../../host/errors/sluice-error.js";
+import { createSandbox, DEFAULT_LIMITS, HOST_MAX_LIMITS, resolveLimits, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
+import { CONTINUE_FUEL, fixture, pluginWasm } from "../helpers/fixtures.js";
+import { request } from "../helpers/requests.js";
+
+let sandbox: Sandbox;
+beforeAll(async () => { sandbox = createSandbox({ workers: 2 }); await sandbox.ready(); });
+afterAll(() => sandbox.close());
+
+async function benignCallSucceeds(): Promise<void> {
+  const mod = await sandbox.load(fixture("continue"));
+  const r = await sandbox.invoke(mod, request());
+  expect(r.ok && r.outcome.kind).toBe("continue");
+}
+
+describe("a hostile guest is stopped by its fuel budget, and the next benign call succeeds", () => {
+  const hostile: [name: string, fuel: number, why: string][] = [
+    ["fuel-straight-line", 100, "a stretch of straight-line code is charged before it runs"],
+    ["fuel-deep-recursion", 10_000, "every function entry is charged and checked"],
+    ["fuel-fill-memory", 1_000_000, "memory.fill is charged by its size"],
+    ["fuel-grow-loop", 1_000_000, "memory.grow is charged per page"],
+    ["fuel-alloc-loop", 1_000_000, "sluice_alloc is metered like every function"],
+    ["start-loop", 1_000_000, "the start function is metered, and runs with the call's budget"],
+    ["loop", 1_000_000, "every loop header is charged and checked"],
+    ["fuel-name-clash", 1_000_000, "the meter's names never collide with the guest's own"],
+  ];
+  for (const [name, fuel, why] of hostile) {
+    it(`${name} fails with GUEST_FUEL_EXHAUSTED (${why}), without costing its worker`, async () => {
+      const mod = await sandbox.load(fixture(name), { limits: { fuel } });
+      const threads = sandbox.threadCount;
+      const r = await sandbox.invoke(mod, request());
+      expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
+      expect(!r.ok && r.error.details).toEqual({ used: r.fuel, limit: fuel });
+      expect(r.fuel).toBeGreaterThan(fuel);
+      expect(sandbox.threadCount).toBe(threads);
+      expect(sandbox.restartLimited(mod)).toBe(false);
+      await benignCallSucceeds();
+    });
+  }
+
+  it("memory.grow in a loop is stopped by fuel before memory runs out: 1,000,000 units buy 243 pages", async () => {
+    const mod = await sandbox.load(fixture("fuel-grow-loop"), { limits: { fuel: 1_000_000 } });
+    const r = await sandbox.invoke(mod, request());
+    expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
+    // An iteration costs 4,100 units (4 instructions and 4,096 for the page): 243 grows succeed,
+    // the 244th is charged and stopped before it runs. 1 initial page + 243.
+    expect(r.memoryBytes).toBe(244 * 65_536);
+  });
+
+  it("a module using table.fill is refused at upload with MODULE_INVALID (the meter cannot charge it)", async () => {
+    const err = await sandbox.load(fixture("fuel-table-fill")).then(() => undefined, (e: unknown) => e);
+    expect(isSluiceError(err) && err.code).toBe("MODULE_INVALID");
+    expect(isSluiceError(err) && err.message).toBe("module uses table.fill, which this host's fuel meter cannot charge");
+    await benignCallSucceeds();
+  });
+
+  it("a guest cannot import the fuel counter: the reserved module name is outside the allow-list", async () => {
+    const err = await sandbox.load(fixture("fuel-import-counter")).then(() => undefined, (e: unknown) => e);
+    expect(isSluiceError(err) && err.code).toBe("MODULE_FORBIDDEN_IMPORT");
+    expect(isSluiceError(err) && err.details).toEqual({ import: "sluice_fuel.remaining" });
+    await benignCallSucceeds();
+  });
+});
+
+describe("fuel exhaustion keeps the worker", () => {
+  it("50 runaway calls in a row each stop at their budget; no worker is terminated or replaced", async () => {
+    const loop = await sandbox.load(fixture("loop"), { limits: { fuel: 100_000 } });
+    const threads = sandbox.threadCount;
+    for (let i = 0; i < 50; i++) {
+      const r = await sandbox.invoke(loop, request());
+      expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
+      expect(sandbox.threadCount).toBe(threads);
+    }
+    expect(sandbox.restartLimited(loop)).toBe(false);
+    await benignCallSucceeds();
+  });
+});
+
+describe("fuel is deterministic", () => {
+  let plugin: LoadedModule;
+  const bytes = encode(request("tool.before", { tool_id: "t-orders", name: "search_orders", revision: 3, schema: { type: "object" }, arguments: { q: "late orders", limit: 500 }, call_id: "call-1" }, { max_limit: 100 }));
+  beforeAll(async () => { plugin = await sandbox.load(pluginWasm("order-search-limit")); });
+
+  it("a benign core guest is charged its instruction count, the same on every call", async () => {
+    const mod = await sandbox.load(fixture("continue"));
+    const runs = await Promise.all(Array.from({ length: 20 }, () => sandbox.invoke(mod, request())));
+    expect(runs.map((r) => r.fuel)).toEqual(Array(20).fill(CONTINUE_FUEL));
+  });
+
+  it("one call run 1,000 times alone and 1,000 times under load uses one fuel figure", async () => {
+    const alone: number[] = [];
+    for (let i = 0; i < 1_000; i++) alone.push((await sandbox.invokeBytes(plugin, bytes)).fuel);
+    // Load: a thread that keeps a core busy, and the calls 32 at a time on both workers.
+    const burner = new Worker("const end = Date.now() + 60_000; while (Date.now() < end) {}", { eval: true });
+    try {
+      const loaded: number[] = [];
+      for (let i = 0; i < 1_000; i += 32) {
+        const batch = await Promise.all(Array.from({ length: Math.min(32, 1_000 - i) }, () => sandbox.invokeBytes(plugin, bytes)));
+        loaded.push(...batch.map((r) => r.fuel));
+      }
+      expect(loaded).toHaveLength(1_000);
+      expect(new Set([...alone, ...loaded])).toEqual(new Set([alone[0]]));
+      expect(alone[0]).toBeGreaterThan(1_000);
+    } finally {
+      await burner.terminate();
+    }
+  });
+});
+
+describe("limits.fuel", () => {
+  it("has a default and is capped by the host maximum", () => {
+    expect(resolveLimits({}).fuel).toBe(DEFAULT_LIMITS.fuel);
+    expect(resolveLimits({ fuel: 1e15 }).fuel).toBe(HOST_MAX_LIMITS.fuel);
+    expect(() => resolveLimits({ fuel: 0 })).toThrow(/limit fuel must be a positive number/);
+  });
+});
