@@ -10,7 +10,7 @@ import type { BindingInput } from "../../host/pipeline/release.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import type { StreamChunk } from "../../host/boundary/stream.js";
-import { fixture, pluginWasm } from "../helpers/fixtures.js";
+import { BACKSTOP_FUEL, fixture, pluginWasm } from "../helpers/fixtures.js";
 import { twin } from "./twin.js";
 
 let host: Host;
@@ -22,7 +22,8 @@ beforeAll(async () => {
   const store = createMemoryRecords();
   records = { ...store, update: (id, changes, result) => { store.update(id, changes, result); onUpdate?.(changes as Record<string, unknown>); } };
   host = createHost({ workers: 2, records });
-  await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+  // The "loop" mode stands for a hook still running when a deadline passes: it gets the host's largest fuel budget, so the clock ends it, not its fuel.
+  await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL } });
   host.registerHook("contract", twin);
   for (const id of ["workspace-path-guard", "pii-redact", "prompt-guard"]) await host.loadPlugin({ id, version: "1.0.0", wasm: pluginWasm(id) });
   await host.loadPlugin({ id: "response-cache", version: "1.0.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
