@@ -77,6 +77,7 @@ export const ERROR_CODES = {
 
   // Operation records and resume (issue #8).
   OPERATION_NOT_FOUND: { status: 404, summary: "No operation record with that id (records are kept only when the host has a records store)." },
+  PAYLOADS_UNAVAILABLE: { status: 409, summary: "The operation's payloads are not in the payload store, so it cannot be replayed: the store is not enabled (`sluice serve --payload-store`), or they expired or were recorded before it was." },
   OPERATION_NOT_RESUMABLE: { status: 409, summary: "The operation cannot be resumed: it finished, never ran, or its real result is unknown (never retried automatically); details give its phase and real status." },
 
   // Gateway mode (OpenAI-compatible model gateway).

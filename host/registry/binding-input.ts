@@ -10,6 +10,7 @@ import { POINT_NAMES, PURPOSES } from "../pipeline/points.js";
 import { HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { checkConfig } from "./config-schema.js";
 import { checkBindingId, parseHookRef } from "./ids.js";
+import { explainErrors, problemsText } from "./validation-message.js";
 import type { BindingSpec, MatchSpec, PluginRecord, ReleaseBinding } from "./records.js";
 
 const strings = { type: "array", items: { type: "string", minLength: 1, maxLength: 256 }, maxItems: 256, uniqueItems: true } as const;
@@ -52,8 +53,8 @@ const validateShape = new Ajv2020({ allErrors: true, strict: true, allowUnionTyp
 /** Checks `input` against the schema and the plugin it refers to; `find` looks plugins up. */
 export function resolveBindingInput(input: unknown, find: (id: string, version: string) => PluginRecord | undefined): BindingSpec {
   if (!validateShape(input)) {
-    const errors = (validateShape.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid" }));
-    throw new SluiceError("BINDING_INVALID", `binding ${errors[0]!.path} ${errors[0]!.message}`, { errors });
+    const errors = explainErrors(validateShape.errors, input, BINDING_INPUT_SCHEMA);
+    throw new SluiceError("BINDING_INVALID", `binding: ${problemsText(errors)}`, { errors });
   }
   const b = input as Partial<BindingSpec> & Pick<BindingSpec, "id" | "hook_ref" | "point">;
   checkBindingId(b.id);

@@ -3,6 +3,7 @@
  * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
  * The HTTP API and the CLI are thin layers over this class.
  */
+import { canonicalJson } from "../pipeline/canonical-json.js";
 import path from "node:path";
 import { createHost, type Host, type HostOptions } from "../host.js";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -251,20 +252,29 @@ export class Registry {
 
   // ---- releases ----
 
-  /** Freezes the draft (bindings, code hashes, configs, order mode, order) as the next revision. */
+  /**
+   * Freezes the draft (bindings, code hashes, configs, order mode, order) as the next
+   * revision; a draft identical to the latest revision creates nothing and returns it.
+   */
   async publish(options: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } = {}): Promise<ReleaseRecord> {
+    return (await this.publishDraft(options)).release;
+  }
+
+  /** {@link publish}, saying whether a revision was created (false: nothing changed since the latest one). */
+  async publishDraft(options: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } = {}): Promise<{ release: ReleaseRecord; created: boolean }> {
     if (options.order_mode) this.store.setDraftOrderMode(options.order_mode);
-    const release = this.store.transaction(() => this.store.insertRelease({
+    const draft = {
       order_mode: this.store.draftOrderMode(),
       bindings: this.store.listBindings().map((b, position) => {
         const { id, version } = parseHookRef(b.hook_ref);
         return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: this.getPlugin(id, version).sha256 };
       }),
-      based_on: null,
-      note: options.note ?? "",
-    }));
-    if (options.activate) await this.activate(release.revision);
-    return release;
+    };
+    const latest = this.store.listReleases().reduce<ReleaseRecord | undefined>((a, r) => (a === undefined || r.revision > a.revision ? r : a), undefined);
+    const same = latest !== undefined && canonicalJson({ order_mode: latest.order_mode, bindings: latest.bindings }) === canonicalJson(draft);
+    const release = same ? latest : this.store.transaction(() => this.store.insertRelease({ ...draft, based_on: null, note: options.note ?? "" }));
+    if (options.activate && this.activeRevision() !== release.revision) await this.activate(release.revision);
+    return { release, created: !same };
   }
 
   listReleases(): ReleaseRecord[] {

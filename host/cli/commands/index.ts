@@ -2,7 +2,7 @@
  * Every command of `sluice`, in help order. A new command is one file here plus one entry
  * in this list.
  */
-import { recordCommands } from "../../records/cli.js";
+import { recordCommands } from "./records.js";
 import { bindCommand } from "./bind.js";
 import { demoCommand } from "./demo.js";
 import { quarantineCommands } from "./quarantine.js";
