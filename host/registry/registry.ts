@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore } from "./artifacts.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
+import { replayOperation, type ReplayResult } from "./replay.js";
 import { extensionList, type ExtensionList } from "./extensions.js";
 import { checkBindingId, checkPluginId, checkRevision, checkVersion, parseHookRef } from "./ids.js";
 import { manifestGrants, manifestLimits, parseManifest, validateManifest, type Manifest } from "./manifest.js";
@@ -199,6 +200,28 @@ export class Registry {
     const record = this.getPlugin(id, version);
     const plugin = await this.loadPlugin(record);
     return dryRun(this.host.sandbox, record, plugin, input);
+  }
+
+  /**
+   * Runs a recorded operation's hook chain again (see replay.ts) with `target` in place of
+   * its plugin: a local build (manifest text and module, loaded for this replay only) or
+   * another stored version (`hook_ref`). Stores nothing; never calls the tool or model.
+   */
+  async replay(operationId: string, target: { hook_ref: string } | { manifest: string; wasm: Uint8Array }): Promise<ReplayResult> {
+    let replacement: GuestPlugin;
+    if ("hook_ref" in target) {
+      const { id, version } = parseHookRef(target.hook_ref);
+      replacement = await this.loadPlugin(this.getPlugin(id, version));
+    } else {
+      const manifest = parseManifest(target.manifest);
+      const module = await this.host.sandbox.load(target.wasm, this.loadOptions(manifest));
+      replacement = { ref: `${manifest.id}@${manifest.version}`, id: manifest.id, version: manifest.version, module, grants: manifestGrants(manifest) };
+    }
+    return replayOperation({
+      host: this.host,
+      release: (revision) => this.getRelease(revision),
+      plugin: (ref) => { const { id, version } = parseHookRef(ref); return this.loadPlugin(this.getPlugin(id, version)); },
+    }, operationId, replacement);
   }
 
   private loadPlugin(record: PluginRecord): Promise<GuestPlugin> {
