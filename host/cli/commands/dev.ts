@@ -48,7 +48,8 @@ export const devCommand: RegisterCommand = (program) => {
       const watcher = watch(root, { recursive: true }, (_event, file) => {
         if (!file) return;
         const rel = String(file).split(path.sep).join("/");
-        if (rel.startsWith("build/") || rel.startsWith("node_modules/") || !WATCHED.test(rel)) return;
+        // build/ is our own output; dot folders hold editors' files and a local server's .sluice/data.
+        if (rel.startsWith("build/") || rel.startsWith("node_modules/") || rel.startsWith(".") || !WATCHED.test(rel)) return;
         changed.add(rel);
         // Editors write a file in several steps: one run per burst.
         clearTimeout(timer);
