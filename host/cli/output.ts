@@ -84,17 +84,17 @@ export function exitCodeOf(code: ErrorCode): ExitCode {
   return EXIT.internal;
 }
 
-/** Prints `err` for a person and returns the exit code. */
-export function reportError(err: unknown): ExitCode {
+/** Prints `err` for a person (on stderr, unless told) and returns the exit code. */
+export function reportError(err: unknown, out: { write(text: string): unknown } = process.stderr): ExitCode {
   if (err instanceof CliError) {
-    process.stderr.write(`error: ${err.message}\n${err.hint ? `  → ${err.hint}\n` : ""}`);
+    out.write(`error: ${err.message}\n${err.hint ? `  → ${err.hint}\n` : ""}`);
     return err.exitCode;
   }
   if (isSluiceError(err)) {
     const hint = HINTS[err.code];
-    process.stderr.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
+    out.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
     return exitCodeOf(err.code);
   }
-  process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+  out.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
   return EXIT.internal;
 }

@@ -55,6 +55,7 @@ export const ERROR_CODES = {
 
   // Registry and management API.
   MANIFEST_INVALID: { status: 400, summary: "The plugin manifest (hook.yaml) is not valid YAML or fails the manifest schema; details list the problems." },
+  SAMPLE_INVALID: { status: 400, summary: "A plugin sample file (samples/*.json) is not valid JSON or lacks its name; the error names the file." },
   ID_INVALID: { status: 400, summary: "An id, version or reference is malformed (ids are [a-z0-9][a-z0-9-]{0,63}, versions are semver, refs are id@version)." },
   PLUGIN_NOT_FOUND: { status: 404, summary: "No plugin, or no version of it, is stored under that id (and version)." },
   VERSION_CONFLICT: { status: 409, summary: "That plugin version is already stored with different bytes or manifest; versions are immutable: bump the version." },

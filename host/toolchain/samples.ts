@@ -18,7 +18,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parse as parseYaml } from "yaml";
 import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
-import type { ErrorData } from "../errors/sluice-error.js";
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Binding } from "../pipeline/bindings.js";
 import type { GuestPlugin, Grants, ResolvedHook } from "../pipeline/hooks.js";
 import { getPoint, isPointName, type PointName } from "../pipeline/points.js";
@@ -186,9 +186,9 @@ export async function loadSamples(pluginDir: string): Promise<Sample[]> {
     try {
       sample = JSON.parse(await readFile(file, "utf8")) as Sample;
     } catch (err) {
-      throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
+      throw new SluiceError("SAMPLE_INVALID", `${file} is not valid JSON: ${(err as Error).message}`, { file });
     }
-    if (typeof sample.name !== "string") throw new Error(`${file}: "name" must be a string`);
+    if (typeof sample.name !== "string") throw new SluiceError("SAMPLE_INVALID", `${file}: "name" must be a string`, { file });
     out.push({ ...sample, file });
   }
   return out;

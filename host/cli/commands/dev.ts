@@ -36,7 +36,8 @@ export const devCommand: RegisterCommand = (program) => {
           const results = await localSamples(sandbox, p, wasm);
           for (const line of resultLines(results)) print(line);
         } catch (err) {
-          reportError(err);
+          // A broken build or sample is this run's result: on stdout, in order with the rest.
+          reportError(err, process.stdout);
         }
         print(`results in ${Math.round(performance.now() - t0)} ms; watching ${path.relative(process.cwd(), root) || "."} (Ctrl-C to stop)`);
         running = false;
