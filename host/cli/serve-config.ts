@@ -133,9 +133,12 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
 
 /** The configuration as `--print-config` shows it: secrets replaced by "(set)", absent token explained. */
 export function maskedConfig(config: ServeConfig): Record<string, unknown> {
+  const token = config.token !== undefined ? "(set)" : config.tokenFile !== undefined ? `(from ${config.tokenFile})` : "(generated into <data-dir>/api-token on start unless it exists)";
+  // The token in its place after the address, whether or not one was given.
+  const { dataDir, host, port, token: _secret, ...rest } = config;
   return {
-    ...config,
-    token: config.token !== undefined ? "(set)" : config.tokenFile !== undefined ? `(from ${config.tokenFile})` : "(generated into <data-dir>/api-token on start unless it exists)",
+    dataDir, host, port, token,
+    ...rest,
     ...(config.gateway ? { gateway: { ...config.gateway, ...(config.gateway.apiKey !== undefined ? { apiKey: "(set)" } : {}) } } : {}),
   };
 }
