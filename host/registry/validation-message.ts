@@ -63,7 +63,7 @@ export function explainError(e: ErrorObject, root: unknown, schema?: unknown): P
   const where = e.instancePath || "the root";
   if (e.keyword === "enum") {
     const allowed = (params.allowedValues as unknown[] | undefined) ?? [];
-    const subject = e.propertyName !== undefined ? `property name ${shown(e.propertyName)}` : shown(at);
+    const subject = e.propertyName !== undefined ? `property name ${shown(e.propertyName)}` : `${e.instancePath ? `${e.instancePath} ` : ""}${shown(at)}`;
     const guess = typeof (e.propertyName ?? at) === "string" ? closest(String(e.propertyName ?? at), allowed.filter((a): a is string => typeof a === "string")) : undefined;
     return { path: e.propertyName !== undefined ? `${path === "/" ? "" : path}/${e.propertyName}` : path, message: `${subject} is not one of the allowed values (${allowed.map(shown).join(", ")})${guess ? `; did you mean ${shown(guess)}?` : ""}` };
   }

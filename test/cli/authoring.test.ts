@@ -116,7 +116,7 @@ describe("errors name the key, the value and the allowed values", () => {
     expect((await sluice(["upload", scaffold, "--module", wasm], s.env)).code).toBe(0);
     const bad = await sluice(["bind", "my-hook@0.1.0", "--point", "tool.befor"], s.env);
     expect(bad.code).toBe(3);
-    expect(bad.stderr.split("\n")[0]).toBe('error REQUEST_INVALID: body: "tool.befor" is not one of the allowed values ("model.chat.before", "model.chat.after", "model.chat.chunk", "model.embedding.before", "model.embedding.after", "tool.before", "tool.after", "operation.error", "operation.finally", "run.start", "run.end", "subtask.start", "subtask.end"); did you mean "tool.before"?');
+    expect(bad.stderr.split("\n")[0]).toBe('error REQUEST_INVALID: body: /point "tool.befor" is not one of the allowed values ("model.chat.before", "model.chat.after", "model.chat.chunk", "model.embedding.before", "model.embedding.after", "tool.before", "tool.after", "operation.error", "operation.finally", "run.start", "run.end", "subtask.start", "subtask.end"); did you mean "tool.before"?');
     const undeclared = await sluice(["bind", "my-hook@0.1.0", "--point", "tool.after"], s.env);
     expect(undeclared.code).toBe(3);
     expect(undeclared.stderr.split("\n")[0]).toBe("error BINDING_INVALID: binding my-hook-tool-after: my-hook@0.1.0 does not declare the point tool.after in its manifest (it declares tool.before)");
