@@ -12,7 +12,7 @@ import { getPoint, POINT_NAMES, type PointName } from "../pipeline/points.js";
 import { CAPABILITIES, type Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
 import { SHAPE_LIMIT_KEYS } from "../sandbox/module-limits.js";
-import { BINDING_INPUT_SCHEMA } from "./binding-input.js";
+import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { compileConfigSchema } from "./config-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
 import { explainErrors, problemsText } from "./validation-message.js";

@@ -3,12 +3,12 @@
  * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
  * The HTTP API and the CLI are thin layers over this class.
  */
-import { canonicalJson } from "../pipeline/canonical-json.js";
 import path from "node:path";
 import { createHost, type Host, type HostOptions } from "../host.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";

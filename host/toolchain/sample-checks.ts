@@ -7,10 +7,17 @@
 import { isSluiceError } from "../errors/sluice-error.js";
 import { checkConfig } from "../registry/config-schema.js";
 import { closest } from "../registry/validation-message.js";
-import type { Sample } from "./samples.js";
 
 /** Every key an `expect` may have (see Expectation in samples.ts). */
 export const EXPECT_KEYS = ["outcome", "payload", "code", "reason", "annotations", "result", "carry", "error", "emitted", "blocked", "outcomes"] as const;
+
+/** What the checks read of a sample (samples.ts's Sample has these fields). */
+interface SampleView {
+  point?: string;
+  config?: unknown;
+  expect?: unknown;
+  sequence?: { point: string; config?: unknown; expect?: unknown }[];
+}
 
 interface ManifestView {
   id: string;
@@ -20,13 +27,13 @@ interface ManifestView {
 }
 
 /** The problems of one sample against its plugin's manifest; empty when it may run. */
-export function sampleProblems(sample: Sample, manifest: ManifestView): string[] {
+export function sampleProblems(sample: SampleView, manifest: ManifestView): string[] {
   const problems: string[] = [];
   const ref = `${manifest.id}@${manifest.version}`;
   const declared = Object.keys(manifest.points);
   const steps = sample.sequence
-    ? sample.sequence.map((s, i) => ({ label: `sequence/${i}: `, point: s.point as string | undefined, config: s.config ?? sample.config, expect: s.expect as unknown }))
-    : [{ label: "", point: sample.point as string | undefined, config: sample.config, expect: sample.expect as unknown }];
+    ? sample.sequence.map((s, i) => ({ label: `sequence/${i}: `, point: s.point as string | undefined, config: s.config ?? sample.config, expect: s.expect }))
+    : [{ label: "", point: sample.point, config: sample.config, expect: sample.expect }];
   for (const step of steps) {
     if (step.point !== undefined && !declared.includes(step.point)) {
       problems.push(`${step.label}point ${JSON.stringify(step.point)} is not declared in hook.yaml (it declares ${declared.join(", ")}); bind would refuse it`);

@@ -4,7 +4,7 @@
  * loaded in this process and re-runs the samples on a sandbox kept warm, printing the
  * results and how long they took. A broken build or sample is printed and the watch goes on.
  */
-import { watch } from "node:fs";
+import { readdirSync, watch } from "node:fs";
 import path from "node:path";
 import { reportError, print } from "../output.js";
 import { buildPlugin, readPluginDir } from "../plugin-dir.js";
@@ -43,14 +43,14 @@ export const devCommand: RegisterCommand = (program) => {
         running = false;
         if (again !== undefined) { const next = again; again = undefined; await cycle(next.why, next.rebuild); }
       };
-      await cycle("first build", true);
       let timer: NodeJS.Timeout | undefined;
       const changed = new Set<string>();
-      const watcher = watch(root, { recursive: true }, (_event, file) => {
+      // One plain watcher per folder, set up before the first results are printed (a
+      // recursive watcher on Linux adds its subfolders later, missing early changes).
+      const watchers = foldersOf(root).map((folder) => watch(folder, (_event, file) => {
         if (!file) return;
-        const rel = String(file).split(path.sep).join("/");
-        // build/ is our own output; dot folders hold editors' files and a local server's .sluice/data.
-        if (rel.startsWith("build/") || rel.startsWith("node_modules/") || rel.startsWith(".") || !WATCHED.test(rel)) return;
+        const rel = path.relative(root, path.join(folder, String(file))).split(path.sep).join("/");
+        if (!WATCHED.test(rel)) return;
         changed.add(rel);
         // Editors write a file in several steps: one run per burst.
         clearTimeout(timer);
@@ -59,9 +59,23 @@ export const devCommand: RegisterCommand = (program) => {
           changed.clear();
           void cycle(`changed: ${files.join(", ")}`, files.some((f) => !f.startsWith("samples/")));
         }, 50);
-      });
-      const stop = async () => { watcher.close(); clearTimeout(timer); await sandbox.close(); process.exit(0); };
+      }));
+      await cycle("first build", true);
+      const stop = async () => { for (const w of watchers) w.close(); clearTimeout(timer); await sandbox.close(); process.exit(0); };
       process.once("SIGINT", () => void stop());
       process.once("SIGTERM", () => void stop());
     });
 };
+
+/**
+ * The plugin folder and its subfolders, but build/ (our own output), node_modules/ and dot
+ * folders (editors' files, a local server's .sluice/data). A folder made later is not watched.
+ */
+function foldersOf(root: string): string[] {
+  const out = [root];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === "build" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    out.push(...foldersOf(path.join(root, entry.name)));
+  }
+  return out;
+}

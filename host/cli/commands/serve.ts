@@ -1,6 +1,6 @@
 /** `sluice serve`: the management API (and gateway) over the data directory, until SIGINT/SIGTERM. */
 import path from "node:path";
-import { emit, print, printJson, step } from "../output.js";
+import { emit, print, step } from "../output.js";
 import { addServeOptions, maskedConfig, resolveServeConfig, type ServeConfig } from "../serve-config.js";
 import type { RegisterCommand } from "./types.js";
 
@@ -13,8 +13,7 @@ export const serveCommand: RegisterCommand = (program) => {
       const config = resolveServeConfig(raw);
       if (raw.printConfig) {
         const masked = maskedConfig(config);
-        if (raw.json) return printJson(masked);
-        return emit({}, masked, () => configLines(masked));
+        return emit({ json: raw.json === true }, masked, () => configLines(masked));
       }
       await serve(config);
     });
