@@ -306,6 +306,11 @@ export class Host implements StageRunner {
     return this.recordStore;
   }
 
+  /** The opt-in payload store given in the options (what replay reads stage inputs from), if any. */
+  get payloads(): PayloadStore | undefined {
+    return this.payloadStore;
+  }
+
   /**
    * Continues an operation whose real execution finished but whose after processing did
    * not (a fail-closed after hook failed, the call was cancelled, the process died): runs

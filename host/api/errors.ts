@@ -6,6 +6,8 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
+import type { ErrorObject } from "ajv";
+import { explainErrors, problemsText } from "../registry/validation-message.js";
 import { noteServerError } from "./server-errors-log.js";
 
 export interface ErrorBody {
@@ -13,11 +15,15 @@ export interface ErrorBody {
 }
 
 /** Normalises an error thrown while serving a request into a catalogue error. */
-export function toSluiceError(err: unknown): SluiceError {
+export function toSluiceError(err: unknown, request?: { body?: unknown; query?: unknown; params?: unknown }): SluiceError {
   if (err instanceof SluiceError) return err;
   const e = err as Partial<FastifyError> & { validation?: unknown[]; validationContext?: string };
   if (e.validation) {
-    return new SluiceError("REQUEST_INVALID", `${e.validationContext ?? "request"} ${e.message?.replace(/^(body|params|querystring)\s*/, "") ?? "is invalid"}`, { errors: e.validation });
+    // Said the way the registry says it: the path, the value, the allowed values.
+    const context = e.validationContext ?? "request";
+    const data = context === "body" ? request?.body : context === "querystring" ? request?.query : context === "params" ? request?.params : undefined;
+    const problems = explainErrors(e.validation as ErrorObject[], data);
+    return new SluiceError("REQUEST_INVALID", `${context}: ${problems.length ? problemsText(problems) : e.message ?? "is invalid"}`, { errors: e.validation });
   }
   if (e.code === "FST_ERR_CTP_BODY_TOO_LARGE" || e.statusCode === 413) {
     return new SluiceError("PAYLOAD_TOO_LARGE", `the request body is larger than this route accepts: ${e.message ?? ""}`.trim());
@@ -46,7 +52,7 @@ export function withoutPaths(text: string, paths: readonly string[]): string {
 export function installErrorHandlers(app: FastifyInstance, options: { hidePaths?: readonly string[] } = {}): void {
   const hide = [...(options.hidePaths ?? [])].filter((p) => p.length > 1).sort((a, b) => b.length - a.length);
   app.setErrorHandler((err, request, reply) => {
-    const error = toSluiceError(err);
+    const error = toSluiceError(err, request);
     const status = ERROR_CODES[error.code].status;
     if (status >= 500) noteServerError(request, err);
     if (error.code === "UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="sluice"');

@@ -3,6 +3,7 @@
  * cannot hold the process's sockets: Node's defaults let a request send its body one byte
  * at a time for ever. Resolved once at the entry; the server is built with them.
  */
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -31,6 +32,8 @@ export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLi
   return limits;
 }
 
+const REQUEST_ID = Symbol("sluice.requestId");
+
 /**
  * Fastify's `serverFactory` and timeout options for these limits. Node checks the
  * request and header timeouts every `connectionsCheckingInterval` (30 s by default):
@@ -38,6 +41,8 @@ export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLi
  */
 export function serverOptions(limits: ServerLimits) {
   return {
+    // Every request gets a random id before Fastify sees it: logged as reqId, answered in x-request-id.
+    genReqId: (req: IncomingMessage): string => (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] ?? randomUUID(),
     connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -47,7 +52,12 @@ export function serverOptions(limits: ServerLimits) {
         headersTimeout: limits.headersTimeoutMs,
         requestTimeout: limits.requestTimeoutMs,
         keepAliveTimeout: limits.keepAliveTimeoutMs,
-      }, handler);
+      }, (req, res) => {
+        const id = randomUUID();
+        (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] = id;
+        res.setHeader("x-request-id", id);
+        handler(req, res);
+      });
       server.maxConnections = limits.maxConnections;
       return server;
     },

@@ -25,6 +25,7 @@ import { releaseRoutes } from "./routes/releases.js";
 import { anyObject, errorResponses } from "./schemas.js";
 import { recordRoutes } from "../records/http.js";
 import { quarantineRoutes } from "./routes/quarantine.js";
+import { replayRoutes } from "./routes/replay.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "../gateway/key-routes.js";
 import type { GatewayKeys } from "../gateway/keys.js";
@@ -111,6 +112,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   releaseRoutes(app, registry);
   pipelineRoutes(app, registry);
   recordRoutes(app, registry.host);
+  replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   quarantineRoutes(app, registry.host);
   // Behind the same bearer token as every route (Prometheus sends it with `authorization`).
   app.get("/metrics", { schema: { hide: true } }, metricsHandler(registry.host.observer.registry));

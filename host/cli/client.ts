@@ -1,6 +1,7 @@
 /** The CLI's client of the management API: JSON over fetch, errors rebuilt as SluiceErrors. */
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ErrorCode } from "../errors/codes.js";
+import { EXIT } from "./exit-codes.js";
 import { CliError } from "./output.js";
 
 export interface RemoteOptions {
@@ -26,14 +27,14 @@ export class ApiClient {
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach ${this.options.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, "is the server running? Start it with `sluice serve`, or pass --url / set SLUICE_URL");
+      throw new CliError(`cannot reach ${this.options.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, "is the server running? Start it with `sluice serve`, or pass --url / set SLUICE_URL", EXIT.unreachable);
     }
     const text = await res.text();
     const json = text ? safeJson(text) : undefined;
     if (!res.ok) {
       const e = (json as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
       if (e?.code) throw new SluiceError(e.code as ErrorCode, e.message ?? res.statusText, e.details ?? {});
-      throw new CliError(`${method} ${url.pathname} answered ${res.status} ${res.statusText}`);
+      throw new CliError(`${method} ${url.pathname} answered ${res.status} ${res.statusText}`, undefined, res.status === 404 ? EXIT.notFound : res.status < 500 ? EXIT.refused : EXIT.internal);
     }
     return json as T;
   }

@@ -1,12 +1,22 @@
 #!/usr/bin/env node
 /** `sluice`: scaffold, build, test and manage WebAssembly hook plugins. */
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { COMMANDS } from "./commands/index.js";
+import { EXIT } from "./exit-codes.js";
 import { reportError } from "./output.js";
+
+// dist/host/cli/main.js → the package's own package.json.
+const { version } = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
 
 const program = new Command("sluice")
   .description("Run untrusted WebAssembly hooks around AI agents: build plugins and manage their releases.")
-  .showHelpAfterError("(run with --help for usage)");
+  .version(version, "-V, --version", "print the version of sluice")
+  .showHelpAfterError("(run with --help for usage)")
+  // Commander ends usage errors with 1; sluice keeps 1 for "ran and found failures".
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
+  });
 for (const register of COMMANDS) register(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -1,17 +1,31 @@
 /**
- * How the CLI talks to people: progress on stderr (so stdout stays pipeable), results on
- * stdout, and every failure as one line with its code plus what to do about it.
+ * How the CLI talks to people: progress on stderr (so stdout stays pipeable), and only
+ * when stderr is a terminal; results on stdout, as text or (--json) as JSON; every failure
+ * as one line with its code plus what to do about it, and a distinct exit code
+ * (exit-codes.ts). No colour is used, so NO_COLOR holds trivially.
  */
 import { isSluiceError } from "../errors/sluice-error.js";
-import type { ErrorCode } from "../errors/codes.js";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
+import { EXIT, type ExitCode } from "./exit-codes.js";
 
-/** Runs a long step, showing it started and how long it took. */
+/** Progress lines and glyphs (✓ ✗ …) only for a person watching a terminal. */
+export function interactive(): boolean {
+  return process.stderr.isTTY === true;
+}
+
+/** Runs a long step, showing it started and how long it took (on a terminal). */
 export async function step<T>(label: string, work: () => Promise<T>): Promise<T> {
+  if (!interactive()) return work();
   process.stderr.write(`… ${label}\n`);
   const t0 = performance.now();
   const value = await work();
   process.stderr.write(`✓ ${label} (${Math.round(performance.now() - t0)} ms)\n`);
   return value;
+}
+
+/** `✓`/`✗` on a terminal, `pass`/`FAIL` otherwise. */
+export function mark(pass: boolean): string {
+  return interactive() ? (pass ? "✓" : "✗") : pass ? "pass" : "FAIL";
 }
 
 export function print(line: string): void {
@@ -22,9 +36,27 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** A failure the user can fix, with the fix. */
+/** A warning for the person (stderr, whatever the terminal). */
+export function warn(line: string): void {
+  process.stderr.write(`warning: ${line}\n`);
+}
+
+/** Prints `value` as JSON with --json, otherwise the human lines. */
+export function emit(opts: { json?: boolean }, value: unknown, lines: () => string[]): void {
+  if (opts.json) return printJson(value);
+  for (const line of lines()) print(line);
+}
+
+/** Rows under a header line, each column as wide as its widest cell. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  return [line(headers), ...rows.map(line)];
+}
+
+/** A failure the user can fix, with the fix, and the exit code it ends with (usage by default). */
 export class CliError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(message: string, readonly hint?: string, readonly exitCode: ExitCode = EXIT.usage) {
     super(message);
   }
 }
@@ -37,22 +69,32 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   PLUGIN_CONFIG_INVALID: "fix --config so it matches the plugin's config_schema (see `sluice list plugins --json`)",
   BINDING_NOT_FOUND: "`sluice list bindings` shows the binding ids",
   RELEASE_NOT_FOUND: "`sluice list releases` shows the revisions",
+  OPERATION_NOT_FOUND: "`sluice operations` lists the recorded operations",
   ID_INVALID: "ids are lowercase letters, digits and dashes; versions are semver like 1.0.0; refs are id@version",
   MODULE_TOO_LARGE: "make the module smaller (build with --optimize size) or raise the server's upload limit",
   PAYLOAD_TOO_LARGE: "make the module smaller (build with --optimize size) or raise the server's upload limit",
+  PAYLOADS_UNAVAILABLE: "start the server with --payload-store (SLUICE_PAYLOAD_STORE=1); operations recorded from then on can be replayed",
 };
 
-/** Prints `err` for a person and returns the exit code. */
-export function reportError(err: unknown): number {
+/** The exit code of a catalogue error: by its HTTP status. */
+export function exitCodeOf(code: ErrorCode): ExitCode {
+  const status = ERROR_CODES[code]?.status ?? 500;
+  if (status === 404) return EXIT.notFound;
+  if (status >= 400 && status < 500) return EXIT.refused;
+  return EXIT.internal;
+}
+
+/** Prints `err` for a person (on stderr, unless told) and returns the exit code. */
+export function reportError(err: unknown, out: { write(text: string): unknown } = process.stderr): ExitCode {
   if (err instanceof CliError) {
-    process.stderr.write(`error: ${err.message}\n${err.hint ? `  → ${err.hint}\n` : ""}`);
-    return 1;
+    out.write(`error: ${err.message}\n${err.hint ? `  → ${err.hint}\n` : ""}`);
+    return err.exitCode;
   }
   if (isSluiceError(err)) {
     const hint = HINTS[err.code];
-    process.stderr.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
-    return 1;
+    out.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
+    return exitCodeOf(err.code);
   }
-  process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
-  return 1;
+  out.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+  return EXIT.internal;
 }

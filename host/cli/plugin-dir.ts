@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadModule, sha256Hex } from "../sandbox/load-module.js";
 import { manifestLimits, parseManifest, type Manifest } from "../registry/manifest.js";
+import { EXIT } from "./exit-codes.js";
 import { CliError, step } from "./output.js";
 
 export interface PluginDir {
@@ -41,7 +42,7 @@ export async function buildPlugin(p: PluginDir, options: { optimize?: "speed" | 
     try {
       return await compileAssemblyScript({ entry, optimize: options.optimize ?? "speed" });
     } catch (err) {
-      throw new CliError((err as Error).message, "fix the compile errors above; the SDK is imported as @sluice/guest-sdk");
+      throw new CliError((err as Error).message, "fix the compile errors above; the SDK is imported as @sluice/guest-sdk", EXIT.refused);
     }
   });
   await loadModule(wasm, { capabilities: p.manifest.capabilities, limits: manifestLimits(p.manifest) });

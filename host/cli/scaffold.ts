@@ -17,20 +17,24 @@ points:
 config_schema:
   type: object
   additionalProperties: false
-  required: [max_limit]
   properties:
-    max_limit: { type: integer, minimum: 1 }
+    max_limit: { type: integer, minimum: 1, default: 100 }   # the hook uses 100 when a binding gives none
 capabilities: []
 limits: { memory_mb: 16, timeout_ms: 50, input_kb: 256, output_kb: 64 }
 failure_policy: fail-closed
 capability_boundary: Governs tool arguments (validate, clamp); never generates content.
+# What \`sluice deploy\` binds (then publishes and activates); the same fields as \`sluice bind\`.
+bindings:
+  - id: ${id}-tool-before
+    point: tool.before
+    config: { max_limit: 100 }
 `,
-    "assembly/index.ts": `// ${id}: clamps the integer \`limit\` argument of a tool call to the binding's \`max_limit\`.
+    "assembly/index.ts": `// ${id}: clamps the integer \`limit\` argument of a tool call to the binding's \`max_limit\` (default 100).
 import { registerHook, Outcome, Value, ToolBefore } from "@sluice/guest-sdk";
 export * from "@sluice/guest-sdk/exports";
 
 registerHook((req) => {
-  const max = req.config.get("max_limit").asInt();
+  const max = req.config.get("max_limit").asIntOr(100);
   const limit = ToolBefore.of(req).arguments.get("limit");
   if (!limit.isInt() || limit.asFloat() <= <f64>max) return Outcome.continue();
   return Outcome.patchInput().replace("/arguments/limit", Value.int(max));

@@ -56,6 +56,7 @@ export const ERROR_CODES = {
 
   // Registry and management API.
   MANIFEST_INVALID: { status: 400, summary: "The plugin manifest (hook.yaml) is not valid YAML or fails the manifest schema; details list the problems." },
+  SAMPLE_INVALID: { status: 400, summary: "A plugin sample file (samples/*.json) is not valid JSON or lacks its name; the error names the file." },
   ID_INVALID: { status: 400, summary: "An id, version or reference is malformed (ids are [a-z0-9][a-z0-9-]{0,63}, versions are semver, refs are id@version)." },
   PLUGIN_NOT_FOUND: { status: 404, summary: "No plugin, or no version of it, is stored under that id (and version)." },
   VERSION_CONFLICT: { status: 409, summary: "That plugin version is already stored with different bytes or manifest; versions are immutable: bump the version." },
@@ -78,6 +79,7 @@ export const ERROR_CODES = {
 
   // Operation records and resume (issue #8).
   OPERATION_NOT_FOUND: { status: 404, summary: "No operation record with that id (records are kept only when the host has a records store)." },
+  PAYLOADS_UNAVAILABLE: { status: 409, summary: "The operation's payloads are not in the payload store, so it cannot be replayed: the store is not enabled (`sluice serve --payload-store`), or they expired or were recorded before it was." },
   OPERATION_NOT_RESUMABLE: { status: 409, summary: "The operation cannot be resumed: it finished, never ran, or its real result is unknown (never retried automatically); details give its phase and real status." },
 
   // Gateway mode (OpenAI-compatible model gateway).

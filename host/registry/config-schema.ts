@@ -13,6 +13,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { linearRegExp } from "./linear-regexp.js";
+import { explainErrors, problemsText } from "./validation-message.js";
 import { checkConfigLimits, checkSchemaLimits, withScalarItemTypes } from "./schema-limits.js";
 import { chargeComment, instrument, withinBudget } from "./validation-budget.js";
 
@@ -46,6 +47,6 @@ export function checkConfig(schema: unknown, config: unknown, ref: string): void
   checkConfigLimits(config, ref);
   const validate = compileConfigSchema(schema);
   if (withinBudget(ref, () => validate(config))) return;
-  const errors = (validate.errors ?? []).slice(0, 20).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid" }));
-  throw new SluiceError("PLUGIN_CONFIG_INVALID", `config does not match the config_schema of ${ref}: ${ajv.errorsText(validate.errors?.slice(0, 5), { dataVar: "config" })}`, { ref, errors });
+  const errors = explainErrors(validate.errors?.slice(0, 20), config, schema);
+  throw new SluiceError("PLUGIN_CONFIG_INVALID", `config does not match the config_schema of ${ref}: ${problemsText(errors)}`, { ref, errors });
 }

@@ -12,8 +12,10 @@ import { getPoint, POINT_NAMES, type PointName } from "../pipeline/points.js";
 import { CAPABILITIES, type Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
 import { SHAPE_LIMIT_KEYS } from "../sandbox/module-limits.js";
+import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { compileConfigSchema } from "./config-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
+import { explainErrors, problemsText } from "./validation-message.js";
 
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
@@ -51,6 +53,15 @@ export interface Manifest {
   limits: ManifestLimits;
   failure_policy: FailurePolicy;
   capability_boundary: string;
+  /** Bindings `sluice deploy` writes (each without hook_ref: it is this plugin version). */
+  bindings?: ManifestBinding[];
+}
+
+/** A binding in hook.yaml's `bindings` section: a binding input without hook_ref; id defaults to `<plugin>-<point>`. */
+export interface ManifestBinding {
+  id?: string;
+  point: PointName;
+  [field: string]: unknown;
 }
 
 const pointer = { type: "string", pattern: "^(/[^/]*)+$", maxLength: 256 } as const;
@@ -96,6 +107,12 @@ export const MANIFEST_SCHEMA = {
     },
     failure_policy: { enum: ["fail-closed", "fail-open"] },
     capability_boundary: { type: "string", minLength: 1, maxLength: 1000 },
+    bindings: {
+      type: "array",
+      maxItems: 64,
+      description: "What `sluice deploy` binds after uploading: bindings of this plugin version (hook_ref is implied).",
+      items: { ...BINDING_INPUT_SCHEMA, required: ["point"], properties: Object.fromEntries(Object.entries(BINDING_INPUT_SCHEMA.properties).filter(([k]) => k !== "hook_ref")) },
+    },
   },
 } as const;
 
@@ -130,26 +147,11 @@ export function parseManifest(text: string): Manifest {
   return validateManifest(value);
 }
 
-/** Ajv's message with what it leaves out: the offending value or key, and the allowed values. */
-function explain(e: { keyword: string; instancePath: string; message?: string; params?: Record<string, unknown>; propertyName?: string }, root: unknown): string {
-  const message = e.message ?? "is invalid";
-  const at = e.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), root);
-  const shown = (v: unknown): string => JSON.stringify(v)?.slice(0, 100) ?? String(v);
-  if (e.keyword === "enum") {
-    const allowed = (e.params?.allowedValues as unknown[] | undefined) ?? [];
-    return `${e.propertyName !== undefined ? `property name ${shown(e.propertyName)}` : shown(at)} is not one of the allowed values (${allowed.map(shown).join(", ")})`;
-  }
-  if (e.keyword === "additionalProperties") return `has unknown property ${shown(e.params?.additionalProperty)}`;
-  return message;
-}
-
 /** Validates an already parsed manifest (e.g. sent as JSON) and fills its defaults. */
 export function validateManifest(value: unknown): Manifest {
   if (!validateShape(value)) {
-    const errors = (validateShape.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: explain(e, value), ...(e.params && Object.keys(e.params).length ? { params: e.params } : {}) }));
-    const first = errors[0]!;
-    throw invalid(`${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : ""}`, { errors });
+    const errors = explainErrors(validateShape.errors, value, MANIFEST_SCHEMA);
+    throw invalid(problemsText(errors), { errors });
   }
   const raw = value as unknown as Record<string, unknown> & { points: Record<string, PointGrant | null> };
   const [major, minor] = String(raw.abi).split(".").map(Number) as [number, number];
@@ -181,6 +183,7 @@ export function validateManifest(value: unknown): Manifest {
     limits: { ...((raw.limits as ManifestLimits | undefined) ?? {}) },
     failure_policy: (raw.failure_policy as FailurePolicy | undefined) ?? "fail-closed",
     capability_boundary: raw.capability_boundary as string,
+    ...(raw.bindings !== undefined ? { bindings: (raw.bindings as ManifestBinding[]).map((b) => ({ ...b })) } : {}),
   };
 }
 

@@ -8,12 +8,14 @@ import { createHost, type Host, type HostOptions } from "../host.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore } from "./artifacts.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
+import { replayOperation, type ReplayResult } from "./replay.js";
 import { extensionList, type ExtensionList } from "./extensions.js";
 import { checkBindingId, checkPluginId, checkRevision, checkVersion, parseHookRef } from "./ids.js";
 import { manifestGrants, manifestLimits, parseManifest, validateManifest, type Manifest } from "./manifest.js";
@@ -200,6 +202,28 @@ export class Registry {
     return dryRun(this.host.sandbox, record, plugin, input);
   }
 
+  /**
+   * Runs a recorded operation's hook chain again (see replay.ts) with `target` in place of
+   * its plugin: a local build (manifest text and module, loaded for this replay only) or
+   * another stored version (`hook_ref`). Stores nothing; never calls the tool or model.
+   */
+  async replay(operationId: string, target: { hook_ref: string } | { manifest: string; wasm: Uint8Array }): Promise<ReplayResult> {
+    let replacement: GuestPlugin;
+    if ("hook_ref" in target) {
+      const { id, version } = parseHookRef(target.hook_ref);
+      replacement = await this.loadPlugin(this.getPlugin(id, version));
+    } else {
+      const manifest = parseManifest(target.manifest);
+      const module = await this.host.sandbox.load(target.wasm, this.loadOptions(manifest));
+      replacement = { ref: `${manifest.id}@${manifest.version}`, id: manifest.id, version: manifest.version, module, grants: manifestGrants(manifest) };
+    }
+    return replayOperation({
+      host: this.host,
+      release: (revision) => this.getRelease(revision),
+      plugin: (ref) => { const { id, version } = parseHookRef(ref); return this.loadPlugin(this.getPlugin(id, version)); },
+    }, operationId, replacement);
+  }
+
   private loadPlugin(record: PluginRecord): Promise<GuestPlugin> {
     const ref = `${record.id}@${record.version}`;
     let loaded = this.loaded.get(ref);
@@ -251,20 +275,29 @@ export class Registry {
 
   // ---- releases ----
 
-  /** Freezes the draft (bindings, code hashes, configs, order mode, order) as the next revision. */
+  /**
+   * Freezes the draft (bindings, code hashes, configs, order mode, order) as the next
+   * revision; a draft identical to the latest revision creates nothing and returns it.
+   */
   async publish(options: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } = {}): Promise<ReleaseRecord> {
+    return (await this.publishDraft(options)).release;
+  }
+
+  /** {@link publish}, saying whether a revision was created (false: nothing changed since the latest one). */
+  async publishDraft(options: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } = {}): Promise<{ release: ReleaseRecord; created: boolean }> {
     if (options.order_mode) this.store.setDraftOrderMode(options.order_mode);
-    const release = this.store.transaction(() => this.store.insertRelease({
+    const draft = {
       order_mode: this.store.draftOrderMode(),
       bindings: this.store.listBindings().map((b, position) => {
         const { id, version } = parseHookRef(b.hook_ref);
         return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: this.getPlugin(id, version).sha256 };
       }),
-      based_on: null,
-      note: options.note ?? "",
-    }));
-    if (options.activate) await this.activate(release.revision);
-    return release;
+    };
+    const latest = this.store.listReleases().reduce<ReleaseRecord | undefined>((a, r) => (a === undefined || r.revision > a.revision ? r : a), undefined);
+    const same = latest !== undefined && canonicalJson({ order_mode: latest.order_mode, bindings: latest.bindings }) === canonicalJson(draft);
+    const release = same ? latest : this.store.transaction(() => this.store.insertRelease({ ...draft, based_on: null, note: options.note ?? "" }));
+    if (options.activate && this.activeRevision() !== release.revision) await this.activate(release.revision);
+    return { release, created: !same };
   }
 
   listReleases(): ReleaseRecord[] {

@@ -176,6 +176,11 @@ export class LanePool {
           // A spare has taken over. The replacement's boot (about 100 ms of CPU) starts after
           // a pause, not while the pool catches up with the calls the dead worker delayed.
           : this.options.spareWorkers > 0 ? REPLACE_AFTER_MS : 0;
+        try {
+          this.options.onWorkerEnded?.({ booted: l.ready, replaceInMs: delay, reason: reasonOf(error) });
+        } catch (err) {
+          process.emitWarning(`an onWorkerEnded listener threw: ${(err as Error)?.message ?? String(err)}`);
+        }
         const timer: NodeJS.Timeout = setTimeout(() => {
           this.replacements.delete(timer);
           if (!this.closed && !this.resting) this.open();
@@ -185,4 +190,12 @@ export class LanePool {
     });
     this.lanes.add(lane);
   }
+}
+
+/** What ended a worker, short: the code of a terminated thread or the error's name and message. */
+function reasonOf(error: unknown): string {
+  if (error === undefined || error === null) return "terminated";
+  if (typeof error === "number") return `exit code ${error}`;
+  const e = error as { name?: string; message?: string };
+  return `${e.name ?? "Error"}: ${String(e.message ?? error).slice(0, 200)}`;
 }

@@ -32,9 +32,25 @@ export interface SandboxOptions {
    * they keep the process alive. Default 1000.
    */
   idleMs?: number;
+  /**
+   * Called when a worker thread ends other than by close or rest (a runaway guest's
+   * worker terminated, a crash, a failed boot), before its replacement is scheduled: what
+   * an operator's log records as a worker restart.
+   */
+  onWorkerEnded?: (event: WorkerEnded) => void;
 }
 
-export type ResolvedOptions = Required<Omit<SandboxOptions, "restarts" | "spin">> & { restarts: RestartBudgetOptions; spin: { caller: number; worker: number } };
+/** A worker thread that ended while the sandbox was serving. */
+export interface WorkerEnded {
+  /** Whether it had started serving (false: it died while booting). */
+  booted: boolean;
+  /** In milliseconds: when its replacement starts booting. */
+  replaceInMs: number;
+  /** Why the thread ended, as the worker runtime said (an exit code or error message), without guest data. */
+  reason: string;
+}
+
+export type ResolvedOptions = Required<Omit<SandboxOptions, "restarts" | "spin" | "onWorkerEnded">> & { restarts: RestartBudgetOptions; spin: { caller: number; worker: number }; onWorkerEnded?: (event: WorkerEnded) => void };
 
 export function resolveOptions(o: SandboxOptions): ResolvedOptions {
   const workers = o.workers ?? Math.max(1, availableParallelism());
@@ -49,7 +65,7 @@ export function resolveOptions(o: SandboxOptions): ResolvedOptions {
   if (!(idleMs >= 0 && idleMs <= 3_600_000)) throw new SluiceError("CONFIG_INVALID", `idleMs must be 0..3600000, got ${idleMs}`);
   const spin = { caller: 250, worker: 500, ...o.spin };
   if (!(spin.caller >= 0 && spin.caller <= 10_000) || !(spin.worker >= 0 && spin.worker <= 100_000)) throw new SluiceError("CONFIG_INVALID", "spin.caller must be 0..10000 and spin.worker 0..100000 microseconds");
-  return { workers, maxQueue, restarts, spin, spareWorkers, idleMs, kvPath: o.kvPath ?? defaultKvPath() };
+  return { workers, maxQueue, restarts, spin, spareWorkers, idleMs, kvPath: o.kvPath ?? defaultKvPath(), ...(o.onWorkerEnded ? { onWorkerEnded: o.onWorkerEnded } : {}) };
 }
 
 /** A fresh file in a fresh folder of the temp dir; mkdtemp creates the folder 0700, the store creates the file 0600. */

@@ -18,7 +18,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parse as parseYaml } from "yaml";
 import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
-import type { ErrorData } from "../errors/sluice-error.js";
+import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Binding } from "../pipeline/bindings.js";
 import type { GuestPlugin, Grants, ResolvedHook } from "../pipeline/hooks.js";
 import { getPoint, isPointName, type PointName } from "../pipeline/points.js";
@@ -29,6 +29,8 @@ import type { Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { compileAssemblyScript } from "./assemblyscript.js";
+import { diffLines } from "./json-diff.js";
+import { sampleProblems } from "./sample-checks.js";
 
 // ---------------------------------------------------------------------------------------
 // Manifest
@@ -181,8 +183,13 @@ export async function loadSamples(pluginDir: string): Promise<Sample[]> {
   const out: Sample[] = [];
   for (const f of files) {
     const file = path.join(dir, f);
-    const sample = JSON.parse(await readFile(file, "utf8")) as Sample;
-    if (typeof sample.name !== "string") throw new Error(`${file}: "name" must be a string`);
+    let sample: Sample;
+    try {
+      sample = JSON.parse(await readFile(file, "utf8")) as Sample;
+    } catch (err) {
+      throw new SluiceError("SAMPLE_INVALID", `${file} is not valid JSON: ${(err as Error).message}`, { file });
+    }
+    if (typeof sample.name !== "string") throw new SluiceError("SAMPLE_INVALID", `${file}: "name" must be a string`, { file });
     out.push({ ...sample, file });
   }
   return out;
@@ -226,9 +233,9 @@ export interface SampleResult {
   actual: Actual;
   expected: Expectation;
   durationMs: number;
-  /** The most fuel one call of the hook used in this sample, against `fuelLimit`, its budget per call. */
-  fuel: number;
-  fuelLimit: number;
+  /** The most fuel one call of the hook used in this sample, against `fuelLimit`, its budget per call (absent when the sample was refused before it ran). */
+  fuel?: number;
+  fuelLimit?: number;
   /** Set when the sample used more than half its fuel budget: it passes, but is close to failing with GUEST_FUEL_EXHAUSTED. */
   warning?: string;
   /** Sequences: every step's result. */
@@ -409,15 +416,15 @@ export function compare(expected: Expectation, actual: Actual): string[] {
   if (expected.error !== undefined && expected.error !== actual.error?.code) out.push(`error: expected ${expected.error}, got ${errorCode ?? "none"}`);
   if (expected.error === undefined && expected.outcome !== "failed" && actual.error) out.push(`unexpected error: ${errorCode}`);
   if (expected.payload !== undefined && !isDeepStrictEqual(expected.payload, actual.payload)) {
-    out.push(`payload: expected ${show(expected.payload)}, got ${show(actual.payload)}`);
+    out.push(...diffLines("payload", expected.payload, actual.payload));
   }
   if (expected.code !== undefined && expected.code !== actual.code) out.push(`code: expected ${expected.code}, got ${actual.code ?? "none"}`);
   if (expected.reason !== undefined && !(actual.reason ?? "").includes(expected.reason)) out.push(`reason: expected it to contain ${show(expected.reason)}, got ${show(actual.reason)}`);
   for (const [key, value] of Object.entries(expected.annotations ?? {})) {
     if (!isDeepStrictEqual(actual.annotations?.[key], value)) out.push(`annotation ${key}: expected ${show(value)}, got ${show(actual.annotations?.[key])}`);
   }
-  if ("result" in expected && !isDeepStrictEqual(expected.result, actual.result)) out.push(`result: expected ${show(expected.result)}, got ${show(actual.result)}`);
-  if ("carry" in expected && !isDeepStrictEqual(expected.carry, actual.carry)) out.push(`carry: expected ${show(expected.carry)}, got ${show(actual.carry)}`);
+  if ("result" in expected) out.push(...diffLines("result", expected.result, actual.result));
+  if ("carry" in expected) out.push(...diffLines("carry", expected.carry, actual.carry));
   if (expected.emitted !== undefined && expected.emitted !== actual.emitted) out.push(`emitted: expected ${show(expected.emitted)}, got ${show(actual.emitted)}`);
   if (expected.blocked !== undefined && expected.blocked.code !== actual.blocked?.code) out.push(`blocked: expected code ${expected.blocked.code}, got ${actual.blocked ? actual.blocked.code : "not blocked"}`);
   if (expected.blocked === undefined && actual.blocked) out.push(`unexpected block at chunk ${actual.blocked.chunk}: ${actual.blocked.code} ${actual.blocked.reason}`);
@@ -430,6 +437,12 @@ export async function runPluginSamples(sandbox: Sandbox, loaded: LoadedPlugin, o
   const samples = await loadSamples(loaded.dir);
   const out: SampleResult[] = [];
   for (const s of samples) {
+    // Refused before it runs, as the server would refuse the binding.
+    const problems = sampleProblems(s, loaded.manifest);
+    if (problems.length > 0) {
+      out.push({ name: s.name, ...(s.file ? { file: s.file } : {}), pass: false, mismatches: problems, actual: {}, expected: s.expect ?? {}, durationMs: 0 });
+      continue;
+    }
     out.push(await runSample(sandbox, loaded.plugin, loaded.plugin.grants, s, { failurePolicy: loaded.manifest.failure_policy ?? "fail-closed", ...options }));
   }
   return out;

@@ -27,6 +27,8 @@ async function twoReleases(s: Served): Promise<void> {
   expect((await call(s, "POST", "/api/v1/plugins", upload(manifestYaml()))).status).toBe(201);
   expect((await call(s, "POST", "/api/v1/bindings", { id: "b", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 1 } })).status).toBe(201);
   expect((await call(s, "POST", "/api/v1/releases", { activate: true })).status).toBe(201);
+  // A second revision needs a change: an unchanged draft publishes nothing.
+  expect((await call(s, "PUT", "/api/v1/bindings/b", { hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 2 } })).status).toBe(200);
   expect((await call(s, "POST", "/api/v1/releases", { activate: true })).status).toBe(201);
 }
 

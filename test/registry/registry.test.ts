@@ -82,9 +82,26 @@ describe("Registry", () => {
     await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
     r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
     await r.publish({ activate: true });
+    // A second revision needs a change: an unchanged draft publishes nothing (next test).
+    r.updateBinding("b", { hook_ref: LIMIT, point: "tool.before", config: { max_limit: 2 } });
     await r.publish({ activate: true });
     const result = await r.host.tool({ spaceId: "s" }, toolCall(), async () => ({}));
     expect(result.facts.revision).toBe(2);
+  });
+
+  it("publishes nothing when the draft is unchanged since the latest revision, and says so", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
+    expect(await r.publishDraft({})).toMatchObject({ created: true, release: { revision: 1 } });
+    expect(await r.publishDraft({ activate: true })).toMatchObject({ created: false, release: { revision: 1 } });
+    expect(r.activeRevision()).toBe(1);
+    expect(r.listReleases().map((x) => x.revision)).toEqual([1]);
+    // The order mode is part of a revision: changing it is a change.
+    expect(await r.publishDraft({ order_mode: "symmetric" })).toMatchObject({ created: true, release: { revision: 2, order_mode: "symmetric" } });
+    r.deleteBinding("b");
+    expect(await r.publishDraft({})).toMatchObject({ created: true, release: { revision: 3, bindings: [] } });
+    expect(await r.publishDraft({})).toMatchObject({ created: false, release: { revision: 3 } });
   });
 
   it("keeps operations that started on a revision on it while another is activated", async () => {

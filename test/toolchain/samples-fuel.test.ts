@@ -23,11 +23,11 @@ describe("samples report their fuel", () => {
 
   it("a sample that uses more than half the budget passes with a warning; one that uses all of it fails with GUEST_FUEL_EXHAUSTED", async () => {
     const [first] = await runPluginSamples(sandbox, await loadPlugin(sandbox, dir, pluginWasm("order-search-limit")));
-    const tight = await runPluginSamples(sandbox, await loadPlugin(sandbox, dir, pluginWasm("order-search-limit"), { limits: { fuel: Math.ceil(first!.fuel * 1.5) } }));
+    const tight = await runPluginSamples(sandbox, await loadPlugin(sandbox, dir, pluginWasm("order-search-limit"), { limits: { fuel: Math.ceil(first!.fuel! * 1.5) } }));
     expect(tight[0]!.pass).toBe(true);
-    expect(tight[0]!.fuel).toBe(first!.fuel);
-    expect(tight[0]!.warning).toBe(`uses ${first!.fuel} fuel, more than half its budget of ${Math.ceil(first!.fuel * 1.5)} per call (hook.yaml limits.fuel): a larger input may fail with GUEST_FUEL_EXHAUSTED`);
-    const starved = await runPluginSamples(sandbox, await loadPlugin(sandbox, dir, pluginWasm("order-search-limit"), { limits: { fuel: first!.fuel - 1 } }));
+    expect(tight[0]!.fuel).toBe(first!.fuel!);
+    expect(tight[0]!.warning).toBe(`uses ${first!.fuel!} fuel, more than half its budget of ${Math.ceil(first!.fuel! * 1.5)} per call (hook.yaml limits.fuel): a larger input may fail with GUEST_FUEL_EXHAUSTED`);
+    const starved = await runPluginSamples(sandbox, await loadPlugin(sandbox, dir, pluginWasm("order-search-limit"), { limits: { fuel: first!.fuel! - 1 } }));
     expect(starved[0]!.pass).toBe(false);
     expect(starved[0]!.mismatches.join("\n")).toMatch(/GUEST_FUEL_EXHAUSTED/);
   });

@@ -9,10 +9,10 @@ export function releaseRoutes(app: FastifyInstance, registry: Registry): void {
     async () => ({ active_revision: registry.activeRevision(), items: registry.listReleases(), activations: registry.listActivations() }));
 
   app.post<{ Body: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } | undefined }>("/api/v1/releases", {
-    schema: { tags: ["releases"], summary: "Publish: freeze the draft bindings, code hashes, configs, order mode and order as the next revision.", body: PUBLISH_BODY, response: { 201: anyObject, ...errorResponses(400, 404) } },
+    schema: { tags: ["releases"], summary: "Publish: freeze the draft bindings, code hashes, configs, order mode and order as the next revision (201); a draft identical to the latest revision creates nothing and answers it with created: false (200).", body: PUBLISH_BODY, response: { 200: anyObject, 201: anyObject, ...errorResponses(400, 404) } },
   }, async (request, reply) => {
-    const release = await registry.publish(request.body ?? {});
-    return reply.status(201).send({ release, active_revision: registry.activeRevision() });
+    const { release, created } = await registry.publishDraft(request.body ?? {});
+    return reply.status(created ? 201 : 200).send({ release, created, active_revision: registry.activeRevision() });
   });
 
   app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { schema: { tags: ["releases"], summary: "One revision.", response: { 200: anyObject, ...errorResponses(400, 404) } } },

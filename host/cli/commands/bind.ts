@@ -1,6 +1,7 @@
-/** `sluice bind <hook_ref>`: add a binding to the draft pipeline. */
+/** `sluice bind <hook_ref>`: add a binding to the draft pipeline; `sluice unbind` / `sluice binding delete` remove one. */
 import { readFile } from "node:fs/promises";
-import { CliError, print } from "../output.js";
+import type { ApiClient } from "../client.js";
+import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
 
@@ -9,7 +10,7 @@ const list = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(B
 interface BindOptions {
   point: string; id?: string; config?: string; configFile?: string; priority?: string; timeoutMs?: string; failurePolicy?: string;
   purposes?: string; toolIds?: string; modelIds?: string; instances?: string; spaces?: string;
-  disabled?: boolean; mandatory?: boolean; extension?: string; instanceIds?: string; observeOnly?: boolean; url: string; token?: string;
+  disabled?: boolean; mandatory?: boolean; extension?: string; instanceIds?: string; observeOnly?: boolean; json?: boolean; url: string; token?: string;
 }
 
 async function configOf(opts: BindOptions): Promise<unknown> {
@@ -48,6 +49,7 @@ export const bindCommand: RegisterCommand = (program) => {
     .option("--mandatory", "a platform rule: cannot be disabled; runs first and again on the final payload")
     .option("--extension <id>", "extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair")
     .option("--observe-only", "its failures never fail the operation")
+    .option("--json", "print JSON")
     .action(async (hookRef: string, opts: BindOptions) => {
       const config = await configOf(opts);
       const match = Object.fromEntries(([["purposes", opts.purposes], ["tool_ids", opts.toolIds], ["model_ids", opts.modelIds], ["instances", opts.instances], ["instance_ids", opts.instanceIds], ["spaces", opts.spaces]] as const)
@@ -68,7 +70,28 @@ export const bindCommand: RegisterCommand = (program) => {
         ...(opts.extension ? { extension: opts.extension } : {}),
         ...(opts.observeOnly ? { observe_only: true } : {}),
       };
-      const { binding } = await clientOf(opts).request<{ binding: { id: string; position: number } }>("POST", "/api/v1/bindings", body);
-      print(`bound ${binding.id}: ${hookRef} at ${opts.point} (position ${binding.position}); run \`sluice publish --activate\` to release it`);
+      const created = await clientOf(opts).request<{ binding: { id: string; position: number } }>("POST", "/api/v1/bindings", body);
+      emit(opts, created, () => [`bound ${created.binding.id}: ${hookRef} at ${opts.point} (position ${created.binding.position}); run \`sluice publish --activate\` to release it`]);
+    });
+
+  remoteOptions(program.command("unbind <binding>"))
+    .description("remove a binding from the draft pipeline (published releases keep theirs; publish to release the change)")
+    .option("--json", "print JSON")
+    .action(async (binding: string, opts: { json?: boolean; url: string; token?: string }) => {
+      await deleteBinding(clientOf(opts), binding);
+      emit(opts, { deleted: binding }, () => [`removed ${binding} from the draft; run \`sluice publish --activate\` to release the change`]);
+    });
+
+  const group = program.command("binding").description("draft bindings one at a time");
+  remoteOptions(group.command("delete <binding>"))
+    .description("remove a binding from the draft pipeline (the same as `sluice unbind`)")
+    .option("--json", "print JSON")
+    .action(async (binding: string, opts: { json?: boolean; url: string; token?: string }) => {
+      await deleteBinding(clientOf(opts), binding);
+      emit(opts, { deleted: binding }, () => [`removed ${binding} from the draft; run \`sluice publish --activate\` to release the change`]);
     });
 };
+
+async function deleteBinding(client: ApiClient, id: string): Promise<void> {
+  await client.request("DELETE", `/api/v1/bindings/${encodeURIComponent(id)}`);
+}

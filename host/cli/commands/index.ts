@@ -2,9 +2,12 @@
  * Every command of `sluice`, in help order. A new command is one file here plus one entry
  * in this list.
  */
-import { recordCommands } from "../../records/cli.js";
+import { recordCommands } from "./records.js";
 import { bindCommand } from "./bind.js";
 import { demoCommand } from "./demo.js";
+import { deployCommand } from "./deploy.js";
+import { devCommand } from "./dev.js";
+import { replayCommand } from "./replay.js";
 import { quarantineCommands } from "./quarantine.js";
 import { buildCommand } from "./build.js";
 import { listCommand } from "./list.js";
@@ -20,13 +23,16 @@ export const COMMANDS: readonly RegisterCommand[] = [
   newCommand,
   buildCommand,
   testCommand,
+  devCommand,
   uploadCommand,
   bindCommand,
   releaseCommands,
+  deployCommand,
   pipelineCommands,
   listCommand,
   serveCommand,
   recordCommands,
+  replayCommand,
   quarantineCommands,
   demoCommand,
 ];

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { checkPluginId } from "../../registry/ids.js";
-import { CliError, print } from "../output.js";
+import { CliError, emit } from "../output.js";
 import { scaffoldFiles } from "../scaffold.js";
 import type { RegisterCommand } from "./types.js";
 
@@ -11,7 +11,8 @@ export const newCommand: RegisterCommand = (program) => {
   program.command("new <name>")
     .description("scaffold an AssemblyScript plugin in ./<name> (or --dir)")
     .option("--dir <dir>", "folder to create (default ./<name>)")
-    .action(async (name: string, opts: { dir?: string }) => {
+    .option("--json", "print JSON")
+    .action(async (name: string, opts: { dir?: string; json?: boolean }) => {
       checkPluginId(name);
       const dir = path.resolve(opts.dir ?? name);
       if (existsSync(dir)) throw new CliError(`${dir} already exists`, "pick another name or --dir");
@@ -19,7 +20,7 @@ export const newCommand: RegisterCommand = (program) => {
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), text);
       }
-      print(`created ${dir}`);
-      print(`next: sluice build ${path.relative(process.cwd(), dir) || "."} && sluice test ${path.relative(process.cwd(), dir) || "."}`);
+      const rel = path.relative(process.cwd(), dir) || ".";
+      emit(opts, { dir, files: Object.keys(scaffoldFiles(name)) }, () => [`created ${dir}`, `next: cd ${rel} && sluice dev   (rebuilds and re-runs the samples on every change), then sluice deploy`]);
     });
 };

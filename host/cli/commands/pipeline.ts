@@ -1,5 +1,5 @@
 /** `sluice enable|disable <binding>` and `sluice order <ids...>`: the seed 004 control-plane operations. */
-import { print } from "../output.js";
+import { emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
 
@@ -7,17 +7,19 @@ export const pipelineCommands: RegisterCommand = (program) => {
   for (const enabled of [true, false]) {
     remoteOptions(program.command(`${enabled ? "enable" : "disable"} <binding>`))
       .description(`${enabled ? "enable" : "disable"} a binding; it keeps its place in the order (a new revision when it is in the active release)`)
-      .action(async (binding: string, opts: { url: string; token?: string }) => {
+      .option("--json", "print JSON")
+      .action(async (binding: string, opts: { json?: boolean; url: string; token?: string }) => {
         const change = await clientOf(opts).request<{ revision: number; created?: number }>("PATCH", `/api/v1/pipeline/extensions/${encodeURIComponent(binding)}`, { enabled });
-        print(`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`);
+        emit(opts, change, () => [`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`]);
       });
   }
 
   remoteOptions(program.command("order <bindings...>"))
     .description("move these bindings to the front, in this order")
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
-    .action(async (bindings: string[], opts: { orderMode?: string; url: string; token?: string }) => {
+    .option("--json", "print JSON")
+    .action(async (bindings: string[], opts: { orderMode?: string; json?: boolean; url: string; token?: string }) => {
       const change = await clientOf(opts).request<{ revision: number }>("PUT", "/api/v1/pipeline/order", { order: bindings, ...(opts.orderMode ? { order_mode: opts.orderMode } : {}) });
-      print(`reordered; active revision: ${change.revision}`);
+      emit(opts, change, () => [`reordered; active revision: ${change.revision}`]);
     });
 };

@@ -1,36 +1,58 @@
 /** `sluice publish`, `sluice activate <revision>`, `sluice rollback`. */
-import { print } from "../output.js";
+import type { ApiClient } from "../client.js";
+import { emit, warn } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
 
 interface Activation { activation: { revision: number; reason: string } }
+export interface Published { release: { revision: number; bindings: unknown[] }; created: boolean; active_revision: number }
+
+/**
+ * Publishes the draft: warns first when it is empty (activating it turns every hook off);
+ * a draft identical to the latest revision creates nothing, and the server says so.
+ */
+export async function publishDraft(client: ApiClient, body: { activate?: boolean; order_mode?: string; note?: string }): Promise<Published> {
+  const { items } = await client.request<{ items: unknown[] }>("GET", "/api/v1/bindings");
+  if (items.length === 0) warn("the draft has no bindings: this release runs no hook (activating it turns every hook off)");
+  return client.request<Published>("POST", "/api/v1/releases", body);
+}
+
+export function publishedLines(p: Published, activate: boolean): string[] {
+  if (!p.created) return [`nothing changed since revision ${p.release.revision}; no release created; active revision: ${p.active_revision}`];
+  return [
+    `published revision ${p.release.revision} (${p.release.bindings.length} binding(s)); active revision: ${p.active_revision}`,
+    ...(activate ? [] : [`activate it with: sluice activate ${p.release.revision}`]),
+  ];
+}
 
 export const releaseCommands: RegisterCommand = (program) => {
   remoteOptions(program.command("publish"))
-    .description("freeze the draft bindings into a new numbered release")
+    .description("freeze the draft bindings into a new numbered release (nothing is created when nothing changed)")
     .option("--activate", "activate it at once")
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
     .option("--note <text>", "a note kept with the release")
-    .action(async (opts: { activate?: boolean; orderMode?: string; note?: string; url: string; token?: string }) => {
-      const { release, active_revision } = await clientOf(opts).request<{ release: { revision: number; bindings: unknown[] }; active_revision: number }>("POST", "/api/v1/releases", {
+    .option("--json", "print JSON")
+    .action(async (opts: { activate?: boolean; orderMode?: string; note?: string; json?: boolean; url: string; token?: string }) => {
+      const published = await publishDraft(clientOf(opts), {
         ...(opts.activate ? { activate: true } : {}), ...(opts.orderMode ? { order_mode: opts.orderMode } : {}), ...(opts.note ? { note: opts.note } : {}),
       });
-      print(`published revision ${release.revision} (${release.bindings.length} binding(s)); active revision: ${active_revision}`);
-      if (!opts.activate) print(`activate it with: sluice activate ${release.revision}`);
+      emit(opts, published, () => publishedLines(published, opts.activate === true));
     });
 
   remoteOptions(program.command("activate <revision>"))
     .description("make a published revision the active one (running operations finish on theirs)")
-    .action(async (revision: string, opts: { url: string; token?: string }) => {
-      const { activation } = await clientOf(opts).request<Activation>("POST", `/api/v1/releases/${encodeURIComponent(revision)}/activate`, {});
-      print(`active revision: ${activation.revision}`);
+    .option("--json", "print JSON")
+    .action(async (revision: string, opts: { json?: boolean; url: string; token?: string }) => {
+      const body = await clientOf(opts).request<Activation>("POST", `/api/v1/releases/${encodeURIComponent(revision)}/activate`, {});
+      emit(opts, body, () => [`active revision: ${body.activation.revision}`]);
     });
 
   remoteOptions(program.command("rollback"))
     .description("activate the revision that was active before the current one (or --to)")
     .option("--to <revision>", "the revision to activate")
-    .action(async (opts: { to?: string; url: string; token?: string }) => {
-      const { activation } = await clientOf(opts).request<Activation>("POST", "/api/v1/releases/rollback", opts.to ? { revision: Number(opts.to) } : {});
-      print(`rolled back; active revision: ${activation.revision}`);
+    .option("--json", "print JSON")
+    .action(async (opts: { to?: string; json?: boolean; url: string; token?: string }) => {
+      const body = await clientOf(opts).request<Activation>("POST", "/api/v1/releases/rollback", opts.to ? { revision: Number(opts.to) } : {});
+      emit(opts, body, () => [`rolled back; active revision: ${body.activation.revision}`]);
     });
 };

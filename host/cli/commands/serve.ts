@@ -1,76 +1,101 @@
-/** `sluice serve`: the management API over the data directory, until SIGINT/SIGTERM. */
-import { Option } from "commander";
-import { CliError, print, step } from "../output.js";
+/** `sluice serve`: the management API (and gateway) over the data directory, until SIGINT/SIGTERM. */
+import path from "node:path";
+import { emit, print, step } from "../output.js";
+import { addServeOptions, maskedConfig, resolveServeConfig, type ServeConfig } from "../serve-config.js";
 import type { RegisterCommand } from "./types.js";
 
 export const serveCommand: RegisterCommand = (program) => {
-  program.command("serve")
-    .description("serve the management API (plugins, bindings, releases) from a data directory")
-    .option("--data-dir <dir>", "database and artifacts", ".sluice/data")
-    .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--port <port>", "port (0: any free one)", "8787")
-    .addOption(new Option("--token <token>", "bearer token clients must send, at least 32 characters (prefer SLUICE_TOKEN or --token-file: the command line is visible to other users); without one a token is generated into <data-dir>/api-token").env("SLUICE_TOKEN"))
-    .option("--token-file <file>", "read the bearer token from this file (its first line)")
-    .option("--allowed-host <name...>", "more names clients may send in the Host header (a reverse proxy's, this machine's DNS name)")
-    .option("--request-timeout-ms <ms>", "a whole request (headers and body) must arrive within it", "60000")
-    .option("--headers-timeout-ms <ms>", "request headers must arrive within it", "10000")
-    .option("--keep-alive-timeout-ms <ms>", "idle kept-alive connections are closed after it", "5000")
-    .option("--max-connections <n>", "open connections beyond it are refused", "256")
-    .addOption(new Option("--digest-key-file <file>", "key of the records' digests (HMAC-SHA-256); default <data-dir>/digest.key, generated on first start").env("SLUICE_DIGEST_KEY_FILE"))
-    .option("--result-retention-ms <ms>", "how long a resumable operation's real result is kept before it is deleted", "86400000")
-    .option("--workers <n>", "sandbox worker threads")
-    .option("--max-module-mb <n>", "largest plugin module accepted on upload, at most 16 (a JavaScript component embeds a 12 MB engine)", "4")
-    .option("--upstream <url>", "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY")
-    .option("--gateway-port <port>", "port of the OpenAI-compatible gateway", "8788")
-    .option("--upstream-timeout-ms <ms>", "upstream timeout", "60000")
-    .option("--upstream-max-mb <n>", "largest upstream answer (or stream event) the gateway reads; past it UPSTREAM_TOO_LARGE", "16")
-    .action(async (opts: { dataDir: string; host: string; port: string; token?: string; tokenFile?: string; allowedHost?: string[]; requestTimeoutMs: string; headersTimeoutMs: string; keepAliveTimeoutMs: string; maxConnections: string; digestKeyFile?: string; resultRetentionMs: string; workers?: string; maxModuleMb: string; upstream?: string; gatewayPort: string; upstreamTimeoutMs: string; upstreamMaxMb: string }) => {
-      const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got ${opts.port}`);
-      if (!(Number(opts.maxModuleMb) > 0 && Number(opts.maxModuleMb) <= 16)) throw new CliError(`--max-module-mb must be more than 0 and at most 16, got ${opts.maxModuleMb}`);
-      const limits = { requestTimeoutMs: Number(opts.requestTimeoutMs), headersTimeoutMs: Number(opts.headersTimeoutMs), keepAliveTimeoutMs: Number(opts.keepAliveTimeoutMs), maxConnections: Number(opts.maxConnections) };
-      const { readTokenFile, checkToken } = await import("../../api/token.js");
-      // Checked before anything is opened: a bad token is the operator's to fix first.
-      if (opts.token !== undefined && opts.tokenFile !== undefined) throw new CliError("give the token once: --token (or SLUICE_TOKEN) or --token-file, not both");
-      const token = opts.tokenFile !== undefined ? readTokenFile(opts.tokenFile) : opts.token !== undefined ? checkToken(opts.token, "--token / SLUICE_TOKEN") : undefined;
-      const { Registry } = await import("../../registry/registry.js");
-      const { startApiServer } = await import("../../api/server.js");
-      const digestSecret = opts.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(opts.digestKeyFile, "utf8").trim() : undefined;
-      const registry = await step(`opening ${opts.dataDir}`, () => Registry.open({
-        dataDir: opts.dataDir, maxModuleBytes: Math.round(Number(opts.maxModuleMb) * 1024 * 1024), resultRetentionMs: Number(opts.resultRetentionMs),
-        ...(digestSecret !== undefined ? { digestSecret } : {}), ...(opts.workers ? { hostOptions: { workers: Number(opts.workers) } } : {}),
-      }));
-      const { GatewayKeys } = await import("../../gateway/keys.js");
-      const path = await import("node:path");
-      const gatewayKeys = new GatewayKeys(path.join(opts.dataDir, "sluice.db"));
-      let server;
-      let gateway: { close: () => Promise<void> } | undefined;
-      try {
-        server = await startApiServer({ registry, host: opts.host, port, gatewayKeys, limits, ...(token ? { token } : {}), ...(opts.allowedHost ? { allowedHosts: opts.allowedHost } : {}) });
-        if (opts.upstream) {
-          const { createGateway } = await import("../../gateway/gateway.js");
-          const app = createGateway({ host: registry.host, keys: gatewayKeys, limits, upstream: { baseUrl: opts.upstream, timeoutMs: Number(opts.upstreamTimeoutMs), maxBytes: Math.round(Number(opts.upstreamMaxMb) * 1024 * 1024), ...(process.env.SLUICE_UPSTREAM_API_KEY ? { apiKey: process.env.SLUICE_UPSTREAM_API_KEY } : {}) } });
-          const url = await app.listen({ host: opts.host, port: Number(opts.gatewayPort) });
-          gateway = app;
-          print(`gateway listening on ${url}/v1 (OpenAI-compatible; upstream ${opts.upstream}; keys from POST /api/v1/gateway/keys)`);
-        }
-      } catch (err) {
-        await server?.close();
-        gatewayKeys.close();
-        await registry.close();
-        throw err;
+  addServeOptions(program.command("serve"))
+    .description("serve the management API (plugins, bindings, releases) from a data directory; every option can also be set by its environment variable (the flag wins)")
+    .option("--print-config", "print the resolved configuration (secrets masked) and exit")
+    .option("--json", "with --print-config: print JSON")
+    .action(async (raw: Parameters<typeof resolveServeConfig>[0] & { printConfig?: boolean; json?: boolean }) => {
+      const config = resolveServeConfig(raw);
+      if (raw.printConfig) {
+        const masked = maskedConfig(config);
+        return emit({ json: raw.json === true }, masked, () => configLines(masked));
       }
-      print(`sluice listening on ${server.url} (data ${opts.dataDir}, active revision ${registry.activeRevision()})`);
-      // Printed once, here; local sluice commands read it from the file.
-      if (server.tokenFile) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600; give your own with SLUICE_TOKEN or --token-file)`);
-      const stop = async () => {
-        await gateway?.close();
-        await server.close();
-        gatewayKeys.close();
-        await registry.close();
-        process.exit(0);
-      };
-      process.once("SIGINT", () => void stop());
-      process.once("SIGTERM", () => void stop());
+      await serve(config);
     });
 };
+
+function configLines(value: Record<string, unknown>, prefix = ""): string[] {
+  return Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v) ? configLines(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k} = ${JSON.stringify(v)}`]));
+}
+
+async function serve(config: ServeConfig): Promise<void> {
+  const { readTokenFile, checkToken } = await import("../../api/token.js");
+  // Checked before anything is opened: a bad token is the operator's to fix first.
+  const token = config.tokenFile !== undefined ? readTokenFile(config.tokenFile) : config.token !== undefined ? checkToken(config.token, "--token / SLUICE_TOKEN") : undefined;
+  const { pino } = await import("pino");
+  const { logOptions } = await import("../../api/log-options.js");
+  const logging = logOptions(config.logLevel);
+  const log = pino(logging, logging.stream);
+  const { Registry } = await import("../../registry/registry.js");
+  const { startApiServer } = await import("../../api/server.js");
+  const digestSecret = config.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(config.digestKeyFile, "utf8").trim() : undefined;
+  let payloads: import("../../records/store.js").PayloadStore | undefined;
+  if (config.payloadStore) {
+    const { ensurePrivateDir } = await import("../../storage/private-files.js");
+    const { openSqlitePayloads } = await import("../../records/sqlite-store.js");
+    ensurePrivateDir(path.resolve(config.dataDir));
+    payloads = openSqlitePayloads(path.join(config.dataDir, "payloads.db"), { retentionMs: config.payloadRetentionMs });
+  }
+  const registry = await step(`opening ${config.dataDir}`, () => Registry.open({
+    dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
+    ...(digestSecret !== undefined ? { digestSecret } : {}),
+    hostOptions: {
+      ...(config.workers !== undefined ? { workers: config.workers } : {}),
+      ...(payloads ? { payloads } : {}),
+      onWorkerEnded: (e) => log.warn({ event: "worker.restarted", booted: e.booted, replaceInMs: e.replaceInMs, reason: e.reason }, "sandbox worker ended; a replacement is starting"),
+    },
+  }));
+  const stopLogging = registry.host.observer.on((event) => {
+    // Ids, codes and counts only: an event's reason text can quote a guest.
+    if (event.type === "release.activated") log.info({ event: event.type, revision: event.revision, previousRevision: event.previous_revision, bindings: event.bindings.length }, "release activated");
+    else if (event.type === "plugin.quarantined") log.warn({ event: event.type, plugin: event.plugin_ref, failures: event.failures, errorCode: event.error_code, until: event.until, bindings: event.binding_ids }, "plugin quarantined");
+    else if (event.type === "plugin.quarantine_lifted") log.info({ event: event.type, plugin: event.plugin_ref, by: event.by }, "plugin quarantine lifted");
+  }, ["release.activated", "plugin.quarantined", "plugin.quarantine_lifted"]);
+  const { GatewayKeys } = await import("../../gateway/keys.js");
+  const gatewayKeys = new GatewayKeys(path.join(config.dataDir, "sluice.db"));
+  let server;
+  let gateway: { close: () => Promise<void> } | undefined;
+  try {
+    server = await startApiServer({
+      registry, host: config.host, port: config.port, gatewayKeys, limits: config.limits, logger: logging,
+      ...(token ? { token } : {}), ...(config.allowedHosts.length ? { allowedHosts: config.allowedHosts } : {}),
+    });
+    if (config.gateway) {
+      const g = config.gateway;
+      const { createGateway } = await import("../../gateway/gateway.js");
+      const app = createGateway({ host: registry.host, keys: gatewayKeys, limits: config.limits, logger: logging, upstream: { baseUrl: g.upstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.apiKey ? { apiKey: g.apiKey } : {}) } });
+      const url = await app.listen({ host: config.host, port: g.port });
+      gateway = app;
+      log.info({ event: "gateway.listening", url, upstream: g.upstream }, "gateway listening");
+      print(`gateway listening on ${url}/v1 (OpenAI-compatible; upstream ${g.upstream}; keys from POST /api/v1/gateway/keys)`);
+    }
+  } catch (err) {
+    stopLogging();
+    await server?.close();
+    gatewayKeys.close();
+    await registry.close();
+    payloads?.close();
+    throw err;
+  }
+  log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision: registry.activeRevision(), payloadStore: config.payloadStore }, "sluice listening");
+  print(`sluice listening on ${server.url} (data ${config.dataDir}, active revision ${registry.activeRevision()})`);
+  // Printed once, here, on stdout (never in the log); local sluice commands read it from the file.
+  if (server.tokenFile) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600; give your own with SLUICE_TOKEN or --token-file)`);
+  const stop = async (signal: string) => {
+    log.info({ event: "shutdown", signal }, "stopping");
+    stopLogging();
+    await gateway?.close();
+    await server.close();
+    gatewayKeys.close();
+    await registry.close();
+    payloads?.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}

@@ -1,6 +1,7 @@
 /** `sluice upload [dir]`: build (unless --wasm) and upload the plugin to the server. */
-import { print, step } from "../output.js";
-import { moduleFor, readPluginDir } from "../plugin-dir.js";
+import type { ApiClient } from "../client.js";
+import { emit, step } from "../output.js";
+import { moduleFor, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
 
@@ -8,14 +9,22 @@ export const uploadCommand: RegisterCommand = (program) => {
   remoteOptions(program.command("upload [dir]"))
     .description("build the plugin in dir (default .) and upload it with its manifest")
     .option("--module <file>", "upload this module instead of building")
-    .action(async (dir: string | undefined, opts: { module?: string; url: string; token?: string }) => {
+    .option("--json", "print JSON")
+    .action(async (dir: string | undefined, opts: { module?: string; json?: boolean; url: string; token?: string }) => {
       const p = await readPluginDir(dir ?? ".");
       const wasm = await moduleFor(p, opts.module);
-      const { plugin, created } = await step(`uploading ${p.manifest.id}@${p.manifest.version} (${wasm.byteLength} bytes)`, () =>
-        clientOf(opts).request<{ plugin: { id: string; version: string; sha256: string }; created: boolean }>("POST", "/api/v1/plugins", {
-          manifest: p.manifestText,
-          wasm_base64: Buffer.from(wasm).toString("base64"),
-        }));
-      print(`${created ? "uploaded" : "already uploaded (identical)"} ${plugin.id}@${plugin.version} sha256 ${plugin.sha256}`);
+      const uploaded = await uploadPlugin(clientOf(opts), p, wasm);
+      emit(opts, uploaded, () => [uploadedLine(uploaded)]);
     });
 };
+
+export interface Uploaded { plugin: { id: string; version: string; sha256: string }; created: boolean }
+
+export function uploadPlugin(client: ApiClient, p: PluginDir, wasm: Uint8Array): Promise<Uploaded> {
+  return step(`uploading ${p.manifest.id}@${p.manifest.version} (${wasm.byteLength} bytes)`, () =>
+    client.request<Uploaded>("POST", "/api/v1/plugins", { manifest: p.manifestText, wasm_base64: Buffer.from(wasm).toString("base64") }));
+}
+
+export function uploadedLine({ plugin, created }: Uploaded): string {
+  return `${created ? "uploaded" : "already uploaded (identical)"} ${plugin.id}@${plugin.version} sha256 ${plugin.sha256}`;
+}

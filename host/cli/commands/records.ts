@@ -1,11 +1,11 @@
 /**
  * `sluice operations`, `sluice operation <id>`, `sluice resume <id>`, `sluice audit`:
- * talk to the routes of ./http.ts. Add `recordCommands` to host/cli/commands/index.ts.
+ * talk to the routes of records/http.ts.
  */
-import { print, printJson } from "../cli/output.js";
-import { clientOf, remoteOptions } from "../cli/commands/remote.js";
-import type { RegisterCommand } from "../cli/commands/types.js";
-import type { AuditRecord, OperationRecord } from "./types.js";
+import { emit, printJson, table } from "../output.js";
+import { clientOf, remoteOptions } from "./remote.js";
+import type { RegisterCommand } from "./types.js";
+import type { AuditRecord, OperationRecord } from "../../records/types.js";
 
 type Remote = { url: string; token?: string; json?: boolean };
 
@@ -23,18 +23,20 @@ export const recordCommands: RegisterCommand = (program) => {
     .option("--json", "print JSON")
     .action(async (opts: Remote & { phase?: string; status?: string; limit?: string }) => {
       const { items } = await clientOf(opts).request<{ items: OperationRecord[] }>("GET", `/api/v1/operations${query({ phase: opts.phase, real_status: opts.status, limit: opts.limit })}`);
-      if (opts.json) return printJson(items);
-      for (const o of items) print(`${o.operationId}  ${o.identity.operation}  ${o.phase}  ${o.realStatus}  ${o.outcome ?? "-"}  rev ${o.revision}${o.resumedRevision !== null ? `→${o.resumedRevision}` : ""}`);
+      emit(opts, items, () => table(["OPERATION", "KIND", "PHASE", "REAL STATUS", "OUTCOME", "REVISION"],
+        items.map((o) => [o.operationId, o.identity.operation, o.phase, o.realStatus, o.outcome ?? "-", `${o.revision}${o.resumedRevision !== null ? `→${o.resumedRevision}` : ""}`])));
     });
 
   remoteOptions(program.command("operation <id>"))
-    .description("show one operation record")
+    .description("show one operation record (JSON)")
+    .option("--json", "print JSON (the default: a record has no table form)")
     .action(async (id: string, opts: Remote) => {
       printJson((await clientOf(opts).request<{ operation: OperationRecord }>("GET", `/api/v1/operations/${encodeURIComponent(id)}`)).operation);
     });
 
   remoteOptions(program.command("resume <id>"))
-    .description("finish an operation's after processing on its stored real result (the current release; the tool or model is not called again)")
+    .description("finish an operation's after processing on its stored real result (the current release; the tool or model is not called again); prints JSON")
+    .option("--json", "print JSON (the default)")
     .action(async (id: string, opts: Remote) => {
       printJson(await clientOf(opts).request<unknown>("POST", `/api/v1/operations/${encodeURIComponent(id)}/resume`, {}));
     });
@@ -49,7 +51,7 @@ export const recordCommands: RegisterCommand = (program) => {
     .option("--json", "print JSON")
     .action(async (opts: Remote & { operation?: string; binding?: string; from?: string; to?: string; limit?: string }) => {
       const { items } = await clientOf(opts).request<{ items: AuditRecord[] }>("GET", `/api/v1/audit${query({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit })}`);
-      if (opts.json) return printJson(items);
-      for (const a of items) print(`${new Date(a.at).toISOString()}  ${a.operationId}  ${a.point}  ${a.bindingId}  ${a.hookRef}  ${a.outcome}${a.errorCode ? ` ${a.errorCode}` : ""}  ${a.durationMs.toFixed(1)} ms`);
+      emit(opts, items, () => table(["AT", "OPERATION", "POINT", "BINDING", "HOOK", "OUTCOME", "ERROR", "MS"],
+        items.map((a) => [new Date(a.at).toISOString(), a.operationId, a.point, a.bindingId, a.hookRef, a.outcome, a.errorCode ?? "-", a.durationMs.toFixed(1)])));
     });
 };

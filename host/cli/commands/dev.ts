@@ -1,0 +1,81 @@
+/**
+ * `sluice dev [dir]`: the author's loop. Builds the plugin, runs its samples, then watches
+ * its sources, manifest and samples: every change rebuilds with the compiler already
+ * loaded in this process and re-runs the samples on a sandbox kept warm, printing the
+ * results and how long they took. A broken build or sample is printed and the watch goes on.
+ */
+import { readdirSync, watch } from "node:fs";
+import path from "node:path";
+import { reportError, print } from "../output.js";
+import { buildPlugin, readPluginDir } from "../plugin-dir.js";
+import { localSamples, resultLines } from "./test.js";
+import type { RegisterCommand } from "./types.js";
+
+const WATCHED = /\.(ts|json|ya?ml)$/;
+
+export const devCommand: RegisterCommand = (program) => {
+  program.command("dev [dir]")
+    .description("build and run the samples of the plugin in dir (default .), then again on every change to its sources, hook.yaml or samples, until Ctrl-C")
+    .action(async (dir: string | undefined) => {
+      const root = path.resolve(dir ?? ".");
+      const { createSandbox } = await import("../../sandbox/sandbox.js");
+      // idleMs 0 would let the workers go between runs; keep them (and the compiled SDK) warm.
+      const sandbox = createSandbox({ workers: 1, idleMs: 3_600_000 });
+      let running = false;
+      let again: { why: string; rebuild: boolean } | undefined;
+      let wasm: Uint8Array | undefined;
+      const cycle = async (why: string, rebuild: boolean): Promise<void> => {
+        if (running) { again = { why, rebuild: rebuild || again?.rebuild === true }; return; }
+        running = true;
+        const t0 = performance.now();
+        try {
+          print(`— ${why}`);
+          const p = await readPluginDir(root);
+          // Only samples changed: the module is the same, so it is not compiled again.
+          if (rebuild || wasm === undefined) { wasm = undefined; wasm = (await buildPlugin(p)).wasm; }
+          const results = await localSamples(sandbox, p, wasm);
+          for (const line of resultLines(results)) print(line);
+        } catch (err) {
+          // A broken build or sample is this run's result: on stdout, in order with the rest.
+          reportError(err, process.stdout);
+        }
+        print(`results in ${Math.round(performance.now() - t0)} ms; watching ${path.relative(process.cwd(), root) || "."} (Ctrl-C to stop)`);
+        running = false;
+        if (again !== undefined) { const next = again; again = undefined; await cycle(next.why, next.rebuild); }
+      };
+      let timer: NodeJS.Timeout | undefined;
+      const changed = new Set<string>();
+      // One plain watcher per folder, set up before the first results are printed (a
+      // recursive watcher on Linux adds its subfolders later, missing early changes).
+      const watchers = foldersOf(root).map((folder) => watch(folder, (_event, file) => {
+        if (!file) return;
+        const rel = path.relative(root, path.join(folder, String(file))).split(path.sep).join("/");
+        if (!WATCHED.test(rel)) return;
+        changed.add(rel);
+        // Editors write a file in several steps: one run per burst.
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const files = [...changed].sort();
+          changed.clear();
+          void cycle(`changed: ${files.join(", ")}`, files.some((f) => !f.startsWith("samples/")));
+        }, 50);
+      }));
+      await cycle("first build", true);
+      const stop = async () => { for (const w of watchers) w.close(); clearTimeout(timer); await sandbox.close(); process.exit(0); };
+      process.once("SIGINT", () => void stop());
+      process.once("SIGTERM", () => void stop());
+    });
+};
+
+/**
+ * The plugin folder and its subfolders, but build/ (our own output), node_modules/ and dot
+ * folders (editors' files, a local server's .sluice/data). A folder made later is not watched.
+ */
+function foldersOf(root: string): string[] {
+  const out = [root];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === "build" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    out.push(...foldersOf(path.join(root, entry.name)));
+  }
+  return out;
+}

@@ -1,0 +1,126 @@
+/**
+ * The commands of README.md's "Writing a hook" and guest-sdk/README.md, run as they are
+ * written, in fresh temporary folders, with the CLI installed the way the README says
+ * (`npm install -g .`, here into a temporary prefix). Needs `npm run build` first.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../registry/fixtures.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+let bin = "";
+
+/** Every ```sh block of a markdown file, each as its lines with comments removed. */
+function shBlocks(file: string): string[][] {
+  const text = readFileSync(path.join(ROOT, file), "utf8");
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()).filter(Boolean));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs README lines with bash in `cwd`. `sluice serve &` runs in the background (stopped at
+ * the end); commands after it wait until it listens; `sluice dev` is stopped once it has
+ * printed its first results. Nothing else is changed.
+ */
+function runBlock(lines: readonly string[], cwd: string, port: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  const logs = tempDir("sluice-readme-logs-");
+  const script = `set -euo pipefail
+SERVE_LOG=${logs}/serve.out
+sluice() {
+  if [ "$1" = serve ]; then command sluice "$@" > "$SERVE_LOG" 2> ${logs}/serve.err; return; fi
+  if [ -e "$SERVE_LOG" ]; then until grep -q "listening on" "$SERVE_LOG"; do sleep 0.1; done; fi
+  if [ "$1" = dev ]; then
+    command sluice "$@" > ${logs}/dev.out 2>&1 & local pid=$!
+    until grep -q "results in" ${logs}/dev.out; do kill -0 $pid; sleep 0.1; done
+    kill -TERM $pid; wait $pid || true; cat ${logs}/dev.out; return
+  fi
+  command sluice "$@"
+}
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+${lines.join("\n")}
+`;
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, SLUICE_PORT: String(port), SLUICE_URL: `http://127.0.0.1:${port}`, SLUICE_WORKERS: "1" };
+    delete env.SLUICE_TOKEN;
+    execFile("bash", ["-c", script], { cwd, env, timeout: 240_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr: stderr + readFileSync(`${logs}/serve.err`, { encoding: "utf8", flag: "a+" }) });
+    });
+  });
+}
+
+beforeAll(() => {
+  // The README's `npm install -g .`, into a temporary prefix instead of the machine's.
+  const prefix = tempDir("sluice-prefix-");
+  execFileSync("npm", ["install", "-g", ".", "--prefix", prefix, "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: ROOT, stdio: "pipe" });
+  bin = path.join(prefix, "bin");
+}, 120_000);
+
+describe("README.md", () => {
+  const blocks = shBlocks("README.md");
+
+  it("has exactly the command blocks this file runs (a new command needs a test here)", () => {
+    expect(blocks).toEqual([
+      ["npm ci && npm start", "npm ci && npm test"],
+      ["npm install -g ."],
+      ["sluice new my-guard && cd my-guard", "sluice serve &", "sluice dev", "sluice deploy"],
+      ["sluice new my-guard && cd my-guard", "sluice build", "sluice test", "sluice serve &", "sluice upload && sluice bind my-guard@0.1.0 --point tool.before && sluice publish --activate"],
+    ]);
+    // The first block is what CI runs (.ci/run: npm ci, then npm test, which includes test/demo for npm start).
+  });
+
+  it("the installed CLI is this checkout's", () => {
+    const version = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version as string;
+    expect(execFileSync(path.join(bin, "sluice"), ["--version"], { encoding: "utf8" }).trim()).toBe(version);
+  });
+
+  it("gets from an empty folder to a live hook with new, serve, dev and deploy", async () => {
+    const cwd = tempDir("sluice-readme-");
+    const port = await freePort();
+    const run = await runBlock(blocks[2]!, cwd, port);
+    expect(run.stderr).not.toMatch(/^error/m);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/2 passed, 0 failed\nresults in \d+ ms/);
+    expect(run.stdout).toMatch(/^bound my-guard-tool-before: my-guard@0\.1\.0 at tool\.before$/m);
+    expect(run.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
+  }, 240_000);
+
+  it("runs the step-by-step commands, binding the scaffold without any config", async () => {
+    const cwd = tempDir("sluice-readme-");
+    const port = await freePort();
+    const run = await runBlock(blocks[3]!, cwd, port);
+    expect(run.stderr).not.toMatch(/^error/m);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^built build\/my-guard\.wasm \(\d+ bytes, sha256 [0-9a-f]{64}\)$/m);
+    expect(run.stdout).toMatch(/^2 passed, 0 failed$/m);
+    expect(run.stdout).toMatch(/^bound my-guard-tool-before: my-guard@0\.1\.0 at tool\.before \(position 0\)/m);
+    expect(run.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
+  }, 240_000);
+});
+
+describe("guest-sdk/README.md", () => {
+  it("has no command block, and its whole hook builds and passes the scaffold's samples", async () => {
+    expect(shBlocks("guest-sdk/README.md")).toEqual([]);
+    const text = readFileSync(path.join(ROOT, "guest-sdk", "README.md"), "utf8");
+    const hook = /## A whole hook\n\n```ts\n([\s\S]*?)```/.exec(text)![1]!;
+    const cwd = tempDir("sluice-readme-");
+    const port = await freePort();
+    writeFileSync(path.join(cwd, "hook.ts"), hook);
+    const run = await runBlock(["sluice new my-guard && cd my-guard", "cp ../hook.ts assembly/index.ts", "sluice test"], cwd, port);
+    expect(run.stderr).not.toMatch(/^error/m);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^pass clamps a large limit \(/m);
+    expect(run.stdout).toMatch(/^2 passed, 0 failed$/m);
+  }, 120_000);
+});
