@@ -14,7 +14,7 @@ import type { MatchTarget } from "../../host/pipeline/bindings.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 
 /** The repository root, from test/bench (vitest) or dist/test/bench (npm run bench). */
-function repoRoot(): string {
+export function repoRoot(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     if (existsSync(join(dir, "package.json"))) return dir;
     if (dirname(dir) === dir) throw new Error("bench: cannot find the repository root");
