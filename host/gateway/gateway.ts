@@ -20,6 +20,7 @@ import { Upstream } from "./upstream.js";
 function routes(config: GatewayConfig): FastifyPluginAsync {
   return async (app) => {
     const upstream = new Upstream(config.upstream);
+    app.addHook("onClose", () => upstream.close());
     installJsonBody(app);
     logServerErrors(app);
     closeRefusedConnections(app);
