@@ -1,7 +1,9 @@
 /**
- * The gateway scenario's other process: a fake OpenAI upstream that answers at once, and
- * the load generator. It runs as a child of the bench, so the gateway's process spends
- * its CPU on the gateway alone. Driven over IPC (messages below); times in microseconds.
+ * The gateway scenario's other processes: one child runs the fake OpenAI upstream that
+ * answers at once, another the load generator, so the gateway's process spends its CPU on
+ * the gateway alone, and a direct call crosses processes as a call through the gateway
+ * does. Driven over IPC (messages below); times in microseconds, except the epoch times of
+ * the abort measurement (milliseconds since the epoch, comparable across processes).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,17 +14,20 @@ export type LoadCommand =
   | { cmd: "upstream" }
   | { cmd: "latency"; targets: { name: string; origin: string; path: string; body: string; auth?: string }[]; warmup: number; samples: number; perRound: number }
   | { cmd: "rate"; origin: string; path: string; body: string; auth: string; rps: number; durationMs: number; maxInFlight: number }
-  | { cmd: "abort"; origin: string; path: string; body: string; auth: string; repeats: number };
+  | { cmd: "abort"; origin: string; path: string; body: string; auth: string; repeats: number }
+  | { cmd: "hangs" };
 export type LoadReply =
   | { port: number }
   | { latency: Record<string, Stats> }
   | { perSecond: number; completed: number; errors: number; latency: Stats }
-  | { abortToUpstreamUs: number[] }
+  | { abortedAt: number[] }
+  | { closedAt: number[] }
   | { error: string };
 
 const COMPLETION = JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion", created: 1_700_000_000, model: "bench", choices: [{ index: 0, message: { role: "assistant", content: "Hello from the fake upstream." }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } });
-let upstreamClosed: ((t: number) => void) | undefined;
-let upstreamGot: (() => void) | undefined;
+const epoch = (): number => performance.timeOrigin + performance.now();
+/** When each "[hang]" request's connection closed, as the upstream saw it. */
+const closedAt: number[] = [];
 
 function startUpstream(): Promise<number> {
   const server = createServer((req, res) => {
@@ -31,8 +36,7 @@ function startUpstream(): Promise<number> {
     req.on("data", (c: string) => { body += c; });
     req.on("end", () => {
       if (body.includes("[hang]")) {
-        res.on("close", () => upstreamClosed?.(performance.now()));
-        upstreamGot?.();
+        res.on("close", () => closedAt.push(epoch()));
         return;
       }
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(COMPLETION) });
@@ -46,7 +50,8 @@ function startUpstream(): Promise<number> {
 const pools = new Map<string, Pool>();
 const poolOf = (origin: string): Pool => {
   let p = pools.get(origin);
-  if (!p) pools.set(origin, (p = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 60_000 })));
+  // Fewer connections than the gateway's cap (256); no request waits longer than 30 s for an answer.
+  if (!p) pools.set(origin, (p = new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 4_000, headersTimeout: 30_000, bodyTimeout: 30_000 })));
   return p;
 };
 
@@ -96,19 +101,17 @@ async function rate(c: Extract<LoadCommand, { cmd: "rate" }>): Promise<{ perSeco
   return { perSecond: lat.length / (c.durationMs / 1000), completed: lat.length, errors, latency: stats(lat) };
 }
 
-/** Time from the client's abort to the upstream seeing its request closed. */
+/** Requests the upstream never answers, each aborted by the client 50 ms after it was sent (long after it reached the upstream); when each abort happened. */
 async function abort(c: Extract<LoadCommand, { cmd: "abort" }>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < c.repeats; i++) {
-    const got = new Promise<void>((r) => { upstreamGot = r; });
-    const closed = new Promise<number>((r) => { upstreamClosed = r; });
     const controller = new AbortController();
     const req = post(c.origin, c.path, c.body, c.auth, controller.signal).catch(() => undefined);
-    await got;
-    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 50));
+    out.push(epoch());
     controller.abort();
-    out.push(((await closed) - t0) * 1000);
     await req;
+    await new Promise((r) => setTimeout(r, 20));
   }
   return out;
 }
@@ -119,7 +122,8 @@ process.on("message", async (m: LoadCommand) => {
     if (m.cmd === "upstream") reply = { port: await startUpstream() };
     else if (m.cmd === "latency") reply = { latency: await latency(m) };
     else if (m.cmd === "rate") reply = await rate(m);
-    else reply = { abortToUpstreamUs: await abort(m) };
+    else if (m.cmd === "abort") reply = { abortedAt: await abort(m) };
+    else reply = { closedAt: closedAt.splice(0) };
     process.send!(reply);
   } catch (err) {
     process.send!({ error: String((err as Error)?.stack ?? err) });
