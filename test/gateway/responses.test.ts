@@ -21,6 +21,10 @@ async function collect(stream: AsyncIterable<Event>) {
   const completed = events.at(-1)?.type === "response.completed" || events.at(-1)?.type === "response.incomplete" ? (events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response : undefined;
   return { events, text, completed, types: events.map((e) => e.type) };
 }
+const until = async (check: () => boolean, ms = 2_000) => {
+  for (const t0 = Date.now(); !check() && Date.now() - t0 < ms;) await new Promise((r) => setTimeout(r, 5));
+  return check();
+};
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e) => e);
 const stream = (input: OpenAI.Responses.ResponseCreateParams["input"], more: Partial<OpenAI.Responses.ResponseCreateParamsStreaming> = {}) =>
   gw.client.responses.create({ model: "m1", input, stream: true, ...more });
@@ -175,6 +179,25 @@ describe("gateway responses API", () => {
       expect(err).toBeInstanceOf(OpenAI.InternalServerError);
       expect(err).toMatchObject({ status: 502, code: "UPSTREAM_FAILED" });
     }
+  });
+
+  it("a client that disconnects cancels the upstream request, streamed or not, and mid-stream", async () => {
+    gw.bind([]);
+    for (const s of [false, true]) {
+      const cancelled = gw.stub.cancelled;
+      const calls = gw.stub.chatCalls;
+      const controller = new AbortController();
+      const pending = failure(gw.client.responses.create({ model: "m1", input: "[hang]", stream: s }, { signal: controller.signal, timeout: 10_000 }));
+      await until(() => gw.stub.chatCalls === calls + 1);
+      controller.abort();
+      expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
+      expect(await until(() => gw.stub.cancelled === cancelled + 1, 250)).toBe(true);
+    }
+    const cancelled = gw.stub.cancelled;
+    const events = await stream("[stall]");
+    // The openai client ends an aborted stream's iteration quietly.
+    for await (const e of events) if (e.type === "response.output_text.delta") events.controller.abort();
+    expect(await until(() => gw.stub.cancelled === cancelled + 1, 250)).toBe(true);
   });
 
   it("refuses with 400 and the parameter what a chat upstream cannot do: stored responses, item references, hosted tools", async () => {
