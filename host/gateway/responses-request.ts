@@ -4,11 +4,12 @@
  * call (`/chat/completions`). Instructions become a system message, input items become
  * messages (function calls join the assistant turn before them, function call outputs
  * become tool messages), function tools are unwrapped, `max_output_tokens`, `text.format`,
- * `reasoning.effort` and `tool_choice` take their chat names. What chat completions cannot
- * say is refused with the parameter it is about, never dropped silently: hosted tools,
+ * `reasoning.effort` and `tool_choice` take their chat names. What would change the answer
+ * and chat completions cannot say is refused with the parameter it is about: hosted tools,
  * `previous_response_id` and `item_reference` (the gateway stores no responses; clients send
  * the whole conversation, e.g. the AI SDK with `store: false`). Reasoning input items are
- * dropped: a chat upstream has no field for them.
+ * dropped (a chat upstream has no field for them), and so are the other Responses fields
+ * (`store`, `metadata`, `include`, `truncation`, …).
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import { readChatBody } from "./chat-request.js";
