@@ -8,6 +8,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { authenticate } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
+import { responses } from "./responses-route.js";
 import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
 import { installJsonBody } from "../api/json-body.js";
 import { authFailures } from "../api/auth-failures.js";
@@ -19,6 +20,7 @@ import { Upstream } from "./upstream.js";
 function routes(config: GatewayConfig): FastifyPluginAsync {
   return async (app) => {
     const upstream = new Upstream(config.upstream);
+    app.addHook("onClose", () => upstream.close());
     installJsonBody(app);
     logServerErrors(app);
     closeRefusedConnections(app);
@@ -27,6 +29,7 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));
     app.setErrorHandler((err, _request, reply) => replyError(reply, asSluiceError(err)));
     app.post("/v1/chat/completions", chatCompletions(config.host, upstream));
+    app.post("/v1/responses", responses(config.host, upstream));
     app.post("/v1/embeddings", embeddings(config.host, upstream));
   };
 }
@@ -43,8 +46,8 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
 }
 
 /**
- * A Fastify server answering `POST /v1/chat/completions` (JSON and `stream: true`) and
- * `POST /v1/embeddings` for clients holding a gateway key, forwarding to `upstream`.
+ * A Fastify server answering `POST /v1/chat/completions` and `POST /v1/responses` (JSON and
+ * `stream: true`) and `POST /v1/embeddings` for clients holding a gateway key, forwarding to `upstream`.
  * It is not listening yet; close it before closing the host.
  *
  * @example
@@ -59,7 +62,7 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits) }) as unknown as FastifyInstance;
   app.register(routes(config));
   app.setNotFoundHandler((request, reply) => {
-    const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions and POST /v1/embeddings`));
+    const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions, POST /v1/responses and POST /v1/embeddings`));
     return reply.code(status).send(body);
   });
   return app;

@@ -3,6 +3,7 @@
  * its blank line arrives, whatever the network's chunking (lines and UTF-8 sequences may
  * be split anywhere).
  */
+import type { ServerResponse } from "node:http";
 import { SluiceError } from "../errors/sluice-error.js";
 
 /** An event larger than this is refused rather than buffered without end (the default; the gateway passes its upstream limit). */
@@ -59,4 +60,20 @@ export async function* sseData(body: AsyncIterable<Uint8Array>, maxChars = SSE_E
 /** One event as written to the client. */
 export function sseEvent(data: unknown): string {
   return `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+}
+
+/** One named event (the Responses API names every event by its type). */
+export function sseNamedEvent(type: string, data: unknown): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Writes framed events, waiting for the socket to drain (or close) so a slow client slows the stream instead of filling memory. */
+export function writeFrame(res: ServerResponse, frame: string): Promise<void> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve();
+  if (res.write(frame)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => { res.off("drain", done); res.off("close", done); resolve(); };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }

@@ -1,11 +1,14 @@
 /**
- * The OpenAI-compatible upstream, over Node's fetch. Credentials are added here, after
+ * The OpenAI-compatible upstream, over a keep-alive undici Pool (Node's fetch cost about
+ * 0.3 ms a call more here: web streams, a Request and Response object and their signals).
+ * Credentials are added here, after
  * the hooks (seed 000: hooks never see API keys). Every failure leaves as a SluiceError:
  * UPSTREAM_TIMEOUT when the upstream is silent past the timeout, UPSTREAM_TOO_LARGE when
  * its answer passes the size limit (bodies are read as a stream and stopped there, never
  * buffered whole), UPSTREAM_FAILED for anything else it does wrong; the caller's own
  * abort is rethrown as it came. Upstream error text is sanitised (upstream-error.ts).
  */
+import { Pool, type Dispatcher } from "undici";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import { sseData } from "./sse.js";
 import type { UpstreamConfig } from "./options.js";
@@ -17,8 +20,25 @@ const ERROR_BODY_MAX_BYTES = 64 * 1024;
 /** Upstream error statuses a client can act on, forwarded with the upstream's error body. Auth failures are ours, not the client's. */
 const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429]);
 
+type Answer = Dispatcher.ResponseData;
+
 export class Upstream {
-  constructor(private readonly config: UpstreamConfig) {}
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly config: UpstreamConfig) {
+    const url = new URL(config.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, "");
+    this.pool = new Pool(url.origin, { connections: 256, keepAliveTimeout: 30_000 });
+    this.headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    if (config.apiKey) this.headers.authorization = `Bearer ${config.apiKey}`;
+  }
+
+  /** Closes the kept-alive connections (the gateway's onClose). */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 
   /** POSTs JSON and returns the JSON answer; the timeout covers the whole exchange. */
   async json(path: string, body: unknown, signal: AbortSignal): Promise<Record<string, any>> {
@@ -27,10 +47,11 @@ export class Upstream {
       call.arm();
       const res = await this.post(path, body, call.signal);
       const text = await readCapped(res, this.config.maxBytes, path);
+      call.complete();
       try {
         return JSON.parse(text) as Record<string, any>;
       } catch {
-        throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with something that is not JSON`, { status: res.status });
+        throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with something that is not JSON`, { status: res.statusCode });
       }
     } catch (err) {
       throw call.translate(err);
@@ -49,20 +70,19 @@ export class Upstream {
     try {
       call.arm();
       const res = await this.post(path, body, call.signal);
-      if (!res.body) throw new SluiceError("UPSTREAM_FAILED", "the upstream answered a stream request without a body", { status: res.status });
       // A JSON answer to a stream request is one event: the caller reads it as a whole completion.
-      if (/^application\/json\b/i.test(res.headers.get("content-type") ?? "")) {
-        const text = await res.text();
-        call.disarm();
+      if (/^application\/json\b/i.test(header(res, "content-type"))) {
+        const text = await readCapped(res, this.config.maxBytes, path);
+        call.complete();
         yield text;
         return;
       }
-      // Node's web streams are async iterable; the DOM typings do not say so.
-      for await (const data of sseData(res.body as unknown as AsyncIterable<Uint8Array>, this.config.maxBytes)) {
+      for await (const data of sseData(res.body, this.config.maxBytes)) {
         call.disarm();
         yield data;
         call.arm();
       }
+      call.complete();
     } catch (err) {
       throw call.translate(err);
     } finally {
@@ -70,18 +90,17 @@ export class Upstream {
     }
   }
 
-  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
-    const res = await fetch(`${this.config.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal });
-    if (res.ok) return res;
+  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
+    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: this.headers, body: JSON.stringify(body), signal });
+    if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readCapped(res, ERROR_BODY_MAX_BYTES, path).catch(() => "");
     let raw: unknown;
     try { raw = (JSON.parse(text) as { error?: unknown }).error; } catch { /* not an OpenAI error body */ }
-    const error = sanitiseUpstreamError(res.status, raw);
-    throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${res.status}${error.code ? ` (${error.code})` : ""}${error.message ? `: ${error.message}` : ""}`, {
-      status: res.status,
-      ...(CLIENT_STATUSES.has(res.status) ? { error } : {}),
+    const status = res.statusCode;
+    const error = sanitiseUpstreamError(status, raw);
+    throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${status}${error.code ? ` (${error.code})` : ""}${error.message ? `: ${error.message}` : ""}`, {
+      status,
+      ...(CLIENT_STATUSES.has(status) ? { error } : {}),
     });
   }
 
@@ -91,6 +110,7 @@ export class Upstream {
     const timeoutMs = this.config.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
+    let complete = false;
     const onAbort = () => inner.abort(outer.reason);
     outer.addEventListener("abort", onAbort, { once: true });
     if (outer.aborted) onAbort();
@@ -98,11 +118,13 @@ export class Upstream {
       signal: inner.signal,
       arm: () => { timer = setTimeout(() => { timedOut = true; inner.abort(); }, timeoutMs); },
       disarm: () => clearTimeout(timer),
+      /** The whole answer was read: the connection goes back to the pool. */
+      complete: () => { clearTimeout(timer); complete = true; },
       done: () => {
         clearTimeout(timer);
         outer.removeEventListener("abort", onAbort);
-        // Releases the connection when the consumer stopped early.
-        inner.abort();
+        // Releases the connection when the consumer stopped early (an abort costs a DOMException: not paid on every call).
+        if (!complete) inner.abort();
       },
       translate: (err: unknown): unknown => {
         if (outer.aborted) return outer.reason;
@@ -119,25 +141,28 @@ export class Upstream {
  * The body as text, read chunk by chunk and abandoned (the connection released) once it
  * passes `maxBytes`: a 256 MiB answer costs at most `maxBytes` of memory.
  */
-async function readCapped(res: Response, maxBytes: number, path: string): Promise<string> {
-  if (!res.body) return "";
-  const declared = Number(res.headers.get("content-length"));
+async function readCapped(res: Answer, maxBytes: number, path: string): Promise<string> {
+  const declared = Number(header(res, "content-length"));
   if (declared > maxBytes) {
-    await res.body.cancel().catch(() => {});
+    res.body.destroy();
     throw tooLarge(path, maxBytes);
   }
-  const chunks: Uint8Array[] = [];
+  const chunks: Buffer[] = [];
   let size = 0;
-  // Node's web streams are async iterable; the DOM typings do not say so.
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
     size += chunk.byteLength;
     if (size > maxBytes) {
-      await res.body.cancel().catch(() => {});
+      res.body.destroy();
       throw tooLarge(path, maxBytes);
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString("utf8");
+  return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, size).toString("utf8");
+}
+
+function header(res: Answer, name: string): string {
+  const v = res.headers[name];
+  return Array.isArray(v) ? (v[0] ?? "") : (v ?? "");
 }
 
 function tooLarge(path: string, maxBytes: number): SluiceError {

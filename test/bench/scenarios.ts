@@ -2,14 +2,19 @@
  * The scenarios of issue #6 and their targets. Every scenario takes its counts from
  * `Counts`, so the smoke test runs each once with tiny numbers and the bench cannot rot.
  */
+import { fork } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { encode } from "../../abi/codec.js";
 import type { RequestEnvelope } from "../../abi/envelope.js";
-import { createHost } from "../../host/index.js";
+import { createHost, type HostOptions } from "../../host/index.js";
+import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
+import type { LoadCommand, LoadReply } from "./gateway-load.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
-import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, TOOLS, variant } from "./systems.js";
+import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
   warmup: number;
@@ -392,6 +397,101 @@ async function components(c: Counts): Promise<ScenarioResult> {
   }
 }
 
+/** The host option compared in scenario 12: no caller polling for hook replies. */
+const NO_CALLER_POLLING: HostOptions = { spin: { caller: 0 } };
+
+/**
+ * Scenario 12 (issue 21): the gateway in front of a fake upstream that answers at once.
+ * The upstream and the load generator run in two child processes (gateway-load.ts), so the
+ * gateway's process does the gateway's work only. Sequential non-streamed calls, direct to
+ * the upstream and through the gateway, interleaved in rounds; then an open-loop load at
+ * 2,000 requests/s through three guest hooks (two at model.chat.before, one at
+ * model.chat.after); then how long a client's abort takes to reach the upstream.
+ */
+async function gateway(c: Counts): Promise<ScenarioResult> {
+  const children = [0, 1].map(() => fork(join(repoRoot(), "dist/test/bench/gateway-load.js"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] }));
+  const send = <T extends LoadReply>(child: (typeof children)[number], m: LoadCommand): Promise<T> => new Promise((resolve, reject) => {
+    child.once("message", (r: LoadReply) => ("error" in r ? reject(new Error(r.error)) : resolve(r as T)));
+    child.send(m);
+  });
+  const ask = <T extends LoadReply>(m: LoadCommand): Promise<T> => send<T>(children[0]!, m);
+  // The host with its defaults (what `sluice serve` runs), and beside it the same gateway on a
+  // host whose calling thread does not poll for hook replies: polling holds the event loop
+  // every request goes through, which costs on a loaded machine and saves on a quiet one.
+  const host = createHost();
+  const noPolling = createHost(NO_CALLER_POLLING);
+  const keys = new GatewayKeys(":memory:");
+  let app: ReturnType<typeof createGateway> | undefined;
+  let appNoPolling: ReturnType<typeof createGateway> | undefined;
+  try {
+    const { port } = await send<{ port: number }>(children[1]!, { cmd: "upstream" });
+    const upstream = `http://127.0.0.1:${port}`;
+    const hooked = { hookRef: "contract@1.0.0", config: { mode: "continue" }, match: { modelIds: ["hooked"] } };
+    for (const h of [host, noPolling]) {
+      await h.loadPlugin({ id: "contract", version: "1.0.0", wasm: built("fixtures/contract-hook.wasm") });
+      h.activate({ revision: 1, bindings: [
+        { id: "before-1", point: "model.chat.before", ...hooked },
+        { id: "before-2", point: "model.chat.before", ...hooked },
+        { id: "after-1", point: "model.chat.after", ...hooked },
+      ] });
+    }
+    const auth = `Bearer ${keys.create({ spaceId: "space-bench" }).key}`;
+    app = createGateway({ host, keys, upstream: { baseUrl: `${upstream}/v1` }, logger: false });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const gw = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    appNoPolling = createGateway({ host: noPolling, keys, upstream: { baseUrl: `${upstream}/v1` }, logger: false });
+    await appNoPolling.listen({ port: 0, host: "127.0.0.1" });
+    const gwNoPolling = `http://127.0.0.1:${(appNoPolling.server.address() as AddressInfo).port}`;
+    const chat = (model: string) => JSON.stringify({ model, messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Hello, how are you today?" }] });
+    const path = "/v1/chat/completions";
+    const { latency } = await ask<{ latency: Record<string, Stats> }>({
+      cmd: "latency", warmup: c.warmup, samples: c.samples, perRound: 50,
+      targets: [
+        { name: "direct", origin: upstream, path, body: chat("bare") },
+        { name: "gateway-no-hook", origin: gw, path, body: chat("bare"), auth },
+        { name: "gateway-3-hooks", origin: gw, path, body: chat("hooked"), auth },
+        { name: "gateway-3-hooks-no-caller-polling", origin: gwNoPolling, path, body: chat("hooked"), auth },
+        { name: "gateway-responses-no-hook", origin: gw, path: "/v1/responses", body: JSON.stringify({ model: "bare", instructions: "You are terse.", input: "Hello, how are you today?" }), auth },
+      ],
+    });
+    const load = { cmd: "rate", origin: gw, path, body: chat("hooked"), auth, rps: 2000, maxInFlight: 1000 } as const;
+    await ask({ ...load, durationMs: c.throughputMs / 2 });
+    // CPU time of the gateway's process (main thread and hook workers) per answered request: less noisy than wall time on a shared machine.
+    const cpu0 = process.cpuUsage();
+    const sustained = await ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...load, durationMs: c.throughputMs * 2.5 });
+    const cpu = process.cpuUsage(cpu0);
+    const { abortedAt } = await ask<{ abortedAt: number[] }>({ cmd: "abort", origin: gw, path, body: JSON.stringify({ model: "bare", messages: [{ role: "user", content: "[hang]" }] }), auth, repeats: Math.max(3, c.coldRepeats) });
+    const { closedAt } = await send<{ closedAt: number[] }>(children[1]!, { cmd: "hangs" });
+    if (closedAt.length !== abortedAt.length) throw new Error(`${abortedAt.length} aborted requests, but the upstream saw ${closedAt.length} close`);
+    const aborts = abortedAt.map((t, i) => (closedAt[i]! - t) * 1000);
+    const direct = latency.direct!.p50;
+    const added = (name: string) => latency[name]!.p50 - direct;
+    const values = {
+      addedNoHookUs: added("gateway-no-hook"), added3HooksUs: added("gateway-3-hooks"), addedResponsesNoHookUs: added("gateway-responses-no-hook"), added3HooksNoCallerPollingUs: added("gateway-3-hooks-no-caller-polling"),
+      ratioNoHook: latency["gateway-no-hook"]!.p50 / direct, ratio3Hooks: latency["gateway-3-hooks"]!.p50 / direct,
+      loadCpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, sustained.completed),
+      loadOfferedPerSecond: 2000, loadAchievedPerSecond: sustained.perSecond, loadErrors: sustained.errors, loadP50Ms: sustained.latency.p50 / 1000, loadP99Ms: sustained.latency.p99 / 1000,
+      abortToUpstreamMsMedian: stats(aborts).p50 / 1000, abortToUpstreamMsMax: Math.max(...aborts) / 1000,
+    };
+    return {
+      id: 12, title: "gateway in front of a fake upstream (upstream and load generator in child processes), non-streamed chat", latency, values,
+      targets: [
+        target("added p50, no hook", values.addedNoHookUs, "<=", 300, "us"),
+        target("added p50, three guest hooks", values.added3HooksUs, "<=", 500, "us"),
+        target(`three guest hooks, 2,000/s offered for ${(c.throughputMs * 2.5) / 1000} s: answered per second of schedule (0 if any failed)`, sustained.errors > 0 ? 0 : values.loadAchievedPerSecond, ">=", 2000, "/s"),
+        target("three guest hooks at 2,000/s: p99 from scheduled start", values.loadP99Ms, "<=", 100, "ms"),
+        target("client abort to the upstream seeing its request closed (median)", values.abortToUpstreamMsMedian, "<=", 10, "ms"),
+      ],
+    };
+  } finally {
+    await app?.close();
+    await appNoPolling?.close();
+    keys.close();
+    await Promise.all([host.close(), noPolling.close()]);
+    for (const child of children) child.kill();
+  }
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -404,4 +504,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 9, run: components },
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
+  { id: 12, run: gateway },
 ];

@@ -27,6 +27,14 @@ describe("gateway keys", () => {
     expect(keys.verify(key.slice(0, -1))).toBeNull();
   });
 
+  it("refuses a key on the very next request once it is revoked, though verified keys are remembered", () => {
+    const { key, record } = keys.create({ spaceId: "team-a" });
+    expect(keys.verify(key)).toEqual(record);
+    expect(keys.verify(key)).toEqual(record);
+    keys.revoke(record.id);
+    expect(keys.verify(key)).toBeNull();
+  });
+
   it("creates, lists and revokes keys over the management routes", async () => {
     const created = await app.inject({ method: "POST", url: "/api/v1/gateway/keys", payload: { space_id: "team-b", name: "agent" } });
     expect(created.statusCode).toBe(201);

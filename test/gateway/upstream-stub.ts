@@ -4,7 +4,9 @@
  * streams one chunk and then goes silent, "[cut]" streams its text and closes without a
  * finish_reason or [DONE], "[json]" answers a stream request with a plain JSON completion,
  * "[huge]" sends 256 MiB (one endless JSON body, or one endless stream event), "[badkey]"
- * answers 401 naming a masked key, "[leaky]" 400 with a key in its message. With tools it
+ * answers 401 naming a masked key, "[leaky]" 400 with a key in its message, "[think]" adds
+ * reasoning (REASONING, as `reasoning_content`, streamed in two pieces before the text),
+ * "[long]" finishes with finish_reason "length". With tools it
  * calls the first tool; after a tool
  * message it answers "tool said: …"; otherwise "You said: <text>". Streams are cut into
  * 4-character pieces so patterns split across chunks.
@@ -28,6 +30,7 @@ export interface StubUpstream {
 
 export const answerOf = (text: string) => `You said: ${text}`;
 export const TOOL_ARGUMENTS = ["{\"city\":", "\"Par", "is\"}"];
+export const REASONING = ["The user greets; ", "answer in kind."];
 
 async function readJson(req: IncomingMessage): Promise<Record<string, any>> {
   let text = "";
@@ -75,16 +78,19 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     const toolCall = Array.isArray(body.tools) && body.tools.length > 0 && last.role === "user";
     const content = last.role === "tool" ? `tool said: ${text}` : answerOf(text);
     const name = toolCall ? body.tools[0].function.name : "";
+    const think = text.includes("[think]");
+    const finish = toolCall ? "tool_calls" : text.includes("[long]") ? "length" : "stop";
     if (!body.stream || text.includes("[json]")) {
       const message = toolCall
         ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name, arguments: TOOL_ARGUMENTS.join("") } }] }
-        : { role: "assistant", content };
-      return json(res, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: toolCall ? "tool_calls" : "stop" }], usage });
+        : { role: "assistant", content, ...(think ? { reasoning_content: REASONING.join("") } : {}) };
+      return json(res, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }], usage });
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
     const send = (delta: Record<string, unknown>, finish: string | null = null) =>
       res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
     send({ role: "assistant", content: "" });
+    if (think) for (const r of REASONING) send({ reasoning_content: r });
     // Two pieces: the host looks one chunk ahead, so the first reaches the client before the silence.
     if (text.includes("[stall]")) { send({ content: "partial " }); send({ content: "answer " }); return; }
     if (text.includes("[cut]")) { for (let i = 0; i < content.length; i += 4) send({ content: content.slice(i, i + 4) }); res.end(); return; }
@@ -93,7 +99,7 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     } else {
       for (let i = 0; i < content.length; i += 4) send({ content: content.slice(i, i + 4) });
     }
-    send({}, toolCall ? "tool_calls" : "stop");
+    send({}, finish);
     if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
     res.end("data: [DONE]\n\n");
   });

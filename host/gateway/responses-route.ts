@@ -1,0 +1,104 @@
+/**
+ * POST /v1/responses (the OpenAI Responses API) through the same chat boundary, hook
+ * points and payloads as /v1/chat/completions: the body is translated into the chat body it
+ * means (responses-request.ts), the upstream is asked for a chat completion, and the
+ * effective answer goes back as a response or as its event stream (responses-output.ts).
+ * So one hook serves both APIs, and the same rules hold: a stream's headers wait for its
+ * first effective chunk, nothing a chunk hook has not seen is sent, and when an after hook
+ * may change the answer, the text is held until it has run.
+ *
+ * Reasoning text is the one thing hooks never see (their payloads have no field for it), so
+ * it is relayed only when no binding at model.chat.chunk or model.chat.after may change the
+ * answer; otherwise the reasoning item goes out without its summary (its token count stays).
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { CallContext } from "../boundary/types.js";
+import type { EmittedChunk } from "../boundary/stream.js";
+import { instanceOf } from "../boundary/instance.js";
+import type { Host } from "../host.js";
+import { callerOf } from "./auth.js";
+import { toChatRequest } from "./chat-request.js";
+import { ownMeta } from "./chat-response.js";
+import { chunksCall, completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { clientSignal } from "./client-signal.js";
+import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
+import { readResponsesBody } from "./responses-request.js";
+import { ResponseEvents, responseIds, toResponse } from "./responses-output.js";
+import { writeFrame } from "./sse.js";
+import type { Upstream } from "./upstream.js";
+
+/** Whether a binding that may change the answer runs on this call's chunks or answer. */
+function governed(host: Host, ctx: CallContext, model: string): boolean {
+  const purpose = ctx.purpose ?? "action";
+  const stages = host.begin({ spaceId: ctx.spaceId, actorId: ctx.actorId, purpose }, { purpose, modelId: model, instance: instanceOf(ctx), spaceId: ctx.spaceId });
+  try {
+    return stages.outputMayChange("model.chat.chunk") || stages.outputMayChange("model.chat.after");
+  } finally {
+    stages.end();
+  }
+}
+
+export function responses(host: Host, upstream: Upstream) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const caller = callerOf(request);
+    const raw = request.body as Record<string, any>;
+    const { chat, stream } = readResponsesBody(raw);
+    const view = toChatRequest(chat);
+    const ctx: CallContext = { spaceId: caller.spaceId, actorId: caller.id, purpose: "action", signal: clientSignal(reply.raw) };
+    const facts: UpstreamFacts = { reasoning: "" };
+
+    if (!stream) {
+      const r = await host.chat(ctx, view, completionCall(upstream, chat, view, facts));
+      reply.header("x-sluice-operation-id", r.facts.operationId);
+      if (!r.ok) return replyError(reply, r.error);
+      const reasoning = facts.reasoning === "" ? null : governed(host, ctx, chat.model) ? "" : facts.reasoning;
+      return toResponse(responseIds(), facts.meta ?? ownMeta(chat.model), raw, r.output, reasoning);
+    }
+
+    let operationId: string | undefined;
+    const chunks = chunksCall(upstream, chat, view, facts);
+    const s = host.chatStream(ctx, view, (effective, op) => { operationId = op.operationId; return chunks(effective, op.signal); });
+    const it = s[Symbol.asyncIterator]();
+    let step: IteratorResult<EmittedChunk>;
+    try {
+      step = await it.next();
+    } catch (err) {
+      return replyError(reply, asSluiceError(err));
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no",
+      ...(operationId ? { "x-sluice-operation-id": operationId } : {}),
+    });
+    const events = new ResponseEvents(responseIds(), facts.meta ?? ownMeta(chat.model), raw);
+    const withhold = governed(host, ctx, chat.model);
+    let reasoned = 0;
+    // Reasoning the upstream sent before this chunk goes out ahead of it.
+    const reasoning = (): string => {
+      if (withhold || facts.reasoning.length === reasoned) return "";
+      const delta = facts.reasoning.slice(reasoned);
+      reasoned = facts.reasoning.length;
+      return events.reasoning(delta);
+    };
+    let frames = events.start();
+    try {
+      for (; !step.done; step = await it.next()) {
+        frames += reasoning() + events.text(step.value.delta) + (step.value.tool_calls ? events.toolCalls(step.value.tool_calls) : "");
+        if (frames !== "") await writeFrame(res, frames);
+        frames = "";
+      }
+      const result = await s.result;
+      if (result.ok) await writeFrame(res, reasoning() + events.finish(result.output, withhold && facts.reasoning !== ""));
+    } catch (err) {
+      // Headers are sent: the error travels as an event, which OpenAI clients raise as an APIError.
+      const error = asSluiceError(err);
+      const { status, body } = toOpenAIError(error);
+      if (status >= 500) reply.request.log.error({ err: error, method: "POST", url: reply.request.url }, "stream ended with a server error");
+      await writeFrame(res, frames + events.error(body));
+    } finally {
+      res.end();
+    }
+    return reply;
+  };
+}
