@@ -61,11 +61,19 @@ describe("a worker that dies mid-call", () => {
     await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 10_000, fuel: BACKSTOP_FUEL } });
     const schema = { type: "object" };
     const call = () => host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema, arguments: {}, callId: "c" }, async () => "done");
-    // Killed as soon as the guest is running, however long a loaded machine takes to get there.
+    // Killed once the looping guest is running, however long a loaded machine takes to get
+    // there: a lane busy on six polls in a row (30 ms) is the loop, not a short task (a
+    // worker's warm-up, another lane's wake-up), and its thread is known by then.
     const killSoon = (): void => {
+      let seen: { threadId: number } | undefined;
+      let streak = 0;
       const tick = (): void => {
         const { lanes } = host!.sandbox as unknown as Internals;
-        if ([...lanes].some((l) => l.inFlight > 0)) void busyThread(host!.sandbox).terminate();
+        const lane = [...lanes].find((l) => l.inFlight > 0);
+        streak = lane && lane === seen ? streak + 1 : 0;
+        seen = lane;
+        const thread = streak >= 6 && lane ? lanes.pool.threads.find((t) => t.threadId === lane.threadId) : undefined;
+        if (thread) void thread.terminate();
         else setTimeout(tick, 5);
       };
       setTimeout(tick, 5);
