@@ -7,12 +7,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CallContext } from "../boundary/types.js";
 import type { ChatRequest } from "../boundary/chat.js";
-import type { EmittedChunk } from "../boundary/stream.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { readChatBody, toChatRequest } from "./chat-request.js";
 import { deltaOf, ownMeta, toChunk, toCompletion, usageChunk } from "./chat-response.js";
-import { chunksCall, completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
 import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
 import { sseEvent, writeFrame } from "./sse.js";
@@ -40,23 +40,10 @@ async function plain(host: Host, upstream: Upstream, ctx: CallContext, body: Wir
 
 async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: WireChatBody, view: ChatRequest, reply: FastifyReply): Promise<unknown> {
   const facts: UpstreamFacts = { reasoning: "" };
-  let operationId: string | undefined;
-  const chunks = chunksCall(upstream, body, view, facts);
-  const stream = host.chatStream(ctx, view, (effective, op) => { operationId = op.operationId; return chunks(effective, op.signal); });
-  const it = stream[Symbol.asyncIterator]();
-  let step: IteratorResult<EmittedChunk>;
-  try {
-    step = await it.next();
-  } catch (err) {
-    return replyError(reply, asSluiceError(err));
-  }
-
-  reply.hijack();
-  const res = reply.raw;
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no",
-    ...(operationId ? { "x-sluice-operation-id": operationId } : {}),
-  });
+  const opened = await openStream(host, upstream, ctx, body, view, facts, reply);
+  if ("replied" in opened) return opened.replied;
+  const { stream, it, res } = opened;
+  let step = opened.step;
   const m = facts.meta ?? ownMeta(body.model);
   let first = true;
   try {

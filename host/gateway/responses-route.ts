@@ -13,13 +13,13 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CallContext } from "../boundary/types.js";
-import type { EmittedChunk } from "../boundary/stream.js";
 import { instanceOf } from "../boundary/instance.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { toChatRequest } from "./chat-request.js";
 import { ownMeta } from "./chat-response.js";
-import { chunksCall, completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
 import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
 import { readResponsesBody } from "./responses-request.js";
@@ -55,22 +55,10 @@ export function responses(host: Host, upstream: Upstream) {
       return toResponse(responseIds(), facts.meta ?? ownMeta(chat.model), raw, r.output, reasoning);
     }
 
-    let operationId: string | undefined;
-    const chunks = chunksCall(upstream, chat, view, facts);
-    const s = host.chatStream(ctx, view, (effective, op) => { operationId = op.operationId; return chunks(effective, op.signal); });
-    const it = s[Symbol.asyncIterator]();
-    let step: IteratorResult<EmittedChunk>;
-    try {
-      step = await it.next();
-    } catch (err) {
-      return replyError(reply, asSluiceError(err));
-    }
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no",
-      ...(operationId ? { "x-sluice-operation-id": operationId } : {}),
-    });
+    const opened = await openStream(host, upstream, ctx, chat, view, facts, reply);
+    if ("replied" in opened) return opened.replied;
+    const { stream: s, it, res } = opened;
+    let step = opened.step;
     const events = new ResponseEvents(responseIds(), facts.meta ?? ownMeta(chat.model), raw);
     const withhold = governed(host, ctx, chat.model);
     let reasoned = 0;
