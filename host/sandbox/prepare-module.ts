@@ -39,7 +39,7 @@ function invalid(err: unknown): never {
 
 function checkImports(shape: ModuleShape, granted: readonly Capability[]): void {
   for (const imp of shape.imports) {
-    const [module, field] = [imp.name.slice(0, imp.name.indexOf(".")), imp.name.slice(imp.name.indexOf(".") + 1)];
+    const { module, field } = imp;
     if (imp.kind === 2) throw new SluiceError("MODULE_FORBIDDEN_IMPORT", `module imports memory "${imp.name}"; a guest defines its own memory and the host bounds it`, { import: imp.name });
     if (module !== HOST_IMPORT_MODULE || imp.kind !== 0 || !Object.hasOwn(HOST_FUNCTIONS, field)) {
       const kind = ["function", "table", "memory", "global", "tag"][imp.kind] ?? "item";

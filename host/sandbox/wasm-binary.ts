@@ -103,20 +103,23 @@ function skipLimits(c: Cursor): void {
   if (flags & 1) readU32(c);
 }
 
-export interface ImportEntry { name: string; kind: number; typeIndex?: number }
+/** `name` is "module.field", for messages; `module` and `field` are the two names as the binary gives them. */
+export interface ImportEntry { name: string; module: string; field: string; kind: number; typeIndex?: number }
 
 /** The import section's entries ("module.name", kind, and a function's type index). */
 export function importsOf(bytes: Uint8Array, section: Section): ImportEntry[] {
   const c: Cursor = { bytes, pos: section.contentStart };
   const found: ImportEntry[] = [];
   for (let n = readU32(c); n > 0; n--) {
-    const name = `${readName(c)}.${readName(c)}`;
+    const module = readName(c);
+    const field = readName(c);
+    const name = `${module}.${field}`;
     const kind = bytes[c.pos++]!;
-    if (kind === 0) found.push({ name, kind, typeIndex: readU32(c) });
-    else if (kind === 1) { c.pos++; skipLimits(c); found.push({ name, kind }); }
-    else if (kind === 2) { skipLimits(c); found.push({ name, kind }); }
-    else if (kind === 3) { c.pos += 2; found.push({ name, kind }); }
-    else if (kind === 4) { c.pos++; readU32(c); found.push({ name, kind }); }
+    if (kind === 0) found.push({ name, module, field, kind, typeIndex: readU32(c) });
+    else if (kind === 1) { c.pos++; skipLimits(c); found.push({ name, module, field, kind }); }
+    else if (kind === 2) { skipLimits(c); found.push({ name, module, field, kind }); }
+    else if (kind === 3) { c.pos += 2; found.push({ name, module, field, kind }); }
+    else if (kind === 4) { c.pos++; readU32(c); found.push({ name, module, field, kind }); }
     else throw new BinaryFormatError(`unknown import kind ${kind}`);
     if (c.pos > section.end) throw new BinaryFormatError("import section runs past its end");
   }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { createSandbox, type LoadOptions, type Sandbox } from "../../host/sandbox/index.js";
 import { componentFixture } from "../components/fixtures.js";
+import { benignCallSucceeds } from "../helpers/benign-call.js";
 import { fixture } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 
@@ -13,11 +14,6 @@ let sandbox: Sandbox;
 beforeAll(() => { sandbox = createSandbox({ workers: 2 }); });
 afterAll(() => sandbox.close());
 
-async function benignCallSucceeds(): Promise<void> {
-  const mod = await sandbox.load(fixture("continue"));
-  const r = await sandbox.invoke(mod, request());
-  expect(r.ok && r.outcome.kind).toBe("continue");
-}
 
 async function refusal(bytes: Uint8Array, options: LoadOptions = {}): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
   const err = await sandbox.load(bytes, options).then(() => undefined, (e: unknown) => e);
@@ -31,13 +27,13 @@ describe("a module's declared engine resources are bounded at load", () => {
     expect(r.code).toBe("MODULE_LIMIT_EXCEEDED");
     expect(r.details).toEqual({ limit: "tableEntries", value: 10_000_000, max: 50_000, item: "table 0 with 10000000 initial entries" });
     expect(r.message).toMatch(/limits\.table_entries/);
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 
   it("twenty tables are refused against the default of four", async () => {
     const r = await refusal(fixture("many-tables"));
     expect(r).toMatchObject({ code: "MODULE_LIMIT_EXCEEDED", details: { limit: "tables", value: 20, max: 4 } });
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 
   it("a table's maximum is capped, so table.grow past the limit fails inside the guest", async () => {
@@ -61,7 +57,7 @@ describe("a module's declared engine resources are bounded at load", () => {
       const r = await refusal(fixture(name), { limits });
       expect(r).toMatchObject({ code: "MODULE_LIMIT_EXCEEDED", details: { limit, value, max: limits[limit] } });
       await expect(sandbox.load(fixture(name))).resolves.toMatchObject({ abi: { major: 1, minor: 0 } });
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 
@@ -81,7 +77,7 @@ describe("a module's declared engine resources are bounded at load", () => {
     const r = await refusal(await componentFixture("table-bomb"));
     expect(r.code).toBe("MODULE_LIMIT_EXCEEDED");
     expect(r.message).toMatch(/component's core module .* declares table 0 with 10000000 initial entries/);
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 });
 
@@ -100,7 +96,7 @@ describe("exports and the ABI marker are checked exactly at load", () => {
       expect(r.code).toBe(code);
       expect(r.message).toMatch(message);
       expect(typeof r.details.export).toBe("string");
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 });
@@ -111,7 +107,7 @@ describe("capabilities come from the known set only", () => {
     expect(core).toMatchObject({ code: "CAPABILITY_UNKNOWN", details: { capability: "net", known: ["kv"] } });
     const component = await refusal(await componentFixture("wat-continue"), { capabilities: ["net"] });
     expect(component).toMatchObject({ code: "CAPABILITY_UNKNOWN", details: { capability: "net" } });
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 });
 
@@ -138,7 +134,7 @@ describe("the reply decoder is as strict as the ABI's encoding rules", () => {
         expect(r.error.code).toBe(code);
         expect(r.error.message).toMatch(message);
       }
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 });
@@ -155,7 +151,7 @@ describe("component replies are read with the core modules' checks, in the same 
       const r = await sandbox.invoke(mod, request());
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error).toMatchObject({ code, details });
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 

@@ -7,16 +7,12 @@ import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { createSandbox, DEFAULT_LIMITS, HOST_MAX_LIMITS, resolveLimits, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
 import { CONTINUE_FUEL, fixture, pluginWasm } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
+import { benignCallSucceeds } from "../helpers/benign-call.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = createSandbox({ workers: 2 }); await sandbox.ready(); });
 afterAll(() => sandbox.close());
 
-async function benignCallSucceeds(): Promise<void> {
-  const mod = await sandbox.load(fixture("continue"));
-  const r = await sandbox.invoke(mod, request());
-  expect(r.ok && r.outcome.kind).toBe("continue");
-}
 
 describe("a hostile guest is stopped by its fuel budget, and the next benign call succeeds", () => {
   const hostile: [name: string, fuel: number, why: string][] = [
@@ -39,7 +35,7 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
       expect(r.fuel).toBeGreaterThan(fuel);
       expect(sandbox.threadCount).toBe(threads);
       expect(sandbox.restartLimited(mod)).toBe(false);
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 
@@ -56,14 +52,14 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
     const err = await sandbox.load(fixture("fuel-table-fill")).then(() => undefined, (e: unknown) => e);
     expect(isSluiceError(err) && err.code).toBe("MODULE_INVALID");
     expect(isSluiceError(err) && err.message).toBe("module uses table.fill, which this host's fuel meter cannot charge");
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 
   it("a guest cannot import the fuel counter: the reserved module name is outside the allow-list", async () => {
     const err = await sandbox.load(fixture("fuel-import-counter")).then(() => undefined, (e: unknown) => e);
     expect(isSluiceError(err) && err.code).toBe("MODULE_FORBIDDEN_IMPORT");
     expect(isSluiceError(err) && err.details).toEqual({ import: "sluice_fuel.remaining" });
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 });
 
@@ -77,7 +73,7 @@ describe("fuel exhaustion keeps the worker", () => {
       expect(sandbox.threadCount).toBe(threads);
     }
     expect(sandbox.restartLimited(loop)).toBe(false);
-    await benignCallSucceeds();
+    await benignCallSucceeds(sandbox);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
+import { benignCallSucceeds } from "../helpers/benign-call.js";
 import { fixture } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 
@@ -8,11 +9,6 @@ let sandbox: Sandbox;
 beforeAll(() => { sandbox = createSandbox({ workers: 2 }); });
 afterAll(() => sandbox.close());
 
-async function benignCallSucceeds(): Promise<void> {
-  const mod = await sandbox.load(fixture("continue"));
-  const r = await sandbox.invoke(mod, request());
-  expect(r.ok && r.outcome.kind).toBe("continue");
-}
 
 describe("a hostile guest gets its own error code, and the next benign call succeeds", () => {
   // A loop stops itself at its fuel budget (the wall-clock backstop is limits.test.ts's).
@@ -35,7 +31,7 @@ describe("a hostile guest gets its own error code, and the next benign call succ
       const r = await sandbox.invoke(mod, request());
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error.code).toBe(code);
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 
@@ -55,7 +51,7 @@ describe("a hostile guest gets its own error code, and the next benign call succ
       const err = await sandbox.load(fixture(name)).catch((e: unknown) => e);
       expect(isSluiceError(err, code as never)).toBe(true);
       expect((err as Error).message).toMatch(message);
-      await benignCallSucceeds();
+      await benignCallSucceeds(sandbox);
     });
   }
 
