@@ -3,7 +3,8 @@
  * write. The tables have their own names and migration table, so they can live in the
  * registry's `sluice.db` (open the same file) or in a file of their own.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { createRequire } from "node:module";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateFile } from "../storage/private-files.js";
 import type { OperationStore, PayloadStore } from "./store.js";
@@ -85,7 +86,8 @@ function storeError(err: unknown, what: string): SluiceError {
 function open(file: string, migrations: readonly string[], table: string, options: SqliteRecordsOptions): Database.Database {
   try {
     if (file !== ":memory:") ensurePrivateFile(file);
-    const db = new Database(file);
+    // Required when a store opens, not imported: `import "sluice"` does not load the native SQLite binding (issue 17).
+    const db = new (createRequire(import.meta.url)("better-sqlite3") as typeof Database)(file);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.pragma("busy_timeout = 5000");

@@ -14,6 +14,7 @@ import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/i
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
+import { importTimes } from "./package-import.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -492,6 +493,19 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   }
 }
 
+/** Scenario 13 (issue 17): `import "sluice"` in fresh Node processes, median and max. */
+async function packageImport(c: Counts): Promise<ScenarioResult> {
+  const { importMs, processMs } = importTimes(Math.max(3, c.coldRepeats * 2));
+  const values = {
+    importMsMedian: stats(importMs).p50, importMsMax: Math.max(...importMs),
+    processMsMedian: stats(processMs).p50, processMsMax: Math.max(...processMs),
+  };
+  return {
+    id: 13, title: `import "sluice" in a fresh Node process (${importMs.length} processes; the process time includes Node's own start)`, values,
+    targets: [target("import \"sluice\" (median)", values.importMsMedian, "<=", 100, "ms")],
+  };
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -505,4 +519,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
   { id: 12, run: gateway },
+  { id: 13, run: packageImport },
 ];
