@@ -35,6 +35,7 @@ import { createObserver, type Observer } from "./events/observer.js";
 import type { AgentReport } from "./events/agent-report.js";
 import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
 
+/** Options of {@link createHost}: the sandbox's, plus the host's identity, records, observer and failure handling. */
 export interface HostOptions extends SandboxOptions {
   /**
    * When a plugin that keeps faulting (traps, timeouts, bad output) stops being run.
@@ -65,6 +66,9 @@ export interface HostOptions extends SandboxOptions {
 /** Events the host emits; see {@link Host.on}. */
 export type HostEvents = QuarantineEvents;
 
+/**
+ * A guest plugin to load into a host: its id, version, module and what its manifest grants (see `pluginInput` in `sluice/registry` to derive it from a hook.yaml).
+ */
 export interface PluginInput {
   id: string;
   version: string;
@@ -73,6 +77,9 @@ export interface PluginInput {
   capabilities?: readonly Capability[];
   limits?: Partial<PluginLimits>;
 }
+
+/** Targets whose matched hooks are kept per release before the cache starts over. */
+const MATCH_CACHE_SIZE = 4096;
 
 /**
  * The host a Node service wraps its model, tool and embedding calls with.
@@ -84,9 +91,6 @@ export interface PluginInput {
  * const r = await host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema, arguments: { limit: 500 }, callId: "c1" }, (args) => search(args));
  * if (r.ok) console.log(r.output.view);
  */
-/** Targets whose matched hooks are kept per release before the cache starts over. */
-const MATCH_CACHE_SIZE = 4096;
-
 export class Host implements StageRunner {
   readonly sandbox: Sandbox;
   private readonly plugins = new Map<string, GuestPlugin>();

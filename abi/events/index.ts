@@ -23,6 +23,7 @@ export const EVENT_SCHEMAS: Latest = EVENT_SCHEMAS_BY_MAJOR.v2;
 
 /** Every event kind the contract defines. */
 export type EventType = keyof Latest;
+/** Every event kind of the newest contract, as a list. */
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
 
 /** The `schema_version` this host writes into every event it emits. */

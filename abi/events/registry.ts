@@ -8,6 +8,7 @@ import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { createRequire } from "node:module";
 import { additiveProblems, openObjects, type SchemaNode } from "./evolution.js";
 
+/** The verdict on an event or a schema: ok, or the problem in words (no payload content). */
 export type EventCheck = { ok: true } | { ok: false; problem: string };
 
 /** The draft every event schema is written in. */
@@ -33,6 +34,7 @@ export function eventAjv(): Ajv2020 {
 
 interface Entry { schema: SchemaNode; validate?: ValidateFunction; builtIn: boolean }
 
+/** The schemas events are checked against: Sluice's own and a service's custom ones, each under its `$id`. */
 export class EventRegistry {
   private readonly ajv = eventAjv();
   private readonly byId = new Map<string, Entry>();

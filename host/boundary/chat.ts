@@ -6,14 +6,18 @@ import { runOperation } from "./operation.js";
 import { instanceOf } from "./instance.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
 
+/** One message of a chat request or answer, in the OpenAI chat shape. */
 export interface ChatMessage { role: "system" | "user" | "assistant" | "tool"; content: string | null; tool_calls?: ToolCallOut[]; tool_call_id?: string; name?: string }
+/** A tool call the model asked for, with its arguments as JSON text. */
 export interface ToolCallOut { id: string; type: "function"; function: { name: string; arguments: string } }
+/** What `host.chat` and `host.chatStream` take: the model, the messages and the call's parameters. */
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools?: { name: string; description?: string; parameters: Record<string, unknown> }[];
   params?: { temperature?: number; max_tokens?: number; top_p?: number; stop?: string[] };
 }
+/** The model's answer as the wrapped call returns it to `host.chat`. */
 export interface ChatResponse {
   content: string | null;
   tool_calls: ToolCallOut[];

@@ -22,7 +22,9 @@ import { schemaProblem } from "../pipeline/validators.js";
 /** Chunks read ahead of the hooks at most; a slow consumer slows the source down beyond that. */
 const READ_AHEAD = 64;
 
+/** A streamed fragment of a tool call, as OpenAI-style streams send them (assembled by index). */
 export interface ToolCallDelta { index: number; id?: string; function?: { name?: string; arguments?: string } }
+/** One chunk of the wrapped model's stream, as the service's stream function yields it. */
 export interface StreamChunk {
   delta?: string;
   tool_calls?: ToolCallDelta[];
@@ -30,6 +32,7 @@ export interface StreamChunk {
   usage?: { input_tokens: number; output_tokens: number };
   provider_request_id?: string;
 }
+/** One chunk of the stream as the consumer receives it, after the chunk hooks. */
 export interface EmittedChunk {
   delta: string;
   chunk_index: number;

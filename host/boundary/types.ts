@@ -34,6 +34,7 @@ export interface OperationContext {
   artifact(artifact: Record<string, unknown>): void;
 }
 
+/** What happened to the real operation (the model, tool or embedding call), recorded in the facts. */
 export type RealStatus = "not_started" | "running" | "succeeded" | "failed" | "unknown";
 
 /** The real execution facts, kept apart from what the caller sees. */
@@ -59,10 +60,14 @@ export interface ExecutionFacts {
   recordError?: ErrorData;
 }
 
+/** One hook that ran during a boundary call: its point, binding, outcome and timing. */
 export interface HookTrace extends StepReport {
   point: PointName;
 }
 
+/**
+ * The result of every boundary call (`chat`, `tool`, `embed`, ...): the output, or the error with its catalogue code; the facts and hook traces either way. Never thrown.
+ */
 export type BoundaryResult<T> =
   | { ok: true; output: T; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown> }
   | {
@@ -71,6 +76,7 @@ export type BoundaryResult<T> =
     output?: T;
   };
 
+/** Per-call options of the boundary calls: retries, deadline, abort signal. */
 export interface BoundaryOptions {
   /** Extra attempts of the operation on failure; hooks run once per logical call. */
   retries?: number;

@@ -272,6 +272,7 @@ const POINT_LIST = [
 ] as const satisfies readonly PointSpec[];
 
 type PointEntry = (typeof POINT_LIST)[number];
+/** The name of a hook point (`tool.before`, `model.response.chunk`, ...): the keys of {@link POINTS}. */
 export type PointName = PointEntry["name"];
 type EntryOf<P extends PointName> = Extract<PointEntry, { name: P }>;
 
@@ -282,6 +283,7 @@ export type OutcomeAt<P extends PointName> = Extract<Outcome, { kind: EntryOf<P>
 
 /** Every point, in declaration order. */
 export const POINTS: readonly PointSpec[] = POINT_LIST;
+/** Every hook point's name, in table order. */
 export const POINT_NAMES: readonly PointName[] = POINT_LIST.map((p) => p.name);
 
 const byName = new Map<string, PointSpec>(POINT_LIST.map((p) => [p.name, p]));

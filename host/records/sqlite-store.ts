@@ -10,6 +10,7 @@ import { ensurePrivateFile } from "../storage/private-files.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
+/** Options of {@link openSqliteRecords}: durability and how long real results are kept for resume. */
 export interface SqliteRecordsOptions {
   /**
    * NORMAL (default) survives a crash of the process (the case resume is for); FULL also

@@ -7,6 +7,7 @@
  */
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
+/** Where a host records its operations (for resume and audit); memory and SQLite implement it. */
 export interface OperationStore {
   /** Writes a new record; an existing id is replaced (a crashed host's id is never reused by a live one: ids are UUIDs). */
   insert(record: OperationRecord): void;

@@ -4,12 +4,14 @@
  */
 import type { Database } from "better-sqlite3";
 
+/** One schema change of the registry's database, applied once, in order. */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
+/** The registry database's migrations, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,

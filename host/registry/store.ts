@@ -6,6 +6,7 @@
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
 
+/** The registry's persistent state: plugins, bindings, releases and activations (SQLite by {@link openSqliteStore}). */
 export interface RegistryStore {
   /** Inserts a plugin version; `exists` when the very same version (same code and manifest) is there; VERSION_CONFLICT when a different one is. */
   insertPlugin(record: PluginRecord): "inserted" | "exists";
