@@ -31,7 +31,7 @@ function packagesLoadedBy(script: string): Set<string> {
 // What only authors (compilers), stores (SQLite) or particular features (schemas, metrics, fuel) need.
 const HEAVY = [
   "assemblyscript", "@bytecodealliance/jco", "@bytecodealliance/componentize-js", "@bytecodealliance/preview2-shim",
-  "oxc-minify", "binaryen", "better-sqlite3", "prom-client", "ajv", "ajv-formats", "fastify", "yaml", "typescript",
+  "oxc-minify", "binaryen", "better-sqlite3", "prom-client", "ajv", "ajv-formats", "fastify", "yaml", "typescript", "piscina",
 ];
 
 describe("import \"sluice\" loads only what running hooks needs", () => {
@@ -47,8 +47,9 @@ describe("import \"sluice\" loads only what running hooks needs", () => {
       const s = await import("sluice");
       s.openSqliteRecords(":memory:").close?.();
       s.metricsFor();
-      s.validateEvent({});`);
-    for (const p of ["better-sqlite3", "prom-client", "ajv", "ajv-formats"]) expect(loaded, p).toContain(p);
+      s.validateEvent({});
+      await s.createHost({ workers: 1 }).close();`);
+    for (const p of ["better-sqlite3", "prom-client", "ajv", "ajv-formats", "piscina"]) expect(loaded, p).toContain(p);
     expect(loaded).not.toContain("assemblyscript");
   });
 });

@@ -1,6 +1,8 @@
 /**
  * The package as a consumer gets it (issue 17): `npm pack`, installed into an empty project
- * offline from the local npm cache, then the author commands run through `npx`. The
+ * from the local npm cache (`--prefer-offline`: `npm ci` filled it with every tarball; the
+ * registry is asked only for metadata the cache lacks), then the author commands run
+ * through `npx`. The
  * runtime install has no compiler; `sluice build` says exactly what to install; once it
  * is installed, new, build, test and demo work from the tarball alone.
  */
@@ -26,8 +28,8 @@ function run(cmd: string, args: string[]): { code: number; stdout: string; stder
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 const sluice = (...args: string[]) => run(npx, ["--no", "--", "sluice", ...args]);
-const installOffline = (...args: string[]) => {
-  const r = run(npm, ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", ...args]);
+const installFromCache = (...args: string[]) => {
+  const r = run(npm, ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", ...args]);
   if (r.code !== 0) throw new Error(`npm install ${args.join(" ")} failed:\n${r.stderr}`);
 };
 
@@ -41,7 +43,7 @@ beforeAll(() => {
   // Install scripts are skipped, and better-sqlite3's native binding (same version, this
   // machine) is copied from the repository: compiling SQLite would take minutes and tests
   // better-sqlite3, not this package.
-  installOffline(join(work, packed[0]!.filename));
+  installFromCache(join(work, packed[0]!.filename));
   const binding = "node_modules/better-sqlite3/build/Release/better_sqlite3.node";
   mkdirSync(join(project, binding, ".."), { recursive: true });
   copyFileSync(join(root, binding), join(project, binding));
@@ -81,8 +83,9 @@ describe("the packed tarball", () => {
     expect(missing.stderr).toContain("error TOOLCHAIN_MISSING:");
     const install = `npm install -D assemblyscript@${pkg.peerDependencies.assemblyscript}`;
     expect(missing.stderr).toContain(install);
+    expect(readFileSync(join(root, "README.md"), "utf8"), "README.md shows the same command").toContain(install);
 
-    installOffline(...install.split(" ").slice(2));
+    installFromCache(...install.split(" ").slice(2));
     const built = sluice("build", "my-hook");
     expect(built.code, built.stderr).toBe(0);
     expect(existsSync(join(project, "my-hook", "build", "my-hook.wasm"))).toBe(true);
