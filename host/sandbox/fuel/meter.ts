@@ -16,6 +16,7 @@
 import binaryenModule from "binaryen";
 import { FUEL_IMPORT } from "./counter.js";
 import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
+import { tableOp, tableOperands } from "./table-operands.js";
 
 type Ref = number;
 /** binaryen.js's raw C API (the wrapper classes cost an object per node): only what this file calls. */
@@ -203,10 +204,16 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
         raw._BinaryenTableGrowSetDelta!(e, through(entriesHelper, raw._BinaryenTableGrowGetDelta!(e)));
         return cost;
       }
-      case id.tableFill: case id.tableCopy: case id.tableInit:
-        // binaryen.js 130 gives no access to these operands: they can neither be charged by
-        // size nor searched for loops, so a module using them is refused.
-        throw new MeterUnsupported(`uses ${kind === id.tableFill ? "table.fill" : kind === id.tableCopy ? "table.copy" : "table.init"}, which this host's fuel meter cannot charge`);
+      case id.tableFill: case id.tableCopy: case id.tableInit: {
+        const op = tableOp(kind)!;
+        const access = tableOperands(op);
+        if (!access) throw new MeterUnsupported(`uses ${op}, whose operands this host's binaryen does not expose to the fuel meter`);
+        const operands = access.operands(e);
+        let cost = INSTRUCTION_COST;
+        for (const operand of operands) cost += walk(operand);
+        access.setSize(e, through(entriesHelper, operands[operands.length - 1]!));
+        return cost;
+      }
       default: {
         const list = OPERAND_LISTS[kind];
         if (list) {
