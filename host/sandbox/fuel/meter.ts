@@ -6,10 +6,11 @@
  * passes through a helper that charges for it before the operation runs. Runs on the loader
  * thread only (binaryen is a 13 MB JavaScript file that the workers never load).
  *
- * Regions: a function body, a loop body, a `try` body, each arm of an `if` longer than
- * SHORT_ARM, and the code after a labelled block inside a block (a branch target, so a join
- * point). A block's first stretch belongs to the code that falls into it, and an `if` with
- * short arms is charged with the code around it, at the cost of its costlier arm. An expression is charged in exactly one region, and a region's code runs at
+ * Regions: a function body, a loop body, a `try` body, the costlier arm of an `if` whose arms
+ * differ by more than SHORT_ARM, and the code after a labelled block inside a block (a branch
+ * target, so a join point). A block's first stretch belongs to the code that falls into it;
+ * an `if` is charged with the code around it at its cheaper arm's cost, or its costlier
+ * arm's when they differ little (see walk). An expression is charged in exactly one region, and a region's code runs at
  * most once per entry (a backward jump is a loop, itself a region), so the charge is an upper
  * bound of the work done, and the same for the same input on every machine.
  */
@@ -23,8 +24,10 @@ type Ref = number;
 type Raw = Record<string, (...args: number[]) => number>;
 const binaryen = binaryenModule as typeof binaryenModule & Raw;
 
-/** An `if` whose arms cost at most this much is charged with the code around it (see walk). */
+/** An `if` whose arms differ by at most this much is charged its costlier arm with the code around it (see walk). */
 const SHORT_ARM = 32;
+/** A while loop whose body costs at most this much is charged its body at the header (see whileBody). */
+const WHILE_BODY = 256;
 
 /** Thrown for an instruction the meter does not know how to charge; the loader refuses the module. */
 export class MeterUnsupported extends Error {}
@@ -127,6 +130,24 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   const getId = raw._BinaryenExpressionGetId!;
   const isNamed = (block: Ref): boolean => raw._BinaryenBlockGetName!(block) !== 0;
 
+  /** The `if` of the loop being walked that is charged at its loop's header (see whileBody). */
+  let inlineIf = 0;
+
+  /**
+   * A while loop, `(loop $l (if cond (then body... (br $l))))` (code may come before the
+   * `if`), pays its body at the header with its condition: one charge per iteration instead
+   * of two. The test that leaves the loop pays the body once more than it ran, an
+   * overcharge of at most WHILE_BODY per entry into the loop.
+   */
+  function whileBody(body: Ref): Ref {
+    let last = body;
+    if (getId(body) === id.block && !isNamed(body)) {
+      const n = raw._BinaryenBlockGetNumChildren!(body);
+      last = n > 0 ? raw._BinaryenBlockGetChildAt!(body, n - 1) : 0;
+    }
+    return last !== 0 && getId(last) === id.if && raw._BinaryenIfGetIfFalse!(last) === 0 ? last : 0;
+  }
+
   /** The inline cost of `e` (charged by the enclosing region); instruments the regions inside it. */
   function walk(e: Ref): number {
     if (e === 0) return 0;
@@ -160,17 +181,25 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
         const cost = INSTRUCTION_COST + walk(raw._BinaryenIfGetCondition!(e));
         const [yes, no] = [raw._BinaryenIfGetIfTrue!(e), raw._BinaryenIfGetIfFalse!(e)];
         const [yesCost, noCost] = [walk(yes), walk(no)];
-        // Short arms (most of them) are charged with the code around the `if`, at the cost of
-        // the costlier one: a charge inside would cost more than the arm. Longer arms are
-        // charged where they start, so a long arm not taken is not paid for.
-        if (Math.max(yesCost, noCost) <= SHORT_ARM) return cost + Math.max(yesCost, noCost);
-        raw._BinaryenIfSetIfTrue!(e, prefixed(yes, yesCost > 0 ? [charge(yesCost)] : []));
-        if (no !== 0) raw._BinaryenIfSetIfFalse!(e, prefixed(no, noCost > 0 ? [charge(noCost)] : []));
-        return cost;
+        const [lo, hi] = yesCost < noCost ? [yesCost, noCost] : [noCost, yesCost];
+        // The body of a while loop (see whileBody) and arms that cost about the same (most of
+        // them) are charged with the code around the `if`, at the cost of the costlier arm: a
+        // charge inside would cost about what it saves. Otherwise the cheaper arm's cost is
+        // charged around the `if` and the costlier arm pays the difference where it starts,
+        // so a long arm not taken is not paid for.
+        if ((e === inlineIf && hi <= WHILE_BODY) || hi - lo <= SHORT_ARM) return cost + hi;
+        if (yesCost > lo) raw._BinaryenIfSetIfTrue!(e, prefixed(yes, [charge(yesCost - lo)]));
+        if (no !== 0 && noCost > lo) raw._BinaryenIfSetIfFalse!(e, prefixed(no, [charge(noCost - lo)]));
+        return cost + lo;
       }
-      case id.loop:
-        raw._BinaryenLoopSetBody!(e, region(raw._BinaryenLoopGetBody!(e), true));
+      case id.loop: {
+        const body = raw._BinaryenLoopGetBody!(e);
+        const outer = inlineIf;
+        inlineIf = whileBody(body);
+        raw._BinaryenLoopSetBody!(e, region(body, true));
+        inlineIf = outer;
         return INSTRUCTION_COST;
+      }
       case id.try: {
         raw._BinaryenTrySetBody!(e, region(raw._BinaryenTryGetBody!(e), false));
         // A catch body begins with its `pop`, before which nothing may go: it is charged with
