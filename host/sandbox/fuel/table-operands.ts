@@ -36,7 +36,9 @@ let slots: Slots | null | undefined;
 function localRead(word: number): number | undefined {
   if (word === 0 || word % 4 !== 0) return undefined;
   try {
-    return binaryen.__i32_load!(word) === binaryen.LocalGetId ? binaryen._BinaryenLocalGetGetIndex!(word) : undefined;
+    // The id through the C API: it is one byte, and the bytes after it are padding that
+    // binaryen's arena does not clear.
+    return binaryen._BinaryenExpressionGetId!(word) === binaryen.LocalGetId ? binaryen._BinaryenLocalGetGetIndex!(word) : undefined;
   } catch {
     return undefined; // not a pointer into binaryen's heap
   }
