@@ -109,7 +109,20 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   const i64 = binaryen.i64;
   // binaryen 130 takes one BigInt here (its typings still declare the old (low, high) pair).
   const i64const = (n: number): Ref => (mod.i64.const as unknown as (v: bigint) => Ref)(BigInt(n));
-  const charge = (cost: number): Ref => mod.global.set(fuel, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost)));
+  /**
+   * Each charge subtracts from the counter and writes the result both to the global and to a
+   * local of the function (below), so the local equals the global until the function calls
+   * anything. Inside a loop without calls (see callFree), the subtraction reads the local
+   * instead of the global: the loop's charges then cost no memory read, and do not wait on
+   * the previous charge's write. `debits` collects the subtractions of the loop being walked.
+   */
+  let debits: Ref[] = [];
+  const debit = (cost: number): Ref => {
+    const sub = mod.i64.sub(mod.global.get(fuel, i64), i64const(cost));
+    debits.push(sub);
+    return sub;
+  };
+  const charge = (cost: number): Ref => mod.global.set(fuel, mod.local.tee(tempLocal(), debit(cost), i64));
   const check = (): Ref => mod.if(mod.i64.lt_s(mod.global.get(fuel, i64), i64const(0)), mod.unreachable());
 
   // Each helper takes an i32 count, charges for it (and traps when the budget is gone) and returns the count unchanged.
@@ -124,7 +137,7 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   addHelper(bytesHelper, (n) => mod.i64.add(mod.i64.shr_u(n, i64const(Math.log2(BYTES_PER_UNIT))), i64const(1)));
   addHelper(pagesHelper, (n) => mod.i64.mul(n, i64const(PAGE_COST)));
   addHelper(entriesHelper, (n) => mod.i64.mul(n, i64const(TABLE_ENTRY_COST)));
-  const through = (name: string, size: Ref): Ref => mod.call(name, [size], binaryen.i32);
+  const through = (name: string, size: Ref): Ref => { calls++; return mod.call(name, [size], binaryen.i32); };
 
   const raw = binaryen;
   const getId = raw._BinaryenExpressionGetId!;
@@ -132,6 +145,10 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
 
   /** The `if` of the loop being walked that is charged at its loop's header (see whileBody). */
   let inlineIf = 0;
+  /** Calls walked so far in this function (ours to the helpers included). */
+  let calls = 0;
+  /** Loops without calls, with their subtractions, until walkBlock reloads the local before them. */
+  let callFree = new Map<Ref, Ref[]>();
 
   /**
    * A while loop, `(loop $l (if cond (then body... (br $l))))` (code may come before the
@@ -168,11 +185,13 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       case id.break: return INSTRUCTION_COST + walk(raw._BinaryenBreakGetValue!(e)) + walk(raw._BinaryenBreakGetCondition!(e));
       case id.switch: return INSTRUCTION_COST + walk(raw._BinaryenSwitchGetValue!(e)) + walk(raw._BinaryenSwitchGetCondition!(e));
       case id.call: {
+        calls++;
         let cost = INSTRUCTION_COST;
         for (let i = 0, n = raw._BinaryenCallGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallGetOperandAt!(e, i));
         return cost;
       }
       case id.callIndirect: {
+        calls++;
         let cost = INSTRUCTION_COST + walk(raw._BinaryenCallIndirectGetTarget!(e));
         for (let i = 0, n = raw._BinaryenCallIndirectGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallIndirectGetOperandAt!(e, i));
         return cost;
@@ -194,10 +213,15 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       }
       case id.loop: {
         const body = raw._BinaryenLoopGetBody!(e);
-        const outer = inlineIf;
+        const [outerIf, outerDebits, callsBefore] = [inlineIf, debits, calls];
         inlineIf = whileBody(body);
+        debits = [];
         raw._BinaryenLoopSetBody!(e, region(body, true));
-        inlineIf = outer;
+        const mine = debits;
+        [inlineIf, debits] = [outerIf, outerDebits];
+        if (calls === callsBefore) callFree.set(e, mine);
+        // An enclosing loop without calls reads the local in these too.
+        for (const sub of mine) debits.push(sub);
         return INSTRUCTION_COST;
       }
       case id.try: {
@@ -269,19 +293,32 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     let first = 0;
     let cost = 0;
     const charges: [at: number, cost: number][] = [];
+    const reloads: number[] = [];
     for (let i = 0; i < n; i++) {
       const child = raw._BinaryenBlockGetChildAt!(block, i);
       cost += walk(child);
+      const cached = callFree.get(child);
+      if (cached) {
+        // The local is loaded from the global just before the loop, which then reads the local.
+        reloads.push(i);
+        for (const sub of cached) raw._BinaryenBinarySetLeft!(sub, mod.local.get(tempLocal(), i64));
+        callFree.delete(child);
+      }
       if (getId(child) !== id.block || !isNamed(child)) continue;
       if (start < 0) first = cost;
       else if (cost > 0) charges.push([start, cost]);
       cost = 0;
       start = i + 1;
     }
-    if (start < 0) return cost;
-    if (cost > 0 && start < n) charges.push([start, cost]);
-    for (let k = charges.length - 1; k >= 0; k--) raw._BinaryenBlockInsertChildAt!(block, charges[k]![0], charge(charges[k]![1]));
-    return first;
+    if (cost > 0 && start >= 0 && start < n) charges.push([start, cost]);
+    // Inserted from the last position back, so the positions stay right (a charge and a
+    // reload at one position may go in either order: both leave the local equal to the global).
+    const inserts: [at: number, code: () => Ref][] = [
+      ...charges.map(([at, c]): [number, () => Ref] => [at, () => charge(c)]),
+      ...reloads.map((at): [number, () => Ref] => [at, () => mod.local.set(tempLocal(), mod.global.get(fuel, i64))]),
+    ].sort((a, b) => b[0] - a[0]);
+    for (const [at, code] of inserts) raw._BinaryenBlockInsertChildAt!(block, at, code());
+    return start < 0 ? cost : first;
   }
 
   /** A region's code with its charge (and, at loop headers and function entries, the check) in front. */
@@ -308,7 +345,7 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     if (cost === 0) return [check()];
     const t = tempLocal();
     return [
-      mod.local.set(t, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost))),
+      mod.local.set(t, debit(cost)),
       mod.global.set(fuel, mod.local.get(t, i64)),
       mod.if(mod.i64.lt_s(mod.local.get(t, i64), i64const(0)), mod.unreachable()),
     ];
@@ -316,6 +353,9 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   for (const f of functions) {
     current = f;
     temp = -1;
+    calls = 0;
+    callFree = new Map();
+    debits = [];
     binaryen._BinaryenFunctionSetBody!(f, region(binaryen._BinaryenFunctionGetBody!(f), true));
   }
   return mod.emitBinary();
