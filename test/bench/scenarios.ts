@@ -3,6 +3,8 @@
  * `Counts`, so the smoke test runs each once with tiny numbers and the bench cannot rot.
  */
 import { fork } from "node:child_process";
+import { loadavg } from "node:os";
+import { PerformanceObserver } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { encode } from "../../abi/codec.js";
@@ -214,6 +216,12 @@ async function runaway(id: 7 | 10, c: Counts): Promise<ScenarioResult> {
   const recoveries: number[] = [];
   const controls: number[] = [];
   const runMs: number[] = [];
+  // Where a slow recovery went: the main thread's GC pauses, and the longest stretch without
+  // any completion (the whole process stalled: a pause, or the machine's other load).
+  const slow: string[] = [];
+  const gcs: { start: number; end: number }[] = [];
+  const gcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration }); });
+  gcObserver.observe({ entryTypes: ["gc"] });
   try {
     await saturate(call, 64, c.throughputMs / 4);
     for (let k = 0; k < (byFuel ? c.runaways * 3 : c.runaways); k++) {
@@ -235,18 +243,28 @@ async function runaway(id: 7 | 10, c: Counts): Promise<ScenarioResult> {
         }
         return Infinity;
       };
-      recoveries.push(recoveryFrom(endedAt));
+      const recovery = recoveryFrom(endedAt);
+      recoveries.push(recovery);
+      if (recovery > 10) {
+        const until = endedAt + Math.min(recovery, 400) + windowMs;
+        const after = done.filter((x) => x >= endedAt && x <= until);
+        const stall = after.reduce((m, x, i) => Math.max(m, x - (i === 0 ? endedAt : after[i - 1]!)), 0);
+        const gcMs = gcs.reduce((n, g) => n + Math.max(0, Math.min(g.end, until) - Math.max(g.start, endedAt)), 0);
+        slow.push(`${recovery.toFixed(0)}ms(stall ${stall.toFixed(0)}, gc ${gcMs.toFixed(0)}, load ${loadavg()[0]!.toFixed(1)})`);
+      }
       // The same search from a moment long after the runaway: what the machine's own noise reads as "recovery".
       if (endedAt + 200 + windowMs <= done.at(-1)!) controls.push(recoveryFrom(endedAt + 200));
     }
     const median = stats(recoveries).p50;
     const worst = Math.max(...recoveries);
     const values = { runaways: recoveries.length, runawayRanMsMedian: stats(runMs).p50, recoveryMsMedian: median, recoveryMsMax: worst, recoveriesMs: recoveries.map((x) => x.toFixed(0)).join(" "),
-      noiseMsMedian: controls.length > 0 ? stats(controls).p50 : -1, noiseMsMax: controls.length > 0 ? Math.max(...controls) : -1 };
+      noiseMsMedian: controls.length > 0 ? stats(controls).p50 : -1, noiseMsMax: controls.length > 0 ? Math.max(...controls) : -1,
+      slowRecoveries: slow.join(" "), loadAverage: loadavg()[0]! };
     return byFuel
       ? { id, title: "fuel runaway (default budget): exhaustion to full throughput", values, targets: [target("exhaustion to full throughput (median)", median, "<=", 2, "ms"), target("exhaustion to full throughput (worst)", worst, "<=", 10, "ms")] }
       : { id, title: "runaway guest past its time limit: timeout to full throughput", values, targets: [target("timeout to full throughput (median of the runaways)", median, "<=", 100, "ms")] };
   } finally {
+    gcObserver.disconnect();
     await bench.host.close();
   }
 }
