@@ -39,7 +39,8 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
   ];
   for (const [name, fuel, why] of hostile) {
     it(`${name} fails with GUEST_FUEL_EXHAUSTED (${why}), without costing its worker`, async () => {
-      const mod = await sandbox.load(fixture(name), { limits: { fuel } });
+      // The time limit is far off (the wall-clock backstop has its own tests): what stops each is fuel, whatever the load.
+      const mod = await sandbox.load(fixture(name), { limits: { fuel, timeoutMs: 10_000 } });
       const threads = sandbox.threadCount;
       const r = await sandbox.invoke(mod, request());
       expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
@@ -52,7 +53,9 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
   }
 
   it("memory.grow in a loop is stopped by fuel before memory runs out: 1,000,000 units buy 243 pages", async () => {
-    const mod = await sandbox.load(fixture("fuel-grow-loop"), { limits: { fuel: 1_000_000 } });
+    // 243 grows of a memory up to 16 MB take tens of milliseconds on a loaded machine: the
+    // time limit is set far off, so what stops the loop is fuel, whatever the load.
+    const mod = await sandbox.load(fixture("fuel-grow-loop"), { limits: { fuel: 1_000_000, timeoutMs: 10_000 } });
     const r = await sandbox.invoke(mod, request());
     expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
     // An iteration costs 4,100 units (4 instructions and 4,096 for the page): 243 grows succeed,
