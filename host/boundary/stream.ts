@@ -261,22 +261,32 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
         // A block or failure at chunk j ends the stream: the later channels still run for
         // the chunks before j, which are emitted whole; nothing from j on is.
         let failed: { j: number; error: ErrorData } | undefined;
-        for (const channel of CHANNELS) {
-          const held = holds[channel].some((h) => h !== "");
-          const rows = batch.map((b, j) => ({ b, j })).filter(({ b, j }) => (failed === undefined || j < failed.j) && (channel === "content" || b.chunk.text[channel] !== undefined || (b.isLast && held)));
-          if (rows.length === 0) continue;
+        const runRows = async (channel: Channel, rows: { b: { chunk: ReadChunk; isLast: boolean }; j: number }[]): Promise<void> => {
+          if (rows.length === 0) return;
           const payloads = rows.map(({ b, j }) => ({
             request_id: stages.operationId, chunk_index: index + j, is_last: b.isLast, delta: b.chunk.text[channel] ?? "", model: request.model,
             ...(channel === "content" ? {} : { channel }),
           }));
           const results = await stages.chunks(payloads, holds[channel]);
           for (const [k, r] of results.entries()) {
-            const out = outcomeOf(r, channel, index + rows[k]!.j);
-            if ("error" in out) { failed = { j: rows[k]!.j, error: out.error }; break; }
-            const e = emitted[rows[k]!.j]!;
+            const { j } = rows[k]!;
+            const out = outcomeOf(r, channel, index + j);
+            if ("error" in out) { failed = { j, error: out.error }; return; }
+            const e = emitted[j]!;
             if (channel === "content") e.delta = out.emit;
-            else if (out.emit !== "" || batch[rows[k]!.j]!.chunk.text[channel] !== undefined) e[channel === "reasoning" ? "reasoning_content" : "refusal"] = (e[channel === "reasoning" ? "reasoning_content" : "refusal"] ?? "") + out.emit;
+            else {
+              const key = channel === "reasoning" ? "reasoning_content" : "refusal";
+              if (out.emit !== "" || batch[j]!.chunk.text[channel] !== undefined) e[key] = (e[key] ?? "") + out.emit;
+            }
           }
+        };
+        const open = (j: number): boolean => failed === undefined || j < failed.j;
+        for (const channel of CHANNELS) {
+          const rows = batch.map((b, j) => ({ b, j })).filter(({ b, j }) => open(j) && (channel === "content" || (!b.isLast && b.chunk.text[channel] !== undefined)));
+          await runRows(channel, rows);
+          // The end flushes a channel other than the answer text only when a hook still holds some of it.
+          const lastRow = batch.length - 1;
+          if (channel !== "content" && batch[lastRow]!.isLast && open(lastRow) && holds[channel].some((h) => h !== "")) await runRows(channel, [{ b: batch[lastRow]!, j: lastRow }]);
         }
         index += batch.length;
         for (const e of failed ? emitted.slice(0, failed.j) : emitted) {
