@@ -14,7 +14,9 @@ import { answerText, chatAfterPayload, chatInput, chatOutput, chatRequestOf, che
 import { instanceOf } from "./instance.js";
 import { abortable, cancellation, cancelled } from "./operation.js";
 import type { StageRunner } from "./stage-runner.js";
-import type { BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import { originalError } from "./error-mode.js";
+import { thrownError } from "./guard.js";
 import { chunkProblem, readChunk } from "./model-answer.js";
 import { schemaProblem } from "../pipeline/validators.js";
 
@@ -69,7 +71,7 @@ export interface ChatStream extends AsyncIterable<EmittedChunk> {
   readonly result: Promise<BoundaryResult<ChatResponse>>;
 }
 
-export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
+export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, options?: Pick<BoundaryOptions, "errorMode">): ChatStream {
   let settle!: (r: BoundaryResult<ChatResponse>) => void;
   const result = new Promise<BoundaryResult<ChatResponse>>((resolve) => { settle = resolve; });
   let started = false;
@@ -78,7 +80,7 @@ export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatR
     [Symbol.asyncIterator]() {
       if (started) throw new SluiceError("CONFIG_INVALID", "a chat stream can be iterated once");
       started = true;
-      return run(runner, ctx, request, execute, settle);
+      return run(runner, ctx, request, execute, settle, options?.errorMode);
     },
   };
 }
@@ -96,7 +98,7 @@ function streamSignal(caller: AbortSignal | undefined): { signal: AbortSignal; a
   };
 }
 
-async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void): AsyncGenerator<EmittedChunk> {
+async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void, errorMode: BoundaryOptions["errorMode"]): AsyncGenerator<EmittedChunk> {
   const t0 = performance.now();
   const purpose = ctx.purpose ?? "action";
   const own = streamSignal(ctx.signal);
@@ -122,7 +124,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   let source: AsyncIterator<unknown> | undefined;
   let sourceEnded = false;
 
-  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<SluiceError | null> => {
+  // What iterating throws: the SluiceError, or (errorMode "original") the source's own error.
+  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<unknown> => {
     settled = true;
     if (error) record("operation.error", await stages.diagnostic("operation.error", { operation: "chat", phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: "chat", real_status: facts.realStatus, outcome }));
@@ -132,7 +135,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (error) {
       const err = new SluiceError(error.code, error.message, error.details ?? {});
       settle({ ok: false, error: err, facts, hooks, annotations });
-      return err;
+      const original = originalError(errorMode, err);
+      return original ? original.error : err;
     }
     settle({ ok: true, output: output!, facts, hooks, annotations });
     return null;
@@ -165,7 +169,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       facts.called = true;
       facts.realStatus = "running";
       facts.attempts = 1;
-      source = execute(chatRequestOf(ctx, request, before.payload, true), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
+      try {
+        source = execute(chatRequestOf(ctx, request, before.payload, true), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
+      } catch (err) {
+        facts.realStatus = "failed";
+        throw await end("operation", { code: "OPERATION_FAILED", message: `chat stream failed to start: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } }, "failed");
+      }
     }
     phase = "operation";
     // An after binding that may change the answer: hold the text back until it has run.
@@ -206,9 +215,9 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
         return { error: stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `chat stream failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } } };
       }
     };
-    const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<SluiceError> => {
+    const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<unknown> => {
       release();
-      return (await end(phase, error, outcome))!;
+      return end(phase, error, outcome);
     };
     // Reading runs ahead of the hooks (up to READ_AHEAD chunks): a chunk is handed to the
     // hooks as soon as it arrives, never held back waiting for the next one, and chunks that
@@ -339,6 +348,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     } else if (last) {
       yield last;
     }
+  } catch (err) {
+    // Already settled: the error that ended the stream, thrown on purpose. Otherwise the
+    // input could not be read (before) or the host failed: settle with a catalogue code.
+    if (settled) throw err;
+    const error = thrownError(err, phase === "before");
+    throw await end(phase, { code: error.code, message: error.message, details: error.details }, "failed");
   } finally {
     // Reached without settling: the consumer stopped reading (the iterator's return).
     if (!settled) {
