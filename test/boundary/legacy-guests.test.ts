@@ -8,6 +8,7 @@ import type { ChatResponse } from "../../host/boundary/chat.js";
 import type { StreamChunk } from "../../host/boundary/stream.js";
 import type { GuestPlugin } from "../../host/pipeline/hooks.js";
 import { pluginWasm } from "../helpers/fixtures.js";
+import { guestFixture } from "../abi/guest-fixtures.js";
 import { LANGCHAIN, OPENAI_AGENTS } from "../fixtures/payloads/frameworks.js";
 
 const host = createHost({ workers: 1 });
@@ -113,5 +114,40 @@ describe("chunk channels", () => {
     expect(out.map((e) => e.delta).join("")).toBe("Hello world");
     expect(out.map((e) => e.reasoning_content ?? "").join("")).toBe("mail [email] now");
     expect(out.find((e) => e.delta === "Hello ")).toBeDefined();
+  });
+});
+
+describe("a 1.1 guest", () => {
+  const host11 = createHost({ workers: 1 });
+  afterAll(() => host11.close());
+  let rev = 0;
+  const bind11 = (point: string) => host11.activate({ revision: ++rev, bindings: [{ id: "g", hookRef: "channels@1.0.0", point, timeoutMs: 2_000, failurePolicy: "fail-closed" }] } as never);
+  beforeAll(async () => {
+    const plugin = await host11.loadPlugin({ id: "channels", version: "1.0.0", wasm: await guestFixture("channels-v1_1") });
+    expect(plugin.module.abi).toEqual({ major: 1, minor: 1 });
+  });
+
+  it("sees reasoning and refusal chunks with their channel and redacts them", async () => {
+    bind11("model.chat.chunk");
+    const stream = host11.chatStream(ctx, { model: "m", messages: [{ role: "user", content: "hi" }] }, async function* () {
+      yield { reasoning_content: "the SECRET plan" }; yield { delta: "ok " }; yield { refusal: "no SECRET" };
+    });
+    const out = [];
+    for await (const e of stream) out.push(e);
+    expect(out.map((e) => e.reasoning_content ?? "").join("")).toBe("the [hidden] plan");
+    expect(out.map((e) => e.refusal ?? "").join("")).toBe("no [hidden]");
+    const r = await stream.result;
+    expect(r.annotations).toMatchObject({ "channel.content": true, "channel.reasoning": true, "channel.refusal": true });
+  });
+
+  it("sees content parts as they are and the answer's reasoning and refusal", async () => {
+    bind11("model.chat.before");
+    const parts = await host11.chat(ctx, { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "image_url", image_url: { url: "u" } }] }] }, async () => answer({ content: "x" }));
+    expect(parts.annotations).toEqual({ parts: 2 });
+    const secret = await host11.chat(ctx, { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "the SECRET" }] }] }, async () => answer({ content: "x" }));
+    expect(!secret.ok && secret.error.code).toBe("HOOK_REJECTED");
+    bind11("model.chat.after");
+    const r = await host11.chat(ctx, { model: "m", messages: [{ role: "user", content: "hi" }] }, async () => answer({ content: "x", reasoning_content: "my SECRET" }));
+    expect(r.ok && r.output.reasoning_content).toBe("my [hidden]");
   });
 });
