@@ -136,3 +136,26 @@ describe("gateway chat completions", () => {
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("tool_calls");
   });
 });
+
+describe("gateway chat completions: reasoning text (issue 17)", () => {
+  it("relays the upstream's reasoning through the chunk hooks: a redacting chunk hook changes what the client gets, streamed and not", async () => {
+    gw.host.registerHook("no-greets", (req) => {
+      const delta = String((req.payload as { delta?: unknown }).delta ?? "");
+      return delta.includes("greets") ? { kind: "redact", content: delta.replace("greets", "[x]") } : { kind: "continue" };
+    });
+    gw.bind([{ id: "r", hookRef: "no-greets", point: "model.chat.chunk" }]);
+    const stream = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "hello [think]" }], stream: true });
+    const { chunks, text } = await collect(stream);
+    const reasoning = chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "").join("");
+    expect(reasoning).toBe("The user [x]; answer in kind.");
+    expect(JSON.stringify(chunks)).not.toContain("greets");
+    expect(text).toBe(answerOf("hello [think]"));
+  });
+
+  it("gives the answer's reasoning to after hooks, and the client the reasoning they left", async () => {
+    gw.host.registerHook("after-greets", (req) => ({ kind: "patch_output", patch: [{ op: "replace", path: "/reasoning_content", value: String((req.payload as { reasoning_content?: unknown }).reasoning_content).replace("greets", "[y]") }] }));
+    gw.bind([{ id: "a", hookRef: "after-greets", point: "model.chat.after" }]);
+    const r = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "hello [think]" }] });
+    expect((r.choices[0]?.message as { reasoning_content?: string }).reasoning_content).toBe("The user [y]; answer in kind.");
+  });
+});
