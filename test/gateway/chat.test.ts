@@ -159,3 +159,21 @@ describe("gateway chat completions: reasoning text (issue 17)", () => {
     expect((r.choices[0]?.message as { reasoning_content?: string }).reasoning_content).toBe("The user [y]; answer in kind.");
   });
 });
+
+describe("gateway chat completions: real bodies pass through (issue 17)", () => {
+  it("forwards what the AI SDK sends (content parts, file and audio parts, provider options) unchanged, and shows the hooks the parts", async () => {
+    const { AI_SDK } = await import("../fixtures/payloads/frameworks.js");
+    const { params, tools, ...rest } = structuredClone(AI_SDK.request) as Record<string, any>;
+    const { stream_options: _so, ...options } = params;
+    const wire = { ...rest, tools: tools.map((t: Record<string, unknown>) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } })), ...options };
+    seen.length = 0;
+    gw.bind([{ id: "spy-before", hookRef: "spy", point: "model.chat.before" }]);
+    const r = await gw.client.chat.completions.create(wire as never);
+    expect(r.choices[0]?.finish_reason).toBeDefined();
+    expect(gw.stub.bodies.at(-1)).toEqual({ ...wire, stream: false });
+    const view = seen[0]!.payload as { messages: { content: unknown }[]; params: Record<string, unknown> };
+    expect(view.messages[1]!.content).toEqual(AI_SDK.request.messages[1]!.content);
+    expect(view.params).toMatchObject({ seed: 42, logit_bias: { "50256": -100 }, parallel_tool_calls: false, tool_choice: "auto", stop: ["END"] });
+    expect(view.params).not.toHaveProperty("store");
+  });
+});
