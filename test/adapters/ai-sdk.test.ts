@@ -1,0 +1,126 @@
+/** sluice/ai-sdk: the middleware and the tool wrapper against the AI SDK's own mock language model. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { guardTools, sluiceMiddleware } from "sluice/ai-sdk";
+import { adapterHost, EMAIL, leaks, type AdapterHost } from "./setup.js";
+
+let h: AdapterHost;
+beforeAll(async () => { h = await adapterHost(); });
+afterAll(() => h.close());
+
+const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const stop = { unified: "stop", raw: "stop" } as const;
+const answer = (text: string): LanguageModelV4GenerateResult => ({ content: [{ type: "text", text }], finishReason: stop, usage, warnings: [] });
+
+function guarded(inner: MockLanguageModelV4) {
+  return wrapLanguageModel({ model: inner, middleware: sluiceMiddleware({ host: h.host, context: { spaceId: "space-a" } }) });
+}
+
+/** The e-mail split across three text deltas and two reasoning deltas, then a streamed tool call. */
+const STREAMED: LanguageModelV4StreamPart[] = [
+  { type: "stream-start", warnings: [] },
+  { type: "response-metadata", id: "resp-1", modelId: "mock-model-id" },
+  { type: "reasoning-start", id: "r" },
+  { type: "reasoning-delta", id: "r", delta: "the user is alice.sm" },
+  { type: "reasoning-delta", id: "r", delta: "ith@example.com, " },
+  { type: "reasoning-end", id: "r" },
+  { type: "text-start", id: "t" },
+  { type: "text-delta", id: "t", delta: "Write to alice." },
+  { type: "text-delta", id: "t", delta: "smith@exam" },
+  { type: "text-delta", id: "t", delta: "ple.com today." },
+  { type: "text-end", id: "t" },
+  { type: "tool-input-start", id: "call-1", toolName: "orders.search" },
+  { type: "tool-input-delta", id: "call-1", delta: "{\"query\":\"shoes\"," },
+  { type: "tool-input-delta", id: "call-1", delta: "\"limit\":5}" },
+  { type: "tool-input-end", id: "call-1" },
+  { type: "tool-call", toolCallId: "call-1", toolName: "orders.search", input: "{\"query\":\"shoes\",\"limit\":5}" },
+  { type: "raw", rawValue: { text: EMAIL } },
+  { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
+];
+
+const searchSchema = jsonSchema<{ query: string; limit: number }>({ type: "object", properties: { query: { type: "string" }, limit: { type: "integer" } }, required: ["query", "limit"] });
+
+describe("sluice/ai-sdk", () => {
+  it("clamps a tool argument: the tool's execute gets the clamped input", async () => {
+    h.bind([{ hookRef: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 }, match: { toolIds: ["orders.search"] } }]);
+    const got: unknown[] = [];
+    const tools = guardTools({ "orders.search": tool({ inputSchema: searchSchema, execute: async (input) => { got.push(input); return `${input.limit} orders`; } }) }, { host: h.host, context: { spaceId: "space-a" } });
+    const inner = new MockLanguageModelV4({
+      doGenerate: [
+        { content: [{ type: "tool-call", toolCallId: "call-1", toolName: "orders.search", input: "{\"query\":\"shoes\",\"limit\":500}" }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] },
+        answer("done"),
+      ],
+    });
+    const r = await generateText({ model: guarded(inner), tools, prompt: "find shoes", stopWhen: stepCountIs(2) });
+    expect(got).toEqual([{ query: "shoes", limit: 100 }]);
+    expect(r.steps[0]!.toolResults).toMatchObject([{ toolCallId: "call-1", output: "100 orders" }]);
+    expect(r.text).toBe("done");
+    // The tool result went back to the model through the host as a tool message.
+    expect(inner.doGenerateCalls[1]!.prompt.at(-1)).toMatchObject({ role: "tool", content: [{ type: "tool-result", toolCallId: "call-1" }] });
+  });
+
+  it("streams text redacted by a chunk hook: no stream part the consumer received carries the e-mail", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const inner = new MockLanguageModelV4({ doStream: { stream: convertArrayToReadableStream(STREAMED) } });
+    const r = streamText({ model: guarded(inner), prompt: `mail ${EMAIL}`, includeRawChunks: true });
+    const parts: unknown[] = [];
+    for await (const p of r.fullStream) parts.push(p);
+    const seen = parts.map((p) => JSON.stringify(p));
+    expect(seen.filter(leaks)).toEqual([]);
+    expect(await r.text).toBe("Write to [email] today.");
+    expect(await r.toolCalls).toMatchObject([{ toolCallId: "call-1", toolName: "orders.search", input: { query: "shoes", limit: 5 } }]);
+    expect(parts.filter((p) => (p as { type: string }).type === "tool-input-delta").map((p) => (p as { delta: string }).delta).join("")).toBe("{\"query\":\"shoes\",\"limit\":5}");
+    expect(await r.finishReason).toBe("tool-calls");
+  });
+
+  it("a rejected prompt throws the hook's reason and never calls the model, generated or streamed", async () => {
+    h.bind([{ hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
+    const inner = new MockLanguageModelV4({ doGenerate: answer("no"), doStream: { stream: convertArrayToReadableStream(STREAMED) } });
+    await expect(generateText({ model: guarded(inner), prompt: "the CEO's salary?", maxRetries: 0 })).rejects.toMatchObject({ code: "HOOK_REJECTED", message: expect.stringMatching(/deny pattern 0/) });
+    const errors: unknown[] = [];
+    const s = streamText({ model: guarded(inner), prompt: "the CEO's salary?", maxRetries: 0, onError: ({ error }) => { errors.push(error); } });
+    await s.consumeStream();
+    expect(errors).toMatchObject([{ code: "HOOK_REJECTED" }]);
+    expect(inner.doGenerateCalls).toHaveLength(0);
+    expect(inner.doStreamCalls).toHaveLength(0);
+  });
+
+  it("a short-circuit serves the hook's answer without calling the model, generated or streamed", async () => {
+    h.bind([{ id: "cache", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop" } } }]);
+    const inner = new MockLanguageModelV4({ doGenerate: answer("fresh"), doStream: { stream: convertArrayToReadableStream(STREAMED) } });
+    const g = await generateText({ model: guarded(inner), prompt: "hi" });
+    expect(g.text).toBe("from the cache");
+    const s = streamText({ model: guarded(inner), prompt: "hi" });
+    expect(await s.text).toBe("from the cache");
+    expect(inner.doGenerateCalls).toHaveLength(0);
+    expect(inner.doStreamCalls).toHaveLength(0);
+  });
+
+  it("hands the model what a before hook changed, and everything no hook may touch as the caller sent it", async () => {
+    h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/messages/1/content", value: "hello there" } }]);
+    const inner = new MockLanguageModelV4({ doGenerate: answer("hi") });
+    await generateText({
+      model: guarded(inner), system: "be brief", prompt: "hello", temperature: 0.3, topK: 7, seed: 11,
+      providerOptions: { mock: { cache: "on" } },
+    });
+    const call = inner.doGenerateCalls[0]!;
+    expect(call.prompt).toEqual([{ role: "system", content: "be brief" }, { role: "user", content: [{ type: "text", text: "hello there" }] }]);
+    expect(call).toMatchObject({ temperature: 0.3, topK: 7, seed: 11, providerOptions: { mock: { cache: "on" } } });
+  });
+
+  it("leaves a prompt no hook changed exactly as the caller built it", async () => {
+    h.bind([]);
+    const inner = new MockLanguageModelV4({ doGenerate: answer("ok") });
+    const messages = [
+      { role: "user" as const, content: [{ type: "text" as const, text: "look", providerOptions: { mock: { tag: 1 } } }] },
+      { role: "assistant" as const, content: [{ type: "tool-call" as const, toolCallId: "c1", toolName: "orders.search", input: { query: "x", limit: 1 } }] },
+      { role: "tool" as const, content: [{ type: "tool-result" as const, toolCallId: "c1", toolName: "orders.search", output: { type: "json" as const, value: { n: 1 } } }] },
+    ];
+    const direct = new MockLanguageModelV4({ doGenerate: answer("ok") });
+    await generateText({ model: direct, messages });
+    await generateText({ model: guarded(inner), messages });
+    expect(inner.doGenerateCalls[0]!.prompt).toEqual(direct.doGenerateCalls[0]!.prompt);
+  });
+});
