@@ -1,0 +1,104 @@
+/** sluice/openai-agents: the Model and tool wrappers under the Agents SDK's own runner, with a fake Model (the SDK's interface, no network). */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Agent, run, setTracingDisabled, tool, Usage, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
+import { z } from "zod";
+import { guardTool, SluiceModel } from "sluice/openai-agents";
+import { adapterHost, EMAIL, leaks, type AdapterHost } from "./setup.js";
+
+let h: AdapterHost;
+beforeAll(async () => { setTracingDisabled(true); h = await adapterHost(); });
+afterAll(() => h.close());
+
+const context = { spaceId: "space-a" };
+const usage = new Usage({ requests: 1, inputTokens: 3, outputTokens: 5, totalTokens: 8 });
+const say = (text: string): AgentOutputItem => ({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text }] });
+const callSearch = (args: object): AgentOutputItem => ({ type: "function_call", callId: "call-1", name: "orders_search", arguments: JSON.stringify(args), status: "completed" });
+
+/** A Model that answers from a script, one turn per call; streamed turns send their deltas, also as raw provider events. */
+class ScriptedModel implements Model {
+  readonly calls: ModelRequest[] = [];
+  constructor(private readonly turns: { output: AgentOutputItem[]; deltas?: string[] }[]) {}
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.calls.push(request);
+    return { usage, output: this.turns.shift()!.output, responseId: `resp-${this.calls.length}` };
+  }
+  async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    this.calls.push(request);
+    const turn = this.turns.shift()!;
+    yield { type: "response_started" };
+    for (const delta of turn.deltas ?? []) {
+      yield { type: "model", event: { type: "response.output_text.delta", delta } };
+      yield { type: "output_text_delta", delta };
+    }
+    yield { type: "response_done", response: { id: `resp-${this.calls.length}`, usage, output: turn.output as never } };
+  }
+}
+
+function searchTool(got: unknown[]) {
+  return tool({ name: "orders_search", description: "Search orders", parameters: z.object({ query: z.string(), limit: z.number().int() }), execute: async (args) => { got.push(args); return `${args.limit} orders for ${args.query}`; } });
+}
+
+const agentOn = (inner: ScriptedModel, tools: ReturnType<typeof searchTool>[] = []) =>
+  new Agent({ name: "support", model: new SluiceModel({ model: inner, modelId: "scripted", host: h.host, context }), tools: tools.map((t) => guardTool(t, { host: h.host, context })) });
+
+describe("sluice/openai-agents", () => {
+  it("clamps a tool argument: the tool runs with the clamped value and the model sees its result", async () => {
+    h.bind([{ hookRef: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 }, match: { toolIds: ["orders_search"] } }]);
+    const got: unknown[] = [];
+    const inner = new ScriptedModel([{ output: [callSearch({ query: "shoes", limit: 500 })] }, { output: [say("done")] }]);
+    const r = await run(agentOn(inner, [searchTool(got)]), "find shoes");
+    expect(got).toEqual([{ query: "shoes", limit: 100 }]);
+    expect(r.finalOutput).toBe("done");
+    expect(inner.calls[1]!.input).toContainEqual(expect.objectContaining({ type: "function_call_result", callId: "call-1", output: expect.objectContaining({ text: "100 orders for shoes" }) }));
+  });
+
+  it("streams only redacted text: no event the runner's consumer received carries the e-mail, and response_done has the hooked text", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const inner = new ScriptedModel([{
+      deltas: ["Write to alice.", "smith@exam", "ple.com today."],
+      output: [{ type: "reasoning", content: [{ type: "input_text", text: `the user is ${EMAIL}` }] }, say(`Write to ${EMAIL} today.`)],
+    }]);
+    const result = await run(agentOn(inner), `mail ${EMAIL}`, { stream: true });
+    const events: unknown[] = [];
+    for await (const e of result) events.push(e);
+    await result.completed;
+    const seen = events.map((e) => JSON.stringify(e));
+    expect(seen.filter(leaks)).toEqual([]);
+    expect(result.finalOutput).toBe("Write to [email] today.");
+    const done = events.flatMap((e) => ((e as { type: string; data?: StreamEvent }).type === "raw_model_stream_event" && (e as { data: StreamEvent }).data.type === "response_done" ? [(e as { data: Extract<StreamEvent, { type: "response_done" }> }).data] : []));
+    expect(done).toHaveLength(1);
+    expect(done[0]!.response.output).toContainEqual(expect.objectContaining({ role: "assistant", content: [{ type: "output_text", text: "Write to [email] today." }] }));
+    const deltas = events.flatMap((e) => ((e as { data?: StreamEvent }).data?.type === "output_text_delta" ? [((e as { data: { delta: string } }).data.delta)] : []));
+    expect(deltas.join("")).toBe("Write to [email] today.");
+  });
+
+  it("a rejected prompt fails the run with the hook's reason and never calls the model", async () => {
+    h.bind([{ hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
+    const inner = new ScriptedModel([{ output: [say("no")] }, { output: [say("no")] }]);
+    await expect(run(agentOn(inner), "the CEO's salary?")).rejects.toMatchObject({ code: "HOOK_REJECTED", message: expect.stringMatching(/deny pattern 0/) });
+    const streamed = await run(agentOn(inner), "the CEO's salary?", { stream: true });
+    await expect((async () => { for await (const _ of streamed) { /* drain */ } await streamed.completed; })()).rejects.toMatchObject({ code: "HOOK_REJECTED" });
+    expect(inner.calls).toHaveLength(0);
+  });
+
+  it("a rejected tool call never runs the tool; the model is told why", async () => {
+    h.bind([{ id: "no-search", point: "tool.before", config: { mode: "reject", code: "policy.denied", reason: "searching is off" } }]);
+    const got: unknown[] = [];
+    const inner = new ScriptedModel([{ output: [callSearch({ query: "shoes", limit: 5 })] }, { output: [say("sorry")] }]);
+    const r = await run(agentOn(inner, [searchTool(got)]), "find shoes");
+    expect(got).toEqual([]);
+    expect(r.finalOutput).toBe("sorry");
+    expect(inner.calls[1]!.input).toContainEqual(expect.objectContaining({ type: "function_call_result", output: expect.objectContaining({ text: "rejected by binding no-search: policy.denied searching is off" }) }));
+  });
+
+  it("a short-circuit serves the hook's answer without calling the model, run or streamed", async () => {
+    h.bind([{ id: "cache", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop" } } }]);
+    const inner = new ScriptedModel([]);
+    expect((await run(agentOn(inner), "hi")).finalOutput).toBe("from the cache");
+    const streamed = await run(agentOn(inner), "hi", { stream: true });
+    for await (const _ of streamed) { /* drain */ }
+    await streamed.completed;
+    expect(streamed.finalOutput).toBe("from the cache");
+    expect(inner.calls).toHaveLength(0);
+  });
+});
