@@ -6,6 +6,7 @@
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest } from "../boundary/chat.js";
+import { answerText } from "../boundary/chat.js";
 import type { WireChatBody, WireContentPart, WireMessage } from "./wire.js";
 
 const ROLES: Readonly<Record<string, ChatMessage["role"]>> = { system: "system", developer: "system", user: "user", assistant: "assistant", tool: "tool", function: "tool" };
@@ -93,7 +94,7 @@ export function toUpstreamBody(body: WireChatBody, view: ChatRequest, effective:
   const messages = effective.messages.map((m, i) => {
     const original = body.messages[i];
     if (original === undefined) return m;
-    return m.content === view.messages[i]?.content ? original : withContent(original, m.content);
+    return m.content === view.messages[i]?.content ? original : withContent(original, answerText(m.content));
   });
   const out: Record<string, unknown> = { ...body, messages };
   const maxKey = body.max_tokens == null && body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";

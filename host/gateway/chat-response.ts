@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatResponse, ToolCallOut } from "../boundary/chat.js";
+import { answerText, usageView } from "../boundary/chat.js";
 import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
 import type { CompletionMeta, WireToolCallDelta, WireUsage } from "./wire.js";
 
@@ -36,7 +37,8 @@ function usageOf(u: Json | undefined | null): ChatResponse["usage"] | undefined 
 
 /** The upstream's usage, with the counts the hooks saw (a short-circuit has no upstream usage). */
 export function wireUsage(usage: ChatResponse["usage"], upstream: WireUsage | undefined): WireUsage {
-  return { ...(upstream ?? {}), prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens };
+  const u = usageView(usage);
+  return { ...(upstream ?? {}), prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.input_tokens + u.output_tokens };
 }
 
 /** An upstream chat completion as the result of the operation the hooks wrap. */
@@ -94,7 +96,7 @@ export function fromChunk(json: Json): StreamChunk {
 export function completionChunk(json: Json): StreamChunk {
   const c = fromCompletion(json);
   return {
-    ...(c.content !== null && c.content !== "" ? { delta: c.content } : {}),
+    ...(answerText(c.content) !== "" ? { delta: answerText(c.content) } : {}),
     ...(c.tool_calls.length ? { tool_calls: c.tool_calls.map((t, index) => ({ index, id: t.id, function: { name: t.function.name, arguments: t.function.arguments } })) } : {}),
     finish_reason: c.finish_reason,
     usage: c.usage,
