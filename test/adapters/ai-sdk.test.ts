@@ -61,7 +61,7 @@ describe("sluice/ai-sdk", () => {
     expect(inner.doGenerateCalls[1]!.prompt.at(-1)).toMatchObject({ role: "tool", content: [{ type: "tool-result", toolCallId: "call-1" }] });
   });
 
-  it("streams text redacted by a chunk hook: no stream part the consumer received carries the e-mail", async () => {
+  it("streams text and reasoning redacted by a chunk hook: no stream part the consumer received carries the e-mail", async () => {
     h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
     const inner = new MockLanguageModelV4({ doStream: { stream: convertArrayToReadableStream(STREAMED) } });
     const r = streamText({ model: guarded(inner), prompt: `mail ${EMAIL}`, includeRawChunks: true });
@@ -70,6 +70,7 @@ describe("sluice/ai-sdk", () => {
     const seen = parts.map((p) => JSON.stringify(p));
     expect(seen.filter(leaks)).toEqual([]);
     expect(await r.text).toBe("Write to [email] today.");
+    expect(await r.reasoningText).toBe("the user is [email], ");
     expect(await r.toolCalls).toMatchObject([{ toolCallId: "call-1", toolName: "orders.search", input: { query: "shoes", limit: 5 } }]);
     expect(parts.filter((p) => (p as { type: string }).type === "tool-input-delta").map((p) => (p as { delta: string }).delta).join("")).toBe("{\"query\":\"shoes\",\"limit\":5}");
     expect(await r.finishReason).toBe("tool-calls");

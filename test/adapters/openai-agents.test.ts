@@ -17,7 +17,7 @@ const callSearch = (args: object): AgentOutputItem => ({ type: "function_call", 
 /** A Model that answers from a script, one turn per call; streamed turns send their deltas, also as raw provider events. */
 class ScriptedModel implements Model {
   readonly calls: ModelRequest[] = [];
-  constructor(private readonly turns: { output: AgentOutputItem[]; deltas?: string[] }[]) {}
+  constructor(private readonly turns: { output: AgentOutputItem[]; deltas?: string[]; reasoning?: string[] }[]) {}
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     this.calls.push(request);
     return { usage, output: this.turns.shift()!.output, responseId: `resp-${this.calls.length}` };
@@ -26,6 +26,7 @@ class ScriptedModel implements Model {
     this.calls.push(request);
     const turn = this.turns.shift()!;
     yield { type: "response_started" };
+    for (const delta of turn.reasoning ?? []) yield { type: "model", event: { type: "response.reasoning_summary_text.delta", delta } };
     for (const delta of turn.deltas ?? []) {
       yield { type: "model", event: { type: "response.output_text.delta", delta } };
       yield { type: "output_text_delta", delta };
@@ -56,6 +57,7 @@ describe("sluice/openai-agents", () => {
     h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
     const inner = new ScriptedModel([{
       deltas: ["Write to alice.", "smith@exam", "ple.com today."],
+      reasoning: ["the user is alice.sm", "ith@example.com"],
       output: [{ type: "reasoning", content: [{ type: "input_text", text: `the user is ${EMAIL}` }] }, say(`Write to ${EMAIL} today.`)],
     }]);
     const result = await run(agentOn(inner), `mail ${EMAIL}`, { stream: true });
@@ -70,6 +72,8 @@ describe("sluice/openai-agents", () => {
     expect(done[0]!.response.output).toContainEqual(expect.objectContaining({ role: "assistant", content: [{ type: "output_text", text: "Write to [email] today." }] }));
     const deltas = events.flatMap((e) => ((e as { data?: StreamEvent }).data?.type === "output_text_delta" ? [((e as { data: { delta: string } }).data.delta)] : []));
     expect(deltas.join("")).toBe("Write to [email] today.");
+    // Reasoning went through the chunk hooks too: redacted in its deltas and in the final reasoning item.
+    expect(done[0]!.response.output).toContainEqual(expect.objectContaining({ type: "reasoning", content: [{ type: "input_text", text: "the user is [email]" }] }));
   });
 
   it("a rejected prompt fails the run with the hook's reason and never calls the model", async () => {

@@ -105,9 +105,9 @@ function rebuilt(original: LanguageModelV4Message, changed: ChatMessage[], befor
     case "system": return { ...original, content: str(changed[0]?.content) };
     case "user": return { ...original, content: userPartsOf(changed[0]?.content, original.content) };
     case "assistant": {
-      const m = changed[0] as ChatMessage & { reasoning_content?: string };
+      const m = changed[0]!;
       let content: AssistantPart[] = withText(original.content, "text", str(m.content), (text) => ({ type: "text", text }));
-      if (m.reasoning_content !== undefined) content = withText(content, "reasoning", m.reasoning_content, (text) => ({ type: "reasoning", text }));
+      if (m.reasoning_content !== undefined) content = withText(content, "reasoning", m.reasoning_content ?? "", (text) => ({ type: "reasoning", text }));
       return { ...original, content };
     }
     case "tool": {
@@ -130,6 +130,7 @@ function appended(m: ChatMessage): LanguageModelV4Message {
     case "user": return { role: "user", content: userPartsOf(m.content, []) };
     case "assistant": return { role: "assistant", content: [{ type: "text", text: str(m.content) }] };
     case "tool": return { role: "tool", content: [{ type: "tool-result", toolCallId: m.tool_call_id ?? "", toolName: m.name ?? "", output: { type: "text", value: str(m.content) } }] };
+    default: return { role: "user", content: userPartsOf(m.content, []) };
   }
 }
 

@@ -44,10 +44,10 @@ export function messagesOf(request: Pick<ModelRequest, "input" | "systemInstruct
   const origins: number[][] = [];
   if (request.systemInstructions) { messages.push({ role: "system", content: request.systemInstructions }); origins.push([-1]); }
   if (typeof request.input === "string") { messages.push({ role: "user", content: request.input }); origins.push([0]); return { messages, origins }; }
-  let assistant: (ChatMessage & { reasoning_content?: string }) | undefined;
+  let assistant: (ChatMessage) | undefined;
   let reasoning: { text: string; at: number[] } | undefined;
-  const open = (at: number): ChatMessage & { reasoning_content?: string } => {
-    const m: ChatMessage & { reasoning_content?: string } = { role: "assistant", content: null, ...(reasoning ? { reasoning_content: reasoning.text } : {}) };
+  const open = (at: number): ChatMessage => {
+    const m: ChatMessage = { role: "assistant", content: null, ...(reasoning ? { reasoning_content: reasoning.text } : {}) };
     messages.push(m);
     origins.push([...(reasoning?.at ?? []), at]);
     reasoning = undefined;
@@ -80,7 +80,7 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 const str = (c: unknown): string => textParts(c, ["text"]);
 
 /** One item rewritten with the text a hook left for its message. */
-function rewritten(item: Any, now: ChatMessage & { reasoning_content?: string }, before: ChatMessage & { reasoning_content?: string }): Any {
+function rewritten(item: Any, now: ChatMessage, before: ChatMessage): Any {
   const type = item.type ?? "message";
   if (type === "reasoning") return now.reasoning_content === before.reasoning_content ? item : { ...item, content: [{ type: "input_text", text: now.reasoning_content ?? "" }], rawContent: undefined };
   if (type === "function_call") {

@@ -39,17 +39,23 @@ export interface EffectivePiece {
 }
 
 export function responseOf(a: Answer): ChatResponse {
-  return { content: a.text, tool_calls: a.toolCalls, finish_reason: a.finishReason, usage: { input_tokens: a.usage.input, output_tokens: a.usage.output }, ...(a.reasoning ? { reasoning_content: a.reasoning } : {}) } as ChatResponse;
+  return { content: a.text, tool_calls: a.toolCalls, finish_reason: a.finishReason, usage: { input_tokens: a.usage.input, output_tokens: a.usage.output }, ...(a.reasoning ? { reasoning_content: a.reasoning } : {}) };
+}
+
+/** An answer's content as text: a string, or its text parts joined (parts of other types carry no text a framework can show). */
+function textOf(content: ChatResponse["content"]): string | null {
+  if (content === null || typeof content === "string") return content;
+  return content.flatMap((p) => (p.type === "text" && typeof (p as { text?: unknown }).text === "string" ? [(p as { text: string }).text] : [])).join("");
 }
 
 export function answerOf(r: ChatResponse): Answer {
-  const reasoning = (r as { reasoning_content?: unknown }).reasoning_content;
+  const reasoning = r.reasoning_content;
   return {
-    text: r.content,
+    text: textOf(r.content),
     ...(typeof reasoning === "string" && reasoning !== "" ? { reasoning } : {}),
     toolCalls: r.tool_calls ?? [],
     finishReason: r.finish_reason,
-    usage: { input: r.usage?.input_tokens ?? 0, output: r.usage?.output_tokens ?? 0 },
+    usage: { input: r.usage?.input_tokens ?? r.usage?.prompt_tokens ?? 0, output: r.usage?.output_tokens ?? r.usage?.completion_tokens ?? 0 },
   };
 }
 
@@ -60,10 +66,9 @@ export function chunkOf(p: Piece): StreamChunk {
     ...(p.toolCalls?.length ? { tool_calls: p.toolCalls } : {}),
     ...(p.finishReason !== undefined ? { finish_reason: p.finishReason } : {}),
     ...(p.usage ? { usage: { input_tokens: p.usage.input, output_tokens: p.usage.output } } : {}),
-  } as StreamChunk;
+  };
 }
 
 export function pieceOf(e: EmittedChunk): EffectivePiece {
-  const reasoning = (e as { reasoning_content?: unknown }).reasoning_content;
-  return { text: e.delta, reasoning: typeof reasoning === "string" ? reasoning : "", toolCalls: e.tool_calls ?? [], isLast: e.is_last };
+  return { text: e.delta, reasoning: e.reasoning_content ?? "", toolCalls: e.tool_calls ?? [], isLast: e.is_last };
 }
