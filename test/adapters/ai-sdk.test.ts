@@ -76,6 +76,32 @@ describe("sluice/ai-sdk", () => {
     expect(await r.finishReason).toBe("tool-calls");
   });
 
+  it("redacts a tool's result in tool.after: neither the caller's steps nor the model's next prompt carry the e-mail", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "tool.after" }]);
+    const tools = guardTools({ "customer.lookup": tool({ inputSchema: jsonSchema<{ id: string }>({ type: "object", properties: { id: { type: "string" } }, required: ["id"] }), execute: async ({ id }) => `customer ${id}: ${EMAIL}` }) }, { host: h.host, context: { spaceId: "space-a" } });
+    const inner = new MockLanguageModelV4({
+      doGenerate: [
+        { content: [{ type: "tool-call", toolCallId: "call-1", toolName: "customer.lookup", input: "{\"id\":\"c7\"}" }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] },
+        answer("done"),
+      ],
+    });
+    const r = await generateText({ model: guarded(inner), tools, prompt: "who is c7?", stopWhen: stepCountIs(2) });
+    expect(r.steps[0]!.toolResults).toMatchObject([{ output: "customer c7: [email]" }]);
+    expect(leaks(JSON.stringify(r.steps))).toBe(false);
+    expect(leaks(JSON.stringify(inner.doGenerateCalls[1]!.prompt))).toBe(false);
+  });
+
+  it("a chunk hook's block ends the stream with the hook's error, and no text of the blocked chunk is streamed", async () => {
+    h.bind([{ id: "stop-ship", point: "model.chat.chunk", config: { mode: "block-on", needle: "smith" } }]);
+    const inner = new MockLanguageModelV4({ doStream: { stream: convertArrayToReadableStream(STREAMED) } });
+    const errors: unknown[] = [];
+    const r = streamText({ model: guarded(inner), prompt: "hi", onError: ({ error }) => { errors.push(error); } });
+    const text: string[] = [];
+    for await (const p of r.fullStream) if (p.type === "text-delta") text.push(p.text);
+    expect(text.join("")).toBe("Write to alice.");
+    expect(errors).toMatchObject([{ code: "HOOK_BLOCKED", details: { bindingId: "stop-ship" } }]);
+  });
+
   it("a rejected prompt throws the hook's reason and never calls the model, generated or streamed", async () => {
     h.bind([{ hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
     const inner = new MockLanguageModelV4({ doGenerate: answer("no"), doStream: { stream: convertArrayToReadableStream(STREAMED) } });

@@ -75,6 +75,17 @@ describe("sluice/langchain", () => {
     expect(r.messages[2]).toMatchObject({ content: "rejected by binding no-search: policy.denied searching is off", status: "error", tool_call_id: "call-1" });
   });
 
+  it("redacts a tool's result in tool.after: the ToolMessage and the model's next call carry no e-mail", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "tool.after" }]);
+    const lookup = tool(async ({ id }: { id: string }) => `customer ${id}: ${EMAIL}`, { name: "customer_lookup", description: "A customer's contact", schema: z.object({ id: z.string() }) });
+    const model = fakeModel().respondWithTools([{ name: "customer_lookup", args: { id: "c7" }, id: "call-1" }]).respond(new AIMessage("done"));
+    const agent = createAgent({ model, tools: [lookup], middleware: [sluiceMiddleware({ host: h.host, context })] });
+    const r = await agent.invoke({ messages: [new HumanMessage("who is c7?")] });
+    expect(r.messages[2]).toMatchObject({ content: "customer c7: [email]", tool_call_id: "call-1" });
+    expect(leaks(JSON.stringify(r.messages))).toBe(false);
+    expect(leaks(JSON.stringify(model.calls[1]!.messages))).toBe(false);
+  });
+
   it("a short-circuit serves the hook's answer without calling the model, invoked or streamed", async () => {
     h.bind([{ id: "cache", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop" } } }]);
     const model = fakeModel().respond(new AIMessage("fresh"));

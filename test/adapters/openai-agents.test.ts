@@ -95,6 +95,17 @@ describe("sluice/openai-agents", () => {
     expect(inner.calls[1]!.input).toContainEqual(expect.objectContaining({ type: "function_call_result", output: expect.objectContaining({ text: "rejected by binding no-search: policy.denied searching is off" }) }));
   });
 
+  it("redacts a tool's result in tool.after: the model's next input and the run's items carry no e-mail", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "tool.after" }]);
+    const lookup = tool({ name: "customer_lookup", description: "A customer's contact", parameters: z.object({ id: z.string() }), execute: async ({ id }) => `customer ${id}: ${EMAIL}` });
+    const inner = new ScriptedModel([{ output: [{ type: "function_call", callId: "call-1", name: "customer_lookup", arguments: "{\"id\":\"c7\"}", status: "completed" }] }, { output: [say("done")] }]);
+    const agent = new Agent({ name: "support", model: new SluiceModel({ model: inner, modelId: "scripted", host: h.host, context }), tools: [guardTool(lookup, { host: h.host, context })] });
+    const r = await run(agent, "who is c7?");
+    expect(inner.calls[1]!.input).toContainEqual(expect.objectContaining({ type: "function_call_result", output: expect.objectContaining({ text: "customer c7: [email]" }) }));
+    expect(leaks(JSON.stringify(inner.calls[1]!.input))).toBe(false);
+    expect(leaks(JSON.stringify(r.newItems))).toBe(false);
+  });
+
   it("a short-circuit serves the hook's answer without calling the model, run or streamed", async () => {
     h.bind([{ id: "cache", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop" } } }]);
     const inner = new ScriptedModel([]);
