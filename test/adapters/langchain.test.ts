@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent, tool } from "langchain";
 import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
+import { ChatGenerationChunk } from "@langchain/core/outputs";
 import { fakeModel } from "@langchain/core/testing";
 import { z } from "zod";
 import { SluiceChatModel, sluiceMiddleware } from "sluice/langchain";
@@ -54,6 +55,28 @@ describe("sluice/langchain", () => {
     expect(events.length).toBeGreaterThan(0);
     expect(runTokens.join("")).toBe("Write to [email] today.");
     expect([...runTokens, ...events].filter(leaks)).toEqual([]);
+  });
+
+  it("streams a model's tool calls through, streamed in pieces or whole, with the text redacted around them", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    // LangChain's fake keeps a chunk's content and tool_calls only; this one streams its chunks as they are.
+    class ChunkStreamingModel extends FakeStreamingChatModel {
+      override async *_streamResponseChunks(): AsyncGenerator<ChatGenerationChunk> {
+        for (const message of this.chunks) yield new ChatGenerationChunk({ message, text: message.text });
+      }
+    }
+    const inner = new ChunkStreamingModel({ chunks: [
+      new AIMessageChunk(`Looking ${EMAIL} up.`),
+      new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: 0, id: "call-1", name: "orders_search", args: "{\"query\":\"shoes\"," }] }),
+      new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: 0, args: "\"limit\":5}" }] }),
+      new AIMessageChunk({ content: "", tool_calls: [{ id: "call-2", name: "customer_lookup", args: { id: "c7" } }] }),
+    ] });
+    let whole: AIMessageChunk | undefined;
+    const seen: string[] = [];
+    for await (const c of await new SluiceChatModel({ model: inner, host: h.host, context }).stream("look it up")) { seen.push(JSON.stringify(c)); whole = whole ? whole.concat(c) : c; }
+    expect(seen.filter(leaks)).toEqual([]);
+    expect(whole!.text).toBe("Looking [email] up.");
+    expect(whole!.tool_calls).toMatchObject([{ id: "call-1", name: "orders_search", args: { query: "shoes", limit: 5 } }, { id: "call-2", name: "customer_lookup", args: { id: "c7" } }]);
   });
 
   it("a rejected prompt throws the hook's reason and never calls the model", async () => {

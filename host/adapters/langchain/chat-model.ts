@@ -42,14 +42,25 @@ function answerOfMessage(m: AIMessage): Answer {
   };
 }
 
-function pieceOfChunk(c: AIMessageChunk): Piece {
-  const text = textOf(c.content);
-  const reasoning = reasoningOf(c);
-  const calls = (c.tool_call_chunks ?? []).map((t, i) => ({ index: t.index ?? i, ...(t.id ? { id: t.id } : {}), function: { ...(t.name ? { name: t.name } : {}), ...(t.args ? { arguments: t.args } : {}) } }));
-  const finish = finishOf(c, false);
-  return {
-    ...(text ? { text } : {}), ...(reasoning ? { reasoning } : {}), ...(calls.length ? { toolCalls: calls } : {}), ...(finish ? { finishReason: finish } : {}),
-    ...(c.usage_metadata ? { usage: { input: c.usage_metadata.input_tokens, output: c.usage_metadata.output_tokens } } : {}),
+/**
+ * Reads a model's stream chunks into pieces for the host; one reader per stream. Tool
+ * calls come as `tool_call_chunks` (streamed arguments) or, from some models, whole in
+ * `tool_calls`: those get the next free index, one delta each.
+ */
+function chunkReader(): (c: AIMessageChunk) => Piece {
+  let next = 0;
+  return (c) => {
+    const text = textOf(c.content);
+    const reasoning = reasoningOf(c);
+    const streamed = (c.tool_call_chunks ?? []).map((t, i) => ({ index: t.index ?? i, ...(t.id ? { id: t.id } : {}), function: { ...(t.name ? { name: t.name } : {}), ...(t.args ? { arguments: t.args } : {}) } }));
+    for (const d of streamed) next = Math.max(next, d.index + 1);
+    const whole = streamed.length ? [] : (c.tool_calls ?? []).map((t) => ({ index: next++, id: t.id ?? `call_${next}`, function: { name: t.name, arguments: JSON.stringify(t.args ?? {}) } }));
+    const calls = [...streamed, ...whole];
+    const finish = finishOf(c, false);
+    return {
+      ...(text ? { text } : {}), ...(reasoning ? { reasoning } : {}), ...(calls.length ? { toolCalls: calls } : {}), ...(finish ? { finishReason: finish } : {}),
+      ...(c.usage_metadata ? { usage: { input: c.usage_metadata.input_tokens, output: c.usage_metadata.output_tokens } } : {}),
+    };
   };
 }
 
@@ -122,7 +133,8 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
     const shown = this.requestOf(messages, options);
     const stream = this.host.chatStream(this.contextOf(messages, options), shown, async function* (this: SluiceChatModel, request: ChatRequest, op: { signal: AbortSignal }) {
       const source = await this.detached(options, op.signal, (model, config) => model.stream(messagesAfter(messages, shown.messages, request.messages), config));
-      for await (const chunk of source as AsyncIterable<AIMessageChunk>) yield chunkOf(pieceOfChunk(chunk));
+      const read = chunkReader();
+      for await (const chunk of source as AsyncIterable<AIMessageChunk>) yield chunkOf(read(chunk));
     }.bind(this));
     for await (const emitted of stream) {
       const piece = pieceOf(emitted);
