@@ -91,6 +91,21 @@ describe("sluice/ai-sdk", () => {
     expect(leaks(JSON.stringify(inner.doGenerateCalls[1]!.prompt))).toBe(false);
   });
 
+  it("a failing tool's error reaches the model as tool.after left it, redacted", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "tool.after" }]);
+    const tools = guardTools({ "customer.lookup": tool({ inputSchema: jsonSchema<{ id: string }>({ type: "object", properties: { id: { type: "string" } }, required: ["id"] }), execute: async (): Promise<string> => { throw new Error(`no customer ${EMAIL}`); } }) }, { host: h.host, context: { spaceId: "space-a" } });
+    const inner = new MockLanguageModelV4({
+      doGenerate: [
+        { content: [{ type: "tool-call", toolCallId: "call-1", toolName: "customer.lookup", input: "{\"id\":\"c7\"}" }], finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] },
+        answer("sorry"),
+      ],
+    });
+    await generateText({ model: guarded(inner), tools, prompt: "who is c7?", stopWhen: stepCountIs(2) });
+    const result = inner.doGenerateCalls[1]!.prompt.at(-1);
+    expect(result).toMatchObject({ role: "tool", content: [{ type: "tool-result", output: { type: "error-text", value: expect.stringContaining("no customer [email]") } }] });
+    expect(leaks(JSON.stringify(inner.doGenerateCalls[1]!.prompt))).toBe(false);
+  });
+
   it("a chunk hook's block ends the stream with the hook's error, and no text of the blocked chunk is streamed", async () => {
     h.bind([{ id: "stop-ship", point: "model.chat.chunk", config: { mode: "block-on", needle: "smith" } }]);
     const inner = new MockLanguageModelV4({ doStream: { stream: convertArrayToReadableStream(STREAMED) } });

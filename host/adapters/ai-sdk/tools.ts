@@ -1,5 +1,5 @@
 import { asSchema, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
-import type { CallContext, Host } from "../../index.js";
+import { SluiceError, type CallContext, type Host } from "../../index.js";
 
 export interface GuardToolsOptions {
   host: Host;
@@ -21,8 +21,9 @@ async function last<T>(output: AsyncIterable<T> | PromiseLike<T> | T): Promise<T
 /**
  * The same tools, each `execute` run through `tool.before` / `tool.after` with the tool's
  * input schema: hooks may clamp the input, reject the call or serve the result; the tool
- * returns the view `tool.after` left. A refused or failed call throws the host's
- * SluiceError, which the AI SDK reports as the tool's error. Tools without `execute`
+ * returns the view `tool.after` left. A refused or failed call throws a SluiceError,
+ * which the AI SDK reports to the model as the tool's error: for a failed tool, with the
+ * failure's view as `tool.after` left it (the original error is its `cause`). Tools without `execute`
  * (client-side tools) are left as they are.
  *
  * @example
@@ -46,8 +47,12 @@ export function guardTools<T extends ToolSet>(tools: T, options: GuardToolsOptio
           { toolId: options.toolId ? options.toolId(name) : name, name, schema, arguments: input as Record<string, unknown>, callId: execOptions.toolCallId },
           (args, op) => last(execute(args, { ...execOptions, abortSignal: op.signal })),
         );
-        if (!r.ok) throw r.error;
-        return r.output.view;
+        if (r.ok) return r.output.view;
+        // A failed tool: the model is shown the failure as tool.after left it (a redactor ran on it), never the raw error text.
+        const failed = r.output?.view as { error?: unknown } | undefined;
+        if (failed === undefined) throw r.error;
+        const { cause: _cause, ...details } = r.error.details;
+        throw new SluiceError(r.error.code, typeof failed?.error === "string" ? failed.error : JSON.stringify(failed), details, { cause: r.error });
       },
     } as Tool;
   }
