@@ -1,7 +1,7 @@
 /** sluice/langchain: the chat-model wrapper and the createAgent middleware against LangChain's own fake chat models. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent, tool } from "langchain";
-import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import { fakeModel } from "@langchain/core/testing";
@@ -77,6 +77,27 @@ describe("sluice/langchain", () => {
     expect(seen.filter(leaks)).toEqual([]);
     expect(whole!.text).toBe("Looking [email] up.");
     expect(whole!.tool_calls).toMatchObject([{ id: "call-1", name: "orders_search", args: { query: "shoes", limit: 5 } }, { id: "call-2", name: "customer_lookup", args: { id: "c7" } }]);
+  });
+
+  it("hands the model every message as the caller built it when no hook changes them", async () => {
+    h.bind([]);
+    const history = [
+      new HumanMessage({ content: [{ type: "text", text: "find shoes" }], id: "h1", additional_kwargs: { tag: 1 } }),
+      new AIMessage({ content: "", tool_calls: [{ id: "call-1", name: "orders_search", args: { query: "shoes", limit: 5 } }], id: "a1" }),
+      new ToolMessage({ content: "5 orders", tool_call_id: "call-1", name: "orders_search" }),
+    ];
+    const model = fakeModel().respond(new AIMessage("done"));
+    const r = await new SluiceChatModel({ model, host: h.host, context }).invoke(history);
+    expect(r.content).toBe("done");
+    expect(model.calls[0]!.messages).toEqual(history);
+  });
+
+  it("hands the model what a before hook changed, the rest of the message as it was", async () => {
+    h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/messages/0/content", value: "find boots" } }]);
+    const model = fakeModel().respond(new AIMessage("done"));
+    await new SluiceChatModel({ model, host: h.host, context }).invoke([new HumanMessage({ content: "find shoes", id: "h1" })]);
+    expect(model.calls[0]!.messages).toMatchObject([{ content: "find boots", id: "h1" }]);
+    expect(model.calls[0]!.messages[0]!.getType()).toBe("human");
   });
 
   it("a rejected prompt throws the hook's reason and never calls the model", async () => {

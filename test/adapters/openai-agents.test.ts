@@ -1,6 +1,6 @@
 /** sluice/openai-agents: the Model and tool wrappers under the Agents SDK's own runner, with a fake Model (the SDK's interface, no network). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, run, setTracingDisabled, tool, Usage, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
+import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
 import { z } from "zod";
 import { guardTool, SluiceModel } from "sluice/openai-agents";
 import { adapterHost, EMAIL, leaks, type AdapterHost } from "./setup.js";
@@ -74,6 +74,33 @@ describe("sluice/openai-agents", () => {
     expect(deltas.join("")).toBe("Write to [email] today.");
     // Reasoning went through the chunk hooks too: redacted in its deltas and in the final reasoning item.
     expect(done[0]!.response.output).toContainEqual(expect.objectContaining({ type: "reasoning", content: [{ type: "input_text", text: "the user is [email]" }] }));
+  });
+
+  it("hands the model the runner's request unchanged when no hook changes it", async () => {
+    h.bind([]);
+    const history: AgentInputItem[] = [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "find shoes" }] },
+      { type: "reasoning", id: "rs_1", content: [{ type: "input_text", text: "search first" }], providerData: { encrypted: "x" } },
+      callSearch({ query: "shoes", limit: 5 }),
+      { type: "function_call_result", callId: "call-1", name: "orders_search", status: "completed", output: { type: "text", text: "5 orders" } },
+    ];
+    const direct = new ScriptedModel([{ output: [say("done")] }]);
+    const inner = new ScriptedModel([{ output: [say("done")] }]);
+    await run(new Agent({ name: "support", instructions: "be brief", model: direct }), history);
+    const r = await run(new Agent({ name: "support", instructions: "be brief", model: new SluiceModel({ model: inner, modelId: "scripted", host: h.host, context }) }), history);
+    expect(r.finalOutput).toBe("done");
+    const { signal: _a, tracing: _b, ...sent } = inner.calls[0]!;
+    const { signal: _c, tracing: _d, ...expected } = direct.calls[0]!;
+    expect(sent).toEqual(expected);
+  });
+
+  it("hands the model what a before hook changed, the rest of the item as it was", async () => {
+    h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/messages/1/content", value: "find boots" } }]);
+    const inner = new ScriptedModel([{ output: [say("done")] }]);
+    await run(new Agent({ name: "support", instructions: "be brief", model: new SluiceModel({ model: inner, modelId: "scripted", host: h.host, context }) }), [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "find shoes" }], providerData: { tag: 1 } },
+    ]);
+    expect(inner.calls[0]).toMatchObject({ systemInstructions: "be brief", input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "find boots" }], providerData: { tag: 1 } }] });
   });
 
   it("a rejected prompt fails the run with the hook's reason and never calls the model", async () => {

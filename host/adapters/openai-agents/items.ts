@@ -92,7 +92,16 @@ function rewritten(item: Any, now: ChatMessage, before: ChatMessage): Any {
   if (type === "function_call_result") return { ...item, output: { type: "text", text } };
   if (item.role === "assistant") return { ...item, content: [{ type: "output_text", text }] };
   if (item.role === "system") return { ...item, content: text };
-  return { ...item, content: typeof now.content === "string" ? now.content : (now.content as unknown as Any[]).map((p) => (p.type === "text" ? { type: "input_text", text: p.text } : p)) };
+  if (typeof now.content !== "string") return { ...item, content: (now.content as unknown as Any[]).map((p) => (p.type === "text" ? { type: "input_text", text: p.text } : p)) };
+  return { ...item, content: Array.isArray(item.content) ? withText(item.content as Any[], now.content) : now.content };
+}
+
+/** Parts with one input_text (the new text) in place of the first, the other text parts dropped, images and files kept. */
+function withText(parts: readonly Any[], text: string): Any[] {
+  const at = parts.findIndex((p) => p.type === "input_text");
+  const out = parts.filter((p) => p.type !== "input_text");
+  out.splice(at < 0 ? 0 : parts.slice(0, at).filter((p) => p.type !== "input_text").length, 0, { ...(at < 0 ? {} : parts[at]), type: "input_text", text });
+  return out;
 }
 
 function appended(m: ChatMessage): Item {
