@@ -5,6 +5,7 @@ import { answerOfResult, resultOf } from "./answer.js";
 import { callOf, requestOf } from "./request.js";
 import { partWriter, pieceReader, type PartWriter, type StreamAside } from "./stream.js";
 
+/** Options of {@link sluiceMiddleware}. */
 export interface SluiceMiddlewareOptions {
   host: Host;
   /** The hooks' context of each call (space, actor, run, ...): a fixed one, or one per call. */

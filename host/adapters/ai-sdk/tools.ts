@@ -1,6 +1,7 @@
 import { asSchema, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
 import { SluiceError, type CallContext, type Host } from "../../index.js";
 
+/** Options of {@link guardTools}. */
 export interface GuardToolsOptions {
   host: Host;
   /** The hooks' context of each call: a fixed one, or one per call (the AI SDK's execution options in hand). */

@@ -10,6 +10,7 @@ import type { CallContext, ChatRequest, Host } from "../../index.js";
 import { answerOf, chunkOf, pieceOf, responseOf, type Answer, type Piece } from "../shared/host-chat.js";
 import { chatMessageOf, messagesAfter, reasoningOf, textOf, toolCallsOf } from "./messages.js";
 
+/** Call options of a {@link SluiceChatModel}: the base ones, and the tools `bindTools` bound (handed to the wrapped model as they are). */
 export interface SluiceChatModelCallOptions extends BaseChatModelCallOptions {
   tools?: BindToolsInput[];
 }
@@ -17,6 +18,7 @@ export interface SluiceChatModelCallOptions extends BaseChatModelCallOptions {
 /** The chat model a SluiceChatModel wraps: any LangChain chat model (bindTools, invoke, stream). */
 export type WrappedChatModel = Pick<BaseChatModel, "invoke" | "stream"> & { bindTools?: BaseChatModel["bindTools"] };
 
+/** What a {@link SluiceChatModel} is built from. */
 export interface SluiceChatModelFields {
   model: WrappedChatModel;
   host: Host;

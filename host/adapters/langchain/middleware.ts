@@ -5,6 +5,7 @@ import type { CallContext, Host } from "../../index.js";
 import { SluiceChatModel, type WrappedChatModel } from "./chat-model.js";
 import { textOf } from "./messages.js";
 
+/** Options of {@link sluiceMiddleware}. */
 export interface SluiceMiddlewareOptions {
   host: Host;
   /** The hooks' context of each call: a fixed one, or one per call. */

@@ -12,6 +12,7 @@ export interface McpCallInfo {
   authInfo?: unknown;
 }
 
+/** Options of {@link createMcpProxy}. */
 export interface McpProxyOptions {
   host: Host;
   /** A connected client of the upstream MCP server whose tools are guarded. */

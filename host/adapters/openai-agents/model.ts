@@ -4,6 +4,7 @@ import { answerOf, chunkOf, pieceOf, responseOf, type Piece } from "../shared/ho
 import { inputAfter, messagesOf, type MappedInput } from "./items.js";
 import { answerOfOutput, outputOf } from "./output.js";
 
+/** What a {@link SluiceModel} is built from. */
 export interface SluiceModelOptions {
   model: Model;
   host: Host;

@@ -1,6 +1,7 @@
 import type { FunctionTool } from "@openai/agents";
 import type { CallContext, Host } from "../../index.js";
 
+/** Options of {@link guardTool}. */
 export interface GuardToolOptions {
   host: Host;
   /** The hooks' context of each call: a fixed one, or one per call. */
