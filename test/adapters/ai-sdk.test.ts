@@ -117,6 +117,25 @@ describe("sluice/ai-sdk", () => {
     expect(errors).toMatchObject([{ code: "HOOK_BLOCKED", details: { bindingId: "stop-ship" } }]);
   });
 
+  it("an abort stops the host's stream and the model's: the model's signal is aborted and nothing more is read", async () => {
+    h.bind([]);
+    let pulls = 0;
+    // A model stream that sends one delta, then waits forever.
+    const endless = new ReadableStream<LanguageModelV4StreamPart>({
+      start(c) { c.enqueue({ type: "stream-start", warnings: [] }); c.enqueue({ type: "text-delta", id: "t", delta: "first" }); },
+      pull: () => { pulls++; return new Promise(() => undefined); },
+    });
+    const inner = new MockLanguageModelV4({ doStream: { stream: endless } });
+    const abort = new AbortController();
+    const errors: unknown[] = [];
+    const r = streamText({ model: guarded(inner), prompt: "hi", abortSignal: abort.signal, onError: ({ error }) => { errors.push(error); } });
+    const text: string[] = [];
+    for await (const t of r.textStream) { text.push(t); abort.abort(); }
+    expect(text).toEqual(["first"]);
+    expect(inner.doStreamCalls[0]!.abortSignal?.aborted).toBe(true);
+    expect(pulls).toBeLessThanOrEqual(1);
+  });
+
   it("a rejected prompt throws the hook's reason and never calls the model, generated or streamed", async () => {
     h.bind([{ hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
     const inner = new MockLanguageModelV4({ doGenerate: answer("no"), doStream: { stream: convertArrayToReadableStream(STREAMED) } });

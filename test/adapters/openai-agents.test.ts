@@ -1,8 +1,8 @@
 /** sluice/openai-agents: the Model and tool wrappers under the Agents SDK's own runner, with a fake Model (the SDK's interface, no network). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
+import { Agent, Runner, run, setTracingDisabled, tool, Usage, type AgentInputItem, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
 import { z } from "zod";
-import { guardTool, SluiceModel } from "sluice/openai-agents";
+import { guardTool, SluiceModel, SluiceModelProvider } from "sluice/openai-agents";
 import { adapterHost, EMAIL, leaks, type AdapterHost } from "./setup.js";
 
 let h: AdapterHost;
@@ -110,6 +110,14 @@ describe("sluice/openai-agents", () => {
     const streamed = await run(agentOn(inner), "the CEO's salary?", { stream: true });
     await expect((async () => { for await (const _ of streamed) { /* drain */ } await streamed.completed; })()).rejects.toMatchObject({ code: "HOOK_REJECTED" });
     expect(inner.calls).toHaveLength(0);
+  });
+
+  it("a model provider guards agents that name their model by a string, matched on that name", async () => {
+    h.bind([{ id: "cache", point: "model.chat.before", match: { modelIds: ["gpt-x"] }, config: { mode: "short_circuit", result: { content: "from the cache" } } }]);
+    const inner = new ScriptedModel([{ output: [say("fresh")] }]);
+    const runner = new Runner({ modelProvider: new SluiceModelProvider({ provider: { getModel: () => inner }, host: h.host, context }) });
+    expect((await runner.run(new Agent({ name: "support", model: "gpt-x" }), "hi")).finalOutput).toBe("from the cache");
+    expect((await runner.run(new Agent({ name: "support", model: "gpt-y" }), "hi")).finalOutput).toBe("fresh");
   });
 
   it("a rejected tool call never runs the tool; the model is told why", async () => {

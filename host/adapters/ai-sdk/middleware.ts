@@ -1,9 +1,10 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Middleware, LanguageModelV4StreamPart, LanguageModelV4StreamResult } from "@ai-sdk/provider";
-import type { CallContext, EmittedChunk, Host } from "../../index.js";
-import { answerOf, chunkOf, pieceOf, responseOf } from "../shared/host-chat.js";
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Middleware, LanguageModelV4StreamResult } from "@ai-sdk/provider";
+import type { CallContext, Host } from "../../index.js";
+import { answerOf, chunkOf, responseOf } from "../shared/host-chat.js";
 import { answerOfResult, resultOf } from "./answer.js";
 import { callOf, requestOf } from "./request.js";
-import { partWriter, pieceReader, type PartWriter, type StreamAside } from "./stream.js";
+import { hookedParts } from "./parts-stream.js";
+import { pieceReader, type StreamAside } from "./stream.js";
 
 /** Options of {@link sluiceMiddleware}. */
 export interface SluiceMiddlewareOptions {
@@ -68,41 +69,7 @@ export function sluiceMiddleware(options: SluiceMiddlewareOptions): LanguageMode
       const chunks = stream[Symbol.asyncIterator]();
       // The first effective chunk is awaited here, so a reject or a failure before any text throws from the call itself.
       const first = await chunks.next();
-      let next: Promise<IteratorResult<unknown>> | undefined = Promise.resolve(first);
-      let wrote = false;
-      let writer: PartWriter | undefined;
-      // Pulled by the consumer: each pull hands on at least one part, or ends the stream.
-      const parts = new ReadableStream<LanguageModelV4StreamPart>({
-        async pull(controller) {
-          const emit = (part: LanguageModelV4StreamPart): void => { wrote = true; controller.enqueue(part); };
-          if (!writer) {
-            writer = partWriter(emit);
-            emit(aside.start ?? { type: "stream-start", warnings: [] });
-            if (aside.metadata) emit(aside.metadata);
-          }
-          wrote = false;
-          try {
-            while (!wrote && next) {
-              const item = (await next) as IteratorResult<EmittedChunk>;
-              if (!item.done) { writer.write(pieceOf(item.value)); next = chunks.next(); continue; }
-              next = undefined;
-              const r = await stream.result;
-              if (!r.ok) throw r.error;
-              const answer = answerOf(r.output);
-              writer.end(answer.finishReason, answer.usage, r.facts.called ? aside : { extras: [] });
-              controller.close();
-            }
-          } catch (err) {
-            next = undefined;
-            controller.enqueue({ type: "error", error: err });
-            controller.close();
-          }
-        },
-        async cancel() {
-          next = undefined;
-          await chunks.return?.();
-        },
-      });
+      const parts = hookedParts(chunks, first, stream.result, aside);
       return { stream: parts, ...(opened?.request ? { request: opened.request } : {}), ...(opened?.response ? { response: opened.response } : {}) };
     },
   };
