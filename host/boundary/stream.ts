@@ -14,7 +14,9 @@ import { answerText, chatAfterPayload, chatInput, chatOutput, chatRequestOf, che
 import { instanceOf } from "./instance.js";
 import { abortable, cancellation, cancelled } from "./operation.js";
 import type { StageRunner } from "./stage-runner.js";
-import type { BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import { originalError } from "./error-mode.js";
+import { thrownError } from "./guard.js";
 import { chunkProblem, readChunk } from "./model-answer.js";
 import { schemaProblem } from "../pipeline/validators.js";
 
@@ -69,7 +71,7 @@ export interface ChatStream extends AsyncIterable<EmittedChunk> {
   readonly result: Promise<BoundaryResult<ChatResponse>>;
 }
 
-export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
+export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, options?: Pick<BoundaryOptions, "errorMode">): ChatStream {
   let settle!: (r: BoundaryResult<ChatResponse>) => void;
   const result = new Promise<BoundaryResult<ChatResponse>>((resolve) => { settle = resolve; });
   let started = false;
@@ -78,7 +80,7 @@ export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatR
     [Symbol.asyncIterator]() {
       if (started) throw new SluiceError("CONFIG_INVALID", "a chat stream can be iterated once");
       started = true;
-      return run(runner, ctx, request, execute, settle);
+      return run(runner, ctx, request, execute, settle, options?.errorMode);
     },
   };
 }
@@ -96,7 +98,7 @@ function streamSignal(caller: AbortSignal | undefined): { signal: AbortSignal; a
   };
 }
 
-async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void): AsyncGenerator<EmittedChunk> {
+async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void, errorMode: BoundaryOptions["errorMode"]): AsyncGenerator<EmittedChunk> {
   const t0 = performance.now();
   const purpose = ctx.purpose ?? "action";
   const own = streamSignal(ctx.signal);
@@ -122,7 +124,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   let source: AsyncIterator<unknown> | undefined;
   let sourceEnded = false;
 
-  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<SluiceError | null> => {
+  // What iterating throws: the SluiceError, or (errorMode "original") the source's own error.
+  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<unknown> => {
     settled = true;
     if (error) record("operation.error", await stages.diagnostic("operation.error", { operation: "chat", phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: "chat", real_status: facts.realStatus, outcome }));
@@ -132,7 +135,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (error) {
       const err = new SluiceError(error.code, error.message, error.details ?? {});
       settle({ ok: false, error: err, facts, hooks, annotations });
-      return err;
+      const original = originalError(errorMode, err);
+      return original ? original.error : err;
     }
     settle({ ok: true, output: output!, facts, hooks, annotations });
     return null;
@@ -165,7 +169,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       facts.called = true;
       facts.realStatus = "running";
       facts.attempts = 1;
-      source = execute(chatRequestOf(ctx, request, before.payload, true), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
+      try {
+        source = execute(chatRequestOf(ctx, request, before.payload, true), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
+      } catch (err) {
+        facts.realStatus = "failed";
+        throw await end("operation", { code: "OPERATION_FAILED", message: `chat stream failed to start: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } }, "failed");
+      }
     }
     phase = "operation";
     // An after binding that may change the answer: hold the text back until it has run.
@@ -206,9 +215,9 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
         return { error: stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `chat stream failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } } };
       }
     };
-    const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<SluiceError> => {
+    const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<unknown> => {
       release();
-      return (await end(phase, error, outcome))!;
+      return end(phase, error, outcome);
     };
     // Reading runs ahead of the hooks (up to READ_AHEAD chunks): a chunk is handed to the
     // hooks as soon as it arrives, never held back waiting for the next one, and chunks that
@@ -261,22 +270,32 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
         // A block or failure at chunk j ends the stream: the later channels still run for
         // the chunks before j, which are emitted whole; nothing from j on is.
         let failed: { j: number; error: ErrorData } | undefined;
-        for (const channel of CHANNELS) {
-          const held = holds[channel].some((h) => h !== "");
-          const rows = batch.map((b, j) => ({ b, j })).filter(({ b, j }) => (failed === undefined || j < failed.j) && (channel === "content" || b.chunk.text[channel] !== undefined || (b.isLast && held)));
-          if (rows.length === 0) continue;
+        const runRows = async (channel: Channel, rows: { b: { chunk: ReadChunk; isLast: boolean }; j: number }[]): Promise<void> => {
+          if (rows.length === 0) return;
           const payloads = rows.map(({ b, j }) => ({
             request_id: stages.operationId, chunk_index: index + j, is_last: b.isLast, delta: b.chunk.text[channel] ?? "", model: request.model,
             ...(channel === "content" ? {} : { channel }),
           }));
           const results = await stages.chunks(payloads, holds[channel]);
           for (const [k, r] of results.entries()) {
-            const out = outcomeOf(r, channel, index + rows[k]!.j);
-            if ("error" in out) { failed = { j: rows[k]!.j, error: out.error }; break; }
-            const e = emitted[rows[k]!.j]!;
+            const { j } = rows[k]!;
+            const out = outcomeOf(r, channel, index + j);
+            if ("error" in out) { failed = { j, error: out.error }; return; }
+            const e = emitted[j]!;
             if (channel === "content") e.delta = out.emit;
-            else if (out.emit !== "" || batch[rows[k]!.j]!.chunk.text[channel] !== undefined) e[channel === "reasoning" ? "reasoning_content" : "refusal"] = (e[channel === "reasoning" ? "reasoning_content" : "refusal"] ?? "") + out.emit;
+            else {
+              const key = channel === "reasoning" ? "reasoning_content" : "refusal";
+              if (out.emit !== "" || batch[j]!.chunk.text[channel] !== undefined) e[key] = (e[key] ?? "") + out.emit;
+            }
           }
+        };
+        const open = (j: number): boolean => failed === undefined || j < failed.j;
+        for (const channel of CHANNELS) {
+          const rows = batch.map((b, j) => ({ b, j })).filter(({ b, j }) => open(j) && (channel === "content" || (!b.isLast && b.chunk.text[channel] !== undefined)));
+          await runRows(channel, rows);
+          // The end flushes a channel other than the answer text only when a hook still holds some of it.
+          const lastRow = batch.length - 1;
+          if (channel !== "content" && batch[lastRow]!.isLast && open(lastRow) && holds[channel].some((h) => h !== "")) await runRows(channel, [{ b: batch[lastRow]!, j: lastRow }]);
         }
         index += batch.length;
         for (const e of failed ? emitted.slice(0, failed.j) : emitted) {
@@ -329,6 +348,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     } else if (last) {
       yield last;
     }
+  } catch (err) {
+    // Already settled: the error that ended the stream, thrown on purpose. Otherwise the
+    // input could not be read (before) or the host failed: settle with a catalogue code.
+    if (settled) throw err;
+    const error = thrownError(err, phase === "before");
+    throw await end(phase, { code: error.code, message: error.message, details: error.details }, "failed");
   } finally {
     // Reached without settling: the consumer stopped reading (the iterator's return).
     if (!settled) {

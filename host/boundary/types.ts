@@ -74,4 +74,13 @@ export type BoundaryResult<T> =
 export interface BoundaryOptions {
   /** Extra attempts of the operation on failure; hooks run once per logical call. */
   retries?: number;
+  /**
+   * How a failure of the wrapped call itself (OPERATION_FAILED) reaches the caller.
+   * `"result"` (the default): as a result, like every other failure. `"original"`: the
+   * promise rejects with exactly what the wrapped call threw, so a framework's own retry
+   * logic sees its own error class; the error and finally stages, facts, events and
+   * records have recorded the failure by then. Every other failure stays a result.
+   * @example await host.chat(ctx, request, callModel, { errorMode: "original" }) // rejects with callModel's APICallError
+   */
+  errorMode?: "result" | "original";
 }

@@ -191,8 +191,10 @@ export class OperationObservation {
           ...completion, outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
           purpose: s.ctx.purpose === "compaction" || s.ctx.purpose === "completion" ? s.ctx.purpose : "action", streamed: s.streamed === true,
           finish_reason: String(answer.finish_reason), tool_call_count: Array.isArray(answer.tool_calls) ? answer.tool_calls.length : 0,
-          usage: (({ input_tokens, output_tokens }) => ({ input_tokens, output_tokens }))(usageView(answer.usage)),
-          content_sha256: this.digest(answer.content ?? null), ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
+          usage: usageView(answer.usage),
+          content_sha256: this.digest(answer.content ?? null),
+          refusal_sha256: typeof answer.refusal === "string" ? this.digest(answer.refusal) : null,
+          reasoning_sha256: typeof answer.reasoning_content === "string" ? this.digest(answer.reasoning_content) : null, ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
         });
       } else {
         const out = r.output as unknown as EmbedOutput;
