@@ -1,6 +1,6 @@
 /** sluice/ai-sdk: the middleware and the tool wrapper against the AI SDK's own mock language model. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { guardTools, sluiceMiddleware } from "sluice/ai-sdk";
@@ -134,6 +134,22 @@ describe("sluice/ai-sdk", () => {
     expect(text).toEqual(["first"]);
     expect(inner.doStreamCalls[0]!.abortSignal?.aborted).toBe(true);
     expect(pulls).toBeLessThanOrEqual(1);
+  });
+
+  it("a failing model's own error reaches the AI SDK, so its retries work as without Sluice", async () => {
+    h.bind([]);
+    let calls = 0;
+    const inner = new MockLanguageModelV4({
+      doGenerate: async () => {
+        if (calls++ === 0) throw new APICallError({ message: "rate limited", url: "https://provider.test", requestBodyValues: {}, statusCode: 429, isRetryable: true });
+        return answer("after a retry");
+      },
+    });
+    const r = await generateText({ model: guarded(inner), prompt: "hi", maxRetries: 1 });
+    expect(r.text).toBe("after a retry");
+    expect(calls).toBe(2);
+    const failing = new MockLanguageModelV4({ doGenerate: async () => { throw new APICallError({ message: "bad request", url: "https://provider.test", requestBodyValues: {}, statusCode: 400, isRetryable: false }); } });
+    await expect(generateText({ model: guarded(failing), prompt: "hi", maxRetries: 2 })).rejects.toSatisfy((e) => APICallError.isInstance(e) && e.statusCode === 400);
   });
 
   it("a rejected prompt throws the hook's reason and never calls the model, generated or streamed", async () => {

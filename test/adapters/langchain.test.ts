@@ -100,6 +100,15 @@ describe("sluice/langchain", () => {
     expect(model.calls[0]!.messages[0]!.getType()).toBe("human");
   });
 
+  it("a failing model's own error reaches LangChain, so withFallbacks works as without Sluice", async () => {
+    h.bind([]);
+    class ProviderDown extends Error {}
+    const failing = new SluiceChatModel({ model: fakeModel().alwaysThrow(new ProviderDown("provider down")), host: h.host, context });
+    await expect(failing.invoke("hi")).rejects.toBeInstanceOf(ProviderDown);
+    const backup = new SluiceChatModel({ model: fakeModel().respond(new AIMessage("from the backup")), host: h.host, context });
+    expect((await failing.withFallbacks([backup]).invoke("hi")).content).toBe("from the backup");
+  });
+
   it("a rejected prompt throws the hook's reason and never calls the model", async () => {
     h.bind([{ hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
     const model = fakeModel().respond(new AIMessage("no"));

@@ -120,6 +120,14 @@ describe("sluice/openai-agents", () => {
     expect((await runner.run(new Agent({ name: "support", model: "gpt-y" }), "hi")).finalOutput).toBe("fresh");
   });
 
+  it("a failing model's own error reaches the runner, not a wrapped one", async () => {
+    h.bind([]);
+    class ProviderDown extends Error {}
+    const down: Model = { getResponse: async () => { throw new ProviderDown("provider down"); }, getStreamedResponse: async function* () { throw new ProviderDown("provider down"); } };
+    const agent = new Agent({ name: "support", model: new SluiceModel({ model: down, modelId: "down", host: h.host, context }) });
+    await expect(run(agent, "hi")).rejects.toBeInstanceOf(ProviderDown);
+  });
+
   it("a rejected tool call never runs the tool; the model is told why", async () => {
     h.bind([{ id: "no-search", point: "tool.before", config: { mode: "reject", code: "policy.denied", reason: "searching is off" } }]);
     const got: unknown[] = [];

@@ -15,6 +15,9 @@ export interface SluiceMiddlewareOptions {
   modelId?: string;
 }
 
+/** A failing model call rejects with the model's own error, after the host recorded it: the AI SDK's retries see their APICallError. */
+const ORIGINAL = { errorMode: "original" } as const;
+
 function contextOf(options: SluiceMiddlewareOptions, call: LanguageModelV4CallOptions): CallContext {
   const base = typeof options.context === "function" ? options.context(call) : options.context;
   const signals = [base.signal, call.abortSignal].filter((s): s is AbortSignal => s !== undefined);
@@ -25,7 +28,8 @@ function contextOf(options: SluiceMiddlewareOptions, call: LanguageModelV4CallOp
  * A language-model middleware that runs every generate and stream call of the wrapped
  * model through the host: `model.chat.before` on the prompt, `model.chat.chunk` on every
  * text, reasoning and tool-input delta, `model.chat.after` on the answer. A reject, block
- * or failure is thrown as the host's SluiceError (its `code` says which).
+ * is thrown as the host's SluiceError (its `code` says which); a failure of the model
+ * itself as the model's own error, so the AI SDK's retry logic sees its APICallError.
  *
  * @example
  * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: sluiceMiddleware({ host, context: { spaceId: "support" } }) });
@@ -43,7 +47,7 @@ export function sluiceMiddleware(options: SluiceMiddlewareOptions): LanguageMode
       const r = await host.chat(contextOf(options, params), mapped.request, async (request, op) => {
         real = await model.doGenerate(callOf(params, mapped, request, op.signal));
         return responseOf(answerOfResult(real));
-      });
+      }, ORIGINAL);
       if (!r.ok) throw r.error;
       return resultOf(answerOf(r.output), r.facts.called ? real : undefined, idOf(model));
     },
@@ -65,7 +69,7 @@ export function sluiceMiddleware(options: SluiceMiddlewareOptions): LanguageMode
           // Stopped early (a block, a cancel): the model's stream is cancelled, not left running.
           void reader.cancel().catch(() => undefined);
         }
-      });
+      }, ORIGINAL);
       const chunks = stream[Symbol.asyncIterator]();
       // The first effective chunk is awaited here, so a reject or a failure before any text throws from the call itself.
       const first = await chunks.next();

@@ -28,6 +28,9 @@ export interface SluiceChatModelFields {
   modelId?: string;
 }
 
+/** A failing model call rejects with the model's own error, after the host recorded it: LangChain's retries and fallbacks see it. */
+const ORIGINAL = { errorMode: "original" } as const;
+
 function finishOf(m: { response_metadata?: Record<string, unknown> }, hasCalls: boolean): string | undefined {
   const r = m.response_metadata?.finish_reason ?? m.response_metadata?.stop_reason;
   return typeof r === "string" ? r : hasCalls ? "tool_calls" : undefined;
@@ -71,7 +74,8 @@ function chunkReader(): (c: AIMessageChunk) => Piece {
  * (and any invoke a streaming callback asks to stream, as LangGraph's `streamMode:
  * "messages"` does) through `host.chatStream`. The wrapped model runs detached from the
  * caller's callbacks, so the only tokens a callback or stream consumer sees are the
- * hooked ones. A reject, block or failure throws the host's SluiceError.
+ * hooked ones. A reject or block throws the host's SluiceError; a failure of the wrapped
+ * model its own error (so `maxRetries` and fallbacks work as without Sluice).
  *
  * @example
  * const model = new SluiceChatModel({ model: new ChatOpenAI({ model: "gpt-4o" }), host, context: { spaceId: "support" } });
@@ -125,7 +129,7 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
     const r = await this.host.chat(this.contextOf(messages, options), shown, async (request, op) => {
       real = await this.detached(options, op.signal, (model, config) => model.invoke(messagesAfter(messages, shown.messages, request.messages), config)) as AIMessage;
       return responseOf(answerOfMessage(real));
-    });
+    }, ORIGINAL);
     if (!r.ok) throw r.error;
     const message = messageOf(answerOf(r.output), r.facts.called ? real : undefined);
     return { generations: [{ text: textOf(message.content), message }] };
@@ -137,7 +141,7 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
       const source = await this.detached(options, op.signal, (model, config) => model.stream(messagesAfter(messages, shown.messages, request.messages), config));
       const read = chunkReader();
       for await (const chunk of source as AsyncIterable<AIMessageChunk>) yield chunkOf(read(chunk));
-    }.bind(this));
+    }.bind(this), ORIGINAL);
     for await (const emitted of stream) {
       const piece = pieceOf(emitted);
       const fields: ConstructorParameters<typeof AIMessageChunk>[0] & object = {

@@ -14,6 +14,9 @@ export interface SluiceModelOptions {
   modelId: string;
 }
 
+/** A failing model call rejects with the model's own error, after the host recorded it: the runner's retry advice sees it. */
+const ORIGINAL = { errorMode: "original" } as const;
+
 type ResponseDone = Extract<StreamEvent, { type: "response_done" }>["response"];
 
 /**
@@ -21,8 +24,8 @@ type ResponseDone = Extract<StreamEvent, { type: "response_done" }>["response"];
  * `getStreamedResponse` through `host.chatStream`. The items of a request are regrouped
  * into chat messages for the hooks and back; streamed text reaches the runner only as
  * hooked `output_text_delta` events, the model's raw events are not relayed, and the
- * final `response_done` carries the hooked text and tool calls. A reject, block or
- * failure throws the host's SluiceError.
+ * final `response_done` carries the hooked text and tool calls. A reject or block
+ * throws the host's SluiceError; a failure of the wrapped model its own error.
  *
  * @example
  * const model = new SluiceModel({ model: new OpenAIResponsesModel(client, "gpt-4o"), modelId: "gpt-4o", host, context: { spaceId: "support" } });
@@ -59,7 +62,7 @@ export class SluiceModel implements Model {
     const r = await this.options.host.chat(this.contextOf(request), chat, async (hooked, op) => {
       real = await this.options.model.getResponse(this.requestAfter(request, mapped, hooked, op.signal));
       return responseOf(answerOfOutput(real.output, real.usage));
-    });
+    }, ORIGINAL);
     if (!r.ok) throw r.error;
     const answer = answerOf(r.output);
     const usage = real && r.facts.called ? real.usage : usageOf(answer.usage);
@@ -77,7 +80,7 @@ export class SluiceModel implements Model {
         if (event.type === "response_done") done = event.response;
         if (piece) yield chunkOf(piece);
       }
-    });
+    }, ORIGINAL);
 
     yield { type: "response_started" };
     for await (const emitted of stream) {
