@@ -191,7 +191,7 @@ describe("sluice/ai-sdk", () => {
     h.bind([]);
     const inner = new MockLanguageModelV4({ doGenerate: answer("ok") });
     const messages = [
-      { role: "user" as const, content: [{ type: "text" as const, text: "look", providerOptions: { mock: { tag: 1 } } }] },
+      { role: "user" as const, content: [{ type: "text" as const, text: "look", providerOptions: { mock: { tag: 1 } } }, { type: "image" as const, image: new Uint8Array([137, 80, 78, 71]), mediaType: "image/png" }] },
       { role: "assistant" as const, content: [{ type: "tool-call" as const, toolCallId: "c1", toolName: "orders.search", input: { query: "x", limit: 1 } }] },
       { role: "tool" as const, content: [{ type: "tool-result" as const, toolCallId: "c1", toolName: "orders.search", output: { type: "json" as const, value: { n: 1 } } }] },
     ];
