@@ -1,0 +1,180 @@
+import { BaseChatModel, type BaseChatModelCallOptions, type BindToolsInput } from "@langchain/core/language_models/chat_models";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import type { CallContext, ChatRequest, Host } from "../../index.js";
+import { answerOf, chunkOf, pieceOf, responseOf, type Answer, type Piece } from "../shared/host-chat.js";
+import { chatMessageOf, messagesAfter, reasoningOf, textOf, toolCallsOf } from "./messages.js";
+
+/** Call options of a {@link SluiceChatModel}: the base ones, and the tools `bindTools` bound (handed to the wrapped model as they are). */
+export interface SluiceChatModelCallOptions extends BaseChatModelCallOptions {
+  tools?: BindToolsInput[];
+}
+
+/** The chat model a SluiceChatModel wraps: any LangChain chat model (bindTools, invoke, stream). */
+export type WrappedChatModel = Pick<BaseChatModel, "invoke" | "stream"> & { bindTools?: BaseChatModel["bindTools"] };
+
+/** What a {@link SluiceChatModel} is built from. */
+export interface SluiceChatModelFields {
+  model: WrappedChatModel;
+  host: Host;
+  /** The hooks' context of each call: a fixed one, or one per call. */
+  context: CallContext | ((messages: BaseMessage[], options: SluiceChatModelCallOptions) => CallContext);
+  /** The model id bindings match and hooks see; the wrapped model's `model` field (or "langchain") by default. */
+  modelId?: string;
+}
+
+/** A failing model call rejects with the model's own error, after the host recorded it: LangChain's retries and fallbacks see it. */
+const ORIGINAL = { errorMode: "original" } as const;
+
+function finishOf(m: { response_metadata?: Record<string, unknown> }, hasCalls: boolean): string | undefined {
+  const r = m.response_metadata?.finish_reason ?? m.response_metadata?.stop_reason;
+  return typeof r === "string" ? r : hasCalls ? "tool_calls" : undefined;
+}
+
+function answerOfMessage(m: AIMessage): Answer {
+  const toolCalls = toolCallsOf(m);
+  const text = textOf(m.content);
+  const reasoning = reasoningOf(m);
+  return {
+    text: text === "" && toolCalls.length ? null : text, ...(reasoning ? { reasoning } : {}), toolCalls,
+    finishReason: finishOf(m, toolCalls.length > 0) ?? "stop",
+    usage: { input: m.usage_metadata?.input_tokens ?? 0, output: m.usage_metadata?.output_tokens ?? 0 },
+  };
+}
+
+/**
+ * Reads a model's stream chunks into pieces for the host; one reader per stream. Tool
+ * calls come as `tool_call_chunks` (streamed arguments) or, from some models, whole in
+ * `tool_calls`: those get the next free index, one delta each.
+ */
+function chunkReader(): (c: AIMessageChunk) => Piece {
+  let next = 0;
+  return (c) => {
+    const text = textOf(c.content);
+    const reasoning = reasoningOf(c);
+    const streamed = (c.tool_call_chunks ?? []).map((t, i) => ({ index: t.index ?? i, ...(t.id ? { id: t.id } : {}), function: { ...(t.name ? { name: t.name } : {}), ...(t.args ? { arguments: t.args } : {}) } }));
+    for (const d of streamed) next = Math.max(next, d.index + 1);
+    const whole = streamed.length ? [] : (c.tool_calls ?? []).map((t) => ({ index: next++, id: t.id ?? `call_${next}`, function: { name: t.name, arguments: JSON.stringify(t.args ?? {}) } }));
+    const calls = [...streamed, ...whole];
+    const finish = finishOf(c, false);
+    return {
+      ...(text ? { text } : {}), ...(reasoning ? { reasoning } : {}), ...(calls.length ? { toolCalls: calls } : {}), ...(finish ? { finishReason: finish } : {}),
+      ...(c.usage_metadata ? { usage: { input: c.usage_metadata.input_tokens, output: c.usage_metadata.output_tokens } } : {}),
+    };
+  };
+}
+
+/**
+ * A LangChain chat model run through the host: `invoke` through `host.chat`, `stream`
+ * (and any invoke a streaming callback asks to stream, as LangGraph's `streamMode:
+ * "messages"` does) through `host.chatStream`. The wrapped model runs detached from the
+ * caller's callbacks, so the only tokens a callback or stream consumer sees are the
+ * hooked ones. A reject or block throws the host's SluiceError; a failure of the wrapped
+ * model its own error (so `maxRetries` and fallbacks work as without Sluice).
+ *
+ * @example
+ * const model = new SluiceChatModel({ model: new ChatOpenAI({ model: "gpt-4o" }), host, context: { spaceId: "support" } });
+ * for await (const chunk of await model.stream("Where is my order?")) process.stdout.write(chunk.text);
+ */
+export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
+  readonly inner: WrappedChatModel;
+  private readonly host: Host;
+  private readonly contextOption: SluiceChatModelFields["context"];
+  private readonly modelId: string;
+
+  constructor(fields: SluiceChatModelFields) {
+    super({});
+    this.inner = fields.model;
+    this.host = fields.host;
+    this.contextOption = fields.context;
+    const named = (fields.model as { model?: unknown; modelName?: unknown }).model ?? (fields.model as { modelName?: unknown }).modelName;
+    this.modelId = fields.modelId ?? (typeof named === "string" && named !== "" ? named : "langchain");
+  }
+
+  _llmType(): string {
+    return "sluice";
+  }
+
+  /** Tools stay as given: the wrapped model binds them itself, in its own format. */
+  override bindTools(tools: BindToolsInput[], kwargs?: Partial<SluiceChatModelCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, SluiceChatModelCallOptions> {
+    return this.withConfig({ tools, ...kwargs } as Partial<SluiceChatModelCallOptions>) as never;
+  }
+
+  private contextOf(messages: BaseMessage[], options: SluiceChatModelCallOptions): CallContext {
+    const base = typeof this.contextOption === "function" ? this.contextOption(messages, options) : this.contextOption;
+    const signals = [base.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
+    return { ...base, ...(signals.length ? { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) } : {}) };
+  }
+
+  private requestOf(messages: BaseMessage[], options: SluiceChatModelCallOptions): ChatRequest {
+    const tools = (options.tools ?? []).map((t) => convertToOpenAITool(t as never).function).map((f) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), parameters: (f.parameters ?? { type: "object" }) as Record<string, unknown> }));
+    return { model: this.modelId, messages: messages.map(chatMessageOf), ...(tools.length ? { tools } : {}) };
+  }
+
+  /** The wrapped model with the call's tools, called outside the caller's callback context. */
+  private detached<T>(options: SluiceChatModelCallOptions, signal: AbortSignal, call: (model: Runnable, config: { signal: AbortSignal; callbacks: [] }) => Promise<T>): Promise<T> {
+    const { tools, tool_choice } = options;
+    const model = (tools?.length && this.inner.bindTools ? this.inner.bindTools(tools, tool_choice !== undefined ? { tool_choice } as never : undefined) : this.inner) as Runnable;
+    return AsyncLocalStorageProviderSingleton.getInstance().run(undefined, () => call(model, { signal, callbacks: [] }));
+  }
+
+  async _generate(messages: BaseMessage[], options: SluiceChatModelCallOptions): Promise<ChatResult> {
+    const shown = this.requestOf(messages, options);
+    let real: AIMessage | undefined;
+    const r = await this.host.chat(this.contextOf(messages, options), shown, async (request, op) => {
+      real = await this.detached(options, op.signal, (model, config) => model.invoke(messagesAfter(messages, shown.messages, request.messages), config)) as AIMessage;
+      return responseOf(answerOfMessage(real));
+    }, ORIGINAL);
+    if (!r.ok) throw r.error;
+    const message = messageOf(answerOf(r.output), r.facts.called ? real : undefined);
+    return { generations: [{ text: textOf(message.content), message }] };
+  }
+
+  override async *_streamResponseChunks(messages: BaseMessage[], options: SluiceChatModelCallOptions, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+    const shown = this.requestOf(messages, options);
+    const stream = this.host.chatStream(this.contextOf(messages, options), shown, async function* (this: SluiceChatModel, request: ChatRequest, op: { signal: AbortSignal }) {
+      const source = await this.detached(options, op.signal, (model, config) => model.stream(messagesAfter(messages, shown.messages, request.messages), config));
+      const read = chunkReader();
+      for await (const chunk of source as AsyncIterable<AIMessageChunk>) yield chunkOf(read(chunk));
+    }.bind(this), ORIGINAL);
+    for await (const emitted of stream) {
+      const piece = pieceOf(emitted);
+      const fields: ConstructorParameters<typeof AIMessageChunk>[0] & object = {
+        content: piece.text,
+        ...(piece.reasoning ? { additional_kwargs: { reasoning_content: piece.reasoning } } : {}),
+        ...(piece.toolCalls.length ? { tool_call_chunks: piece.toolCalls.map((d) => ({ type: "tool_call_chunk" as const, index: d.index, ...(d.id ? { id: d.id } : {}), ...(d.function?.name ? { name: d.function.name } : {}), args: d.function?.arguments ?? "" })) } : {}),
+      };
+      if (piece.isLast) {
+        // The call has settled when the last chunk comes: it carries the answer's finish reason and usage.
+        const r = await stream.result;
+        if (r.ok) {
+          const a = answerOf(r.output);
+          Object.assign(fields, { response_metadata: { finish_reason: a.finishReason }, usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output } });
+        }
+      }
+      if (!piece.text && !piece.reasoning && !piece.toolCalls.length && !piece.isLast) continue;
+      const chunk = new ChatGenerationChunk({ message: new AIMessageChunk(fields), text: piece.text });
+      yield chunk;
+      await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
+    }
+    const r = await stream.result;
+    if (!r.ok) throw r.error;
+  }
+}
+
+/** The caller's message: the hooked answer, with the model's ids and metadata when it was called. */
+function messageOf(a: Answer, real: AIMessage | undefined): AIMessage {
+  return new AIMessage({
+    content: a.text ?? "",
+    tool_calls: a.toolCalls.map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown>, type: "tool_call" as const })),
+    ...(real?.id ? { id: real.id } : {}),
+    additional_kwargs: { ...(real?.additional_kwargs ?? {}), ...(a.reasoning ? { reasoning_content: a.reasoning } : { reasoning_content: undefined }) },
+    response_metadata: { ...(real?.response_metadata ?? {}), finish_reason: a.finishReason },
+    usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output },
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * The TypeScript examples of README.md's "Adapters" section, run as written: each
+ * adapter's block, after the section's shared host block, in a module of its own run by
+ * Node against the built package (`sluice/...` resolves to dist/, as for a consumer). The
+ * README's free names (`model`, `upstream`) are the frameworks' test models from
+ * readme-fixtures.ts. Each `// prints: X` comment is a line the example must print, in
+ * order. Needs `npm run build` first.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "../helpers/fixtures.js";
+
+const README = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+const FIXTURES = path.join(repoRoot, "dist/test/adapters/readme-fixtures.js");
+
+/** The "## Adapters" section: its own ```ts blocks (the shared host) and each "###" sub-section's. */
+function adapterSection(): { setup: string[]; adapters: { title: string; blocks: string[] }[] } {
+  const start = README.indexOf("\n## Adapters\n");
+  const end = README.indexOf("\n## ", start + 1);
+  const section = README.slice(start, end < 0 ? undefined : end);
+  const blocks = (text: string): string[] => [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const [intro, ...subs] = section.split(/\n### /);
+  return {
+    setup: blocks(intro!),
+    adapters: subs.map((sub) => ({ title: sub.slice(0, sub.indexOf("\n")), blocks: blocks(sub) })),
+  };
+}
+
+/** What each example takes as given, by the subpath its section is about. */
+const GIVEN: Record<string, string> = {
+  "sluice/ai-sdk": `import { aiSdkModel as model } from ${JSON.stringify(FIXTURES)};`,
+  "sluice/langchain": `import { langchainModel as model } from ${JSON.stringify(FIXTURES)};`,
+  "sluice/openai-agents": `import { agentsModel as model } from ${JSON.stringify(FIXTURES)};`,
+  "sluice/mcp": `import { mcpUpstream } from ${JSON.stringify(FIXTURES)};\nconst upstream = await mcpUpstream();`,
+};
+
+function runModule(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [file], { cwd: repoRoot, timeout: 60_000, env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" } }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("README.md's adapter examples", () => {
+  const { setup, adapters } = adapterSection();
+
+  it("has one shared host block and one example per adapter (a new example needs an entry here)", () => {
+    expect(setup).toHaveLength(1);
+    expect(adapters.map((a) => [a.title, a.blocks.length])).toEqual([
+      ["AI SDK (`sluice/ai-sdk`)", 1],
+      ["LangChain (`sluice/langchain`)", 1],
+      ["OpenAI Agents SDK (`sluice/openai-agents`)", 1],
+      ["MCP (`sluice/mcp`)", 1],
+    ]);
+  });
+
+  for (const adapter of adapters) {
+    const subpath = /`(sluice\/[a-z-]+)`/.exec(adapter.title)![1]!;
+    it(`${subpath}: the example runs as written and prints what its comments say`, async () => {
+      const example = adapter.blocks[0]!;
+      const expected = [...example.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1]!.trim());
+      expect(expected.length).toBeGreaterThan(0);
+      // Inside the repository, so `sluice/...` and the frameworks resolve as they do for a consumer.
+      const dir = path.join(repoRoot, "build/readme-examples");
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${subpath.replace("/", "-")}.mjs`);
+      writeFileSync(file, `${GIVEN[subpath]}\n${setup[0]}\n${example}\nawait host.close();\n`);
+      const r = await runModule(file);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim().split("\n")).toEqual(expected);
+    });
+  }
+});
