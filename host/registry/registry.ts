@@ -26,6 +26,8 @@ import { openSqliteStore } from "./sqlite-store.js";
 import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
 import type { RegistryStore } from "./store.js";
+import { releaseFeed, SQLITE_FEED_INTERVAL_MS, type ReleaseFeed } from "./release-feed.js";
+import { ReleaseWatcher, type ReleaseSyncReport, type ReleaseSyncStatus } from "./release-watcher.js";
 
 export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
@@ -41,6 +43,19 @@ export interface RegistryOptions {
   digestSecret?: Uint8Array | string;
   /** How long a real result is kept for resume after its operation was last updated; then it is deleted. Default 24 h. */
   resultRetentionMs?: number;
+  /**
+   * Follow the database's active revision, so an activation or rollback made through another
+   * process on the same database reaches this host (release-watcher.ts). Default: on, with
+   * the engine's feed (SQLite: the active revision polled every 250 ms). `false` turns it off.
+   */
+  followReleases?: false | { feed?: ReleaseFeed; retryMs?: number };
+  /** Told when this host switched to a release another process activated, or could not load it. */
+  onReleaseSync?: (report: ReleaseSyncReport) => void;
+}
+
+/** What `GET /api/v1/status` says about releases: the database's active revision and what this process serves. */
+export interface ReleaseStatus extends ReleaseSyncStatus {
+  active_revision: number;
 }
 
 export interface UploadInput {
@@ -91,6 +106,7 @@ export class Registry {
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
+  private watcher: ReleaseWatcher | undefined;
 
   private constructor(
     readonly store: RegistryStore,
@@ -127,11 +143,34 @@ export class Registry {
     if (records) host.recover();
     try {
       await registry.restore();
+      if (options.followReleases !== false) await registry.follow(options.followReleases ?? {}, options.onReleaseSync);
     } catch (err) {
       await registry.close();
       throw err;
     }
     return registry;
+  }
+
+  private async follow(options: { feed?: ReleaseFeed; retryMs?: number }, onReport?: (report: ReleaseSyncReport) => void): Promise<void> {
+    const readActive = () => this.store.activeRevision();
+    this.watcher = await ReleaseWatcher.start({
+      feed: options.feed ?? releaseFeed({ readActive, intervalMs: SQLITE_FEED_INTERVAL_MS }),
+      current: () => this.host.release,
+      prepare: async (revision) => {
+        const release = this.getRelease(revision);
+        await this.ensureLoaded(release);
+        return () => { this.host.activate(releaseInput(release)); };
+      },
+      readActive,
+      ...(onReport ? { onReport } : {}),
+      ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+    });
+  }
+
+  /** The active revision in the database beside the one this process serves (and why it does not serve the active one, if it cannot). */
+  releaseStatus(): ReleaseStatus {
+    const sync = this.watcher?.status() ?? { serving_revision: this.host.release.revision, loading_revision: null, error: null };
+    return { active_revision: this.store.activeRevision(), ...sync };
   }
 
   private async restore(): Promise<void> {
@@ -396,6 +435,7 @@ export class Registry {
 
   /** Closes the store, and the host when the registry created it. */
   async close(): Promise<void> {
+    await this.watcher?.close();
     this.store.close();
     if (this.ownsHost) await this.host.close();
     this.ownedRecords?.close();

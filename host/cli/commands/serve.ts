@@ -44,6 +44,11 @@ async function serve(config: ServeConfig): Promise<void> {
   const registry = await step(`opening ${config.dataDir}`, () => Registry.open({
     dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
     ...(digestSecret !== undefined ? { digestSecret } : {}),
+    onReleaseSync: (r) => {
+      if (r.kind === "switched") log.info({ event: "release.followed", revision: r.to, previousRevision: r.from, loadMs: r.loadMs }, "serving the release activated on the database");
+      else if (r.kind === "load_failed") log.error({ event: "release.load_failed", revision: r.failure.revision, servingRevision: r.serving, errorCode: r.failure.code }, "cannot load the active release; still serving the previous one");
+      else log.warn({ event: "release.check_failed", errorCode: r.code }, "cannot read the active revision from the database; will check again");
+    },
     hostOptions: {
       ...(config.workers !== undefined ? { workers: config.workers } : {}),
       ...(payloads ? { payloads } : {}),
