@@ -27,6 +27,8 @@ import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
 import type { RegistryStore } from "./store.js";
 import { releaseFeed, SQLITE_FEED_INTERVAL_MS, type ReleaseFeed } from "./release-feed.js";
+import { warmLoader } from "../sandbox/load-module.js";
+import { startPrefetch, type PrefetchReport } from "./plugin-prefetch.js";
 import { ReleaseWatcher, type ReleaseSyncReport, type ReleaseSyncStatus } from "./release-watcher.js";
 
 export interface RegistryOptions {
@@ -46,17 +48,20 @@ export interface RegistryOptions {
   /**
    * Follow the database's active revision, so an activation or rollback made through another
    * process on the same database reaches this host (release-watcher.ts). Default: on, with
-   * the engine's feed (SQLite: the active revision polled every 250 ms). `false` turns it off.
+   * the engine's feed (SQLite: the active revision polled every 100 ms). `false` turns it off.
    */
   followReleases?: false | { feed?: ReleaseFeed; retryMs?: number };
   /** Told when this host switched to a release another process activated, or could not load it. */
-  onReleaseSync?: (report: ReleaseSyncReport) => void;
+  onReleaseSync?: (report: ReleaseSyncReport | PrefetchReport) => void;
 }
 
 /** What `GET /api/v1/status` says about releases: the database's active revision and what this process serves. */
 export interface ReleaseStatus extends ReleaseSyncStatus {
   active_revision: number;
 }
+
+/** How often a following host looks for plugin versions stored by another host, to compile them ahead of their activation. */
+const PREFETCH_INTERVAL_MS = 500;
 
 export interface UploadInput {
   /** The text of hook.yaml, or an already parsed manifest. */
@@ -107,6 +112,8 @@ export class Registry {
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
   private watcher: ReleaseWatcher | undefined;
+  private releaseLoader: (() => void) | undefined;
+  private stopPrefetch: (() => Promise<void>) | undefined;
 
   private constructor(
     readonly store: RegistryStore,
@@ -151,8 +158,12 @@ export class Registry {
     return registry;
   }
 
-  private async follow(options: { feed?: ReleaseFeed; retryMs?: number }, onReport?: (report: ReleaseSyncReport) => void): Promise<void> {
+  private async follow(options: { feed?: ReleaseFeed; retryMs?: number }, onReport?: (report: ReleaseSyncReport | PrefetchReport) => void): Promise<void> {
     const readActive = () => this.store.activeRevision();
+    // A new plugin version must compile within the second an activation may take to reach
+    // this host: the loader is warmed now and kept, not started cold on that clock.
+    this.releaseLoader = await warmLoader();
+    this.stopPrefetch = await startPrefetch({ list: () => this.store.listPlugins(), load: (record) => this.loadPlugin(record), intervalMs: PREFETCH_INTERVAL_MS, ...(onReport ? { onReport } : {}) });
     this.watcher = await ReleaseWatcher.start({
       feed: options.feed ?? releaseFeed({ readActive, intervalMs: SQLITE_FEED_INTERVAL_MS }),
       current: () => this.host.release,
@@ -436,6 +447,8 @@ export class Registry {
   /** Closes the store, and the host when the registry created it. */
   async close(): Promise<void> {
     await this.watcher?.close();
+    await this.stopPrefetch?.();
+    this.releaseLoader?.();
     this.store.close();
     if (this.ownsHost) await this.host.close();
     this.ownedRecords?.close();

@@ -13,7 +13,7 @@ export type NotificationSource = (onNotify: () => void) => Promise<() => Promise
 export interface ReleaseFeedOptions {
   /** The active revision in the database now (0: none). */
   readActive: () => number | Promise<number>;
-  /** The periodic check. SQLite: 250 ms (its only signal); with notifications: 1000 ms. */
+  /** The periodic check. SQLite: 100 ms (its only signal); with notifications: 1000 ms. */
   intervalMs: number;
   notifications?: NotificationSource;
 }
@@ -78,6 +78,6 @@ export function releaseFeed(options: ReleaseFeedOptions): ReleaseFeed {
 }
 
 /** SQLite: the active revision is polled; several processes on one database file see each other's activations. */
-export const SQLITE_FEED_INTERVAL_MS = 250;
+export const SQLITE_FEED_INTERVAL_MS = 100;
 /** With notifications the check only catches what a notification missed. */
 export const NOTIFIED_FEED_INTERVAL_MS = 1000;

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Registry, type RegistryOptions } from "../../host/registry/registry.js";
 import { releaseFeed } from "../../host/registry/release-feed.js";
 import type { ReleaseSyncReport } from "../../host/registry/release-watcher.js";
+import type { PrefetchReport } from "../../host/registry/plugin-prefetch.js";
 import { pluginWasm } from "../helpers/fixtures.js";
 import { fixture, manifestYaml, tempDir, toolCall } from "./fixtures.js";
 
@@ -66,7 +67,7 @@ describe("release distribution between hosts on one database", () => {
 
   it("keeps serving the previous revision when it cannot load the active one, and reports the revision and the code", async () => {
     const dataDir = tempDir();
-    const reports: ReleaseSyncReport[] = [];
+    const reports: (ReleaseSyncReport | PrefetchReport)[] = [];
     const a = await openRegistry(dataDir);
     // This host accepts modules of at most 4 KiB: the 175-byte guest loads, the 19 KB plugin does not.
     const small = await openRegistry(dataDir, { maxModuleBytes: 4096, onReleaseSync: (r) => reports.push(r) });
@@ -84,6 +85,7 @@ describe("release distribution between hosts on one database", () => {
     // The previous release still runs: the continue guest leaves the limit as it is.
     expect(await clampedLimit(small)).toBe(500);
     expect(reports).toContainEqual({ kind: "load_failed", serving: 1, failure: expect.objectContaining({ revision: 2, code: "MODULE_TOO_LARGE" }) });
+    expect(reports).toContainEqual({ kind: "prefetch_failed", plugin: "order-search-limit@1.0.0", code: "MODULE_TOO_LARGE" });
 
     // A rollback to what it can load clears the failure.
     await a.rollback();
@@ -101,6 +103,15 @@ describe("release distribution between hosts on one database", () => {
     expect(late.releaseStatus().serving_revision).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(still.releaseStatus()).toMatchObject({ active_revision: 1, serving_revision: 0 });
+  });
+
+  it("compiles a plugin version another host stored before any release uses it", async () => {
+    const dataDir = tempDir();
+    const reports: (ReleaseSyncReport | PrefetchReport)[] = [];
+    const a = await openRegistry(dataDir);
+    await openRegistry(dataDir, { onReleaseSync: (r) => reports.push(r) });
+    await a.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    await expect.poll(() => reports, { timeout: 5000, interval: 20 }).toContainEqual({ kind: "prefetched", plugin: "order-search-limit@1.0.0", loadMs: expect.any(Number) });
   });
 
   it("a notification wakes the check at once, long before the periodic one", async () => {

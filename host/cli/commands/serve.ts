@@ -47,7 +47,9 @@ async function serve(config: ServeConfig): Promise<void> {
     onReleaseSync: (r) => {
       if (r.kind === "switched") log.info({ event: "release.followed", revision: r.to, previousRevision: r.from, loadMs: r.loadMs }, "serving the release activated on the database");
       else if (r.kind === "load_failed") log.error({ event: "release.load_failed", revision: r.failure.revision, servingRevision: r.serving, errorCode: r.failure.code }, "cannot load the active release; still serving the previous one");
-      else log.warn({ event: "release.check_failed", errorCode: r.code }, "cannot read the active revision from the database; will check again");
+      else if (r.kind === "check_failed") log.warn({ event: "release.check_failed", errorCode: r.code }, "cannot read the active revision from the database; will check again");
+      else if (r.kind === "prefetched") log.info({ event: "plugin.prefetched", plugin: r.plugin, loadMs: r.loadMs }, "compiled a plugin version stored by another host");
+      else log.warn({ event: "plugin.prefetch_failed", plugin: r.plugin, errorCode: r.code }, "cannot load a plugin version stored by another host; a release using it will not load here");
     },
     hostOptions: {
       ...(config.workers !== undefined ? { workers: config.workers } : {}),
