@@ -14,6 +14,7 @@ import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/i
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
+import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -24,10 +25,11 @@ export interface Counts {
   chunks: number;
   plugins: number;
   runaways: number;
+  activations: number;
 }
 
-export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100, runaways: 7 };
-export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2, runaways: 1 };
+export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100, runaways: 7, activations: 20 };
+export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2, runaways: 1, activations: 2 };
 
 export interface Target { name: string; measured: number; limit: number; op: "<=" | ">="; unit: string; met: boolean }
 export interface ScenarioResult { id: number; title: string; latency?: Record<string, Stats>; values?: Record<string, number | string>; targets: Target[] }
@@ -492,6 +494,9 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   }
 }
 
+/** The engines scenario 13 runs on: one SQLite data folder shared by the three processes. */
+const FLEET_ENGINES: readonly FleetEngine[] = [{ name: "sqlite", options: async () => ({}) }];
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -505,4 +510,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
   { id: 12, run: gateway },
+  { id: 13, run: (c) => activationToEveryHost(13, c.activations, FLEET_ENGINES) },
 ];
