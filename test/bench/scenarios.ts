@@ -494,7 +494,7 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   }
 }
 
-/** The engines scenario 13 runs on: one SQLite data folder shared by the three processes. */
+/** The engines scenario 14 runs on: one SQLite data folder shared by the three processes. */
 const FLEET_ENGINES: readonly FleetEngine[] = [{ name: "sqlite", options: async () => ({}) }];
 
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
@@ -510,5 +510,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
   { id: 12, run: gateway },
-  { id: 13, run: (c) => activationToEveryHost(13, c.activations, FLEET_ENGINES) },
+  { id: 14, run: (c) => activationToEveryHost(14, c.activations, FLEET_ENGINES) },
 ];
