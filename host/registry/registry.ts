@@ -24,8 +24,8 @@ import { rollbackTarget } from "./rollback.js";
 import { loadDigestKey } from "./digest-key.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import { openSqliteRecords } from "../records/sqlite-store.js";
-import type { OperationStore } from "../records/store.js";
-import type { RegistryStore } from "./store.js";
+import type { SyncOperationStore as OperationStore } from "../records/sync-store.js";
+import type { SyncRegistryStore as RegistryStore } from "./sync-store.js";
 
 export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */

@@ -1,7 +1,7 @@
 import { readReply, replyWindow } from "./read-reply.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import { KV_STATUS, type KvStore } from "./kv-store.js";
+import { KV_STATUS, type SyncKvStore } from "./kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "./protocol.js";
 import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
@@ -53,7 +53,7 @@ function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spe
  * Runs one guest invocation on a fresh instance: no memory or globals survive it. Every
  * failure comes back as data with a code; nothing the guest does is thrown to the caller.
  */
-export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
+export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   if (spec.component) return runComponentCall({ ...spec, component: spec.component }, kv);
   const logs: LogLine[] = [];
   let droppedLogs = 0;

@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import type { Outcome } from "../../../abi/envelope.js";
 import type { ErrorCode } from "../../errors/codes.js";
 import type { ErrorData } from "../../errors/sluice-error.js";
-import type { KvStore } from "../kv-store.js";
+import type { SyncKvStore } from "../kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "../protocol.js";
 import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
@@ -140,7 +140,7 @@ function clip(message: string): string {
 }
 
 /** Runs one invocation of a component guest. Like runCall, every failure is data, never thrown. */
-export function runComponentCall(spec: CallSpec & { component: ComponentCode }, kv: () => KvStore): CallReport {
+export function runComponentCall(spec: CallSpec & { component: ComponentCode }, kv: () => SyncKvStore): CallReport {
   const code = spec.component;
   const logs: LogLine[] = [];
   let droppedLogs = 0;
