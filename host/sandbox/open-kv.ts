@@ -1,11 +1,17 @@
 import type { SyncKvStore } from "./kv-store.js";
+import { PostgresKvBridge } from "./postgres-kv-bridge.js";
 import { SqliteKvStore } from "./sqlite-kv-store.js";
 
 /**
- * The store a worker's guests use for `location` (the sandbox's `kvPath`): a SQLite file.
- * Another engine plugs in here by its location's scheme (e.g. `postgres://`), bridged into
- * the synchronous shape workers need.
+ * The store a worker's guests use for `location` (the sandbox's `kvPath`): a SQLite file,
+ * or a postgres:// URL (the fleet's shared database, reached through the worker's
+ * connection thread: postgres-kv-bridge.ts).
  */
 export function openWorkerKv(location: string): SyncKvStore {
+  if (isPostgresLocation(location)) return new PostgresKvBridge(location);
   return new SqliteKvStore(location);
+}
+
+export function isPostgresLocation(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
 }

@@ -7,6 +7,7 @@
  */
 import pg from "pg";
 import { SluiceError } from "../errors/sluice-error.js";
+import { MIGRATION_LOCK, runMigrations, type MigrationSet, type MigrationTarget } from "./migrations.js";
 
 export type Isolation = "read committed" | "repeatable read" | "serializable";
 
@@ -198,3 +199,45 @@ class NotificationClient {
     await c?.end().catch(() => {});
   }
 }
+
+/** The engine as the one migration runner's target: everything pending under MIGRATION_LOCK. */
+export function postgresMigrationTarget(db: PostgresEngine): MigrationTarget {
+  return {
+    dialect: "postgres",
+    exclusive: (fn) => db.transaction(async (sql) => {
+      await sql.query("SELECT pg_advisory_xact_lock($1::bigint)", [BigInt(MIGRATION_LOCK).toString()]);
+      return fn({
+        exec: async (text) => { await sql.query(text); },
+        query: async <R>(text: string, params: readonly unknown[]) => (await sql.query(text, params)).rows as R[],
+      });
+    }, "read committed"),
+  };
+}
+
+/** Runs the PostgreSQL migrations of `sets` (errors leave as STORE_UNAVAILABLE). */
+export async function migratePostgres(db: PostgresEngine, sets: readonly MigrationSet[]): Promise<string[]> {
+  try {
+    return await runMigrations(postgresMigrationTarget(db), sets);
+  } catch (e) {
+    throw postgresStoreError(e, "migrating the database");
+  }
+}
+
+/**
+ * A PostgreSQL failure as a catalogue error, once, at a store's edge: disk or quota full
+ * (class 53) is STORE_FULL, anything else the database did is STORE_UNAVAILABLE. Errors
+ * that already carry a code (a contract error thrown inside a transaction) pass through.
+ * The message names what failed and PostgreSQL's condition, never a value.
+ */
+export function postgresStoreError(err: unknown, what: string): unknown {
+  if (err instanceof SluiceError) return err;
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === "string" && code.startsWith("53")) {
+    return new SluiceError("STORE_FULL", `${what} failed: the PostgreSQL database has no room left (${code}); nothing was written`, { postgres: code }, { cause: err });
+  }
+  const condition = typeof code === "string" ? code : ((err as Error)?.message ?? String(err));
+  return new SluiceError("STORE_UNAVAILABLE", `${what} failed: the PostgreSQL database answered ${condition}`, { postgres: typeof code === "string" ? code : null }, { cause: err });
+}
+
+/** BIGINT columns arrive as strings (pg keeps 64-bit exact); every one this code stores fits a double. */
+export const int = (v: unknown): number => (v === null || v === undefined ? (v as never) : Number(v));
