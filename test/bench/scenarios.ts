@@ -12,6 +12,7 @@ import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import type { LoadCommand, LoadReply } from "./gateway-load.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
+import { measureSharedStores } from "./shared-stores.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
@@ -492,6 +493,21 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   }
 }
 
+/**
+ * Scenario 13: the shared stores on PostgreSQL beside SQLite (test/bench/shared-stores.ts):
+ * a kv call from a worker through its connection thread, and a guest's kv calls end to end.
+ */
+async function sharedStores(c: Counts): Promise<ScenarioResult> {
+  const { latency, values } = await measureSharedStores({ warmup: Math.min(c.warmup, 500), samples: Math.min(c.samples, 1000) });
+  return {
+    id: 13, title: "shared stores on PostgreSQL beside SQLite: kv per call (worker bridge), guest kv end to end", latency, values,
+    targets: [
+      target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
+      target("kv set (existing key) from a worker, PostgreSQL bridge, p50", values.kvSetPostgresUs!, "<=", 2000, "us"),
+    ],
+  };
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -505,4 +521,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
   { id: 12, run: gateway },
+  { id: 13, run: sharedStores },
 ];

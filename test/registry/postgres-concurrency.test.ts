@@ -20,7 +20,7 @@ afterAll(async () => {
   await Promise.all((hosts ?? []).map((h) => h.close()));
 });
 
-const spec = (id: string): BindingSpec => ({ id, hook_ref: "p@1.0.0", point: "tool.before", match: {}, priority: 0, timeout_ms: 100, failure_policy: "fail_closed", observe_only: false, config: {}, enabled: true, mandatory: false });
+const spec = (id: string): BindingSpec => ({ id, hook_ref: "p@1.0.0", point: "tool.before", match: {}, priority: 0, timeout_ms: 100, failure_policy: "fail-closed", observe_only: false, config: {}, enabled: true, mandatory: false });
 
 describe("PostgreSQL registry and records under concurrent hosts", () => {
   it("migrates once when four hosts open the same empty database together", async () => {
