@@ -1,4 +1,5 @@
 import type { SyncKvStore } from "./kv-store.js";
+import { guardKv } from "./kv-failure.js";
 import { PostgresKvBridge } from "./postgres-kv-bridge.js";
 import { SqliteKvStore } from "./sqlite-kv-store.js";
 
@@ -8,8 +9,7 @@ import { SqliteKvStore } from "./sqlite-kv-store.js";
  * connection thread: postgres-kv-bridge.ts).
  */
 export function openWorkerKv(location: string): SyncKvStore {
-  if (isPostgresLocation(location)) return new PostgresKvBridge(location);
-  return new SqliteKvStore(location);
+  return guardKv(isPostgresLocation(location) ? new PostgresKvBridge(location) : new SqliteKvStore(location));
 }
 
 export function isPostgresLocation(location: string): boolean {

@@ -58,6 +58,23 @@ describe("the key-value capability on PostgreSQL", () => {
     kv.close();
   });
 
+  it("fails a guest's kv call STORE_UNAVAILABLE when the database cannot be reached (without the password), and never quarantines the guest for it", async () => {
+    // Quarantine at its defaults: five guest faults in a minute would quarantine the plugin.
+    const down = createHost({ workers: 1, kvPath: "postgres://u:kv-secret-pw@127.0.0.1:1/none" });
+    try {
+      await down.loadPlugin({ id: "counter", version: "1.0.0", wasm: fixture("kv-counter"), capabilities: ["kv"] });
+      down.activate({ revision: 1, bindings: [{ id: "count", hookRef: "counter@1.0.0", point: "tool.before" }] });
+      for (let i = 0; i < 7; i++) {
+        const r = await down.tool({ spaceId: "s", actorId: "u" }, { toolId: "t", name: "t", schema: { type: "object" }, arguments: {}, callId: "c" }, async () => ({}));
+        expect(r.ok).toBe(false);
+        expect(JSON.stringify(r)).not.toContain("kv-secret-pw");
+        expect(r.ok === false && r.hooks[0]?.error?.code).toBe("STORE_UNAVAILABLE");
+      }
+    } finally {
+      await down.close();
+    }
+  });
+
   it("never lets two hosts racing for a scope's last free slots go over the quota", async () => {
     const [e1, e2] = await Promise.all([openPostgres(url), openPostgres(url)]);
     try {
