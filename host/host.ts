@@ -22,7 +22,7 @@ import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boun
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
 import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
-import type { OperationStore, PayloadStore } from "./records/store.js";
+import type { SyncOperationStore as OperationStore, SyncPayloadStore as PayloadStore } from "./records/sync-store.js";
 import type { OperationRecord } from "./records/types.js";
 import { OperationJournal } from "./records/journal.js";
 import { createDigester, ephemeralDigester, keyReports, type Digester } from "./records/digest.js";

@@ -11,7 +11,7 @@ import { getPoint, type PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import type { ExecutionFacts } from "../boundary/types.js";
 import type { Digester } from "./digest.js";
-import type { OperationStore, PayloadStore } from "./store.js";
+import type { SyncOperationStore as OperationStore, SyncPayloadStore as PayloadStore } from "./sync-store.js";
 import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
 
 export interface JournalInit {

@@ -1,6 +1,6 @@
 /** Records in memory: for tests and services that want audit and in-process resume without durability. */
 import { SluiceError } from "../errors/sluice-error.js";
-import type { OperationStore, PayloadStore } from "./store.js";
+import type { SyncOperationStore as OperationStore, SyncPayloadStore as PayloadStore } from "./sync-store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
 const DEFAULT_LIMIT = 1000;

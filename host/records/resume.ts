@@ -15,7 +15,7 @@ import type { StageResult } from "../pipeline/run-steps.js";
 import { runOperation, type OperationSpec } from "../boundary/operation.js";
 import type { OperationStages, StageRunner } from "../boundary/stage-runner.js";
 import type { BoundaryResult, CallContext, ExecutionFacts } from "../boundary/types.js";
-import type { OperationStore } from "./store.js";
+import type { SyncOperationStore as OperationStore } from "./sync-store.js";
 import type { OperationKind, OperationRecord, StoredResult } from "./types.js";
 
 export interface ResumeOptions {

@@ -6,7 +6,7 @@
 import Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateFile } from "../storage/private-files.js";
-import type { OperationStore, PayloadStore } from "./store.js";
+import type { SyncOperationStore as OperationStore, SyncPayloadStore as PayloadStore } from "./sync-store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
 export interface SqliteRecordsOptions {

@@ -10,7 +10,7 @@ import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { migrate } from "./migrations.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
-import type { RegistryStore } from "./store.js";
+import type { SyncRegistryStore as RegistryStore } from "./sync-store.js";
 
 type Row = Record<string, unknown>;
 

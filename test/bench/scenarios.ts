@@ -12,6 +12,7 @@ import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import type { LoadCommand, LoadReply } from "./gateway-load.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
+import { measureSharedStores } from "./shared-stores.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
@@ -494,6 +495,20 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   }
 }
 
+/**
+ * Scenario 13: the shared stores on PostgreSQL beside SQLite (test/bench/shared-stores.ts):
+ * a kv call from a worker through its connection thread, and a guest's kv calls end to end.
+ */
+async function sharedStores(c: Counts): Promise<ScenarioResult> {
+  const { latency, values } = await measureSharedStores({ warmup: Math.min(c.warmup, 500), samples: Math.min(c.samples, 1000) });
+  return {
+    id: 13, title: "shared stores on PostgreSQL beside SQLite: kv per call (worker bridge), guest kv end to end", latency, values,
+    targets: [
+      target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
+      target("kv set (existing key) from a worker, PostgreSQL bridge, p50", values.kvSetPostgresUs!, "<=", 2000, "us"),
+    ],
+  };
+}
 /** The engines scenario 14 runs on: one SQLite data folder shared by the three processes. */
 const FLEET_ENGINES: readonly FleetEngine[] = [{ name: "sqlite", options: async () => ({}) }];
 
@@ -510,5 +525,6 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
   { id: 12, run: gateway },
+  { id: 13, run: sharedStores },
   { id: 14, run: (c) => activationToEveryHost(14, c.activations, FLEET_ENGINES) },
 ];

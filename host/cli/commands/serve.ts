@@ -34,7 +34,7 @@ async function serve(config: ServeConfig): Promise<void> {
   const { Registry } = await import("../../registry/registry.js");
   const { startApiServer } = await import("../../api/server.js");
   const digestSecret = config.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(config.digestKeyFile, "utf8").trim() : undefined;
-  let payloads: import("../../records/store.js").PayloadStore | undefined;
+  let payloads: import("../../records/sync-store.js").SyncPayloadStore | undefined;
   if (config.payloadStore) {
     const { ensurePrivateDir } = await import("../../storage/private-files.js");
     const { openSqlitePayloads } = await import("../../records/sqlite-store.js");
