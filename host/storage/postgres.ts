@@ -244,3 +244,33 @@ export function postgresStoreError(err: unknown, what: string): unknown {
 
 /** BIGINT columns arrive as strings (pg keeps 64-bit exact); every one this code stores fits a double. */
 export const int = (v: unknown): number => (v === null || v === undefined ? (v as never) : Number(v));
+
+/**
+ * An engine usable at once, before its pool exists: every call waits for `open` (which
+ * connects and migrates). For synchronous constructors (`createHost({ database })`) whose
+ * stores are async anyway. A failed open fails the calls waiting for it and is tried
+ * again by the next call.
+ */
+export function deferredPostgres(url: string, open: () => Promise<PostgresEngine>): PostgresEngine {
+  let opening: Promise<PostgresEngine> | undefined;
+  let closed = false;
+  const engine = (): Promise<PostgresEngine> => {
+    if (closed) return Promise.reject(new SluiceError("STORE_UNAVAILABLE", `the PostgreSQL engine for ${redactDatabaseUrl(url)} is closed`));
+    opening ??= open().catch((err: unknown) => { opening = undefined; throw err; });
+    return opening;
+  };
+  // Connect now, in the background; a failure here is reported by the first call that needs the database.
+  engine().catch(() => {});
+  return {
+    url,
+    query: async (text, values) => (await engine()).query(text, values),
+    transaction: async (fn, isolation) => (await engine()).transaction(fn, isolation),
+    listen: async (channel, handler) => (await engine()).listen(channel, handler),
+    notify: async (channel, payload, sql) => (await engine()).notify(channel, payload, sql),
+    async close() {
+      const pending = opening;
+      closed = true;
+      await (await pending?.catch(() => undefined))?.close();
+    },
+  };
+}
