@@ -236,3 +236,12 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
   }
   return store;
 }
+
+/**
+ * Calls `onChange` whenever any host commits an activation (or rollback), and after the
+ * listening connection came back (an activation may have been missed meanwhile): the
+ * notification source of a release feed. Resolves with the function that stops it.
+ */
+export function watchReleases(db: PostgresEngine, onChange: () => void): Promise<() => Promise<void>> {
+  return db.listen(RELEASE_CHANNEL, { onNotify: onChange, onReconnect: onChange });
+}

@@ -11,7 +11,8 @@ import { postgresQuarantineStore, QUARANTINE_PG_MIGRATIONS } from "../reliabilit
 import type { QuarantineStore } from "../reliability/quarantine-store.js";
 import { KV_PG_MIGRATIONS } from "../sandbox/postgres-kv-store.js";
 import type { MigrationSet } from "../storage/migrations.js";
-import { migratePostgres, openPostgres, type PostgresEngine, type PostgresOptions } from "../storage/postgres.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import { deferredPostgres, isPostgresUrl, migratePostgres, openPostgres, redactDatabaseUrl, type PostgresEngine, type PostgresOptions } from "../storage/postgres.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
 import { postgresRegistryStore, REGISTRY_PG_MIGRATIONS } from "./postgres-store.js";
 import type { RegistryStore } from "./store.js";
@@ -45,8 +46,7 @@ export interface OpenPostgresStoresOptions extends PostgresOptions, PostgresReco
   payloadRetentionMs?: number;
 }
 
-/** Opens and migrates every shared store on the database at `url`. */
-export async function openPostgresStores(url: string, options: OpenPostgresStoresOptions = {}): Promise<PostgresStores> {
+async function openMigrated(url: string, options: OpenPostgresStoresOptions): Promise<PostgresEngine> {
   const db = await openPostgres(url, options);
   try {
     await migratePostgres(db, POSTGRES_SCHEMA);
@@ -54,6 +54,10 @@ export async function openPostgresStores(url: string, options: OpenPostgresStore
     await db.close();
     throw err;
   }
+  return db;
+}
+
+function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOptions): PostgresStores {
   const records = postgresRecords(db, options);
   const payloads = options.payloadRetentionMs !== undefined ? postgresPayloads(db, { retentionMs: options.payloadRetentionMs }) : undefined;
   return {
@@ -69,4 +73,27 @@ export async function openPostgresStores(url: string, options: OpenPostgresStore
       await db.close();
     },
   };
+}
+
+/**
+ * Opens and migrates every shared store on the database at `url`; STORE_UNAVAILABLE when
+ * it cannot be reached, CONFIG_INVALID when `url` is not a postgres:// URL.
+ *
+ * @example
+ * const shared = await openPostgresStores(process.env.SLUICE_DATABASE_URL!);
+ * const host = createHost({ records: shared.records, kvPath: shared.kvLocation });
+ */
+export async function openPostgresStores(url: string, options: OpenPostgresStoresOptions = {}): Promise<PostgresStores> {
+  return storesOn(await openMigrated(url, options), url, options);
+}
+
+/**
+ * The same stores returned at once, connecting and migrating in the background: for
+ * synchronous constructors (`createHost({ database })`). Every store call waits for the
+ * database; when it cannot be reached the calls fail STORE_UNAVAILABLE and the next one
+ * tries again.
+ */
+export function deferredPostgresStores(url: string, options: OpenPostgresStoresOptions = {}): PostgresStores {
+  if (!isPostgresUrl(url)) throw new SluiceError("CONFIG_INVALID", `database must be a postgres:// or postgresql:// URL (got ${redactDatabaseUrl(url)})`);
+  return storesOn(deferredPostgres(url, () => openMigrated(url, options)), url, options);
 }

@@ -66,3 +66,12 @@ export function postgresQuarantineStore(db: PostgresEngine): QuarantineStore {
     close: async () => {},
   };
 }
+
+/**
+ * Calls `refresh` whenever any host changes a quarantine entry (and after the listening
+ * connection came back, since changes may have been missed meanwhile). Resolves with the
+ * function that stops watching.
+ */
+export function watchQuarantine(db: PostgresEngine, refresh: () => void): Promise<() => Promise<void>> {
+  return db.listen(QUARANTINE_CHANNEL, { onNotify: refresh, onReconnect: refresh });
+}

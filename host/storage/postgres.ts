@@ -23,6 +23,8 @@ export interface PostgresOptions {
   retries?: number;
   /** Shown in pg_stat_activity, so an operator can tell the hosts apart. */
   applicationName?: string;
+  /** How long getting a connection may take before the call fails STORE_UNAVAILABLE (default 5000). */
+  connectTimeoutMs?: number;
 }
 
 /** A notification handler; `onReconnect` runs after the listening connection came back (notifications may have been missed meanwhile). */
@@ -73,7 +75,8 @@ function unavailable(url: string, cause: unknown): SluiceError {
 /** Opens a pool on `url` and checks it answers; STORE_UNAVAILABLE when it does not. */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresEngine> {
   if (!isPostgresUrl(url)) throw new SluiceError("CONFIG_INVALID", `database URL must start with postgres:// or postgresql:// (got ${redactDatabaseUrl(url)})`);
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? "sluice" });
+  // A database that stops answering fails a store call after connectTimeoutMs instead of holding it forever.
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, application_name: options.applicationName ?? "sluice", connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, keepAlive: true });
   // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on("error", () => {});
   try {
@@ -160,7 +163,7 @@ class NotificationClient {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}:listen`, keepAlive: true });
+    const client = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}:listen`, keepAlive: true, connectionTimeoutMillis: 5000 });
     client.on("notification", (n) => {
       for (const l of this.subscribers.get(n.channel) ?? []) l.onNotify(n.payload ?? "");
     });
@@ -241,3 +244,33 @@ export function postgresStoreError(err: unknown, what: string): unknown {
 
 /** BIGINT columns arrive as strings (pg keeps 64-bit exact); every one this code stores fits a double. */
 export const int = (v: unknown): number => (v === null || v === undefined ? (v as never) : Number(v));
+
+/**
+ * An engine usable at once, before its pool exists: every call waits for `open` (which
+ * connects and migrates). For synchronous constructors (`createHost({ database })`) whose
+ * stores are async anyway. A failed open fails the calls waiting for it and is tried
+ * again by the next call.
+ */
+export function deferredPostgres(url: string, open: () => Promise<PostgresEngine>): PostgresEngine {
+  let opening: Promise<PostgresEngine> | undefined;
+  let closed = false;
+  const engine = (): Promise<PostgresEngine> => {
+    if (closed) return Promise.reject(new SluiceError("STORE_UNAVAILABLE", `the PostgreSQL engine for ${redactDatabaseUrl(url)} is closed`));
+    opening ??= open().catch((err: unknown) => { opening = undefined; throw err; });
+    return opening;
+  };
+  // Connect now, in the background; a failure here is reported by the first call that needs the database.
+  engine().catch(() => {});
+  return {
+    url,
+    query: async (text, values) => (await engine()).query(text, values),
+    transaction: async (fn, isolation) => (await engine()).transaction(fn, isolation),
+    listen: async (channel, handler) => (await engine()).listen(channel, handler),
+    notify: async (channel, payload, sql) => (await engine()).notify(channel, payload, sql),
+    async close() {
+      const pending = opening;
+      closed = true;
+      await (await pending?.catch(() => undefined))?.close();
+    },
+  };
+}

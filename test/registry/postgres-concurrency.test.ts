@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { openPostgresStores, type PostgresStores } from "../../host/registry/postgres-stores.js";
+import { watchReleases } from "../../host/registry/postgres-store.js";
+import { watchQuarantine } from "../../host/reliability/postgres-quarantine-store.js";
 import type { BindingSpec } from "../../host/registry/records.js";
 import type { OperationRecord } from "../../host/records/types.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
@@ -77,3 +79,45 @@ describe("PostgreSQL registry and records under concurrent hosts", () => {
     expect((await hosts[2]!.records.get("gone"))).toMatchObject({ realStatus: "unknown", owner: null });
   });
 });
+
+describe("PostgreSQL notifications between hosts", () => {
+  it("tells every other host of an activation when it commits, and of none that rolled back", async () => {
+    const release = await hosts[0]!.registry.insertRelease({ order_mode: "staged", bindings: [], based_on: null, note: "watched" });
+    const seen: number[] = [];
+    const stops = await Promise.all(hosts.slice(1).map((h, i) => watchReleases(h.db, () => seen.push(i))));
+    try {
+      await expect(hosts[0]!.registry.transaction((tx) => tx.activate(release.revision, "activate", () => { throw new Error("host refused"); }))).rejects.toThrow("host refused");
+      await hosts[0]!.registry.activate(release.revision, "activate", () => {});
+      const end = Date.now() + 1000;
+      while (seen.length < 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen.sort()).toEqual([0, 1, 2]);
+    } finally {
+      await Promise.all(stops.map((s) => s()));
+    }
+  });
+
+  it("tells every other host of a quarantine decision and of its lift", async () => {
+    const changes: string[] = [];
+    const stop = await watchQuarantine(hosts[3]!.db, () => changes.push("changed"));
+    try {
+      const entry = { ref: "flaky@1.0.0", since: Date.now(), until: null, failures: 5, lastError: { code: "GUEST_TRAP" as const, message: "trap" } };
+      await hosts[0]!.quarantine.put(entry);
+      await waitFor(() => changes.length === 1);
+      expect((await hosts[3]!.quarantine.list(Date.now())).map((e) => e.ref)).toEqual(["flaky@1.0.0"]);
+      await hosts[1]!.quarantine.lift("flaky@1.0.0");
+      await waitFor(() => changes.length === 2);
+      expect(await hosts[3]!.quarantine.list(Date.now())).toEqual([]);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+async function waitFor(check: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("not notified in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
+import { deferredPostgresStores } from "../../host/registry/postgres-stores.js";
 import { openPostgres, redactDatabaseUrl, type PostgresEngine } from "../../host/storage/postgres.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
 
@@ -92,6 +93,29 @@ describe("the PostgreSQL engine", () => {
     const err = await openPostgres("mysql://me:pw@127.0.0.1/db").catch((e: unknown) => e);
     expect(isSluiceError(err, "CONFIG_INVALID")).toBe(true);
     expect((err as Error).message).not.toContain(":pw@");
+  });
+
+  it("opens deferred: stores answer their first call once the database is connected and migrated", async () => {
+    const shared = deferredPostgresStores(await testDatabaseUrl("deferred"));
+    try {
+      await shared.gatewayKeys.insert({ id: "k1", spaceId: "s", name: null, prefix: "sk-x", createdAt: "2026-01-01T00:00:00.000Z", revokedAt: null }, "a".repeat(64));
+      expect((await shared.gatewayKeys.byHash("a".repeat(64)))?.id).toBe("k1");
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it("opens deferred on an unreachable database: each call fails STORE_UNAVAILABLE without the password", async () => {
+    const shared = deferredPostgresStores("postgres://me:deferred-pw@127.0.0.1:1/none");
+    try {
+      for (let i = 0; i < 2; i++) {
+        const err = await shared.quarantine.list(Date.now()).catch((e: unknown) => e);
+        expect(isSluiceError(err, "STORE_UNAVAILABLE")).toBe(true);
+        expect((err as Error).message).not.toContain("deferred-pw");
+      }
+    } finally {
+      await shared.close();
+    }
   });
 
   it("redacts the password of a database URL, in the authority and in the query string", () => {
