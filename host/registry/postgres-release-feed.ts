@@ -6,12 +6,8 @@
  */
 import type { PostgresEngine } from "../storage/postgres.js";
 import { NOTIFIED_FEED_INTERVAL_MS, releaseFeed, type ReleaseFeed } from "./release-feed.js";
-import { RELEASE_CHANNEL } from "./postgres-store.js";
+import { watchReleases } from "./postgres-store.js";
 
-export function postgresReleaseFeed(db: Pick<PostgresEngine, "listen">, readActive: () => Promise<number>, intervalMs = NOTIFIED_FEED_INTERVAL_MS): ReleaseFeed {
-  return releaseFeed({
-    readActive,
-    intervalMs,
-    notifications: (wake) => db.listen(RELEASE_CHANNEL, { onNotify: () => wake(), onReconnect: () => wake() }),
-  });
+export function postgresReleaseFeed(db: PostgresEngine, readActive: () => Promise<number>, intervalMs = NOTIFIED_FEED_INTERVAL_MS): ReleaseFeed {
+  return releaseFeed({ readActive, intervalMs, notifications: (wake) => watchReleases(db, wake) });
 }
