@@ -14,8 +14,8 @@ import type { ScenarioResult, Target } from "./scenarios.js";
 
 export interface FleetEngine {
   name: string;
-  /** Fleet options of this engine (a database URL, or none for one shared SQLite folder); undefined skips it. */
-  options: () => Promise<FleetOptions | undefined>;
+  /** Runs `fn` with the fleet options of this engine (a database URL, or none for one shared SQLite folder), then cleans up. */
+  with: <T>(fn: (options: FleetOptions) => Promise<T>) => Promise<T>;
 }
 
 async function activationTimes(options: FleetOptions, activations: number): Promise<number[]> {
@@ -48,9 +48,7 @@ export async function activationToEveryHost(id: number, activations: number, eng
   const values: Record<string, number | string> = { hosts: 3, activations };
   const targets: Target[] = [];
   for (const engine of engines) {
-    const options = await engine.options();
-    if (!options) { values[`${engine.name}`] = "skipped (no server)"; continue; }
-    const times = await activationTimes(options, activations);
+    const times = await engine.with((options) => activationTimes(options, activations));
     const s = stats(times);
     values[`${engine.name}MedianMs`] = Math.round(s.p50);
     values[`${engine.name}MaxMs`] = Math.round(Math.max(...times));

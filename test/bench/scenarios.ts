@@ -510,7 +510,7 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
   };
 }
 /** The engines scenario 14 runs on: one SQLite data folder shared by the three processes. */
-const FLEET_ENGINES: readonly FleetEngine[] = [{ name: "sqlite", options: async () => ({}) }];
+const FLEET_ENGINES: readonly FleetEngine[] = [{ name: "sqlite", with: (fn) => fn({}) }];
 
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },

@@ -5,7 +5,8 @@
  * same `sluice.db`) or, with `database`, its own data folder and that database URL.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,10 +61,12 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SLUICE_")));
 }
 
-async function startHost(index: number, dataDir: string, options: FleetOptions): Promise<HostProcess> {
+async function startHost(index: number, dataDir: string, options: FleetOptions, digestKeyFile: string | undefined): Promise<HostProcess> {
   const args = [
     MAIN, "serve", "--port", "0", "--data-dir", dataDir, "--workers", "1", "--log-level", "info",
-    ...(options.database !== undefined ? ["--database", options.database] : []), ...(options.args?.(index) ?? []),
+    ...(options.database !== undefined ? ["--database", options.database] : []),
+    ...(digestKeyFile !== undefined ? ["--digest-key-file", digestKeyFile] : []),
+    ...(options.args?.(index) ?? []),
   ];
   const child = spawn(process.execPath, args, { env: { ...cleanEnv(), SLUICE_TOKEN: FLEET_TOKEN }, stdio: "pipe" });
   let text = "";
@@ -108,11 +111,18 @@ async function startHost(index: number, dataDir: string, options: FleetOptions):
 export async function startFleet(count: number, options: FleetOptions = {}): Promise<Fleet> {
   const shared = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "sluice-fleet-"));
   const dataDirOf = (i: number): string => (options.database !== undefined ? mkdtempSync(path.join(tmpdir(), `sluice-host${i}-`)) : shared);
+  // Hosts with data folders of their own share the records' digest key, as a fleet must
+  // (digests are compared across hosts); on one folder they share its digest.key.
+  let digestKeyFile: string | undefined;
+  if (options.database !== undefined) {
+    digestKeyFile = path.join(shared, "digest.key");
+    writeFileSync(digestKeyFile, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
+  }
   const hosts: HostProcess[] = [];
   const stop = async (): Promise<void> => { await Promise.all(hosts.map((h) => h.stop())); };
   try {
-    hosts.push(await startHost(0, dataDirOf(0), options));
-    const rest = await Promise.allSettled(Array.from({ length: count - 1 }, (_, i) => startHost(i + 1, dataDirOf(i + 1), options)));
+    hosts.push(await startHost(0, dataDirOf(0), options, digestKeyFile));
+    const rest = await Promise.allSettled(Array.from({ length: count - 1 }, (_, i) => startHost(i + 1, dataDirOf(i + 1), options, digestKeyFile)));
     for (const r of rest) if (r.status === "fulfilled") hosts.push(r.value);
     const failed = rest.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;

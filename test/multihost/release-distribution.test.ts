@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { pluginWasm } from "../helpers/fixtures.js";
-import { startFleet, untilAllServe, type Fleet, type HostProcess } from "../helpers/multihost.js";
+import { startFleet, untilAllServe, type Fleet, type FleetOptions, type HostProcess } from "../helpers/multihost.js";
 import { fixture, manifestYaml } from "../registry/fixtures.js";
 
 const LIMIT_MANIFEST = readFileSync(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");
@@ -36,9 +36,14 @@ async function untilPrefetched(hosts: readonly HostProcess[], plugin: string): P
   for (const h of hosts) await expect.poll(() => h.output(), { timeout: 20_000, interval: 20 }).toContain(`"event":"plugin.prefetched","plugin":"${plugin}"`);
 }
 
-describe.each([{ engine: "SQLite (one data folder)", options: {} }])("three hosts on $engine", ({ options }) => {
+/** Every engine a fleet runs on: the three processes share one SQLite data folder, or one PostgreSQL database. */
+const ENGINES: { engine: string; options: () => Promise<FleetOptions> }[] = [
+  { engine: "SQLite (one data folder)", options: async () => ({}) },
+];
+
+describe.each(ENGINES)("three hosts on $engine", ({ options: engineOptions }) => {
   it("an activation and a rollback through one host are served by the other two within 1 s", async () => {
-    const { hosts } = await fleet(3, options);
+    const { hosts } = await fleet(3, await engineOptions());
     const [a, b, c] = hosts as [HostProcess, HostProcess, HostProcess];
     await a.api("POST", "/api/v1/plugins", upload(LIMIT_MANIFEST, pluginWasm("order-search-limit")));
     // The others compile the new version as soon as it is stored (before any release uses it):
@@ -62,7 +67,7 @@ describe.each([{ engine: "SQLite (one data folder)", options: {} }])("three host
 
   it("a host that cannot load the new release keeps serving the previous one and reports it; the others serve the new one", async () => {
     // Host 2 accepts modules of at most ~4 KB: the 175-byte guest, not the 19 KB plugin.
-    const { hosts } = await fleet(3, { ...options, args: (i) => (i === 2 ? ["--max-module-mb", "0.004"] : []) });
+    const { hosts } = await fleet(3, { ...(await engineOptions()), args: (i) => (i === 2 ? ["--max-module-mb", "0.004"] : []) });
     const [a, b, small] = hosts as [HostProcess, HostProcess, HostProcess];
     await a.api("POST", "/api/v1/plugins", upload(manifestYaml(), fixture("continue")));
     await a.api("POST", "/api/v1/bindings", { id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
