@@ -93,6 +93,7 @@ export class Host implements StageRunner {
   private readonly inProcess = new Map<string, InProcessHook>();
   private matched = new WeakMap<Release, Map<string, ResolvedHook[]>>();
   private current: Release = resolveRelease({ revision: 0, bindings: [] });
+  private currentSince: number | null = null;
   private readonly events = new EventEmitter();
   private readonly guard: PluginQuarantine;
   /** Validated events (`host.observer.on(...)`), spans and metrics (`host.observer.registry`). */
@@ -178,12 +179,18 @@ export class Host implements StageRunner {
     const release = resolveRelease(input);
     for (const b of release.bindings) this.resolve(b);
     this.current = release;
+    this.currentSince = Date.now();
     this.observer.releaseActivated(release, this.id);
     return release;
   }
 
   get release(): Release {
     return this.current;
+  }
+
+  /** When this host switched to {@link release} (epoch ms); null before its first activation. */
+  get releaseSince(): number | null {
+    return this.currentSince;
   }
 
   private resolve(binding: Binding): ResolvedHook {

@@ -58,6 +58,8 @@ export interface RegistryOptions {
 /** What `GET /api/v1/status` says about releases: the database's active revision and what this process serves. */
 export interface ReleaseStatus extends ReleaseSyncStatus {
   active_revision: number;
+  /** When this process switched to serving_revision (RFC 3339); null before its first release. */
+  serving_since: string | null;
 }
 
 /** How often a following host looks for plugin versions stored by another host, to compile them ahead of their activation. */
@@ -181,7 +183,8 @@ export class Registry {
   /** The active revision in the database beside the one this process serves (and why it does not serve the active one, if it cannot). */
   releaseStatus(): ReleaseStatus {
     const sync = this.watcher?.status() ?? { serving_revision: this.host.release.revision, loading_revision: null, error: null };
-    return { active_revision: this.store.activeRevision(), ...sync };
+    const since = this.host.releaseSince;
+    return { active_revision: this.store.activeRevision(), ...sync, serving_since: since === null ? null : new Date(since).toISOString() };
   }
 
   private async restore(): Promise<void> {

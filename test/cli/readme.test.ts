@@ -31,7 +31,7 @@ function freePort(): Promise<number> {
 
 /**
  * Runs README lines with bash in `cwd`. Each `sluice serve &` runs in the background
- * (stopped at the end); the commands after them wait until every one listens; `sluice dev`
+ * (its job's shell replaced by the server, so that the trap's kill stops the server itself); the commands after them wait until every one listens; `sluice dev`
  * is stopped once it has printed its first results. Nothing else is changed.
  */
 function runBlock(lines: readonly string[], cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -39,7 +39,7 @@ function runBlock(lines: readonly string[], cwd: string, port: number, extraEnv:
   const serves = lines.filter((l) => /^sluice serve\b/.test(l)).length;
   const script = `set -euo pipefail
 sluice() {
-  if [ "$1" = serve ]; then command sluice "$@" > ${logs}/serve-$BASHPID.out 2>> ${logs}/serve.err; return; fi
+  if [ "$1" = serve ]; then exec sluice "$@" > ${logs}/serve-$BASHPID.out 2>> ${logs}/serve.err; fi
   if compgen -G "${logs}/serve-*.out" > /dev/null; then until [ "$(grep -l "listening on" ${logs}/serve-*.out 2>/dev/null | wc -l)" -ge ${serves} ]; do sleep 0.1; done; fi
   if [ "$1" = dev ]; then
     command sluice "$@" > ${logs}/dev.out 2>&1 & local pid=$!

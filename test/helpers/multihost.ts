@@ -24,6 +24,7 @@ const MAIN = path.join(root(), "dist/host/cli/main.js");
 export interface HostStatus {
   active_revision: number;
   serving_revision: number;
+  serving_since: string | null;
   loading_revision: number | null;
   release_error: { revision: number; code: string; message: string; at: string } | null;
 }
@@ -132,6 +133,20 @@ export async function startFleet(count: number, options: FleetOptions = {}): Pro
   }
   hosts.sort((a, b) => a.index - b.index);
   return { hosts, dataDir: shared, stop };
+}
+
+/**
+ * How long `revision` took to reach each host: from the activation's `activated_at` (as the
+ * database recorded it) to the host's `serving_since`, both on this machine's clock. Waits
+ * (up to `timeoutMs`) until every host serves it. Unlike {@link untilAllServe}, the test's
+ * own polling of a busy process does not add to it.
+ */
+export async function switchDelays(hosts: readonly HostProcess[], revision: number, timeoutMs = 5000): Promise<number[]> {
+  await untilAllServe(hosts, revision, performance.now(), timeoutMs);
+  const { activations } = await hosts[0]!.api<{ activations: { revision: number; activated_at: string }[] }>("GET", "/api/v1/releases");
+  const activation = activations[activations.length - 1]!;
+  if (activation.revision !== revision) throw new Error(`the latest activation is of revision ${activation.revision}, not ${revision}`);
+  return Promise.all(hosts.map(async (h) => Date.parse((await h.status()).serving_since!) - Date.parse(activation.activated_at)));
 }
 
 /** Milliseconds from `since` (performance.now()) until every host serves `revision`; throws past `timeoutMs`. */

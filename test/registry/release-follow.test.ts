@@ -52,7 +52,10 @@ describe("release distribution between hosts on one database", () => {
     a.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
     await a.publish({ activate: true });
     expect(await servedWithin(b, 1, 1000)).toBeLessThan(1000);
-    expect(b.releaseStatus()).toEqual({ active_revision: 1, serving_revision: 1, loading_revision: null, error: null });
+    expect(b.releaseStatus()).toEqual({ active_revision: 1, serving_revision: 1, serving_since: expect.any(String), loading_revision: null, error: null });
+    // It switched at most a second after the activation was recorded.
+    const [activation] = a.listActivations();
+    expect(Date.parse(b.releaseStatus().serving_since!) - Date.parse(activation!.activated_at)).toBeLessThan(1000);
     expect(await clampedLimit(b)).toBe(100);
 
     a.updateBinding("orders-limit", { hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 50 } });
@@ -89,7 +92,7 @@ describe("release distribution between hosts on one database", () => {
 
     // A rollback to what it can load clears the failure.
     await a.rollback();
-    await expect.poll(() => small.releaseStatus(), { timeout: 1000, interval: 10 }).toEqual({ active_revision: 1, serving_revision: 1, loading_revision: null, error: null });
+    await expect.poll(() => small.releaseStatus(), { timeout: 1000, interval: 10 }).toMatchObject({ active_revision: 1, serving_revision: 1, loading_revision: null, error: null });
   });
 
   it("a host that starts after an activation serves it, and one opened with followReleases: false does not follow", async () => {
