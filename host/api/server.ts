@@ -101,11 +101,11 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   });
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get("/api/v1/status", { schema: { tags: ["status"], summary: "Active revision and counts.", response: { 200: anyObject, ...errorResponses() } } }, async () => ({
-    active_revision: registry.activeRevision(),
+    active_revision: await registry.activeRevision(),
     sdk_interface_version: SDK_INTERFACE_VERSION,
-    plugins: registry.listPlugins().length,
-    bindings: registry.listBindings().length,
-    releases: registry.listReleases().length,
+    plugins: (await registry.listPlugins()).length,
+    bindings: (await registry.listBindings()).length,
+    releases: (await registry.listReleases()).length,
   }));
   pluginRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   bindingRoutes(app, registry);
