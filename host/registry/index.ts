@@ -4,7 +4,8 @@ export { parseManifest, validateManifest, manifestGrants, manifestLimits, MANIFE
 export { BINDING_INPUT_SCHEMA } from "./binding-input.js";
 export { SDK_INTERFACE_VERSION, DEPRECATIONS, type ExtensionList, type ExtensionItem } from "./extensions.js";
 export type { DryRunInput, DryRunResult } from "./dry-run.js";
-export type { SyncRegistryStore as RegistryStore } from "./sync-store.js";
+export type { RegistryStore, RegistryTx, NewRelease } from "./store.js";
 export { openSqliteStore } from "./sqlite-store.js";
-export { MIGRATIONS, type Migration } from "./migrations.js";
+export { REGISTRY_MIGRATIONS } from "./migrations.js";
+export type { Migration, MigrationSet } from "../storage/migrations.js";
 export type * from "./records.js";

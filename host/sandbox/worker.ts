@@ -2,7 +2,7 @@
 import { encodeTransient } from "../../abi/codec.js";
 import { runSteps } from "../pipeline/run-steps.js";
 import type { SyncKvStore } from "./kv-store.js";
-import { isPostgresLocation, openWorkerKv } from "./open-kv.js";
+import { openWorkerKv } from "./open-kv.js";
 import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
@@ -19,9 +19,12 @@ function kvAt(path: string | null): () => SyncKvStore {
     if (!store) stores.set(path, (store = openWorkerKv(path)));
     return store;
   };
-  // A PostgreSQL store boots its connection thread and connects (tens of ms) here, before
-  // any guest's clock starts, not inside the first guest call that uses kv.
-  if (path !== null && isPostgresLocation(path)) open();
+  // The store opens here, before any guest's clock starts, not inside the first guest call
+  // that uses kv: a SQLite file's open, or a PostgreSQL connection thread's boot and connect
+  // (tens of ms). A store that cannot open fails the guest call that needs it instead.
+  if (path !== null && !stores.has(path)) {
+    try { open(); } catch { /* reported by the call that uses kv */ }
+  }
   return open;
 }
 

@@ -3,10 +3,14 @@
  * {@link MigrationSet}: a component name and, per engine dialect, an append-only list of
  * numbered migrations (a migration that has run is never edited; a new table is a new
  * entry). Applied versions are kept in one `schema_migrations (component, version, name,
- * applied_at)` table. {@link runMigrations} runs on open: everything pending, in one
- * transaction that holds the engine's exclusive lock first (SQLite: BEGIN IMMEDIATE;
- * PostgreSQL: `pg_advisory_xact_lock(MIGRATION_LOCK)`), re-reading what is applied under
- * that lock, so two processes starting at once never both migrate.
+ * applied_at)` table. The runner runs on open: everything pending, in one transaction that
+ * holds the engine's exclusive lock first (SQLite: BEGIN IMMEDIATE; PostgreSQL:
+ * `pg_advisory_xact_lock(MIGRATION_LOCK)`) and re-reads what is applied under that lock,
+ * so two processes starting at once never both migrate.
+ *
+ * The steps are written once ({@link migrationSteps}); {@link runMigrations} drives them
+ * over an async engine (PostgreSQL), {@link runMigrationsSync} over a synchronous one
+ * (better-sqlite3, so opening a SQLite store stays synchronous).
  */
 
 export type Dialect = "sqlite" | "postgres";
@@ -23,21 +27,21 @@ export interface MigrationSet {
   migrations: Readonly<Record<Dialect, readonly Migration[]>>;
 }
 
-/** The advisory lock key PostgreSQL takes while migrating ("sluicemig"). */
-export const MIGRATION_LOCK = 0x736c7569636d6967;
+/** The advisory lock key PostgreSQL takes while migrating ("sluicemig", within int8). */
+export const MIGRATION_LOCK = 0x736c7569636d69;
 
-/** What an engine gives the runner: statements run inside its exclusive migration transaction. */
-export interface MigrationSession {
-  /** Runs SQL of one or more statements, no results. */
-  exec(sql: string): Promise<void>;
-  /** Rows of a query with positional `?` (SQLite) or `$1` (PostgreSQL) parameters. */
-  query<R>(sql: string, params: readonly unknown[]): Promise<R[]>;
-}
+/** One statement the runner needs run: `exec` returns nothing, `query` its rows. Parameters are `?` (SQLite) or `$n` (PostgreSQL). */
+export type MigrationStep = { kind: "exec"; sql: string } | { kind: "query"; sql: string; params: readonly unknown[] };
 
 export interface MigrationTarget {
   readonly dialect: Dialect;
-  /** Runs `fn` in one transaction holding the engine's exclusive lock; commits when it resolves, rolls back when it rejects. */
-  exclusive<T>(fn: (session: MigrationSession) => Promise<T>): Promise<T>;
+  /** Runs `fn` in one transaction holding the engine's exclusive lock: committed when it resolves, rolled back when it rejects. */
+  exclusive<T>(fn: (run: (step: MigrationStep) => Promise<unknown[]>) => Promise<T>): Promise<T>;
+}
+
+export interface SyncMigrationTarget {
+  readonly dialect: Dialect;
+  exclusive<T>(fn: (run: (step: MigrationStep) => unknown[]) => T): T;
 }
 
 const TABLE: Record<Dialect, string> = {
@@ -45,8 +49,8 @@ const TABLE: Record<Dialect, string> = {
   postgres: "CREATE TABLE IF NOT EXISTS schema_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (component, version))",
 };
 
-/** Checks a set once: versions 1, 2, 3… in order, per dialect (a gap or duplicate is a programming error). */
-function checkSet(set: MigrationSet): void {
+/** Versions 1, 2, 3… in order, per dialect: a gap or a duplicate is a programming error, refused before anything runs. */
+export function checkMigrationSet(set: MigrationSet): void {
   for (const [dialect, list] of Object.entries(set.migrations)) {
     list.forEach((m, i) => {
       if (m.version !== i + 1) throw new Error(`migrations of ${set.component} (${dialect}): entry ${i} has version ${m.version}, expected ${i + 1}; versions are numbered 1, 2, 3… and never reordered`);
@@ -55,25 +59,45 @@ function checkSet(set: MigrationSet): void {
 }
 
 /**
- * Applies the pending migrations of `sets` on `target`, all in one transaction; returns
- * the `component@version` entries applied now (empty when the schema was current).
+ * The runner's steps, run inside the exclusive transaction: `before` (an engine's own
+ * adoption of older bookkeeping), the table, then each pending migration and its row.
+ * Returns the `component@version` entries applied now.
  */
-export async function runMigrations(target: MigrationTarget, sets: readonly MigrationSet[], adopt?: (session: MigrationSession) => Promise<void>): Promise<string[]> {
-  sets.forEach(checkSet);
-  const param = (n: number) => (target.dialect === "postgres" ? `$${n}` : "?");
-  return target.exclusive(async (session) => {
-    await adopt?.(session);
-    await session.exec(TABLE[target.dialect]);
-    const applied: string[] = [];
-    for (const set of sets) {
-      const done = new Set((await session.query<{ version: number }>(`SELECT version FROM schema_migrations WHERE component = ${param(1)}`, [set.component])).map((r) => Number(r.version)));
-      for (const m of set.migrations[target.dialect]) {
-        if (done.has(m.version)) continue;
-        await session.exec(m.sql);
-        await session.query(`INSERT INTO schema_migrations (component, version, name, applied_at) VALUES (${param(1)}, ${param(2)}, ${param(3)}, ${param(4)})`, [set.component, m.version, m.name, new Date().toISOString()]);
-        applied.push(`${set.component}@${m.version}`);
-      }
+export function* migrationSteps(dialect: Dialect, sets: readonly MigrationSet[], before: readonly MigrationStep[] = []): Generator<MigrationStep, string[], unknown[]> {
+  sets.forEach(checkMigrationSet);
+  const p = (n: number) => (dialect === "postgres" ? `$${n}` : "?");
+  for (const step of before) yield step;
+  yield { kind: "exec", sql: TABLE[dialect] };
+  const applied: string[] = [];
+  for (const set of sets) {
+    const rows = yield { kind: "query", sql: `SELECT version FROM schema_migrations WHERE component = ${p(1)}`, params: [set.component] };
+    const done = new Set(rows.map((r) => Number((r as { version: unknown }).version)));
+    for (const m of set.migrations[dialect]) {
+      if (done.has(m.version)) continue;
+      yield { kind: "exec", sql: m.sql };
+      yield { kind: "query", sql: `INSERT INTO schema_migrations (component, version, name, applied_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`, params: [set.component, m.version, m.name, new Date().toISOString()] };
+      applied.push(`${set.component}@${m.version}`);
     }
-    return applied;
+  }
+  return applied;
+}
+
+/** Applies what is pending of `sets` on an async engine, in one exclusive transaction. */
+export function runMigrations(target: MigrationTarget, sets: readonly MigrationSet[], before: readonly MigrationStep[] = []): Promise<string[]> {
+  return target.exclusive(async (run) => {
+    const steps = migrationSteps(target.dialect, sets, before);
+    let next = steps.next([]);
+    while (!next.done) next = steps.next(await run(next.value));
+    return next.value;
+  });
+}
+
+/** The same on a synchronous engine. */
+export function runMigrationsSync(target: SyncMigrationTarget, sets: readonly MigrationSet[], before: readonly MigrationStep[] = []): string[] {
+  return target.exclusive((run) => {
+    const steps = migrationSteps(target.dialect, sets, before);
+    let next = steps.next([]);
+    while (!next.done) next = steps.next(run(next.value));
+    return next.value;
   });
 }

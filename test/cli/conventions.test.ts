@@ -48,7 +48,7 @@ describe("sluice conventions", () => {
     expect(JSON.parse((await sluice(["publish", "--json"], s.env)).stdout)).toMatchObject({ created: true, release: { revision: 1, bindings: [] }, active_revision: 0 });
     expect(JSON.parse((await sluice(["activate", "1", "--json"], s.env)).stdout)).toMatchObject({ activation: { revision: 1 } });
     await s.registry.host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema: { type: "object" }, arguments: {}, callId: "c1" }, async () => ({}));
-    const [op] = s.registry.host.records!.list();
+    const [op] = await s.registry.host.records!.list();
     const lines = (await sluice(["operations"], s.env)).stdout.split("\n");
     expect(lines[0]).toBe(`${"OPERATION".padEnd(op!.operationId.length)}  KIND  PHASE     REAL STATUS  OUTCOME    REVISION`);
     expect(lines[1]).toBe(`${op!.operationId}  tool  finished  succeeded    succeeded  1`);

@@ -75,6 +75,7 @@ describe.each(ENGINES)("three hosts on $engine", ({ options: engineOptions }) =>
     await untilAllServe(hosts, 1, performance.now());
 
     await a.api("POST", "/api/v1/plugins", upload(LIMIT_MANIFEST, pluginWasm("order-search-limit")));
+    await untilPrefetched([b], "order-search-limit@1.0.0");
     const next = await activateLimit(a, 100, true);
     for (const ms of await switchDelays([b], next.revision)) expect(ms).toBeLessThan(1000);
     await expect.poll(async () => (await small.status()).release_error, { timeout: 5000, interval: 20 }).not.toBeNull();
@@ -82,6 +83,7 @@ describe.each(ENGINES)("three hosts on $engine", ({ options: engineOptions }) =>
       active_revision: next.revision, serving_revision: 1, loading_revision: null,
       release_error: { revision: next.revision, code: "MODULE_TOO_LARGE", message: expect.stringMatching(/at most 4194 bytes|4194/) },
     });
+    expect(small.output()).toContain('"event":"plugin.prefetch_failed","plugin":"order-search-limit@1.0.0","errorCode":"MODULE_TOO_LARGE"');
     expect(small.output()).toMatch(/"event":"release.load_failed","revision":2,"servingRevision":1,"errorCode":"MODULE_TOO_LARGE"/);
     // Still answering on the previous release, and back in line once the fleet rolls back.
     await b.api("POST", "/api/v1/releases/rollback", {});

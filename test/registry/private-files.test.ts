@@ -43,7 +43,7 @@ describe("private data files", () => {
     const registry = await Registry.open({ dataDir, hostOptions: { workers: 1 } });
     try {
       await registry.upload({ manifest: manifestYaml({ id: "counter", capabilities: ["kv"], config_schema: { type: "object" } }), wasm: fixture("kv-counter") });
-      registry.createBinding({ id: "count", hook_ref: "counter@1.0.0", point: "tool.before" });
+      await registry.createBinding({ id: "count", hook_ref: "counter@1.0.0", point: "tool.before" });
       await registry.publish({ activate: true });
       await registry.host.tool({ spaceId: "s1" }, { toolId: "t", name: "t", schema: { type: "object" }, arguments: {}, callId: "c" }, async () => ({}));
     } finally {

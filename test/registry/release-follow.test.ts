@@ -29,9 +29,9 @@ afterEach(async () => {
 /** Milliseconds until `r` serves `revision`; fails past `withinMs`. */
 async function servedWithin(r: Registry, revision: number, withinMs: number): Promise<number> {
   const started = performance.now();
-  while (r.releaseStatus().serving_revision !== revision) {
+  while ((await r.releaseStatus()).serving_revision !== revision) {
     const ms = performance.now() - started;
-    if (ms > withinMs) throw new Error(`still serving ${r.releaseStatus().serving_revision} after ${Math.round(ms)} ms, expected ${revision}: ${JSON.stringify(r.releaseStatus())}`);
+    if (ms > withinMs) throw new Error(`still serving another revision than ${revision} after ${Math.round(ms)} ms: ${JSON.stringify(await r.releaseStatus())}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return performance.now() - started;
@@ -49,16 +49,16 @@ describe("release distribution between hosts on one database", () => {
     const a = await openRegistry(dataDir);
     const b = await openRegistry(dataDir);
     await a.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
-    a.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
+    await a.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
     await a.publish({ activate: true });
     expect(await servedWithin(b, 1, 1000)).toBeLessThan(1000);
-    expect(b.releaseStatus()).toEqual({ active_revision: 1, serving_revision: 1, serving_since: expect.any(String), loading_revision: null, error: null });
+    expect(await b.releaseStatus()).toEqual({ active_revision: 1, serving_revision: 1, serving_since: expect.any(String), loading_revision: null, error: null });
     // It switched at most a second after the activation was recorded.
-    const [activation] = a.listActivations();
-    expect(Date.parse(b.releaseStatus().serving_since!) - Date.parse(activation!.activated_at)).toBeLessThan(1000);
+    const [activation] = await a.listActivations();
+    expect(Date.parse((await b.releaseStatus()).serving_since!) - Date.parse(activation!.activated_at)).toBeLessThan(1000);
     expect(await clampedLimit(b)).toBe(100);
 
-    a.updateBinding("orders-limit", { hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 50 } });
+    await a.updateBinding("orders-limit", { hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 50 } });
     await a.publish({ activate: true });
     await servedWithin(b, 2, 1000);
     expect(await clampedLimit(b)).toBe(50);
@@ -75,15 +75,15 @@ describe("release distribution between hosts on one database", () => {
     // This host accepts modules of at most 4 KiB: the 175-byte guest loads, the 19 KB plugin does not.
     const small = await openRegistry(dataDir, { maxModuleBytes: 4096, onReleaseSync: (r) => reports.push(r) });
     await a.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
-    a.createBinding({ id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
+    await a.createBinding({ id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
     await a.publish({ activate: true });
     await servedWithin(small, 1, 1000);
 
     await a.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
-    a.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
+    await a.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
     await a.publish({ activate: true });
-    await expect.poll(() => small.releaseStatus().error, { timeout: 1000, interval: 10 }).not.toBeNull();
-    expect(small.releaseStatus()).toMatchObject({ active_revision: 2, serving_revision: 1, loading_revision: null, error: { revision: 2, code: "MODULE_TOO_LARGE" } });
+    await expect.poll(async () => (await small.releaseStatus()).error, { timeout: 1000, interval: 10 }).not.toBeNull();
+    expect(await small.releaseStatus()).toMatchObject({ active_revision: 2, serving_revision: 1, loading_revision: null, error: { revision: 2, code: "MODULE_TOO_LARGE" } });
     expect(small.host.release.revision).toBe(1);
     // The previous release still runs: the continue guest leaves the limit as it is.
     expect(await clampedLimit(small)).toBe(500);
@@ -100,12 +100,12 @@ describe("release distribution between hosts on one database", () => {
     const a = await openRegistry(dataDir);
     const still = await openRegistry(dataDir, { followReleases: false });
     await a.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
-    a.createBinding({ id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
+    await a.createBinding({ id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
     await a.publish({ activate: true });
     const late = await openRegistry(dataDir);
-    expect(late.releaseStatus().serving_revision).toBe(1);
+    expect((await late.releaseStatus()).serving_revision).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(still.releaseStatus()).toMatchObject({ active_revision: 1, serving_revision: 0 });
+    expect(await still.releaseStatus()).toMatchObject({ active_revision: 1, serving_revision: 0 });
   });
 
   it("compiles a plugin version another host stored before any release uses it", async () => {
@@ -131,10 +131,10 @@ describe("release distribution between hosts on one database", () => {
       },
     });
     await a.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
-    a.createBinding({ id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
+    await a.createBinding({ id: "clamp", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
     await a.publish({ activate: true });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(b.releaseStatus().serving_revision).toBe(0);
+    expect((await b.releaseStatus()).serving_revision).toBe(0);
     notify();
     await servedWithin(b, 1, 1000);
     await b.close();

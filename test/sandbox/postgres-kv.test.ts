@@ -24,7 +24,8 @@ beforeAll(async () => {
   stores = await openPostgresStores(url);
   [a, b] = [createHost({ workers: 1, kvPath: url, quarantine: false }), createHost({ workers: 1, kvPath: url, quarantine: false })];
   for (const host of [a, b]) {
-    await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: fixture("kv-counter"), capabilities: ["kv"] });
+    // Each call is two database round trips from the worker: a margin over the 100 ms default for a loaded machine.
+    await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: fixture("kv-counter"), capabilities: ["kv"], limits: { timeoutMs: 2000 } });
     host.activate({ revision: 1, bindings: [{ id: "count", hookRef: "counter@1.0.0", point: "tool.before" }] });
   }
 });

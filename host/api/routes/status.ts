@@ -32,13 +32,13 @@ export const STATUS_RESPONSE = {
 
 export function statusRoutes(app: FastifyInstance, registry: Registry): void {
   app.get("/api/v1/status", { schema: { tags: ["status"], summary: "The revision this process serves beside the active one in the database, and counts.", response: { 200: STATUS_RESPONSE, ...errorResponses() } } }, async () => {
-    const { active_revision, serving_revision, serving_since, loading_revision, error } = registry.releaseStatus();
+    const { active_revision, serving_revision, serving_since, loading_revision, error } = await registry.releaseStatus();
     return {
       active_revision, serving_revision, serving_since, loading_revision, release_error: error,
       sdk_interface_version: SDK_INTERFACE_VERSION,
-      plugins: registry.listPlugins().length,
-      bindings: registry.listBindings().length,
-      releases: registry.listReleases().length,
+      plugins: (await registry.listPlugins()).length,
+      bindings: (await registry.listBindings()).length,
+      releases: (await registry.listReleases()).length,
     };
   });
 }

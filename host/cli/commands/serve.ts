@@ -34,7 +34,7 @@ async function serve(config: ServeConfig): Promise<void> {
   const { Registry } = await import("../../registry/registry.js");
   const { startApiServer } = await import("../../api/server.js");
   const digestSecret = config.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(config.digestKeyFile, "utf8").trim() : undefined;
-  let payloads: import("../../records/sync-store.js").SyncPayloadStore | undefined;
+  let payloads: import("../../records/store.js").PayloadStore | undefined;
   if (config.payloadStore) {
     const { ensurePrivateDir } = await import("../../storage/private-files.js");
     const { openSqlitePayloads } = await import("../../records/sqlite-store.js");
@@ -86,11 +86,12 @@ async function serve(config: ServeConfig): Promise<void> {
     await server?.close();
     gatewayKeys.close();
     await registry.close();
-    payloads?.close();
+    await payloads?.close();
     throw err;
   }
-  log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision: registry.activeRevision(), payloadStore: config.payloadStore }, "sluice listening");
-  print(`sluice listening on ${server.url} (data ${config.dataDir}, active revision ${registry.activeRevision()})`);
+  const activeRevision = await registry.activeRevision();
+  log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision, payloadStore: config.payloadStore }, "sluice listening");
+  print(`sluice listening on ${server.url} (data ${config.dataDir}, active revision ${activeRevision})`);
   // Printed once, here, on stdout (never in the log); local sluice commands read it from the file.
   if (server.tokenFile) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600; give your own with SLUICE_TOKEN or --token-file)`);
   const stop = async (signal: string) => {
@@ -100,7 +101,7 @@ async function serve(config: ServeConfig): Promise<void> {
     await server.close();
     gatewayKeys.close();
     await registry.close();
-    payloads?.close();
+    await payloads?.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));
