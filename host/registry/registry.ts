@@ -13,6 +13,9 @@ import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore } from "./artifacts.js";
+import type { PostgresArtifactStore } from "./postgres-artifacts.js";
+import type { PostgresStores } from "./postgres-stores.js";
+import { postgresReleaseFeed } from "./postgres-release-feed.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
 import { replayOperation, type ReplayResult } from "./replay.js";
@@ -34,6 +37,12 @@ import { ReleaseWatcher, type ReleaseSyncReport, type ReleaseSyncStatus } from "
 export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
   dataDir: string;
+  /**
+   * A postgres:// URL: the registry, its artifacts, the operation records and the key-value
+   * store live in that database, shared by every host given the same URL, and releases
+   * reach this host by LISTEN/NOTIFY. Default: SQLite files in `dataDir`.
+   */
+  database?: string;
   /** A host to drive; by default the registry creates one and closes it with itself. */
   host?: Host;
   hostOptions?: HostOptions;
@@ -128,13 +137,14 @@ export class Registry {
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
+  private shared: PostgresStores | undefined;
   private watcher: ReleaseWatcher | undefined;
   private releaseLoader: (() => void) | undefined;
   private stopPrefetch: (() => Promise<void>) | undefined;
 
   private constructor(
     readonly store: RegistryStore,
-    private readonly artifacts: ArtifactStore,
+    private readonly artifacts: ArtifactStore | PostgresArtifactStore,
     host: Host,
     private readonly ownsHost: boolean,
     maxModuleBytes: number,
@@ -153,21 +163,31 @@ export class Registry {
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
-    const store = openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
-    const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
+    let shared: PostgresStores | undefined;
+    if (options.database !== undefined) {
+      const { openPostgresStores } = await import("./postgres-stores.js");
+      shared = await openPostgresStores(options.database, { applicationName: "sluice", ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}) });
+    }
+    const store = shared?.registry ?? openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
+    const artifacts = shared?.artifacts ?? new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
-    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
-    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
+    const records = options.host ? undefined : shared?.records ?? openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
+    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
-    registry.ownedRecords = records;
+    registry.ownedRecords = shared ? undefined : records;
+    registry.shared = shared;
     registry.dataDir = dataDir;
     // Operations a dead host left running have an unknown outcome, and are never retried
     // automatically; those of live hosts sharing the database are left alone.
     if (records) await host.recover();
     try {
       await registry.restore();
-      if (options.followReleases !== false) await registry.follow(options.followReleases ?? {}, options.onReleaseSync);
+      if (options.followReleases !== false) {
+        const follow = options.followReleases ?? {};
+        const db = shared?.db;
+        await registry.follow(db && !follow.feed ? { ...follow, feed: postgresReleaseFeed(db, () => store.activeRevision()) } : follow, options.onReleaseSync);
+      }
     } catch (err) {
       await registry.close();
       throw err;
@@ -232,7 +252,7 @@ export class Registry {
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
-    const written = !(await this.store.getPlugin(record.id, record.version)) && !this.artifacts.has(record.sha256);
+    const written = !(await this.store.getPlugin(record.id, record.version)) && !(await this.artifacts.has(record.sha256));
     if (written) await this.artifacts.put(wasm, record.sha256);
     let created: boolean;
     try {
@@ -475,5 +495,7 @@ export class Registry {
     await this.store.close();
     if (this.ownsHost) await this.host.close();
     await this.ownedRecords?.close();
+    // The PostgreSQL stores share one pool: closed together, after the host.
+    await this.shared?.close();
   }
 }

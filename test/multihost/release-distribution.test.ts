@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { pluginWasm } from "../helpers/fixtures.js";
 import { startFleet, switchDelays, untilAllServe, type Fleet, type FleetOptions, type HostProcess } from "../helpers/multihost.js";
 import { fixture, manifestYaml } from "../registry/fixtures.js";
+import { testDatabaseUrl } from "../helpers/postgres.js";
 
 const LIMIT_MANIFEST = readFileSync(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");
 const upload = (manifest: string, wasm: Uint8Array) => ({ manifest, wasm_base64: Buffer.from(wasm).toString("base64") });
@@ -39,6 +40,7 @@ async function untilPrefetched(hosts: readonly HostProcess[], plugin: string): P
 /** Every engine a fleet runs on: the three processes share one SQLite data folder, or one PostgreSQL database. */
 const ENGINES: { engine: string; options: () => Promise<FleetOptions> }[] = [
   { engine: "SQLite (one data folder)", options: async () => ({}) },
+  { engine: "PostgreSQL (one database, a data folder each)", options: async () => ({ database: await testDatabaseUrl("fleet") }) },
 ];
 
 describe.each(ENGINES)("three hosts on $engine", ({ options: engineOptions }) => {

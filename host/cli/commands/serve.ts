@@ -43,6 +43,7 @@ async function serve(config: ServeConfig): Promise<void> {
   }
   const registry = await step(`opening ${config.dataDir}`, () => Registry.open({
     dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
+    ...(config.database !== undefined ? { database: config.database } : {}),
     ...(digestSecret !== undefined ? { digestSecret } : {}),
     onReleaseSync: (r) => {
       if (r.kind === "switched") log.info({ event: "release.followed", revision: r.to, previousRevision: r.from, loadMs: r.loadMs }, "serving the release activated on the database");
