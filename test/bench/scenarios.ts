@@ -12,7 +12,7 @@ import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import type { LoadCommand, LoadReply } from "./gateway-load.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
-import { measureSharedStores } from "./shared-stores.js";
+import { measureSharedStores, withBenchDatabase } from "./shared-stores.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
@@ -509,8 +509,11 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
     ],
   };
 }
-/** The engines scenario 14 runs on: one SQLite data folder shared by the three processes. */
-const FLEET_ENGINES: readonly FleetEngine[] = [{ name: "sqlite", with: (fn) => fn({}) }];
+/** The engines scenario 14 runs on: one SQLite data folder shared by the three processes, and one PostgreSQL database. */
+const FLEET_ENGINES: readonly FleetEngine[] = [
+  { name: "sqlite", with: (fn) => fn({}) },
+  { name: "postgres", with: (fn) => withBenchDatabase("fleet", (database) => fn({ database })) },
+];
 
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },

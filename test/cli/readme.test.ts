@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../registry/fixtures.js";
+import { testDatabaseUrl } from "../helpers/postgres.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let bin = "";
@@ -113,11 +114,15 @@ describe("README.md", () => {
   }, 240_000);
 });
 
-describe.each([{ engine: "SQLite", env: {} }])("README.md's two hosts on one database ($engine)", ({ env }) => {
+// The same commands on PostgreSQL: the reader sets SLUICE_DATABASE_URL, as the README says.
+describe.each([
+  { engine: "SQLite", env: async (): Promise<Record<string, string>> => ({}) },
+  { engine: "PostgreSQL", env: async (): Promise<Record<string, string>> => ({ SLUICE_DATABASE_URL: await testDatabaseUrl("readme") }) },
+])("README.md's two hosts on one database ($engine)", ({ env }) => {
   it("a release deployed through one host is served by the other", async () => {
     const cwd = tempDir("sluice-readme-");
     const port = await freePort();
-    const run = await runBlock(shBlocks("README.md")[4]!, cwd, port, env);
+    const run = await runBlock(shBlocks("README.md")[4]!, cwd, port, await env());
     expect(run.stderr).not.toMatch(/^error/m);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
