@@ -30,6 +30,7 @@ import { OperationJournal } from "./records/journal.js";
 import { createDigester, ephemeralDigester, keyReports, type Digester } from "./records/digest.js";
 import { recordedStages } from "./records/recorded-stages.js";
 import { resumeOperation, type ResumeOptions } from "./records/resume.js";
+import { DEFAULT_OPERATION_LEASE_MS, OwnerLease } from "./records/lease.js";
 import type { Checked } from "./pipeline/result.js";
 import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type QuarantineEvents } from "./reliability/plugin-quarantine.js";
 import type { QuarantinePolicy } from "./reliability/quarantine.js";
@@ -56,6 +57,13 @@ export interface HostOptions extends SandboxOptions {
   records?: OperationStore;
   /** Opt-in: full payloads by digest, kept for the store's retention period. Needs `records`. */
   payloads?: PayloadStore;
+  /**
+   * How long this host's claim on the operations it runs outlives its last heartbeat
+   * (renewed every third of it). A peer sharing the records takes over (resumes, or marks
+   * interrupted) an operation of this host only once it is closed or this long silent.
+   * Default 15 s. Needs `records`.
+   */
+  operationLeaseMs?: number;
   /**
    * Key of every digest that can cover user data (records, audit, payload refs, the
    * hooks' patch and output digests): at least 16 bytes, e.g. 32 random ones. Default: a
@@ -99,6 +107,7 @@ export class Host implements StageRunner {
   private readonly inProcess = new Map<string, InProcessHook>();
   private matched = new WeakMap<Release, Map<string, ResolvedHook[]>>();
   private current: Release = resolveRelease({ revision: 0, bindings: [] });
+  private currentSince: number | null = null;
   private readonly events = new EventEmitter();
   private readonly guard: PluginQuarantine;
   /** Validated events (`host.observer.on(...)`), spans and metrics (`host.observer.registry`). */
@@ -108,6 +117,7 @@ export class Host implements StageRunner {
   private readonly detachPool: () => void;
   private readonly recordStore: OperationStore | undefined;
   private readonly payloadStore: PayloadStore | undefined;
+  private readonly lease: OwnerLease | undefined;
   /** The release of each operation in flight, so its children run on it. */
   private readonly inFlight = new Map<string, Release>();
   private readonly digests: Digester;
@@ -115,13 +125,15 @@ export class Host implements StageRunner {
   private readonly eventDigest = (value: unknown): string => this.digests.of(value);
 
   constructor(options: HostOptions = {}) {
-    const { quarantine, observer, records, payloads, hostId, digestSecret, ...sandboxOptions } = options;
+    const { quarantine, observer, records, payloads, hostId, digestSecret, operationLeaseMs, ...sandboxOptions } = options;
     if (hostId !== undefined && (typeof hostId !== "string" || hostId === "")) throw new SluiceError("CONFIG_INVALID", "the hostId option must be a non-empty string");
     this.id = hostId ?? randomUUID();
     this.digests = digestSecret !== undefined ? createDigester(digestSecret) : ephemeralDigester();
     if (payloads && !records) throw new SluiceError("CONFIG_INVALID", "the payloads option needs the records option: payloads are kept for the operations the records store describes");
+    if (operationLeaseMs !== undefined && !(Number.isFinite(operationLeaseMs) && operationLeaseMs > 0)) throw new SluiceError("CONFIG_INVALID", `operationLeaseMs must be a positive number of milliseconds, got ${String(operationLeaseMs)}`);
     this.recordStore = records;
     this.payloadStore = payloads;
+    this.lease = records && new OwnerLease(records, this.id, operationLeaseMs ?? DEFAULT_OPERATION_LEASE_MS);
     this.sandbox = new Sandbox(sandboxOptions);
     this.observer = observer ?? createObserver();
     this.detachPool = this.observer.attachPool(this.sandbox);
@@ -184,12 +196,18 @@ export class Host implements StageRunner {
     const release = resolveRelease(input);
     for (const b of release.bindings) this.resolve(b);
     this.current = release;
+    this.currentSince = Date.now();
     this.observer.releaseActivated(release, this.id);
     return release;
   }
 
   get release(): Release {
     return this.current;
+  }
+
+  /** When this host switched to {@link release} (epoch ms); null before its first activation. */
+  get releaseSince(): number | null {
+    return this.currentSince;
   }
 
   private resolve(binding: Binding): ResolvedHook {
@@ -285,7 +303,7 @@ export class Host implements StageRunner {
     if (!this.recordStore) return stages;
     const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
     const journal = new OperationJournal({
-      store: this.recordStore, payloads: this.payloadStore, digests: this.digests, operationId, revision: release.revision,
+      store: this.recordStore, payloads: this.payloadStore, digests: this.digests, operationId, owner: this.id, revision: release.revision,
       identity: { ctx: identityCtx, target, ...(callId !== undefined ? { callId } : {}) },
       codeOf: (bindingId) => {
         const binding = release.bindings.find((b) => b.id === bindingId);
@@ -323,13 +341,15 @@ export class Host implements StageRunner {
    * the after stage of the CURRENT release on the stored real result and returns what an
    * uninterrupted run returns. The tool or model is never called again. Operations whose
    * real status is unknown are refused (OPERATION_NOT_RESUMABLE): the service decides.
+   * The host first claims the operation in the records: while another live host (or this
+   * one) runs it, the answer is OPERATION_BUSY, so two hosts never resume the same one.
    *
    * @example
    * const records = openSqliteRecords("data/sluice.db");
    * const host = createHost({ records });
-   * host.recover();                          // "running" records of a dead process become "unknown"
+   * await host.recover();                    // "running" records of a dead process become "unknown"
    * host.activate(fixedRelease);             // e.g. a corrected after hook
-   * for (const op of records.list({ phase: "after" })) {
+   * for (const op of await records.list({ phase: "after" })) {
    *   const r = await host.resume(op.operationId, { signal: AbortSignal.timeout(30_000) });
    *   if (r.ok) deliver(r.output);
    * }
@@ -340,6 +360,7 @@ export class Host implements StageRunner {
       if (!store) throw new SluiceError("CONFIG_INVALID", "host.resume needs a records store: createHost({ records: openSqliteRecords(file) })");
       if (typeof operationId !== "string" || operationId === "") throw new SluiceError("PAYLOAD_INVALID", "operationId must be a non-empty string", { field: "operationId" });
       return resumeOperation({
+        owner: this.id,
         resumeStages: (record, ctx) => this.stagesFor(ctx, record.identity.target, record.identity.callId, record),
         embeddingSignature: (ctx, model) => this.embeddingSignature(ctx, model),
       }, store, operationId, (typeof options === "object" && options !== null ? options : {}) as ResumeOptions);
@@ -347,12 +368,16 @@ export class Host implements StageRunner {
   }
 
   /**
-   * Run once at start-up, by the only host writing to the records: marks every operation
-   * still "running" as "unknown" (its process died during the real call; whether it took
-   * effect is unknown, so it is never retried automatically). Returns their ids.
+   * Run once at start-up: marks "unknown" every operation still "running" whose host is
+   * gone (this host's own earlier run, or a peer whose lease ended; whether the call took
+   * effect is unknown, so it is never retried automatically), and lets go of the
+   * unfinished operations such hosts held. Operations of live peers are left alone.
+   * Returns the ids that became unknown.
    */
-  recover(): string[] {
-    return this.recordStore?.markInterrupted() ?? [];
+  async recover(): Promise<string[]> {
+    if (!this.recordStore) return [];
+    await this.lease!.renew();
+    return this.recordStore.markInterrupted(this.id);
   }
 
   /**
@@ -452,6 +477,7 @@ export class Host implements StageRunner {
   /** Flushes event listeners and stops the workers. */
   async close(): Promise<void> {
     this.detachPool();
+    await this.lease?.end();
     // Listeners get what was emitted before the close, unless one of them hangs.
     await this.observer.flush(1_000);
     await this.sandbox.close();

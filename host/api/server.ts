@@ -22,10 +22,10 @@ import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { pluginRoutes } from "./routes/plugins.js";
 import { releaseRoutes } from "./routes/releases.js";
-import { anyObject, errorResponses } from "./schemas.js";
 import { recordRoutes } from "../records/http.js";
 import { quarantineRoutes } from "./routes/quarantine.js";
 import { replayRoutes } from "./routes/replay.js";
+import { statusRoutes } from "./routes/status.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "../gateway/key-routes.js";
 import type { GatewayKeys } from "../gateway/keys.js";
@@ -102,13 +102,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
     },
   });
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  app.get("/api/v1/status", { schema: { tags: ["status"], summary: "Active revision and counts.", response: { 200: anyObject, ...errorResponses() } } }, async () => ({
-    active_revision: registry.activeRevision(),
-    sdk_interface_version: SDK_INTERFACE_VERSION,
-    plugins: registry.listPlugins().length,
-    bindings: registry.listBindings().length,
-    releases: registry.listReleases().length,
-  }));
+  statusRoutes(app, registry);
   pluginRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   bindingRoutes(app, registry);
   releaseRoutes(app, registry);

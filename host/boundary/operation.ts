@@ -70,7 +70,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     }
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: spec.operation, real_status: facts.realStatus, outcome }));
     facts.durationMs = performance.now() - t0;
-    journal?.ended(phase, error, outcome, facts, out);
+    await journal?.ended(phase, error, outcome, facts, out);
     if (journal?.error) facts.recordError = journal.error;
     stages.end();
     return error
@@ -92,7 +92,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real);
   };
 
-  const unrecorded = journal?.start(spec.operation, spec.before, spec.after);
+  const unrecorded = await journal?.start(spec.operation, spec.before, spec.after);
   if (unrecorded) return finish(spec.resumed ? "after" : "before", unrecorded, "failed");
   if (spec.resumed) {
     Object.assign(facts, spec.resumed.facts, { resumedRevision: stages.revision, realResult: spec.resumed.real });
@@ -119,7 +119,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     const attempts = 1 + Math.max(0, spec.options?.retries ?? 0);
     let lastError: ErrorData | undefined;
     // On disk before the call: a crash from here on leaves "running", which recovery turns into "unknown".
-    const refused = journal?.running(spec.before, input);
+    const refused = await journal?.running(spec.before, input);
     if (refused) return finish("before", refused, "failed");
     facts.called = true;
     facts.realStatus = "running";
@@ -149,7 +149,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
 
   const afterPayload = spec.afterPayload(input, real!, performance.now() - t0, artifacts);
   // The real result is on disk before any after hook runs: a crash from here on is resumable.
-  journal?.succeeded(spec.after, real!, afterPayload, before, facts);
+  await journal?.succeeded(spec.after, real!, afterPayload, before, facts);
   return afterStage(before, real!, afterPayload);
 }
 

@@ -5,6 +5,7 @@
  */
 import { Option, type Command } from "commander";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "../api/log-options.js";
+import { isPostgresUrl, redactDatabaseUrl } from "../storage/postgres.js";
 import { CliError } from "./output.js";
 
 interface Spec {
@@ -20,6 +21,7 @@ interface Spec {
 /** Every option of `sluice serve`, in help order. The key is the option's camelCase name. */
 export const SERVE_OPTIONS = {
   dataDir: { flag: "--data-dir <dir>", env: "SLUICE_DATA_DIR", description: "database and artifacts", default: ".sluice/data" },
+  database: { flag: "--database <url>", env: "SLUICE_DATABASE_URL", description: "a postgres:// URL: keep the registry, artifacts, records, gateway keys, quarantine and key-value data in this PostgreSQL database, shared by every host given the same URL (default: SQLite files in the data dir, for one host); its password is never printed" },
   host: { flag: "--host <host>", env: "SLUICE_HOST", description: "address to listen on", default: "127.0.0.1" },
   port: { flag: "--port <port>", env: "SLUICE_PORT", description: "port (0: any free one)", default: "8787" },
   token: { flag: "--token <token>", env: "SLUICE_TOKEN", description: "bearer token clients must send, at least 32 characters (prefer SLUICE_TOKEN or --token-file: the command line is visible to other users); without one a token is generated into <data-dir>/api-token", secret: true },
@@ -56,6 +58,8 @@ export function addServeOptions(cmd: Command): Command {
 /** The resolved configuration of `sluice serve`: every value checked, in its unit. */
 export interface ServeConfig {
   dataDir: string;
+  /** A postgres:// URL; absent: SQLite in `dataDir`. */
+  database?: string;
   host: string;
   port: number;
   token?: string;
@@ -102,8 +106,11 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
   if (!isLogLevel(logLevel)) throw new CliError(`--log-level (SLUICE_LOG_LEVEL) must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
   const upstream = raw.upstream !== undefined ? String(raw.upstream) : undefined;
   const apiKey = env.SLUICE_UPSTREAM_API_KEY;
+  const database = raw.database !== undefined ? String(raw.database) : undefined;
+  if (database !== undefined && !isPostgresUrl(database)) throw new CliError(`--database (SLUICE_DATABASE_URL) must be a postgres:// or postgresql:// URL, got ${JSON.stringify(redactDatabaseUrl(database))}`);
   return {
     dataDir: String(raw.dataDir),
+    ...(database !== undefined ? { database } : {}),
     host: String(raw.host),
     port: integer("port", raw.port, 0, 65535),
     ...(raw.token !== undefined ? { token: String(raw.token) } : {}),
@@ -135,9 +142,9 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
 export function maskedConfig(config: ServeConfig): Record<string, unknown> {
   const token = config.token !== undefined ? "(set)" : config.tokenFile !== undefined ? `(from ${config.tokenFile})` : "(generated into <data-dir>/api-token on start unless it exists)";
   // The token in its place after the address, whether or not one was given.
-  const { dataDir, host, port, token: _secret, ...rest } = config;
+  const { dataDir, host, port, token: _secret, database, ...rest } = config;
   return {
-    dataDir, host, port, token,
+    dataDir, database: database !== undefined ? redactDatabaseUrl(database) : "(SQLite in <data-dir>)", host, port, token,
     ...rest,
     ...(config.gateway ? { gateway: { ...config.gateway, ...(config.gateway.apiKey !== undefined ? { apiKey: "(set)" } : {}) } } : {}),
   };

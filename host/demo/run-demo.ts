@@ -53,7 +53,7 @@ async function setUp(options: DemoOptions, print: Print): Promise<{ registry: Re
       const wasm = new Uint8Array(await readFile(path.join(repoRoot, "build/plugins", `${name}.wasm`)));
       await registry.upload({ manifest, wasm });
     }
-    for (const binding of DEMO_BINDINGS) registry.createBinding(structuredClone(binding));
+    for (const binding of DEMO_BINDINGS) await registry.createBinding(structuredClone(binding));
     const release = await registry.publish({ order_mode: "symmetric", activate: true, note: "demo" });
     const token = generateToken();
     const server = await startApiServer({ registry, token, host: "127.0.0.1", port: options.port ?? 0 });

@@ -40,11 +40,11 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
   }, async (request) => {
     const q = request.query;
     const limit = limitOf(q.limit);
-    return { items: storeOf(host).list({ ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}), ...(limit ? { limit } : {}) }) };
+    return { items: await storeOf(host).list({ ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}), ...(limit ? { limit } : {}) }) };
   });
 
   app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
-    const operation = storeOf(host).get(request.params.id);
+    const operation = await storeOf(host).get(request.params.id);
     if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
     return { operation };
   });
@@ -67,7 +67,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     const to = timeOf(q.to, "to");
     const limit = limitOf(q.limit);
     return {
-      items: storeOf(host).audit({
+      items: await storeOf(host).audit({
         ...(q.operation_id ? { operationId: q.operation_id } : {}), ...(q.binding_id ? { bindingId: q.binding_id } : {}),
         ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(limit ? { limit } : {}),
       }),

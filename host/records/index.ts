@@ -1,5 +1,5 @@
 /** Operation records, resume and hook audit (issue #8). */
-export type { OperationStore, PayloadStore } from "./store.js";
+export type { OperationStore, PayloadStore, ClaimResult } from "./store.js";
 export { createMemoryRecords, createMemoryPayloads } from "./memory-store.js";
 export { openSqliteRecords, openSqlitePayloads, type SqliteRecordsOptions } from "./sqlite-store.js";
 export type { ResumeOptions } from "./resume.js";

@@ -28,6 +28,8 @@ export interface ResumeOptions {
 
 /** What resume needs from the host. */
 export interface ResumeHost {
+  /** The host's id: the owner it claims the operation as. */
+  owner: string;
   /** Stages on the current release, for the stored operation (same id, same idempotency key). */
   resumeStages(record: OperationRecord, ctx: CallContext): OperationStages;
   embeddingSignature(ctx: CallContext, model: string): string;
@@ -35,30 +37,44 @@ export interface ResumeHost {
 
 export async function resumeOperation(host: ResumeHost, store: OperationStore, operationId: string, options: ResumeOptions = {}): Promise<BoundaryResult<unknown>> {
   let record: OperationRecord | undefined;
-  let stored: StoredResult | undefined;
   try {
-    record = store.get(operationId);
-    stored = record && store.result(operationId);
+    const checked = await resumable(store, operationId);
+    if (checked instanceof SluiceError) return refused(operationId, checked.record, checked);
+    // Claimed in the store, atomically: two resumers (in this host or two hosts) never both
+    // run the after stage; the claim ends when the resumed run does (its ending clears the owner).
+    const claim = await store.claim(operationId, host.owner);
+    if (claim !== "claimed") {
+      record = await store.get(operationId);
+      if (!record) return refused(operationId, undefined, notFound(operationId));
+      return refused(operationId, record, new SluiceError("OPERATION_BUSY", `operation ${operationId} is being run by host ${record.owner ?? "unknown"} (its lease is live); retry once it ends, or once that host is gone and its lease has expired`, { operationId, owner: record.owner ?? null }));
+    }
+    // Read again under the claim: another host may have finished it since the first look.
+    const now = await resumable(store, operationId);
+    if (now instanceof SluiceError) {
+      await store.update(operationId, { owner: null });
+      return refused(operationId, now.record, now);
+    }
+    return await resumeStored(host, now.record, now.stored, options);
   } catch (err) {
-    return refused(operationId, record, err instanceof SluiceError ? err : new SluiceError("STORE_UNAVAILABLE", String(err)));
-  }
-  if (!record) return refused(operationId, undefined, new SluiceError("OPERATION_NOT_FOUND", `no operation record ${operationId}; records are kept only by a host created with a records store`, { operationId }));
-  const why = notResumable(record, stored);
-  if (why) return refused(operationId, record, new SluiceError("OPERATION_NOT_RESUMABLE", `operation ${operationId} cannot be resumed: ${why}`, { operationId, phase: record.phase, realStatus: record.realStatus, outcome: record.outcome }));
-
-  // Two resumes of one operation in this process would run its after stage twice.
-  const active = resuming.get(store) ?? new Set<string>();
-  resuming.set(store, active);
-  if (active.has(operationId)) return refused(operationId, record, new SluiceError("OPERATION_NOT_RESUMABLE", `operation ${operationId} is being resumed already`, { operationId, phase: record.phase, realStatus: record.realStatus }));
-  active.add(operationId);
-  try {
-    return await resumeStored(host, record, stored!, options);
-  } finally {
-    active.delete(operationId);
+    return refused(operationId, record, err instanceof SluiceError ? err : new SluiceError("STORE_UNAVAILABLE", `records store: ${(err as Error)?.message ?? String(err)}`));
   }
 }
 
-const resuming = new WeakMap<OperationStore, Set<string>>();
+type Refusal = SluiceError & { record?: OperationRecord };
+
+/** The record and its stored result when the operation can resume; the refusal otherwise. */
+async function resumable(store: OperationStore, operationId: string): Promise<{ record: OperationRecord; stored: StoredResult } | Refusal> {
+  const record = await store.get(operationId);
+  if (!record) return notFound(operationId);
+  const stored = await store.result(operationId);
+  const why = notResumable(record, stored);
+  if (why) return Object.assign(new SluiceError("OPERATION_NOT_RESUMABLE", `operation ${operationId} cannot be resumed: ${why}`, { operationId, phase: record.phase, realStatus: record.realStatus, outcome: record.outcome }), { record });
+  return { record, stored: stored! };
+}
+
+function notFound(operationId: string): SluiceError {
+  return new SluiceError("OPERATION_NOT_FOUND", `no operation record ${operationId}; records are kept only by a host created with a records store`, { operationId });
+}
 
 function resumeStored(host: ResumeHost, record: OperationRecord, result: StoredResult, options: ResumeOptions): Promise<BoundaryResult<unknown>> {
   const { identity } = record;

@@ -1,13 +1,19 @@
 /**
  * Records on SQLite (better-sqlite3): WAL, a busy timeout and one short transaction per
- * write. The tables have their own names and migration table, so they can live in the
- * registry's `sluice.db` (open the same file) or in a file of their own.
+ * write. The tables have their own names (and their own component in `schema_migrations`),
+ * so they can live in the registry's `sluice.db` (open the same file) or in a file of their
+ * own. A write is on disk (`synchronous` permitting) when its promise resolves.
  */
+import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { createRequire } from "node:module";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateFile } from "../storage/private-files.js";
-import type { OperationStore, PayloadStore } from "./store.js";
+import { migrateSqlite } from "../storage/sqlite-migrations.js";
+import { whenFree } from "../storage/sqlite-busy.js";
+import type { MigrationSet } from "../storage/migrations.js";
+import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
+import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
 /** Options of {@link openSqliteRecords}: durability and how long real results are kept for resume. */
@@ -29,52 +35,16 @@ export interface SqliteRecordsOptions {
 
 export const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE operation_records (
-     operation_id TEXT PRIMARY KEY,
-     phase TEXT NOT NULL,
-     real_status TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     record TEXT NOT NULL
-   ) STRICT;
-   CREATE INDEX operation_records_status ON operation_records (real_status);
-   CREATE INDEX operation_records_created ON operation_records (created_at);
-   CREATE TABLE operation_results (
-     operation_id TEXT PRIMARY KEY REFERENCES operation_records (operation_id) ON DELETE CASCADE,
-     result TEXT NOT NULL
-   ) STRICT;
-   CREATE TABLE hook_audit (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     operation_id TEXT NOT NULL,
-     binding_id TEXT NOT NULL,
-     hook_ref TEXT NOT NULL,
-     code_sha256 TEXT NOT NULL,
-     point TEXT NOT NULL,
-     phase TEXT NOT NULL,
-     revision INTEGER NOT NULL,
-     outcome TEXT NOT NULL,
-     input_digest TEXT NOT NULL,
-     output_digest TEXT NOT NULL,
-     patch_digest TEXT,
-     duration_ms REAL NOT NULL,
-     error_code TEXT,
-     at INTEGER NOT NULL
-   ) STRICT;
-   CREATE INDEX hook_audit_operation ON hook_audit (operation_id);
-   CREATE INDEX hook_audit_binding ON hook_audit (binding_id, at);
-   CREATE INDEX hook_audit_at ON hook_audit (at);`,
-  // Real results are kept only while their operation can resume: stamped, so they expire.
-  `ALTER TABLE operation_results ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;
-   UPDATE operation_results SET stored_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000;
-   DELETE FROM operation_results WHERE operation_id IN (SELECT operation_id FROM operation_records WHERE phase = 'finished');
-   CREATE INDEX operation_results_stored ON operation_results (stored_at);`,
-  // Issue #19: each guest hook's fuel (NULL for in-process hooks and rows written before).
-  "ALTER TABLE hook_audit ADD COLUMN fuel INTEGER;",
-];
+const MACHINE = hostname();
 
-const PAYLOAD_MIGRATIONS: readonly string[] = [
-  "CREATE TABLE protected_payloads (ref TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at INTEGER NOT NULL) STRICT; CREATE INDEX protected_payloads_expiry ON protected_payloads (expires_at);",
-];
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 /** Maps SQLite failures to catalogue codes once, at the store's edge. */
 function storeError(err: unknown, what: string): SluiceError {
@@ -84,24 +54,21 @@ function storeError(err: unknown, what: string): SluiceError {
   return new SluiceError(full ? "STORE_FULL" : "STORE_UNAVAILABLE", `records store: ${what} failed: ${(err as Error)?.message ?? String(err)}`, { sqlite: code ?? null }, { cause: err });
 }
 
-function open(file: string, migrations: readonly string[], table: string, options: SqliteRecordsOptions): Database.Database {
+function open(file: string, migrations: MigrationSet, options: SqliteRecordsOptions, busyMs: number): Database.Database {
   try {
     if (file !== ":memory:") ensurePrivateFile(file);
     // Required when a store opens, not imported: `import "sluice"` does not load the native SQLite binding (issue 17).
     const db = new (createRequire(import.meta.url)("better-sqlite3") as typeof Database)(file);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
+    // Opening (and migrating) may wait for another process; later writes wait through whenFree.
     db.pragma("busy_timeout = 5000");
     db.pragma("foreign_keys = ON");
     // Deleted rows are overwritten with zeros, not left in free pages: a deleted real result
     // must not be readable from the file.
     db.pragma("secure_delete = ON");
-    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT`);
-    const applied = new Set((db.prepare(`SELECT version FROM ${table}`).all() as { version: number }[]).map((r) => r.version));
-    migrations.forEach((sql, i) => {
-      if (applied.has(i + 1)) return;
-      db.transaction(() => { db.exec(sql); db.prepare(`INSERT INTO ${table} (version, applied_at) VALUES (?, ?)`).run(i + 1, new Date().toISOString()); }).immediate();
-    });
+    migrateSqlite(db, [migrations]);
+    db.pragma(`busy_timeout = ${busyMs}`);
     return db;
   } catch (err) {
     throw storeError(err, `opening ${file}`);
@@ -114,23 +81,30 @@ function open(file: string, migrations: readonly string[], table: string, option
  * @example
  * const records = openSqliteRecords(path.join(dataDir, "sluice.db"));
  * const host = createHost({ records });
- * host.recover(); // at start-up: operations cut off while running become "unknown"
+ * await host.recover(); // at start-up: operations cut off while running become "unknown"
  */
 export function openSqliteRecords(file: string, options: SqliteRecordsOptions = {}): OperationStore {
   const retentionMs = options.resultRetentionMs ?? DEFAULT_RESULT_RETENTION_MS;
   if (!(retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: resultRetentionMs must be positive, got ${retentionMs}`);
   const pruneEveryMs = options.pruneIntervalMs ?? Math.min(retentionMs, 10 * 60 * 1000);
   if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
-  const db = open(file, MIGRATIONS, "records_migrations", options);
+  // The records share `sluice.db` with the registry, whose transactions await: never block waiting for its lock.
+  const busyMs = 0;
+  const db = open(file, RECORDS_MIGRATIONS, options, busyMs);
   const q = {
-    insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, record) VALUES (?, ?, ?, ?, ?)"),
+    insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, owner, record) VALUES (?, ?, ?, ?, ?, ?)"),
     get: db.prepare("SELECT record FROM operation_records WHERE operation_id = ?"),
-    set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, record = ? WHERE operation_id = ?"),
+    set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ?"),
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
     putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result, stored_at) VALUES (?, ?, ?)"),
     dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
     expire: db.prepare("DELETE FROM operation_results WHERE stored_at <= ?"),
-    running: db.prepare("SELECT record FROM operation_records WHERE real_status = 'running'"),
+    // What markInterrupted may have to release: unfinished and held, or running without an owner.
+    held: db.prepare("SELECT record FROM operation_records WHERE phase != 'finished' AND (owner IS NOT NULL OR real_status = 'running')"),
+    ownerOf: db.prepare("SELECT owner FROM operation_records WHERE operation_id = ?"),
+    lease: db.prepare("SELECT lease_until, pid, machine FROM operation_owners WHERE owner = ?"),
+    heartbeat: db.prepare("INSERT INTO operation_owners (owner, lease_until, pid, machine) VALUES (?, ?, ?, ?) ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until, pid = excluded.pid, machine = excluded.machine"),
+    retire: db.prepare("DELETE FROM operation_owners WHERE owner = ?"),
     audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, fuel, error_code, at)
       VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @at)`),
   };
@@ -138,8 +112,16 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     const row = q.get.get(id) as { record: string } | undefined;
     return row && JSON.parse(row.record);
   };
-  const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, JSON.stringify(r), r.operationId);
-  const guard = <T>(what: string, fn: () => T): T => { try { return fn(); } catch (err) { throw storeError(err, what); } };
+  const live = (owner: string, now: number): boolean => {
+    const lease = q.lease.get(owner) as { lease_until: number; pid: number | null; machine: string | null } | undefined;
+    if (!lease || lease.lease_until <= now) return false;
+    // Every process on one SQLite file runs on this machine (a file shared between machines
+    // is not a supported setup): one whose process is gone is not live, even within its lease.
+    return lease.machine !== MACHINE || lease.pid === null || processAlive(lease.pid);
+  };
+  const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, JSON.stringify(r), r.operationId);
+  // Done at once when the file is free; while another connection holds the write lock, retried without blocking the event loop.
+  const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => { throw storeError(err, what); });
   // WAL frames keep a deleted row's old page until the WAL is rewritten: truncating it
   // after deletes leaves the content nowhere in the files. Never waits for other
   // connections (a busy checkpoint is retried at the next one).
@@ -151,18 +133,18 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       db.pragma("busy_timeout = 0");
       db.pragma("wal_checkpoint(TRUNCATE)");
     } catch { /* busy: the next scrub or close does it */ } finally {
-      if (db.open) db.pragma("busy_timeout = 5000");
+      if (db.open) db.pragma(`busy_timeout = ${busyMs}`);
     }
   };
   const scrubSoon = () => { scrubTimer ??= setTimeout(scrub, 1_000).unref(); };
-  const pruneResults = (now = Date.now()) => {
-    const n = guard("prune", () => q.expire.run(now - retentionMs).changes);
+  const pruneResults = (now = Date.now()) => guard("prune", () => {
+    const n = q.expire.run(now - retentionMs).changes;
     scrub();
     return n;
-  };
-  const pruner = setInterval(() => { try { pruneResults(); } catch { /* the next round tries again */ } }, pruneEveryMs).unref();
+  });
+  const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
   return {
-    insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, JSON.stringify(r)); }),
+    insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, JSON.stringify(r)); }),
     update: (id, changes, result) => guard("update", () => db.transaction(() => {
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
@@ -185,10 +167,24 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const sql = `SELECT record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
     }),
-    markInterrupted: (now = Date.now()) => guard("recover", () => db.transaction(() => {
-      const running = (q.running.all() as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
-      for (const r of running) write({ ...r, realStatus: "unknown", updatedAt: now });
-      return running.map((r) => r.operationId);
+    markInterrupted: (owner, now = Date.now()) => guard("recover", () => db.transaction(() => {
+      const held = (q.held.all() as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
+      const unknown: string[] = [];
+      for (const r of held) {
+        if (r.owner != null && r.owner !== owner && live(r.owner, now)) continue;
+        if (r.realStatus === "running") { write({ ...r, owner: null, realStatus: "unknown", updatedAt: now }); unknown.push(r.operationId); }
+        else if (r.owner != null) write({ ...r, owner: null });
+      }
+      return unknown;
+    }).immediate()),
+    heartbeat: (owner, until) => guard("heartbeat", () => { q.heartbeat.run(owner, until, process.pid, MACHINE); }),
+    retire: (owner) => guard("retire", () => { q.retire.run(owner); }),
+    claim: (id, owner, now = Date.now()) => guard("claim", () => db.transaction((): ClaimResult => {
+      const row = q.ownerOf.get(id) as { owner: string | null } | undefined;
+      if (!row) return "missing";
+      if (row.owner !== null && (row.owner === owner || live(row.owner, now))) return "busy";
+      write({ ...read(id)!, owner });
+      return "claimed";
     }).immediate()),
     appendAudit: (rows) => guard("audit", () => db.transaction(() => { for (const row of rows) q.audit.run(auditRow(row)); })()),
     audit: (query: AuditQuery = {}) => guard("audit query", () => {
@@ -202,7 +198,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as Record<string, unknown>[]).map(auditOf);
     }),
     pruneResults,
-    close: () => {
+    close: async () => {
       clearInterval(pruner);
       clearTimeout(scrubTimer);
       if (db.open) { scrub(); db.close(); }
@@ -230,15 +226,15 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
  */
 export function openSqlitePayloads(file: string, options: SqliteRecordsOptions & { retentionMs: number }): PayloadStore {
   if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
-  const db = open(file, PAYLOAD_MIGRATIONS, "payload_migrations", options);
+  const db = open(file, PAYLOAD_MIGRATIONS, options, 5000);
   const put = db.prepare("INSERT OR REPLACE INTO protected_payloads (ref, body, expires_at) VALUES (?, ?, ?)");
   const get = db.prepare("SELECT body FROM protected_payloads WHERE ref = ? AND expires_at > ?");
   const prune = db.prepare("DELETE FROM protected_payloads WHERE expires_at <= ?");
   return {
     retentionMs: options.retentionMs,
-    put: (ref, value, now = Date.now()) => { try { put.run(ref, JSON.stringify(value ?? null), now + options.retentionMs); } catch (err) { throw storeError(err, "payload put"); } },
-    get: (ref, now = Date.now()) => { const row = get.get(ref, now) as { body: string } | undefined; return row && JSON.parse(row.body); },
-    prune: (now = Date.now()) => prune.run(now).changes,
-    close: () => { if (db.open) db.close(); },
+    put: async (ref, value, now = Date.now()) => { try { put.run(ref, JSON.stringify(value ?? null), now + options.retentionMs); } catch (err) { throw storeError(err, "payload put"); } },
+    get: async (ref, now = Date.now()) => { const row = get.get(ref, now) as { body: string } | undefined; return row && JSON.parse(row.body); },
+    prune: async (now = Date.now()) => prune.run(now).changes,
+    close: async () => { if (db.open) db.close(); },
   };
 }

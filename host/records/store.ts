@@ -1,34 +1,62 @@
 /**
- * The records storage contract. Synchronous on purpose, like the registry's store: the
- * "running" record must be on disk before the wrapped operation is called, and a
- * synchronous SQLite write guarantees that ordering without an await on the hot path.
- * Implementations: {@link createMemoryRecords} and {@link openSqliteRecords}, one contract
- * suite (test/records/store.contract.test.ts).
+ * The records storage contract, one for every engine: memory (memory-store.ts), SQLite
+ * (sqlite-store.ts), PostgreSQL (the `pg` store). Every method returns a Promise; a write
+ * has happened (is durable, on engines that persist) when its promise resolves. The
+ * journal (journal.ts) awaits the "running" update before the wrapped call starts, and
+ * keeps one operation's writes in order itself, so an engine may use a pool.
+ *
+ * Operations across hosts: every record carries the `owner` running it (a host id), and
+ * every host renews a lease ({@link OperationStore.heartbeat}). An owner is live at `now`
+ * when its lease ends after `now`. Live owners' operations are never marked interrupted and
+ * never resumed by another host ({@link OperationStore.claim} is atomic: SQLite in one
+ * IMMEDIATE transaction; PostgreSQL with a conditional `UPDATE ... WHERE owner IS NULL OR
+ * owner NOT IN (live owners)` or `SELECT ... FOR UPDATE` in one transaction).
+ *
+ * One contract suite runs against every engine: test/records/store.contract.test.ts over
+ * test/helpers/store-engines.ts.
  */
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
+/** What {@link OperationStore.claim} answers. */
+export type ClaimResult = "claimed" | "busy" | "missing";
+
 /** Where a host records its operations (for resume and audit); memory and SQLite implement it. */
 export interface OperationStore {
-  /** Writes a new record; an existing id is replaced (a crashed host's id is never reused by a live one: ids are UUIDs). */
-  insert(record: OperationRecord): void;
-  /** Merges `changes` into the record; with `result`, stores the real result in the same transaction. */
-  update(operationId: string, changes: Partial<OperationRecord>, result?: StoredResult): void;
-  get(operationId: string): OperationRecord | undefined;
+  /** Writes a new record (its `owner` included); an existing id is replaced (ids are UUIDs, a live host never reuses a dead one's). */
+  insert(record: OperationRecord): Promise<void>;
+  /** Merges `changes` into the record (OPERATION_NOT_FOUND when absent); with `result`, stores the real result in the same transaction. */
+  update(operationId: string, changes: Partial<OperationRecord>, result?: StoredResult): Promise<void>;
+  get(operationId: string): Promise<OperationRecord | undefined>;
   /**
    * The stored real result: present once the real execution succeeded (or a hook served
    * one) and while the operation can resume; deleted when it finishes or its retention ends.
    */
-  result(operationId: string): StoredResult | undefined;
+  result(operationId: string): Promise<StoredResult | undefined>;
   /** Deletes real results stored at or before `now` minus the retention; returns how many. Runs by itself on a timer too. */
-  pruneResults(now?: number): number;
+  pruneResults(now?: number): Promise<number>;
   /** Newest first. */
-  list(query?: OperationQuery): OperationRecord[];
-  /** Marks every `running` record `unknown` (run once at start-up); returns their ids. */
-  markInterrupted(now?: number): string[];
-  appendAudit(records: readonly AuditRecord[]): void;
+  list(query?: OperationQuery): Promise<OperationRecord[]>;
+  /**
+   * Start-up recovery for host `owner`: every unfinished record owned by `owner` itself (a
+   * previous run of this host) or by an owner that is not live at `now` (or by nobody, on
+   * records older than leases) is released (`owner` null); those `running` become
+   * `unknown`. Returns the ids that became unknown. Records of live peers are untouched.
+   */
+  markInterrupted(owner: string, now?: number): Promise<string[]>;
+  /** Says `owner` is alive until `until` (epoch ms). Hosts call it every third of their lease. */
+  heartbeat(owner: string, until: number): Promise<void>;
+  /** Ends `owner`'s lease at once (a host closing): its operations are free for others. */
+  retire(owner: string): Promise<void>;
+  /**
+   * Takes `operationId` for `owner`, atomically: "claimed" when nobody live holds it (its
+   * owner is null or not live at `now`); "busy" when a live owner holds it, `owner` itself
+   * included (two resumes in one host are refused too); "missing" when there is no record.
+   */
+  claim(operationId: string, owner: string, now?: number): Promise<ClaimResult>;
+  appendAudit(records: readonly AuditRecord[]): Promise<void>;
   /** Oldest first. */
-  audit(query?: AuditQuery): AuditRecord[];
-  close(): void;
+  audit(query?: AuditQuery): Promise<AuditRecord[]>;
+  close(): Promise<void>;
 }
 
 /**
@@ -38,9 +66,9 @@ export interface OperationStore {
 export interface PayloadStore {
   readonly retentionMs: number;
   /** Stores `value` under `ref` (its digest) until now + retention. */
-  put(ref: string, value: unknown, now?: number): void;
-  get(ref: string, now?: number): unknown | undefined;
+  put(ref: string, value: unknown, now?: number): Promise<void>;
+  get(ref: string, now?: number): Promise<unknown | undefined>;
   /** Deletes expired entries; returns how many. */
-  prune(now?: number): number;
-  close(): void;
+  prune(now?: number): Promise<number>;
+  close(): Promise<void>;
 }

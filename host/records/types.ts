@@ -46,6 +46,12 @@ export interface OperationRecord {
    * checkpoint `binding_id`); null or absent otherwise.
    */
   inProgress?: { point: PointName; bindingId: string } | null;
+  /**
+   * The host (its `hostId`) running this operation now: set when it starts or a resume
+   * claims it, null once it ends. A live owner (its lease current) keeps it from other
+   * resumers and from `markInterrupted`; absent on records written before leases existed.
+   */
+  owner?: string | null;
   /** What the tool reported it did (files written, records created), as it reported it. */
   artifacts?: Record<string, unknown>[];
   /** Bindings whose hooks finished, in order, across stages. */

@@ -13,6 +13,9 @@ import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore } from "./artifacts.js";
+import type { PostgresArtifactStore } from "./postgres-artifacts.js";
+import type { PostgresStores } from "./postgres-stores.js";
+import { postgresReleaseFeed } from "./postgres-release-feed.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
 import { replayOperation, type ReplayResult } from "./replay.js";
@@ -25,12 +28,22 @@ import { loadDigestKey } from "./digest-key.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
-import type { RegistryStore } from "./store.js";
+import type { RegistryStore, RegistryTx } from "./store.js";
+import { releaseFeed, SQLITE_FEED_INTERVAL_MS, type ReleaseFeed } from "./release-feed.js";
+import { warmLoader } from "../sandbox/load-module.js";
+import { startPrefetch, type PrefetchReport } from "./plugin-prefetch.js";
+import { ReleaseWatcher, type ReleaseSyncReport, type ReleaseSyncStatus } from "./release-watcher.js";
 
 /** Options of {@link Registry.open}: the data folder, the host and the store's limits. */
 export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
   dataDir: string;
+  /**
+   * A postgres:// URL: the registry, its artifacts, the operation records and the key-value
+   * store live in that database, shared by every host given the same URL, and releases
+   * reach this host by LISTEN/NOTIFY. Default: SQLite files in `dataDir`.
+   */
+  database?: string;
   /** A host to drive; by default the registry creates one and closes it with itself. */
   host?: Host;
   hostOptions?: HostOptions;
@@ -42,7 +55,25 @@ export interface RegistryOptions {
   digestSecret?: Uint8Array | string;
   /** How long a real result is kept for resume after its operation was last updated; then it is deleted. Default 24 h. */
   resultRetentionMs?: number;
+  /**
+   * Follow the database's active revision, so an activation or rollback made through another
+   * process on the same database reaches this host (release-watcher.ts). Default: on, with
+   * the engine's feed (SQLite: the active revision polled every 100 ms). `false` turns it off.
+   */
+  followReleases?: false | { feed?: ReleaseFeed; retryMs?: number };
+  /** Told when this host switched to a release another process activated, or could not load it. */
+  onReleaseSync?: (report: ReleaseSyncReport | PrefetchReport) => void;
 }
+
+/** What `GET /api/v1/status` says about releases: the database's active revision and what this process serves. */
+export interface ReleaseStatus extends ReleaseSyncStatus {
+  active_revision: number;
+  /** When this process switched to serving_revision (RFC 3339); null before its first release. */
+  serving_since: string | null;
+}
+
+/** How often a following host looks for plugin versions stored by another host, to compile them ahead of their activation. */
+const PREFETCH_INTERVAL_MS = 500;
 
 /** A plugin to upload: its manifest and its module. */
 export interface UploadInput {
@@ -70,6 +101,21 @@ function releaseInput(r: ReleaseRecord): ReleaseInput {
   return { revision: r.revision, orderMode: r.order_mode, bindings: [...r.bindings].sort((a, b) => a.position - b.position).map(toHostBinding) };
 }
 
+/** The plugin a binding input names, looked up ahead (the input's own checks report a malformed ref). */
+async function pluginsOf(tx: RegistryTx, input: unknown): Promise<(id: string, version: string) => PluginRecord | undefined> {
+  const ref = (input as { hook_ref?: unknown } | null)?.hook_ref;
+  let found: PluginRecord | undefined;
+  if (typeof ref === "string") {
+    try { const { id, version } = parseHookRef(ref); found = await tx.getPlugin(id, version); } catch { /* resolveBindingInput explains it */ }
+  }
+  return (id, version) => (found && found.id === id && found.version === version ? found : undefined);
+}
+
+async function activeRelease(tx: RegistryTx): Promise<ReleaseRecord | undefined> {
+  const revision = await tx.activeRevision();
+  return revision ? tx.getRelease(revision) : undefined;
+}
+
 /** Named ids first, in the given order; the rest keep their relative order after them. */
 function reordered<T extends { id: string; position: number }>(items: readonly T[], ids: readonly string[]): T[] {
   const sorted = [...items].sort((a, b) => a.position - b.position);
@@ -94,10 +140,14 @@ export class Registry {
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
+  private shared: PostgresStores | undefined;
+  private watcher: ReleaseWatcher | undefined;
+  private releaseLoader: (() => void) | undefined;
+  private stopPrefetch: (() => Promise<void>) | undefined;
 
   private constructor(
     readonly store: RegistryStore,
-    private readonly artifacts: ArtifactStore,
+    private readonly artifacts: ArtifactStore | PostgresArtifactStore,
     host: Host,
     private readonly ownsHost: boolean,
     maxModuleBytes: number,
@@ -116,20 +166,31 @@ export class Registry {
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
-    const store = openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
-    const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
+    let shared: PostgresStores | undefined;
+    if (options.database !== undefined) {
+      const { openPostgresStores } = await import("./postgres-stores.js");
+      shared = await openPostgresStores(options.database, { applicationName: "sluice", ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}) });
+    }
+    const store = shared?.registry ?? openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
+    const artifacts = shared?.artifacts ?? new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
-    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
-    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
+    const records = options.host ? undefined : shared?.records ?? openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
+    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
-    registry.ownedRecords = records;
+    registry.ownedRecords = shared ? undefined : records;
+    registry.shared = shared;
     registry.dataDir = dataDir;
-    // This process is the only writer of its data directory: operations a dead process left
-    // running have an unknown outcome, and are never retried automatically.
-    if (records) host.recover();
+    // Operations a dead host left running have an unknown outcome, and are never retried
+    // automatically; those of live hosts sharing the database are left alone.
+    if (records) await host.recover();
     try {
       await registry.restore();
+      if (options.followReleases !== false) {
+        const follow = options.followReleases ?? {};
+        const db = shared?.db;
+        await registry.follow(db && !follow.feed ? { ...follow, feed: postgresReleaseFeed(db, () => store.activeRevision()) } : follow, options.onReleaseSync);
+      }
     } catch (err) {
       await registry.close();
       throw err;
@@ -137,10 +198,38 @@ export class Registry {
     return registry;
   }
 
+  private async follow(options: { feed?: ReleaseFeed; retryMs?: number }, onReport?: (report: ReleaseSyncReport | PrefetchReport) => void): Promise<void> {
+    const readActive = () => this.store.activeRevision();
+    // A new plugin version must compile within the second an activation may take to reach
+    // this host: the loader is warmed now and kept, not started cold on that clock.
+    this.releaseLoader = await warmLoader();
+    this.stopPrefetch = await startPrefetch({ list: () => this.store.listPlugins(), load: (record) => this.loadPlugin(record), intervalMs: PREFETCH_INTERVAL_MS, ...(onReport ? { onReport } : {}) });
+    this.watcher = await ReleaseWatcher.start({
+      feed: options.feed ?? releaseFeed({ readActive, intervalMs: SQLITE_FEED_INTERVAL_MS }),
+      current: () => this.host.release,
+      prepare: async (revision) => {
+        const release = await this.getRelease(revision);
+        await this.ensureLoaded(release);
+        return () => { this.host.activate(releaseInput(release)); };
+      },
+      readActive,
+      ...(onReport ? { onReport } : {}),
+      ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+    });
+  }
+
+  /** The active revision in the database beside the one this process serves (and why it does not serve the active one, if it cannot). */
+  async releaseStatus(): Promise<ReleaseStatus> {
+    const active = await this.store.activeRevision();
+    const sync = this.watcher?.status() ?? { serving_revision: this.host.release.revision, loading_revision: null, error: null };
+    const since = this.host.releaseSince;
+    return { active_revision: active, ...sync, serving_since: since === null ? null : new Date(since).toISOString() };
+  }
+
   private async restore(): Promise<void> {
-    const revision = this.store.activeRevision();
+    const revision = await this.store.activeRevision();
     if (revision === 0) return;
-    const release = this.store.getRelease(revision)!;
+    const release = (await this.store.getRelease(revision))!;
     await this.ensureLoaded(release);
     this.host.activate(releaseInput(release));
   }
@@ -166,17 +255,17 @@ export class Registry {
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
-    const written = !this.store.getPlugin(record.id, record.version) && !this.artifacts.has(record.sha256);
+    const written = !(await this.store.getPlugin(record.id, record.version)) && !(await this.artifacts.has(record.sha256));
     if (written) await this.artifacts.put(wasm, record.sha256);
     let created: boolean;
     try {
-      created = this.store.insertPlugin(record) === "inserted";
+      created = (await this.store.insertPlugin(record)) === "inserted";
     } catch (err) {
       // No record, no artifact: an upload the database refused leaves nothing behind.
-      if (written && !this.store.listPlugins().some((p) => p.sha256 === record.sha256)) await this.artifacts.remove(record.sha256);
+      if (written && !(await this.store.listPlugins()).some((p) => p.sha256 === record.sha256)) await this.artifacts.remove(record.sha256);
       throw err;
     }
-    return { plugin: created ? record : this.store.getPlugin(record.id, record.version)!, created };
+    return { plugin: created ? record : (await this.store.getPlugin(record.id, record.version))!, created };
   }
 
   private loadOptions(manifest: Manifest) {
@@ -184,23 +273,23 @@ export class Registry {
   }
 
   /** PLUGIN_NOT_FOUND when absent; ID_INVALID when the id or version is malformed. */
-  getPlugin(id: string, version: string): PluginRecord {
-    const record = this.store.getPlugin(checkPluginId(id), checkVersion(version));
+  async getPlugin(id: string, version: string): Promise<PluginRecord> {
+    const record = await this.store.getPlugin(checkPluginId(id), checkVersion(version));
     if (!record) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}@${version}; list them with GET /api/v1/plugins`, { id, version });
     return record;
   }
 
   /** Every stored version, or the versions of one plugin (PLUGIN_NOT_FOUND when it has none). */
-  listPlugins(id?: string): PluginRecord[] {
+  async listPlugins(id?: string): Promise<PluginRecord[]> {
     if (id === undefined) return this.store.listPlugins();
-    const versions = this.store.listPlugins(checkPluginId(id));
+    const versions = await this.store.listPlugins(checkPluginId(id));
     if (versions.length === 0) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}; list them with GET /api/v1/plugins`, { id });
     return versions;
   }
 
   /** Runs a stored version once on a sample payload and config; stores nothing. */
   async test(id: string, version: string, input: DryRunInput): Promise<DryRunResult> {
-    const record = this.getPlugin(id, version);
+    const record = await this.getPlugin(id, version);
     const plugin = await this.loadPlugin(record);
     return dryRun(this.host.sandbox, record, plugin, input);
   }
@@ -214,7 +303,7 @@ export class Registry {
     let replacement: GuestPlugin;
     if ("hook_ref" in target) {
       const { id, version } = parseHookRef(target.hook_ref);
-      replacement = await this.loadPlugin(this.getPlugin(id, version));
+      replacement = await this.loadPlugin(await this.getPlugin(id, version));
     } else {
       const manifest = parseManifest(target.manifest);
       const module = await this.host.sandbox.load(target.wasm, this.loadOptions(manifest));
@@ -223,7 +312,7 @@ export class Registry {
     return replayOperation({
       host: this.host,
       release: (revision) => this.getRelease(revision),
-      plugin: (ref) => { const { id, version } = parseHookRef(ref); return this.loadPlugin(this.getPlugin(id, version)); },
+      plugin: async (ref) => { const { id, version } = parseHookRef(ref); return this.loadPlugin(await this.getPlugin(id, version)); },
     }, operationId, replacement);
   }
 
@@ -242,38 +331,39 @@ export class Registry {
 
   private async ensureLoaded(release: ReleaseRecord): Promise<void> {
     const refs = [...new Set(release.bindings.map((b) => b.hook_ref))];
-    await Promise.all(refs.map((ref) => {
+    await Promise.all(refs.map(async (ref) => {
       const { id, version } = parseHookRef(ref);
-      return this.loadPlugin(this.getPlugin(id, version));
+      return this.loadPlugin(await this.getPlugin(id, version));
     }));
   }
 
   // ---- bindings (the draft pipeline) ----
 
-  listBindings(): BindingRecord[] {
+  listBindings(): Promise<BindingRecord[]> {
     return this.store.listBindings();
   }
 
-  getBinding(id: string): BindingRecord {
-    const b = this.store.getBinding(checkBindingId(id));
+  async getBinding(id: string): Promise<BindingRecord> {
+    const b = await this.store.getBinding(checkBindingId(id));
     if (!b) throw new SluiceError("BINDING_NOT_FOUND", `no binding ${id}; list them with GET /api/v1/bindings`, { binding: id });
     return b;
   }
 
   /** Adds a binding at the end of the draft order; its config is checked against the plugin's schema. */
-  createBinding(input: unknown): BindingRecord {
-    return this.store.insertBinding(resolveBindingInput(input, (id, v) => this.store.getPlugin(id, v)));
+  async createBinding(input: unknown): Promise<BindingRecord> {
+    return this.store.transaction(async (tx) => tx.insertBinding(resolveBindingInput(input, await pluginsOf(tx, input))));
   }
 
   /** Replaces a binding (keeping its place in the order). */
-  updateBinding(id: string, input: Record<string, unknown>): BindingRecord {
-    this.getBinding(id);
+  async updateBinding(id: string, input: Record<string, unknown>): Promise<BindingRecord> {
+    await this.getBinding(id);
     if (input.id !== undefined && input.id !== id) throw new SluiceError("BINDING_INVALID", `body id ${String(input.id)} differs from the binding ${id} in the path`, { field: "id" });
-    return this.store.updateBinding(resolveBindingInput({ ...input, id }, (pid, v) => this.store.getPlugin(pid, v)));
+    const body = { ...input, id };
+    return this.store.transaction(async (tx) => tx.updateBinding(resolveBindingInput(body, await pluginsOf(tx, body))));
   }
 
-  deleteBinding(id: string): void {
-    this.store.deleteBinding(checkBindingId(id));
+  async deleteBinding(id: string): Promise<void> {
+    await this.store.deleteBinding(checkBindingId(id));
   }
 
   // ---- releases ----
@@ -288,61 +378,69 @@ export class Registry {
 
   /** {@link publish}, saying whether a revision was created (false: nothing changed since the latest one). */
   async publishDraft(options: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } = {}): Promise<{ release: ReleaseRecord; created: boolean }> {
-    if (options.order_mode) this.store.setDraftOrderMode(options.order_mode);
-    const draft = {
-      order_mode: this.store.draftOrderMode(),
-      bindings: this.store.listBindings().map((b, position) => {
-        const { id, version } = parseHookRef(b.hook_ref);
-        return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: this.getPlugin(id, version).sha256 };
-      }),
-    };
-    const latest = this.store.listReleases().reduce<ReleaseRecord | undefined>((a, r) => (a === undefined || r.revision > a.revision ? r : a), undefined);
-    const same = latest !== undefined && canonicalJson({ order_mode: latest.order_mode, bindings: latest.bindings }) === canonicalJson(draft);
-    const release = same ? latest : this.store.transaction(() => this.store.insertRelease({ ...draft, based_on: null, note: options.note ?? "" }));
-    if (options.activate && this.activeRevision() !== release.revision) await this.activate(release.revision);
+    // One transaction from reading the draft to freezing it: a concurrent edit or publish
+    // (in this process or another) lands before or after, never in between.
+    const { release, same } = await this.store.transaction(async (tx) => {
+      if (options.order_mode) await tx.setDraftOrderMode(options.order_mode);
+      const bindings = await tx.listBindings();
+      const draft = {
+        order_mode: await tx.draftOrderMode(),
+        bindings: await Promise.all(bindings.map(async (b, position) => {
+          const { id, version } = parseHookRef(b.hook_ref);
+          const plugin = await tx.getPlugin(id, version);
+          if (!plugin) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}@${version}; list them with GET /api/v1/plugins`, { id, version });
+          return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: plugin.sha256 };
+        })),
+      };
+      const latest = (await tx.listReleases()).reduce<ReleaseRecord | undefined>((a, r) => (a === undefined || r.revision > a.revision ? r : a), undefined);
+      const same = latest !== undefined && canonicalJson({ order_mode: latest.order_mode, bindings: latest.bindings }) === canonicalJson(draft);
+      return { release: same ? latest : await tx.insertRelease({ ...draft, based_on: null, note: options.note ?? "" }), same };
+    });
+    if (options.activate && (await this.activeRevision()) !== release.revision) await this.activate(release.revision);
     return { release, created: !same };
   }
 
-  listReleases(): ReleaseRecord[] {
+  listReleases(): Promise<ReleaseRecord[]> {
     return this.store.listReleases();
   }
 
-  getRelease(revision: number | string): ReleaseRecord {
+  async getRelease(revision: number | string): Promise<ReleaseRecord> {
     const n = checkRevision(revision);
-    const r = this.store.getRelease(n);
+    const r = await this.store.getRelease(n);
     if (!r) throw new SluiceError("RELEASE_NOT_FOUND", `no release ${n}; list them with GET /api/v1/releases`, { revision: n });
     return r;
   }
 
-  activeRevision(): number {
+  activeRevision(): Promise<number> {
     return this.store.activeRevision();
   }
 
-  listActivations(): ActivationRecord[] {
+  listActivations(): Promise<ActivationRecord[]> {
     return this.store.listActivations();
   }
 
   /** Makes `revision` the one new operations use; operations already running finish on theirs. */
   async activate(revision: number | string, reason: ActivationReason = "activate"): Promise<ActivationRecord> {
-    const release = this.getRelease(revision);
+    const release = await this.getRelease(revision);
     await this.ensureLoaded(release);
-    return this.store.activate(release.revision, reason, () => this.host.activate(releaseInput(release)));
+    return this.store.activate(release.revision, reason, () => { this.host.activate(releaseInput(release)); });
   }
 
   /** Activates `to`, or by default the revision that was active before the current one. */
   async rollback(to?: number | string): Promise<ActivationRecord> {
-    const target = to !== undefined ? checkRevision(to) : rollbackTarget(this.store.listActivations());
+    const target = to !== undefined ? checkRevision(to) : rollbackTarget(await this.store.listActivations());
     if (target === undefined) throw new SluiceError("RELEASE_NOT_FOUND", "there is no earlier active revision to roll back to; name one with --to <revision>", {});
     return this.activate(target, "rollback");
   }
 
   // ---- the extension view (seed 004) ----
 
-  extensions(view: "active" | "draft" = "active"): ExtensionList {
-    const find = (ref: string) => { const { id, version } = parseHookRef(ref); return this.store.getPlugin(id, version); };
-    if (view === "draft") return extensionList("draft", this.store.activeRevision(), this.store.draftOrderMode(), this.store.listBindings(), find);
-    const revision = this.store.activeRevision();
-    const release = revision ? this.store.getRelease(revision) : undefined;
+  async extensions(view: "active" | "draft" = "active"): Promise<ExtensionList> {
+    const plugins = new Map((await this.store.listPlugins()).map((p) => [`${p.id}@${p.version}`, p]));
+    const find = (ref: string) => plugins.get(ref);
+    const revision = await this.store.activeRevision();
+    if (view === "draft") return extensionList("draft", revision, await this.store.draftOrderMode(), await this.store.listBindings(), find);
+    const release = revision ? await this.store.getRelease(revision) : undefined;
     return extensionList("active", revision, release?.order_mode ?? "staged", release?.bindings ?? [], find);
   }
 
@@ -351,56 +449,56 @@ export class Registry {
    * once, as a new revision derived from the active one (so the switch is a release like
    * any other, and rollback undoes it). A disabled binding keeps its place but is skipped.
    */
-  setEnabled(id: string, enabled: boolean): ControlChange {
+  setEnabled(id: string, enabled: boolean): Promise<ControlChange> {
     checkBindingId(id);
-    return this.store.transaction(() => {
-      const draft = this.store.getBinding(id);
-      const active = this.activeRelease();
+    return this.store.transaction(async (tx) => {
+      const draft = await tx.getBinding(id);
+      const active = await activeRelease(tx);
       const frozen = active?.bindings.find((b) => b.id === id);
       if (!draft && !frozen) throw new SluiceError("BINDING_NOT_FOUND", `no binding ${id} in the draft or the active release`, { binding: id });
-      if (draft && draft.enabled !== enabled) this.store.updateBinding({ ...specOf(draft), enabled });
-      if (!active || !frozen || frozen.enabled === enabled) return { revision: this.store.activeRevision() };
-      return this.derive(active, active.bindings.map((b) => (b.id === id ? { ...b, enabled } : b)), active.order_mode, enabled ? "enable" : "disable");
+      if (draft && draft.enabled !== enabled) await tx.updateBinding({ ...specOf(draft), enabled });
+      if (!active || !frozen || frozen.enabled === enabled) return { revision: await tx.activeRevision() };
+      return this.derive(tx, active, active.bindings.map((b) => (b.id === id ? { ...b, enabled } : b)), active.order_mode, enabled ? "enable" : "disable");
     });
   }
 
   /** Moves the named bindings to the front, in this order, in the draft and (as a new revision) in the active release. */
-  reorder(ids: readonly string[], orderMode?: AfterOrderMode): ControlChange {
+  async reorder(ids: readonly string[], orderMode?: AfterOrderMode): Promise<ControlChange> {
     ids.forEach(checkBindingId);
     if (new Set(ids).size !== ids.length) throw new SluiceError("BINDING_INVALID", "order lists a binding twice", { field: "order" });
-    return this.store.transaction(() => {
-      const draft = this.store.listBindings();
-      const active = this.activeRelease();
+    return this.store.transaction(async (tx) => {
+      const draft = await tx.listBindings();
+      const active = await activeRelease(tx);
       const known = new Set([...draft.map((b) => b.id), ...(active?.bindings.map((b) => b.id) ?? [])]);
       const missing = ids.find((id) => !known.has(id));
       if (missing !== undefined) throw new SluiceError("BINDING_NOT_FOUND", `no binding ${missing} in the draft or the active release`, { binding: missing });
-      this.store.reorderBindings(ids.filter((id) => draft.some((b) => b.id === id)));
-      if (orderMode) this.store.setDraftOrderMode(orderMode);
+      await tx.reorderBindings(ids.filter((id) => draft.some((b) => b.id === id)));
+      if (orderMode) await tx.setDraftOrderMode(orderMode);
       if (!active) return { revision: 0 };
       const next = reordered(active.bindings, ids);
       const mode = orderMode ?? active.order_mode;
       const same = mode === active.order_mode && next.every((b, i) => b.id === [...active.bindings].sort((x, y) => x.position - y.position)[i]!.id);
-      return same ? { revision: active.revision } : this.derive(active, next, mode, "reorder");
+      return same ? { revision: active.revision } : this.derive(tx, active, next, mode, "reorder");
     });
   }
 
-  private activeRelease(): ReleaseRecord | undefined {
-    const revision = this.store.activeRevision();
-    return revision ? this.store.getRelease(revision) : undefined;
-  }
-
   /** Inside a transaction: freezes `bindings` as a new revision based on `from` and activates it. */
-  private derive(from: ReleaseRecord, bindings: ReleaseBinding[], orderMode: AfterOrderMode, reason: ActivationReason): ControlChange {
-    const release = this.store.insertRelease({ order_mode: orderMode, bindings, based_on: from.revision, note: `${reason} (from revision ${from.revision})` });
+  private async derive(tx: RegistryTx, from: ReleaseRecord, bindings: ReleaseBinding[], orderMode: AfterOrderMode, reason: ActivationReason): Promise<ControlChange> {
+    const release = await tx.insertRelease({ order_mode: orderMode, bindings, based_on: from.revision, note: `${reason} (from revision ${from.revision})` });
     // The plugins are those of the active release, already loaded: the switch stays synchronous.
-    this.store.activate(release.revision, reason, () => this.host.activate(releaseInput(release)));
+    await tx.activate(release.revision, reason, () => { this.host.activate(releaseInput(release)); });
     return { revision: release.revision, created: release.revision };
   }
 
   /** Closes the store, and the host when the registry created it. */
   async close(): Promise<void> {
-    this.store.close();
+    await this.watcher?.close();
+    await this.stopPrefetch?.();
+    this.releaseLoader?.();
+    await this.store.close();
     if (this.ownsHost) await this.host.close();
-    this.ownedRecords?.close();
+    await this.ownedRecords?.close();
+    // The PostgreSQL stores share one pool: closed together, after the host.
+    await this.shared?.close();
   }
 }

@@ -49,7 +49,7 @@ export interface ReplayResult {
 
 export interface ReplayDeps {
   host: Host;
-  release: (revision: number) => ReleaseRecord;
+  release: (revision: number) => Promise<ReleaseRecord>;
   /** A stored plugin version, loaded. */
   plugin: (hookRef: string) => Promise<GuestPlugin>;
 }
@@ -73,11 +73,11 @@ export async function replayOperation(deps: ReplayDeps, operationId: string, rep
   const store = host.records;
   const payloads = host.payloads;
   if (!store) throw new SluiceError("CONFIG_INVALID", "this server's host keeps no operation records; start it with a records store");
-  const op = store.get(operationId);
+  const op = await store.get(operationId);
   if (!op) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${operationId}`, { operationId });
   if (!payloads) throw new SluiceError("PAYLOADS_UNAVAILABLE", `operation ${operationId} cannot be replayed: this server keeps no payloads; start it with --payload-store (SLUICE_PAYLOAD_STORE=1) and replay an operation recorded after that`, { operationId });
-  const rows = store.audit({ operationId });
-  const release = deps.release(op.revision);
+  const rows = await store.audit({ operationId });
+  const release = await deps.release(op.revision);
   const byId = new Map(release.bindings.map((b) => [b.id, b]));
   const signal = AbortSignal.timeout(60_000);
   const kvSpace = `replay\u0000${randomUUID()}`;
@@ -91,7 +91,7 @@ export async function replayOperation(deps: ReplayDeps, operationId: string, rep
   let carries: Record<string, unknown> = {};
   for (const group of stagesOf(rows)) {
     const point = group[0]!.point;
-    const input = payloads.get(group[0]!.inputDigest) as Record<string, unknown> | undefined;
+    const input = (await payloads.get(group[0]!.inputDigest)) as Record<string, unknown> | undefined;
     if (input === undefined) {
       throw new SluiceError("PAYLOADS_UNAVAILABLE", `operation ${operationId} cannot be replayed: the input of its ${point} stage is not in the payload store (expired, or recorded before the store was enabled)`, { operationId, point });
     }
@@ -121,7 +121,7 @@ export async function replayOperation(deps: ReplayDeps, operationId: string, rep
       replayedHooks.push({ binding_id: report.bindingId, hook_ref: report.hookRef, replaced: pluginIdOf(report.hookRef) === replacement.id, recorded: null, replayed: { outcome: report.outcome, error_code: report.error?.code ?? null }, changed: true });
     }
     const recordedOutputRef = group[group.length - 1]!.outputDigest;
-    const recordedOutput = payloads.get(recordedOutputRef);
+    const recordedOutput = await payloads.get(recordedOutputRef);
     const outputChanged = host.digestOf(result.payload) !== recordedOutputRef;
     const output = recordedOutput !== undefined ? jsonDiff(recordedOutput, result.payload) : [];
     const recordedStop = group.find((r) => ["reject", "block", "short_circuit"].includes(r.outcome));

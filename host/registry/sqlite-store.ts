@@ -1,16 +1,20 @@
 /**
  * The registry store on an embedded SQLite database (better-sqlite3): WAL, so readers do
  * not wait for a writer; IMMEDIATE transactions for every check-then-write; a busy
- * timeout, so two processes on one data directory queue instead of failing.
+ * timeout, so two processes on one data directory queue instead of failing. The statements
+ * are synchronous ({@link SqliteOps}); the contract's async shape and its transactions
+ * come from one queue over the connection (storage/sqlite-serial.ts).
  */
 import { ensurePrivateFile } from "../storage/private-files.js";
 import Database from "better-sqlite3";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import { migrate } from "./migrations.js";
-import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
-import type { RegistryStore } from "./store.js";
+import { migrateSqlite } from "../storage/sqlite-migrations.js";
+import { SqliteSerial } from "../storage/sqlite-serial.js";
+import { REGISTRY_MIGRATIONS } from "./migrations.js";
+import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
+import type { NewRelease, RegistryStore, RegistryTx } from "./store.js";
 
 type Row = Record<string, unknown>;
 
@@ -38,17 +42,62 @@ export function openSqliteStore(file: string, options: { busyTimeoutMs?: number 
     db.pragma("synchronous = NORMAL");
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.pragma("foreign_keys = ON");
-    migrate(db);
+    migrateSqlite(db, [REGISTRY_MIGRATIONS]);
   } catch (err) {
     throw new SluiceError("STORE_UNAVAILABLE", `cannot open the registry database ${file}: ${(err as Error).message}`, { file }, { cause: err });
   }
-  return new SqliteStore(db);
+  return sqliteRegistry(db);
 }
 
-class SqliteStore implements RegistryStore {
+/** The contract with its promises taken off: what a synchronous engine implements. */
+type SyncOf<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never };
+
+/** The statements that exist as they are on every path: with and without an explicit transaction. */
+const TX_METHODS = [
+  "insertPlugin", "getPlugin", "listPlugins", "listBindings", "getBinding", "insertBinding", "updateBinding", "deleteBinding", "reorderBindings",
+  "draftOrderMode", "setDraftOrderMode", "insertRelease", "getRelease", "listReleases", "activeRevision", "listActivations",
+] as const satisfies readonly (keyof RegistryTx & keyof SqliteOps)[];
+
+function sqliteRegistry(db: Database.Database): RegistryStore {
+  const ops = new SqliteOps(db);
+  const serial = new SqliteSerial(db, storeError);
+  /** Inside a transaction: the statements run at once; after it ended, the tx refuses (a leaked tx would write outside any transaction). */
+  const txOf = (live: () => boolean): RegistryTx => {
+    const tx = {} as Record<string, unknown>;
+    for (const m of TX_METHODS) {
+      tx[m] = async (...args: unknown[]) => {
+        if (!live()) throw new Error(`registry tx.${m} called after its transaction ended`);
+        return (ops[m] as (...a: unknown[]) => unknown)(...args);
+      };
+    }
+    tx.activate = async (revision: number, reason: ActivationReason, apply: () => void | Promise<void>) => {
+      if (!live()) throw new Error("registry tx.activate called after its transaction ended");
+      const record = ops.recordActivation(revision, reason);
+      await apply();
+      return record;
+    };
+    return tx as unknown as RegistryTx;
+  };
+  const transaction = <T>(fn: (tx: RegistryTx) => Promise<T>): Promise<T> => serial.transaction(async () => {
+    let live = true;
+    try { return await fn(txOf(() => live)); } finally { live = false; }
+  });
+  const store = {} as Record<string, unknown>;
+  // One statement or one short synchronous transaction each: alone on the connection.
+  for (const m of TX_METHODS) store[m] = (...args: unknown[]) => serial.run(() => ops.transaction(() => (ops[m] as (...a: unknown[]) => unknown)(...args)));
+  store.activate = (revision: number, reason: ActivationReason, apply: () => void | Promise<void>) => transaction((tx) => tx.activate(revision, reason, apply));
+  store.transaction = transaction;
+  store.close = () => serial.run(() => db.close());
+  // Not part of the contract: fault tests reach the connection (to fill the disk, say).
+  Object.defineProperty(store, "db", { value: db });
+  return store as unknown as RegistryStore;
+}
+
+/** The registry's statements, synchronous; callers hold the connection (see sqliteRegistry). */
+class SqliteOps implements Omit<SyncOf<RegistryTx>, "activate"> {
   constructor(private readonly db: Database.Database) {}
 
-  /** Every write runs here: all or nothing, and SQLite's failures leave as catalogue codes. */
+  /** Joins the open transaction, or opens an IMMEDIATE one; SQLite's failures leave as catalogue codes. */
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     try {
@@ -137,7 +186,7 @@ class SqliteStore implements RegistryStore {
     this.transaction(() => this.db.prepare("INSERT INTO settings (key, value) VALUES ('draft_order_mode', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(mode));
   }
 
-  insertRelease(release: { order_mode: AfterOrderMode; bindings: ReleaseBinding[]; based_on: number | null; note: string }): ReleaseRecord {
+  insertRelease(release: NewRelease): ReleaseRecord {
     return this.transaction(() => {
       const { revision } = this.db.prepare("SELECT COALESCE(MAX(revision), 0) + 1 AS revision FROM releases").get() as { revision: number };
       this.db.prepare("INSERT INTO releases (revision, order_mode, bindings, based_on, note, created_at) VALUES (?, ?, ?, ?, ?, ?)")
@@ -160,22 +209,17 @@ class SqliteStore implements RegistryStore {
     return r?.revision ?? 0;
   }
 
-  activate(revision: number, reason: ActivationReason, apply: () => void): ActivationRecord {
-    return this.transaction(() => {
-      const at = now();
-      const { lastInsertRowid } = this.db.prepare("INSERT INTO activations (revision, reason, activated_at) VALUES (?, ?, ?)").run(revision, reason, at);
-      apply();
-      return { seq: Number(lastInsertRowid), revision, reason, activated_at: at };
-    });
+  /** The activation's row; the caller applies it to the host inside the same transaction. */
+  recordActivation(revision: number, reason: ActivationReason): ActivationRecord {
+    const at = now();
+    const { lastInsertRowid } = this.db.prepare("INSERT INTO activations (revision, reason, activated_at) VALUES (?, ?, ?)").run(revision, reason, at);
+    return { seq: Number(lastInsertRowid), revision, reason, activated_at: at };
   }
 
   listActivations(): ActivationRecord[] {
     return this.db.prepare("SELECT seq, revision, reason, activated_at FROM activations ORDER BY seq").all() as ActivationRecord[];
   }
 
-  close(): void {
-    this.db.close();
-  }
 }
 
 function storeError(err: unknown): unknown {

@@ -3,7 +3,8 @@
  * (load-worker.ts), so an upload never holds the event loop, whatever the module. The
  * thread starts on the first load, keeps the process alive only while a load is pending,
  * and a loader that dies (a module that exhausts it) fails that load alone and is
- * started again for the next one.
+ * started again for the next one. A host following a shared database holds it warm
+ * ({@link holdLoader}).
  */
 import { createHash } from "node:crypto";
 import { Worker } from "node:worker_threads";
@@ -11,6 +12,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { LoadedModule, LoadOptions } from "./loaded-module.js";
 import type { LoaderReply, LoaderRequest } from "./loader-protocol.js";
 import { workerFile } from "./worker-file.js";
+import { CONTINUE_GUEST } from "./benign-guest.js";
 
 export { sha256Hex, type LoadedModule, type LoadOptions } from "./loaded-module.js";
 
@@ -45,8 +47,7 @@ function startLoader(): Worker {
     if (pending.size === 0) {
       worker.unref();
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => { if (pending.size === 0 && loader === worker) { loader = undefined; void worker.terminate(); } }, LOADER_IDLE_MS);
-      idleTimer.unref();
+      scheduleIdleEnd(worker);
     }
     if (reply.ok) p.resolve(reply.loaded);
     else p.reject(SluiceError.fromData(reply.error));
@@ -58,6 +59,44 @@ function startLoader(): Worker {
   worker.on("error", (err) => died(`failed (${(err as NodeJS.ErrnoException).code ?? err.message})`));
   worker.on("exit", (code) => died(`exited (${code})`));
   return worker;
+}
+
+function scheduleIdleEnd(worker: Worker): void {
+  clearTimeout(idleTimer);
+  if (holds > 0) return;
+  idleTimer = setTimeout(() => { if (pending.size === 0 && holds === 0 && loader === worker) { loader = undefined; void worker.terminate(); } }, LOADER_IDLE_MS);
+  idleTimer.unref();
+}
+
+let holds = 0;
+
+/**
+ * Starts the loader now and keeps it (and binaryen, which takes one to three seconds to
+ * start on a busy machine) until the returned function is called: for a host that must
+ * load a release another host activated within a second. It never keeps the process alive.
+ */
+export function holdLoader(): () => void {
+  holds++;
+  clearTimeout(idleTimer);
+  const worker = (loader ??= startLoader());
+  if (pending.size === 0) worker.unref();
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    holds--;
+    if (holds === 0 && loader && pending.size === 0) scheduleIdleEnd(loader);
+  };
+}
+
+/**
+ * {@link holdLoader}, resolving once the loader has checked, metered and compiled a tiny
+ * benign guest: binaryen and the loader's code paths are then warm.
+ */
+export async function warmLoader(): Promise<() => void> {
+  const release = holdLoader();
+  await loadModule(Buffer.from(CONTINUE_GUEST, "base64")).catch(() => undefined);
+  return release;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { readReply, replyWindow } from "./read-reply.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import { KV_STATUS, type KvStore } from "./kv-store.js";
+import { KV_STATUS, type SyncKvStore } from "./kv-store.js";
+import { KvStoreFailure } from "./kv-failure.js";
 import type { CallReport, CallSpec, LogLine } from "./protocol.js";
 import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
@@ -36,6 +37,7 @@ function fail(code: ErrorCode, message: string, details?: Record<string, unknown
 function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spec: CallSpec, abortMessage: string | undefined): ErrorData {
   // First: a guest stopped by its meter traps with `unreachable`, whatever its memory looks like.
   if (fuelCounter().remaining() < 0) return fuelExhausted(fuelUsed(spec.fuel, fuelCounter()), spec.fuel);
+  if (err instanceof KvStoreFailure) return err.toData();
   if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
   if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
   if (err instanceof RangeError && /memory/i.test(err.message)) return fail("GUEST_MEMORY_LIMIT", `guest could not get memory: ${err.message}`, { limitBytes: spec.memoryBytes });
@@ -53,7 +55,7 @@ function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spe
  * Runs one guest invocation on a fresh instance: no memory or globals survive it. Every
  * failure comes back as data with a code; nothing the guest does is thrown to the caller.
  */
-export function runCall(spec: CallSpec, kv: () => KvStore): CallReport {
+export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   if (spec.component) return runComponentCall({ ...spec, component: spec.component }, kv);
   const logs: LogLine[] = [];
   let droppedLogs = 0;

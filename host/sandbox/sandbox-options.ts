@@ -10,7 +10,7 @@ export interface SandboxOptions {
   workers?: number;
   /** Tasks that may wait for a worker, beyond the two each working worker holds (the one it runs and the next), before calls are refused with QUEUE_FULL. Default 1024. */
   maxQueue?: number;
-  /** SQLite file behind the key-value capability (created 0600). Default: a fresh file in a fresh 0700 folder of the OS temp dir. */
+  /** Where the key-value capability keeps its data: a SQLite file (created 0600), or the postgres:// URL of a migrated shared database (openPostgresStores), every host sharing its keys. Default: a fresh SQLite file in a fresh 0700 folder of the OS temp dir. */
   kvPath?: string;
   /** Worker restarts allowed (see RestartBudget). Default: a burst of 8 × workers, refilled at 2 × workers per second. */
   restarts?: Partial<RestartBudgetOptions>;

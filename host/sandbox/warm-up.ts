@@ -11,9 +11,8 @@ import type { StageInput } from "../pipeline/run-steps.js";
 import { DEFAULT_LIMITS, WASM_PAGE } from "./limits.js";
 import { PROGRESS_BYTES, PROGRESS_WAITING, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { hostMemory } from "./wasm-binary.js";
+import { CONTINUE_GUEST } from "./benign-guest.js";
 
-// test/fixtures/wat/continue.wat: replies {abi:"1.0", outcome:"continue"} to anything.
-const CONTINUE_GUEST = "AGFzbQEAAAABDwNgAABgAX8Bf2ACf38BfgMEAwABAgUDAQABBgcBfwFBgAgLBzsEBm1lbW9yeQIAD3NsdWljZV9hYmlfdjFfMAAADHNsdWljZV9hbGxvYwABDXNsdWljZV9oYW5kbGUAAgohAwIACxEBAX8jACEBIwAgAGokACABCwoAQhBCIIZCGoQLCyABAEEQCxqCo2FiaaMxLjCnb3V0Y29tZahjb250aW51ZQ==";
 
 export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise<void> {
   // The default memory limit, so the pool ends up holding memories of the most common shape.

@@ -1,7 +1,8 @@
 /** Piscina worker entry: runs the calls of one task in order, reporting progress through shared memory. */
 import { encodeTransient } from "../../abi/codec.js";
 import { runSteps } from "../pipeline/run-steps.js";
-import { KvStore } from "./kv-store.js";
+import type { SyncKvStore } from "./kv-store.js";
+import { openWorkerKv } from "./open-kv.js";
 import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "./protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
@@ -10,14 +11,21 @@ import { serve } from "./serve.js";
 import { pendingComponents } from "./component/run-component.js";
 
 
-const stores = new Map<string, KvStore>();
-function kvAt(path: string | null): () => KvStore {
-  return () => {
+const stores = new Map<string, SyncKvStore>();
+function kvAt(path: string | null): () => SyncKvStore {
+  const open = () => {
     if (path === null) throw new Error("kv capability used without a store");
     let store = stores.get(path);
-    if (!store) stores.set(path, (store = new KvStore(path)));
+    if (!store) stores.set(path, (store = openWorkerKv(path)));
     return store;
   };
+  // The store opens here, before any guest's clock starts, not inside the first guest call
+  // that uses kv: a SQLite file's open, or a PostgreSQL connection thread's boot and connect
+  // (tens of ms). A store that cannot open fails the guest call that needs it instead.
+  if (path !== null && !stores.has(path)) {
+    try { open(); } catch { /* reported by the call that uses kv */ }
+  }
+  return open;
 }
 
 let pause: () => void = () => {};

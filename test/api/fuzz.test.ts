@@ -18,7 +18,7 @@ let gw: GatewayUnderTest;
 beforeAll(async () => {
   registry = await Registry.open({ dataDir: tempDir(), hostOptions: { workers: 1 } });
   await registry.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
-  registry.createBinding({ id: "b", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 1 } });
+  await registry.createBinding({ id: "b", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 1 } });
   await registry.publish({ activate: true });
   app = await createApiServer({ registry, token: TOKEN, logger: false, gatewayKeys: new GatewayKeys(":memory:"), authFailures: { max: 1_000_000 } });
   gw = await startGateway({ timeoutMs: 2_000 });

@@ -66,7 +66,7 @@ describe("a web page on the operator's machine", () => {
       const res = await raw(s, "POST", "/api/v1/releases/1/activate", headers, body);
       expect({ status: res.status, code: res.body.error.code }).toEqual({ status, code });
     }
-    expect(s.registry.activeRevision()).toBe(2);
+    expect(await s.registry.activeRevision()).toBe(2);
     // A page of the server's own origin (there are none today) is not refused.
     expect((await raw(s, "POST", "/api/v1/releases/1/activate", { ...auth, host, origin: `http://${host}` })).status).toBe(200);
   });

@@ -17,7 +17,7 @@ describe("quarantine through the management API", () => {
     };
     try {
       await registry.upload({ manifest: manifestYaml({ id: "trapper", failure_policy: "fail-open" }), wasm: fixture("unreachable") });
-      registry.createBinding({ id: "trap", hook_ref: "trapper@1.0.0", point: "tool.before", failure_policy: "fail-open", config: { max_limit: 1 } });
+      await registry.createBinding({ id: "trap", hook_ref: "trapper@1.0.0", point: "tool.before", failure_policy: "fail-open", config: { max_limit: 1 } });
       await registry.publish({ activate: true });
       for (let i = 0; i < 3; i++) await registry.host.tool({ spaceId: "s" }, toolCall(), async () => "ok");
 

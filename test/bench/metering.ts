@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { encode } from "../../abi/codec.js";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { meter } from "../../host/sandbox/fuel/meter.js";
-import { KvStore } from "../../host/sandbox/kv-store.js";
+import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
 import { resolveLimits, WASM_PAGE } from "../../host/sandbox/limits.js";
 import { boundShape } from "../../host/sandbox/prepare-module.js";
 import type { CallSpec } from "../../host/sandbox/protocol.js";
@@ -39,8 +39,8 @@ function firstRequest(plugin: string): Uint8Array | undefined {
 export async function meteredAndBare(): Promise<MeteringPair[]> {
   const limits = resolveLimits({});
   const kvPath = join(tmpdir(), `sluice-bench-metering-${process.pid}.db`);
-  const store = new KvStore(kvPath);
-  const kv = (): KvStore => store;
+  const store = new SqliteKvStore(kvPath);
+  const kv = (): SqliteKvStore => store;
   const guests: [string, Uint8Array, Uint8Array][] = [["bench-hook", benchWasm("sluice-hook"), encode(envelopeOf(payloadOf(1024)))]];
   for (const name of ["answer-normalize", "audit-tag", "embedding-normalize", "order-search-limit", "pii-redact", "prompt-guard", "response-cache", "token-meter", "workspace-path-guard"]) {
     const request = firstRequest(name);

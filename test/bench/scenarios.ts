@@ -14,9 +14,11 @@ import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import type { LoadCommand, LoadReply } from "./gateway-load.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
+import { measureSharedStores, withBenchDatabase } from "./shared-stores.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { importTimes } from "./package-import.js";
+import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -27,10 +29,11 @@ export interface Counts {
   chunks: number;
   plugins: number;
   runaways: number;
+  activations: number;
 }
 
-export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100, runaways: 7 };
-export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2, runaways: 1 };
+export const FULL: Counts = { warmup: 3000, samples: 2000, throughputMs: 2000, coldRepeats: 15, chunks: 2000, plugins: 100, runaways: 7, activations: 20 };
+export const SMOKE: Counts = { warmup: 1, samples: 2, throughputMs: 50, coldRepeats: 1, chunks: 5, plugins: 2, runaways: 1, activations: 2 };
 
 export interface Target { name: string; measured: number; limit: number; op: "<=" | ">="; unit: string; met: boolean }
 export interface ScenarioResult { id: number; title: string; latency?: Record<string, Stats>; values?: Record<string, number | string>; targets: Target[] }
@@ -554,7 +557,7 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   }
 }
 
-/** Scenario 13 (issue 17): `import "sluice"` in fresh Node processes, median and max. */
+/** Scenario 15 (issue 17): `import "sluice"` in fresh Node processes, median and max. */
 async function packageImport(c: Counts): Promise<ScenarioResult> {
   const { importMs, importCpuMs, processMs } = importTimes(Math.max(3, c.coldRepeats * 2));
   const values = {
@@ -562,10 +565,29 @@ async function packageImport(c: Counts): Promise<ScenarioResult> {
     processMsMedian: stats(processMs).p50, processMsMax: Math.max(...processMs),
   };
   return {
-    id: 13, title: `import "sluice" in a fresh Node process (${importMs.length} processes; the process time includes Node's own start)`, values,
+    id: 15, title: `import "sluice" in a fresh Node process (${importMs.length} processes; the process time includes Node's own start)`, values,
     targets: [target("import \"sluice\" (median)", values.importMsMedian, "<=", 100, "ms")],
   };
 }
+/**
+ * Scenario 13: the shared stores on PostgreSQL beside SQLite (test/bench/shared-stores.ts):
+ * a kv call from a worker through its connection thread, and a guest's kv calls end to end.
+ */
+async function sharedStores(c: Counts): Promise<ScenarioResult> {
+  const { latency, values } = await measureSharedStores({ warmup: Math.min(c.warmup, 500), samples: Math.min(c.samples, 1000) });
+  return {
+    id: 13, title: "shared stores on PostgreSQL beside SQLite: kv per call (worker bridge), guest kv end to end", latency, values,
+    targets: [
+      target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
+      target("kv set (existing key) from a worker, PostgreSQL bridge, p50", values.kvSetPostgresUs!, "<=", 2000, "us"),
+    ],
+  };
+}
+/** The engines scenario 14 runs on: one SQLite data folder shared by the three processes, and one PostgreSQL database. */
+const FLEET_ENGINES: readonly FleetEngine[] = [
+  { name: "sqlite", with: (fn) => fn({}) },
+  { name: "postgres", with: (fn) => withBenchDatabase("fleet", (database) => fn({ database })) },
+];
 
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
@@ -580,5 +602,7 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 10, run: (c) => runaway(10, c) },
   { id: 11, run: metering },
   { id: 12, run: gateway },
-  { id: 13, run: packageImport },
+  { id: 13, run: sharedStores },
+  { id: 14, run: (c) => activationToEveryHost(14, c.activations, FLEET_ENGINES) },
+  { id: 15, run: packageImport },
 ];

@@ -34,7 +34,7 @@ describe("errorMode", () => {
     expect(seen).toBeInstanceOf(RateLimited);
     expect(diagnostics).toEqual(["operation.error:OPERATION_FAILED", "operation.finally:failed"]);
     // The only chat so far that made two attempts: this one; its record keeps the failure.
-    const recorded = records.list().filter((r) => r.identity.operation === "chat" && r.attempts === 2);
+    const recorded = (await records.list()).filter((r) => r.identity.operation === "chat" && r.attempts === 2);
     expect(recorded).toHaveLength(1);
     expect(recorded[0]).toMatchObject({ realStatus: "failed", outcome: "failed", error: { code: "OPERATION_FAILED" } });
   });

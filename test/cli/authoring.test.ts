@@ -136,12 +136,12 @@ describe("bindings and releases", () => {
     const again = await sluice(["publish", "--activate", "--json"], s.env);
     expect(JSON.parse(again.stdout)).toMatchObject({ created: false, release: { revision: 1 }, active_revision: 1 });
     expect((await sluice(["publish"], s.env)).stdout).toBe("nothing changed since revision 1; no release created; active revision: 1\n");
-    expect(s.registry.listReleases().map((r) => r.revision)).toEqual([1]);
+    expect((await s.registry.listReleases()).map((r) => r.revision)).toEqual([1]);
 
     expect((await sluice(["unbind", "second"], s.env)).stdout).toBe("removed second from the draft; run `sluice publish --activate` to release the change\n");
     const deleted = await sluice(["binding", "delete", "my-hook-tool-before", "--json"], s.env);
     expect(JSON.parse(deleted.stdout)).toEqual({ deleted: "my-hook-tool-before" });
-    expect(s.registry.listBindings()).toEqual([]);
+    expect(await s.registry.listBindings()).toEqual([]);
     const missing = await sluice(["unbind", "second"], s.env);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toBe("error BINDING_NOT_FOUND: no binding second; list them with GET /api/v1/bindings\n  → `sluice list bindings` shows the binding ids\n");
@@ -161,8 +161,8 @@ describe("bindings and releases", () => {
       "published revision 1 (1 binding(s)); active revision: 1",
       "",
     ].join("\n"));
-    expect(s.registry.activeRevision()).toBe(1);
-    expect(s.registry.getRelease(1).bindings.map((b) => [b.id, b.hook_ref, b.config])).toEqual([["my-hook-tool-before", "my-hook@0.1.0", { max_limit: 100 }]]);
+    expect(await s.registry.activeRevision()).toBe(1);
+    expect((await s.registry.getRelease(1)).bindings.map((b) => [b.id, b.hook_ref, b.config])).toEqual([["my-hook-tool-before", "my-hook@0.1.0", { max_limit: 100 }]]);
     let seen: unknown;
     await s.registry.host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema: { type: "object" }, arguments: { limit: 500 }, callId: "c1" }, async (args) => { seen = args.limit; return {}; });
     expect(seen).toBe(100);

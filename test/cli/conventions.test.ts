@@ -48,7 +48,7 @@ describe("sluice conventions", () => {
     expect(JSON.parse((await sluice(["publish", "--json"], s.env)).stdout)).toMatchObject({ created: true, release: { revision: 1, bindings: [] }, active_revision: 0 });
     expect(JSON.parse((await sluice(["activate", "1", "--json"], s.env)).stdout)).toMatchObject({ activation: { revision: 1 } });
     await s.registry.host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema: { type: "object" }, arguments: {}, callId: "c1" }, async () => ({}));
-    const [op] = s.registry.host.records!.list();
+    const [op] = await s.registry.host.records!.list();
     const lines = (await sluice(["operations"], s.env)).stdout.split("\n");
     expect(lines[0]).toBe(`${"OPERATION".padEnd(op!.operationId.length)}  KIND  PHASE     REAL STATUS  OUTCOME    REVISION`);
     expect(lines[1]).toBe(`${op!.operationId}  tool  finished  succeeded    succeeded  1`);
@@ -79,24 +79,26 @@ describe("sluice serve configuration", () => {
       SLUICE_DATA_DIR: "/srv/sluice", SLUICE_PORT: "9000", SLUICE_WORKERS: "3", SLUICE_UPSTREAM: "http://upstream.test/v1", SLUICE_UPSTREAM_API_KEY: "sk-upstream-secret-1234",
       SLUICE_TOKEN: "env-token-secret-abcdefghijklmnopqrstuvwxyz", SLUICE_LOG_LEVEL: "warn", SLUICE_ALLOWED_HOSTS: "a.example,b.example", SLUICE_PAYLOAD_STORE: "1",
       SLUICE_MAX_MODULE_MB: "8", SLUICE_GATEWAY_PORT: "9001", SLUICE_REQUEST_TIMEOUT_MS: "30000",
+      SLUICE_DATABASE_URL: "postgres://fleet:db-secret-pw@db.internal:5432/sluice?sslmode=require",
     };
     const r = await sluice(["serve", "--print-config", "--json", "--port", "9100", "--log-level", "debug"], env);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("secret");
     expect(JSON.parse(r.stdout)).toEqual({
-      dataDir: "/srv/sluice", host: "127.0.0.1", port: 9100, token: "(set)", allowedHosts: ["a.example", "b.example"],
+      dataDir: "/srv/sluice", database: "postgres://fleet:***@db.internal:5432/sluice?sslmode=require", host: "127.0.0.1", port: 9100, token: "(set)", allowedHosts: ["a.example", "b.example"],
       limits: { requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 5000, maxConnections: 256 },
       resultRetentionMs: 86400000, payloadStore: true, payloadRetentionMs: 86400000, workers: 3, maxModuleBytes: 8 * 1024 * 1024,
       gateway: { upstream: "http://upstream.test/v1", port: 9001, timeoutMs: 60000, maxBytes: 16 * 1024 * 1024, apiKey: "(set)" },
       logLevel: "debug",
     });
     const text = await sluice(["serve", "--print-config"], {});
-    expect(text.stdout.split("\n").slice(0, 4)).toEqual(['dataDir = ".sluice/data"', 'host = "127.0.0.1"', "port = 8787", 'token = "(generated into <data-dir>/api-token on start unless it exists)"']);
+    expect(text.stdout.split("\n").slice(0, 5)).toEqual(['dataDir = ".sluice/data"', 'database = "(SQLite in <data-dir>)"', 'host = "127.0.0.1"', "port = 8787", 'token = "(generated into <data-dir>/api-token on start unless it exists)"']);
   });
 
   it("refuses a bad value naming the flag and its variable", async () => {
     expect((await sluice(["serve", "--print-config"], { SLUICE_WORKERS: "many" })).stderr).toBe('error: --workers (SLUICE_WORKERS) must be an integer from 1 to 256, got "many"\n');
     expect((await sluice(["serve", "--print-config"], { SLUICE_LOG_LEVEL: "loud" })).stderr).toBe('error: --log-level (SLUICE_LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n');
     expect((await sluice(["serve", "--print-config", "--token-file", "/x"], { SLUICE_TOKEN: "t".repeat(40) })).stderr).toBe("error: give the token once: --token (or SLUICE_TOKEN) or --token-file (or SLUICE_TOKEN_FILE), not both\n");
+    expect((await sluice(["serve", "--print-config", "--database", "mysql://u:hidden-pw@db/x"], {})).stderr).toBe('error: --database (SLUICE_DATABASE_URL) must be a postgres:// or postgresql:// URL, got "mysql://u:***@db/x"\n');
   });
 });

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../registry/fixtures.js";
+import { testDatabaseUrl } from "../helpers/postgres.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let bin = "";
@@ -30,17 +31,17 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Runs README lines with bash in `cwd`. `sluice serve &` runs in the background (stopped at
- * the end); commands after it wait until it listens; `sluice dev` is stopped once it has
- * printed its first results. Nothing else is changed.
+ * Runs README lines with bash in `cwd`. Each `sluice serve &` runs in the background
+ * (its job's shell replaced by the server, so that the trap's kill stops the server itself); the commands after them wait until every one listens; `sluice dev`
+ * is stopped once it has printed its first results. Nothing else is changed.
  */
-function runBlock(lines: readonly string[], cwd: string, port: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function runBlock(lines: readonly string[], cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const logs = tempDir("sluice-readme-logs-");
+  const serves = lines.filter((l) => /^sluice serve\b/.test(l)).length;
   const script = `set -euo pipefail
-SERVE_LOG=${logs}/serve.out
 sluice() {
-  if [ "$1" = serve ]; then command sluice "$@" > "$SERVE_LOG" 2> ${logs}/serve.err; return; fi
-  if [ -e "$SERVE_LOG" ]; then until grep -q "listening on" "$SERVE_LOG"; do sleep 0.1; done; fi
+  if [ "$1" = serve ]; then exec sluice "$@" > ${logs}/serve-$BASHPID.out 2>> ${logs}/serve.err; fi
+  if compgen -G "${logs}/serve-*.out" > /dev/null; then until [ "$(grep -l "listening on" ${logs}/serve-*.out 2>/dev/null | wc -l)" -ge ${serves} ]; do sleep 0.1; done; fi
   if [ "$1" = dev ]; then
     command sluice "$@" > ${logs}/dev.out 2>&1 & local pid=$!
     until grep -q "results in" ${logs}/dev.out; do kill -0 $pid; sleep 0.1; done
@@ -52,7 +53,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 ${lines.join("\n")}
 `;
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, SLUICE_PORT: String(port), SLUICE_URL: `http://127.0.0.1:${port}`, SLUICE_WORKERS: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, SLUICE_PORT: String(port), SLUICE_URL: `http://127.0.0.1:${port}`, SLUICE_WORKERS: "1", ...extraEnv };
     delete env.SLUICE_TOKEN;
     execFile("bash", ["-c", script], { cwd, env, timeout: 240_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr: stderr + readFileSync(`${logs}/serve.err`, { encoding: "utf8", flag: "a+" }) });
@@ -76,6 +77,10 @@ describe("README.md", () => {
       ["npm install -g ."],
       ["sluice new my-guard && cd my-guard", "sluice serve &", "sluice dev", "sluice deploy"],
       ["sluice new my-guard && cd my-guard", "sluice build", "sluice test", "sluice serve &", "sluice upload && sluice bind my-guard@0.1.0 --point tool.before && sluice publish --activate"],
+      [
+        "sluice new my-guard && cd my-guard", `export SLUICE_TOKEN=$(node -p "crypto.randomBytes(32).toString('hex')")`, "sluice serve &", "sluice serve --port 8797 &",
+        "sluice deploy", "sluice status --url http://127.0.0.1:8797 --expect 1",
+      ],
     ]);
     // The first block is what CI runs (.ci/run: npm ci, then npm test, which includes test/demo for npm start).
   });
@@ -106,6 +111,22 @@ describe("README.md", () => {
     expect(run.stdout).toMatch(/^2 passed, 0 failed$/m);
     expect(run.stdout).toMatch(/^bound my-guard-tool-before: my-guard@0\.1\.0 at tool\.before \(position 0\)/m);
     expect(run.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
+  }, 240_000);
+});
+
+// The same commands on PostgreSQL: the reader sets SLUICE_DATABASE_URL, as the README says.
+describe.each([
+  { engine: "SQLite", env: async (): Promise<Record<string, string>> => ({}) },
+  { engine: "PostgreSQL", env: async (): Promise<Record<string, string>> => ({ SLUICE_DATABASE_URL: await testDatabaseUrl("readme") }) },
+])("README.md's two hosts on one database ($engine)", ({ env }) => {
+  it("a release deployed through one host is served by the other", async () => {
+    const cwd = tempDir("sluice-readme-");
+    const port = await freePort();
+    const run = await runBlock(shBlocks("README.md")[4]!, cwd, port, await env());
+    expect(run.stderr).not.toMatch(/^error/m);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
+    expect(run.stdout).toMatch(/^serving revision 1 \(active revision in the database: 1\)$/m);
   }, 240_000);
 });
 

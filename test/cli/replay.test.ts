@@ -20,7 +20,7 @@ beforeAll(async () => {
   expect((await sluice(["deploy", scaffold], s.env)).code).toBe(0);
   const r = await s.registry.host.tool({ spaceId: "acme" }, call, async () => { toolCalls++; return { orders: [] }; });
   expect(r.ok).toBe(true);
-  operationId = s.registry.host.records!.list()[0]!.operationId;
+  operationId = (await s.registry.host.records!.list())[0]!.operationId;
 }, 120_000);
 
 afterAll(async () => {
@@ -54,8 +54,8 @@ describe("sluice replay", () => {
     expect(json).toMatchObject({ changed: true, stages: [{ point: "tool.before", output: [{ path: "/arguments/limit", expected: 100, actual: 10 }] }] });
     expect(toolCalls).toBe(before);
     // Replay stores nothing: no new operation, no new plugin version.
-    expect(s.registry.host.records!.list()).toHaveLength(1);
-    expect(s.registry.listPlugins()).toHaveLength(1);
+    expect(await s.registry.host.records!.list()).toHaveLength(1);
+    expect(await s.registry.listPlugins()).toHaveLength(1);
   }, 60_000);
 
   it("names what is missing: an unknown operation, a server without a payload store", async () => {
@@ -67,7 +67,7 @@ describe("sluice replay", () => {
     try {
       expect((await sluice(["deploy", scaffold], plain.env)).code).toBe(0);
       await plain.registry.host.tool({ spaceId: "acme" }, call, async () => ({}));
-      const id = plain.registry.host.records!.list()[0]!.operationId;
+      const id = (await plain.registry.host.records!.list())[0]!.operationId;
       const r = await sluice(["replay", id, "--ref", "my-hook@0.1.0"], plain.env);
       expect(r.code).toBe(3);
       expect(r.stderr).toBe(`error PAYLOADS_UNAVAILABLE: operation ${id} cannot be replayed: this server keeps no payloads; start it with --payload-store (SLUICE_PAYLOAD_STORE=1) and replay an operation recorded after that\n  → start the server with --payload-store (SLUICE_PAYLOAD_STORE=1); operations recorded from then on can be replayed\n`);

@@ -41,7 +41,7 @@ describe("a JavaScript component hook (componentize-js)", () => {
     const r = await Registry.open({ dataDir: tempDir(), hostOptions: { workers: 1 }, maxModuleBytes: 16 * MiB });
     try {
       const { plugin } = await r.upload({ manifest: LIMIT_MANIFEST, wasm: JS_HOOK });
-      r.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", match: { tool_ids: ["orders.search"] }, config: { max_limit: 100 } });
+      await r.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", match: { tool_ids: ["orders.search"] }, config: { max_limit: 100 } });
       await r.publish({ activate: true });
       expect(plugin.size).toBe(JS_HOOK.byteLength);
       let received: unknown;

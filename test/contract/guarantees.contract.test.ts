@@ -20,7 +20,7 @@ let onUpdate: ((changes: Record<string, unknown>) => void) | undefined;
 let revision = 0;
 beforeAll(async () => {
   const store = createMemoryRecords();
-  records = { ...store, update: (id, changes, result) => { store.update(id, changes, result); onUpdate?.(changes as Record<string, unknown>); } };
+  records = { ...store, update: async (id, changes, result) => { await store.update(id, changes, result); onUpdate?.(changes as Record<string, unknown>); } };
   host = createHost({ workers: 2, records });
   // The "loop" mode stands for a hook still running when a deadline passes: it gets the host's largest fuel budget, so the clock ends it, not its fuel.
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL } });
@@ -274,7 +274,7 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
         expect(!r.ok && r.error.code).toBe("CALL_CANCELLED");
         expect(started).toBe(1);
         expect(r.facts).toMatchObject({ attempts: 1, realStatus: "unknown" });
-        expect(records.get(r.facts.operationId)).toMatchObject({ attempts: 1, realStatus: "unknown" });
+        expect(await records.get(r.facts.operationId)).toMatchObject({ attempts: 1, realStatus: "unknown" });
       });
 
       it("a deadline that passes during a before hook is DEADLINE_EXCEEDED", async () => {
@@ -336,7 +336,7 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
           const r = await host.tool({ ...ctx, signal: controller.signal }, readFile("a"), async () => "done");
           expect(checkpoint).toEqual({ point: "tool.after", bindingId: "slow-after" });
           expect(!r.ok && r.error.code).toBe("CALL_CANCELLED");
-          expect(records.get(r.facts.operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", inProgress: { point: "tool.after", bindingId: "slow-after" } });
+          expect(await records.get(r.facts.operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", inProgress: { point: "tool.after", bindingId: "slow-after" } });
         } finally {
           onUpdate = undefined;
         }
@@ -354,7 +354,7 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
         expect(r.ok && r.annotations.seen_artifacts).toEqual(artifacts);
         expect(r.hooks.find((h) => h.bindingId === "erase")?.error?.code).toBe("PATCH_FORBIDDEN");
         expect(r.facts.artifacts).toEqual(artifacts);
-        expect(records.get(r.facts.operationId)?.artifacts).toEqual(artifacts);
+        expect((await records.get(r.facts.operationId))?.artifacts).toEqual(artifacts);
       });
 
       it("a tool that fails still gets tool.after with real status failed, may change the view but not the status, and then operation.error", async () => {

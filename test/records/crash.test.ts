@@ -47,7 +47,7 @@ async function restart(dir: string, scenario: Scenario, revision: 1 | 2) {
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("pause", () => ({ kind: "continue" }));
   host.activate(release(scenario, revision));
-  return { host, records, recovered: host.recover() };
+  return { host, records, recovered: await host.recover() };
 }
 
 /** No byte of the database files (main and WAL) holds the marker placed in the input. */
@@ -62,7 +62,7 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     const { dir, operationId } = await runChild("tool", "paused");
     const { host, records, recovered } = await restart(dir, "tool", 1);
     expect(recovered).not.toContain(operationId);
-    expect(records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", revision: 1, realResultRef: createDigester(DIGEST_SECRET).of(TOOL_RESULT) });
+    expect(await records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", revision: 1, realResultRef: createDigester(DIGEST_SECRET).of(TOOL_RESULT) });
 
     const resumed = await host.resume(operationId);
     const fresh = await host.tool(ctx, call, async () => TOOL_RESULT);
@@ -71,15 +71,15 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     expect(resumed.ok && resumed.output).toEqual(fresh.ok && fresh.output);
     expect(resumed.ok && resumed.output).toEqual({ status: "succeeded", view: `${TOOL_RESULT}-x`, callId: call.callId });
     expect(resumed.facts).toMatchObject({ operationId, idempotencyKey: operationId, realStatus: "succeeded", called: true, revision: 1, resumedRevision: 1, realResult: TOOL_RESULT });
-    expect(records.get(operationId)).toMatchObject({ phase: "finished", outcome: "succeeded", resumes: 1, effectiveOutputRef: createDigester(DIGEST_SECRET).of(resumed.ok && resumed.output) });
+    expect(await records.get(operationId)).toMatchObject({ phase: "finished", outcome: "succeeded", resumes: 1, effectiveOutputRef: createDigester(DIGEST_SECRET).of(resumed.ok && resumed.output) });
 
     const again = await host.resume(operationId);
     expect(!again.ok && again.error.code).toBe("OPERATION_NOT_RESUMABLE");
     expect(calls(dir)).toBe(1);
 
-    const audit = records.audit({ operationId });
+    const audit = await records.audit({ operationId });
     expect(audit.map((a) => `${a.point}:${a.bindingId}`)).toEqual(["tool.before:audit-before", "tool.after:append-x", "tool.after:pause"]);
-    expect(JSON.stringify([audit, records.audit({ operationId: fresh.facts.operationId }), records.list()])).not.toContain(MARKER);
+    expect(JSON.stringify([audit, await records.audit({ operationId: fresh.facts.operationId }), await records.list()])).not.toContain(MARKER);
     records.close();
     expectNoMarkerOnDisk(dir);
   });
@@ -87,7 +87,7 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
   it("resumes a model call without requesting it again: usage and provider request id stay with the real result", async () => {
     const { dir, operationId } = await runChild("chat", "paused");
     const { host, records } = await restart(dir, "chat", 1);
-    expect(records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", usage: answer.usage, providerRequestId: "req-42" });
+    expect(await records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", usage: answer.usage, providerRequestId: "req-42" });
 
     const resumed = await host.resume(operationId);
     const fresh = await host.chat(ctx, request, async () => answer);
@@ -95,7 +95,7 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     expect(resumed.ok && resumed.output).toEqual(fresh.ok && fresh.output);
     expect(resumed.ok && resumed.output).toMatchObject({ content: "the answer-x", usage: answer.usage, provider_request_id: "req-42" });
     expect(resumed.facts.realResult).toEqual(answer);
-    expect(JSON.stringify(records.audit())).not.toContain(MARKER);
+    expect(JSON.stringify(await records.audit())).not.toContain(MARKER);
     records.close();
     expectNoMarkerOnDisk(dir);
   });
@@ -104,15 +104,15 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     const { dir, operationId } = await runChild("fail", null);
     expect(JSON.parse(readFileSync(join(dir, "result.json"), "utf8"))).toMatchObject({ ok: false, code: "HOOK_FAILED", operationId });
     const { host, records } = await restart(dir, "fail", 2);
-    expect(records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", outcome: "failed", error: { code: "HOOK_FAILED" }, revision: 1 });
+    expect(await records.get(operationId)).toMatchObject({ phase: "after", realStatus: "succeeded", outcome: "failed", error: { code: "HOOK_FAILED" }, revision: 1 });
 
     const resumed = await host.resume(operationId);
     const fresh = await host.tool(ctx, call, async () => TOOL_RESULT);
     expect(calls(dir)).toBe(1);
     expect(resumed.ok && resumed.output).toEqual(fresh.ok && fresh.output);
     expect(resumed.facts).toMatchObject({ revision: 1, resumedRevision: 2 });
-    expect(records.get(operationId)).toMatchObject({ phase: "finished", outcome: "succeeded", revision: 1, resumedRevision: 2, error: null });
-    const broken = records.audit({ operationId, bindingId: "broken" });
+    expect(await records.get(operationId)).toMatchObject({ phase: "finished", outcome: "succeeded", revision: 1, resumedRevision: 2, error: null });
+    const broken = await records.audit({ operationId, bindingId: "broken" });
     expect(broken).toMatchObject([{ outcome: "failed", errorCode: "GUEST_ABORTED", revision: 1 }]);
   });
 
@@ -120,7 +120,7 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     const { dir, operationId } = await runChild("running", "calls");
     const { host, records, recovered } = await restart(dir, "running", 1);
     expect(recovered).toEqual([operationId]);
-    expect(records.get(operationId)).toMatchObject({ phase: "operation", realStatus: "unknown", finalInputRef: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await records.get(operationId)).toMatchObject({ phase: "operation", realStatus: "unknown", finalInputRef: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const r = await host.resume(operationId);
     expect(!r.ok && r.error.code).toBe("OPERATION_NOT_RESUMABLE");
     expect(!r.ok && r.error.message).toContain(operationId);

@@ -37,8 +37,8 @@ describe("real results at rest", () => {
     const { file, records, host } = setUp();
     const r = await host.tool(ctx, call, async () => ({ answer: CANARY }));
     expect(r.ok).toBe(true);
-    expect(records.get(r.facts.operationId)).toMatchObject({ phase: "finished", realStatus: "succeeded" });
-    expect(records.result(r.facts.operationId)).toBeUndefined();
+    expect(await records.get(r.facts.operationId)).toMatchObject({ phase: "finished", realStatus: "succeeded" });
+    expect(await records.result(r.facts.operationId)).toBeUndefined();
     await host.close();
     records.close();
     open.splice(0);
@@ -51,11 +51,11 @@ describe("real results at rest", () => {
     const r = await host.tool(ctx, call, async () => ({ answer: CANARY }));
     expect(r.ok).toBe(false);
     const id = r.facts.operationId;
-    expect(records.get(id)).toMatchObject({ phase: "after", realStatus: "succeeded" });
-    expect(records.result(id)?.real).toEqual({ answer: CANARY });
-    expect(records.pruneResults(Date.now())).toBe(0);
-    expect(records.pruneResults(Date.now() + 60_001)).toBe(1);
-    expect(records.result(id)).toBeUndefined();
+    expect(await records.get(id)).toMatchObject({ phase: "after", realStatus: "succeeded" });
+    expect((await records.result(id))?.real).toEqual({ answer: CANARY });
+    expect(await records.pruneResults(Date.now())).toBe(0);
+    expect(await records.pruneResults(Date.now() + 60_001)).toBe(1);
+    expect(await records.result(id)).toBeUndefined();
     expect(onDisk(file, CANARY)).toBe(false);
     failAfter(false);
     const resumed = await host.resume(id);
@@ -68,10 +68,10 @@ describe("real results at rest", () => {
     const { records, host, failAfter } = setUp({ resultRetentionMs: 50, pruneIntervalMs: 25 });
     failAfter(true);
     const r = await host.tool(ctx, call, async () => ({ answer: CANARY }));
-    expect(records.result(r.facts.operationId)).toBeDefined();
+    expect(await records.result(r.facts.operationId)).toBeDefined();
     const until = Date.now() + 5_000;
-    while (records.result(r.facts.operationId) !== undefined && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(records.result(r.facts.operationId)).toBeUndefined();
+    while (await records.result(r.facts.operationId) !== undefined && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await records.result(r.facts.operationId)).toBeUndefined();
   });
 
   it("the memory store follows the same rule", async () => {
@@ -81,7 +81,7 @@ describe("real results at rest", () => {
     host.registerHook("after", () => ({ kind: "continue" }));
     host.activate({ revision: 1, bindings: [{ id: "a", hookRef: "after", point: "tool.after" }] });
     const r = await host.tool(ctx, call, async () => ({ answer: CANARY }));
-    expect(records.result(r.facts.operationId)).toBeUndefined();
+    expect(await records.result(r.facts.operationId)).toBeUndefined();
   });
 });
 
@@ -92,13 +92,13 @@ describe("keyed digests", () => {
     open.push({ host });
     const args = { pin: "4821" };
     const r = await host.tool(ctx, { ...call, arguments: args }, async () => ({ ok: true }));
-    const ref = records.get(r.facts.operationId)!.finalInputRef!;
+    const ref = (await records.get(r.facts.operationId))!.finalInputRef!;
     const payload = (pin: string) => ({ tool_id: call.toolId, name: call.name, schema: call.schema, arguments: { pin }, call_id: call.callId });
     const plain = Array.from({ length: 10_000 }, (_, i) => String(i).padStart(4, "0")).filter((pin) => digestOf(payload(pin)) === ref);
     expect(plain).toEqual([]);
     // Whoever holds the key checks the payload.
     expect(ref).toMatch(/^[0-9a-f]{64}$/);
-    expect(records.get(r.facts.operationId)!.realResultRef).toBe(host.digestOf({ ok: true }));
+    expect((await records.get(r.facts.operationId))!.realResultRef).toBe(host.digestOf({ ok: true }));
   });
 
   it("the hooks' patch and output digests the caller sees are keyed too", async () => {

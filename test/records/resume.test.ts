@@ -32,8 +32,8 @@ describe("operation records and audit", () => {
     const from = Date.now();
     const r = await host.tool(ctx, call, async () => TOOL_RESULT);
     expect(r.ok).toBe(true);
-    const rec = records.get(r.facts.operationId)!;
-    const [before, after] = records.audit({ operationId: r.facts.operationId });
+    const rec = (await records.get(r.facts.operationId))!;
+    const [before, after] = await records.audit({ operationId: r.facts.operationId });
     const plugin = await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
     expect(before).toMatchObject({ bindingId: "b-guest", hookRef: guest, codeSha256: plugin.module.sha256, phase: "before", outcome: "patch_input", errorCode: null });
     expect(after).toMatchObject({ bindingId: "b-trusted", hookRef: "tag", codeSha256: "in-process", phase: "after", outcome: "patch_output" });
@@ -43,18 +43,18 @@ describe("operation records and audit", () => {
     expect(before!.patchDigest).toBe(host.digestOf([{ op: "replace", path: "/arguments/q", value: "patched" }]));
     expect(rec).toMatchObject({ phase: "finished", outcome: "succeeded", realStatus: "succeeded", realResultRef: host.digestOf(TOOL_RESULT), effectiveOutputRef: host.digestOf(r.ok && r.output) });
     expect(rec.completed).toEqual([{ point: "tool.before", bindingId: "b-guest" }, { point: "tool.after", bindingId: "b-trusted" }]);
-    expect(records.audit({ bindingId: "b-trusted", from, to: Date.now() + 1 }).map((a) => a.operationId)).toContain(r.facts.operationId);
-    expect(JSON.stringify(records.audit())).not.toContain(MARKER);
+    expect((await records.audit({ bindingId: "b-trusted", from, to: Date.now() + 1 })).map((a) => a.operationId)).toContain(r.facts.operationId);
+    expect(JSON.stringify(await records.audit())).not.toContain(MARKER);
   });
 
   it("keeps full payloads only in the opt-in payload store, by the digests the records hold", async () => {
     activate([{ id: "b-trusted", hookRef: "tag", point: "tool.after" }]);
     const r = await host.tool(ctx, call, async () => TOOL_RESULT);
-    const rec = records.get(r.facts.operationId)!;
-    expect(payloads.get(rec.finalInputRef!)).toMatchObject({ arguments: { q: MARKER } });
-    expect(payloads.get(rec.realResultRef!)).toBe(TOOL_RESULT);
-    expect(payloads.get(rec.effectiveOutputRef!)).toEqual(r.ok && r.output);
-    expect(payloads.get(rec.finalInputRef!, Date.now() + 60_001)).toBeUndefined();
+    const rec = (await records.get(r.facts.operationId))!;
+    expect(await payloads.get(rec.finalInputRef!)).toMatchObject({ arguments: { q: MARKER } });
+    expect(await payloads.get(rec.realResultRef!)).toBe(TOOL_RESULT);
+    expect(await payloads.get(rec.effectiveOutputRef!)).toEqual(r.ok && r.output);
+    expect(await payloads.get(rec.finalInputRef!, Date.now() + 60_001)).toBeUndefined();
   });
 });
 
@@ -67,12 +67,12 @@ describe("resume", () => {
     const first = await host.tool({ ...ctx, signal: controller.signal }, call, async () => { calls++; return TOOL_RESULT; });
     const id = first.facts.operationId;
     expect(!first.ok && first.error.code).toBe("CALL_CANCELLED");
-    expect(records.get(id)).toMatchObject({ phase: "after", realStatus: "succeeded", outcome: "cancelled" });
+    expect(await records.get(id)).toMatchObject({ phase: "after", realStatus: "succeeded", outcome: "cancelled" });
 
     const deadline = await host.resume(id, { deadline: Date.now() + 50 });
     // A deadline that passes inside an after hook of a resume is DEADLINE_EXCEEDED, as in every phase.
     expect(!deadline.ok && deadline.error.code).toBe("DEADLINE_EXCEEDED");
-    expect(records.get(id)).toMatchObject({ phase: "after", outcome: "cancelled", resumes: 1 });
+    expect(await records.get(id)).toMatchObject({ phase: "after", outcome: "cancelled", resumes: 1 });
 
     tag = "-fixed";
     activate([{ id: "fixed", hookRef: "tag", point: "tool.after" }]);
@@ -85,7 +85,7 @@ describe("resume", () => {
   it("refuses unknown ids, finished operations and operations that never ran", async () => {
     activate([{ id: "reject", hookRef: guest, point: "tool.before", config: { mode: "reject", code: "no", reason: "no" } }]);
     const rejected = await host.tool(ctx, call, async () => TOOL_RESULT);
-    expect(records.get(rejected.facts.operationId)).toMatchObject({ phase: "finished", outcome: "rejected", realStatus: "not_started" });
+    expect(await records.get(rejected.facts.operationId)).toMatchObject({ phase: "finished", outcome: "rejected", realStatus: "not_started" });
     const r = await host.resume(rejected.facts.operationId);
     expect(!r.ok && r.error.code).toBe("OPERATION_NOT_RESUMABLE");
     const missing = await host.resume("no-such-operation");

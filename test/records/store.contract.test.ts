@@ -1,13 +1,11 @@
-/** One contract, every records store: memory, SQLite in memory, SQLite on a file shared with the registry. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { createMemoryPayloads, createMemoryRecords, openSqlitePayloads, openSqliteRecords, type AuditRecord, type OperationRecord, type OperationStore, type PayloadStore } from "../../host/index.js";
+/**
+ * One contract, every records store: each engine of test/helpers/store-engines.ts, plus
+ * SQLite on a file shared with the registry. A store is closed after each case.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteRecords, type AuditRecord, type OperationRecord, type OperationStore, type PayloadStore } from "../../host/index.js";
 import { openSqliteStore } from "../../host/registry/sqlite-store.js";
-
-const dir = mkdtempSync(join(tmpdir(), "sluice-store-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+import { enginesWith, tempFile } from "../helpers/store-engines.js";
 
 const record = (id: string, over: Partial<OperationRecord> = {}): OperationRecord => ({
   operationId: id, parentOperationId: null, idempotencyKey: id,
@@ -20,84 +18,140 @@ const audit = (operationId: string, bindingId: string, at: number): AuditRecord 
   operationId, bindingId, hookRef: "p@1.0.0", codeSha256: "ab".repeat(32), point: "tool.after", phase: "after", revision: 1, outcome: "continue",
   inputDigest: "1".repeat(64), outputDigest: "1".repeat(64), patchDigest: null, durationMs: 0.5, fuel: 1_234, errorCode: null, at,
 });
+const RESULT = { real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } };
 
-const stores: [string, () => OperationStore][] = [
-  ["memory", createMemoryRecords],
-  ["SQLite (:memory:)", () => openSqliteRecords(":memory:")],
-  ["SQLite file shared with the registry", () => { const file = join(dir, `shared-${Math.random()}.db`); openSqliteStore(file).close(); return openSqliteRecords(file); }],
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });
+const track = <T extends { close(): Promise<void> }>(s: T): T => { opened.push(s); return s; };
+
+const stores: [string, () => Promise<OperationStore>][] = [
+  ...enginesWith("records").map(([name, make]): [string, () => Promise<OperationStore>] => [name, () => make()]),
+  ["SQLite file shared with the registry", async () => { const file = tempFile("shared"); await openSqliteStore(file).close(); return openSqliteRecords(file); }],
 ];
 
 for (const [name, make] of stores) {
+  const open = async () => track(await make());
   describe(`records store contract: ${name}`, () => {
-    it("keeps a record, merges updates, and stores the real result apart", () => {
-      const s = make();
-      s.insert(record("op-1"));
-      s.update("op-1", { phase: "after", realStatus: "succeeded", realResultRef: "r" }, { real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } });
-      expect(s.get("op-1")).toMatchObject({ phase: "after", realStatus: "succeeded", realResultRef: "r", revision: 1 });
-      expect(s.result("op-1")).toEqual({ real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } });
-      expect(s.get("missing")).toBeUndefined();
-      expect(() => s.update("missing", { phase: "finished" })).toThrow(expect.objectContaining({ code: "OPERATION_NOT_FOUND" }));
-      s.close();
+    it("keeps a record, merges updates, and stores the real result apart", async () => {
+      const s = await open();
+      await s.insert(record("op-1"));
+      await s.update("op-1", { phase: "after", realStatus: "succeeded", realResultRef: "r" }, RESULT);
+      expect(await s.get("op-1")).toMatchObject({ phase: "after", realStatus: "succeeded", realResultRef: "r", revision: 1 });
+      expect(await s.result("op-1")).toEqual(RESULT);
+      expect(await s.get("missing")).toBeUndefined();
+      await expect(s.update("missing", { phase: "finished" })).rejects.toMatchObject({ code: "OPERATION_NOT_FOUND" });
     });
 
-    it("lists newest first, filtered by phase and real status", () => {
-      const s = make();
-      s.insert(record("a", { createdAt: 1 }));
-      s.insert(record("b", { createdAt: 2, phase: "after", realStatus: "succeeded" }));
-      s.insert(record("c", { createdAt: 3, phase: "operation", realStatus: "running" }));
-      expect(s.list().map((r) => r.operationId)).toEqual(["c", "b", "a"]);
-      expect(s.list({ phase: "after" }).map((r) => r.operationId)).toEqual(["b"]);
-      expect(s.list({ realStatus: "running", limit: 5 }).map((r) => r.operationId)).toEqual(["c"]);
-      s.close();
+    it("deletes the real result when the operation finishes", async () => {
+      const s = await open();
+      await s.insert(record("op-1"));
+      await s.update("op-1", { phase: "after", realStatus: "succeeded" }, RESULT);
+      await s.update("op-1", { phase: "finished", outcome: "succeeded" });
+      expect(await s.result("op-1")).toBeUndefined();
     });
 
-    it("turns every running record into unknown on recovery, and only those", () => {
-      const s = make();
-      s.insert(record("run", { phase: "operation", realStatus: "running" }));
-      s.insert(record("done", { phase: "after", realStatus: "succeeded" }));
-      expect(s.markInterrupted(5_000)).toEqual(["run"]);
-      expect(s.get("run")).toMatchObject({ realStatus: "unknown", updatedAt: 5_000 });
-      expect(s.get("done")!.realStatus).toBe("succeeded");
-      expect(s.markInterrupted()).toEqual([]);
-      s.close();
+    it("lists newest first, filtered by phase and real status", async () => {
+      const s = await open();
+      await s.insert(record("a", { createdAt: 1 }));
+      await s.insert(record("b", { createdAt: 2, phase: "after", realStatus: "succeeded" }));
+      await s.insert(record("c", { createdAt: 3, phase: "operation", realStatus: "running" }));
+      expect((await s.list()).map((r) => r.operationId)).toEqual(["c", "b", "a"]);
+      expect((await s.list({ phase: "after" })).map((r) => r.operationId)).toEqual(["b"]);
+      expect((await s.list({ realStatus: "running", limit: 5 })).map((r) => r.operationId)).toEqual(["c"]);
     });
 
-    it("queries audit records by operation, binding and time range, oldest first", () => {
-      const s = make();
-      s.appendAudit([audit("op-1", "b1", 10), audit("op-1", "b2", 20), audit("op-2", "b1", 30)]);
-      expect(s.audit({ operationId: "op-1" }).map((a) => a.bindingId)).toEqual(["b1", "b2"]);
-      expect(s.audit({ bindingId: "b1" }).map((a) => a.operationId)).toEqual(["op-1", "op-2"]);
-      expect(s.audit({ from: 20, to: 30 }).map((a) => a.at)).toEqual([20]);
-      expect(s.audit({ limit: 1 })).toHaveLength(1);
-      const [first, second] = s.audit();
+    it("turns running records of the recovering host and of hosts without a live lease into unknown, never a live peer's", async () => {
+      const s = await open();
+      await s.heartbeat("peer", 10_000);
+      await s.heartbeat("expired", 4_000);
+      await s.insert(record("mine", { phase: "operation", realStatus: "running", owner: "me" }));
+      await s.insert(record("legacy", { phase: "operation", realStatus: "running" }));
+      await s.insert(record("dead", { phase: "operation", realStatus: "running", owner: "expired" }));
+      await s.insert(record("gone", { phase: "operation", realStatus: "running", owner: "never-heartbeat" }));
+      await s.insert(record("peer's", { phase: "operation", realStatus: "running", owner: "peer" }));
+      await s.insert(record("done", { phase: "after", realStatus: "succeeded", owner: "expired" }));
+      expect((await s.markInterrupted("me", 5_000)).sort()).toEqual(["dead", "gone", "legacy", "mine"]);
+      expect(await s.get("mine")).toMatchObject({ realStatus: "unknown", updatedAt: 5_000, owner: null });
+      expect(await s.get("peer's")).toMatchObject({ realStatus: "running", owner: "peer" });
+      // Not running: released for another resumer, its status kept.
+      expect(await s.get("done")).toMatchObject({ realStatus: "succeeded", owner: null });
+      expect(await s.markInterrupted("me", 5_000)).toEqual([]);
+      // Once the peer's lease has ended, its running record is interrupted too.
+      expect(await s.markInterrupted("me", 10_000)).toEqual(["peer's"]);
+    });
+
+    it("a retired owner is not live, whatever its lease said", async () => {
+      const s = await open();
+      await s.heartbeat("peer", Number.MAX_SAFE_INTEGER);
+      await s.insert(record("op", { phase: "operation", realStatus: "running", owner: "peer" }));
+      expect(await s.markInterrupted("me", 1_000)).toEqual([]);
+      await s.retire("peer");
+      expect(await s.markInterrupted("me", 1_000)).toEqual(["op"]);
+    });
+
+    it("claims an operation for one owner: busy while a live owner (itself included) holds it, free once that lease ends", async () => {
+      const s = await open();
+      await s.heartbeat("a", 5_000);
+      await s.heartbeat("b", 50_000);
+      await s.insert(record("op", { phase: "after", realStatus: "succeeded", owner: "a" }));
+      expect(await s.claim("op", "b", 1_000)).toBe("busy");
+      expect(await s.claim("op", "a", 1_000)).toBe("busy");
+      expect(await s.claim("op", "b", 5_000)).toBe("claimed");
+      expect((await s.get("op"))!.owner).toBe("b");
+      expect(await s.claim("op", "b", 5_000)).toBe("busy");
+      expect(await s.claim("op", "c", 5_000)).toBe("busy");
+      await s.update("op", { owner: null });
+      expect(await s.claim("op", "c", 5_000)).toBe("claimed");
+      expect(await s.claim("missing", "c", 5_000)).toBe("missing");
+    });
+
+    it("two concurrent claims of one operation: exactly one wins", async () => {
+      const s = await open();
+      await s.insert(record("op", { phase: "after", realStatus: "succeeded" }));
+      for (const owner of ["x", "y", "z"]) await s.heartbeat(owner, Date.now() + 60_000);
+      const results = await Promise.all(["x", "y", "z"].map((owner) => s.claim("op", owner)));
+      expect(results.filter((r) => r === "claimed")).toHaveLength(1);
+      expect(results.filter((r) => r === "busy")).toHaveLength(2);
+    });
+
+    it("queries audit records by operation, binding and time range, oldest first", async () => {
+      const s = await open();
+      await s.appendAudit([audit("op-1", "b1", 10), audit("op-1", "b2", 20), audit("op-2", "b1", 30)]);
+      expect((await s.audit({ operationId: "op-1" })).map((a) => a.bindingId)).toEqual(["b1", "b2"]);
+      expect((await s.audit({ bindingId: "b1" })).map((a) => a.operationId)).toEqual(["op-1", "op-2"]);
+      expect((await s.audit({ from: 20, to: 30 })).map((a) => a.at)).toEqual([20]);
+      expect(await s.audit({ limit: 1 })).toHaveLength(1);
+      const [first, second] = await s.audit();
       expect(first).toMatchObject({ ...audit("op-1", "b1", 10) });
       expect(second!.seq!).toBeGreaterThan(first!.seq!);
-      s.close();
+    });
+
+    it("deletes real results past their retention", async () => {
+      const s = await open();
+      await s.insert(record("op"));
+      await s.update("op", { phase: "after", realStatus: "succeeded" }, RESULT);
+      expect(await s.pruneResults(Date.now() - 25 * 60 * 60 * 1000)).toBe(0);
+      expect(await s.pruneResults(Date.now() + 25 * 60 * 60 * 1000)).toBe(1);
+      expect(await s.result("op")).toBeUndefined();
     });
   });
 }
 
-it("a SQLite records file keeps its records across a reopen", () => {
-  const file = join(dir, "reopen.db");
+it("a SQLite records file keeps its records across a reopen", async () => {
+  const file = tempFile("reopen");
   const a = openSqliteRecords(file);
-  a.insert(record("kept"));
-  a.close();
-  const b = openSqliteRecords(file);
-  expect(b.get("kept")?.operationId).toBe("kept");
-  b.close();
+  await a.insert(record("kept"));
+  await a.close();
+  const b = track(openSqliteRecords(file));
+  expect((await b.get("kept"))?.operationId).toBe("kept");
 });
 
-const payloadStores: [string, (retentionMs: number) => PayloadStore][] = [
-  ["memory", (retentionMs) => createMemoryPayloads({ retentionMs })],
-  ["SQLite", (retentionMs) => openSqlitePayloads(join(dir, `payloads-${Math.random()}.db`), { retentionMs })],
-];
-for (const [name, make] of payloadStores) {
-  it(`the ${name} payload store forgets content after its retention period`, () => {
-    const p = make(1_000);
-    p.put("ref", { text: "full content" }, 0);
-    expect(p.get("ref", 999)).toEqual({ text: "full content" });
-    expect(p.get("ref", 1_000)).toBeUndefined();
-    expect(p.prune(1_000)).toBe(1);
-    p.close();
+for (const [name, make] of enginesWith("payloads")) {
+  it(`the ${name} payload store forgets content after its retention period`, async () => {
+    const p: PayloadStore = track(await make({ retentionMs: 1_000 }));
+    await p.put("ref", { text: "full content" }, 0);
+    expect(await p.get("ref", 999)).toEqual({ text: "full content" });
+    expect(await p.get("ref", 1_000)).toBeUndefined();
+    expect(await p.prune(1_000)).toBe(1);
   });
 }

@@ -10,7 +10,7 @@ describe("dry run key-value scope", () => {
   it("gets a fresh, empty, private scope every time, whatever space_id the sample names", async () => {
     registry = await Registry.open({ dataDir: tempDir(), hostOptions: { workers: 1 } });
     await registry.upload({ manifest: manifestYaml({ id: "counter", capabilities: ["kv"], config_schema: { type: "object" } }), wasm: fixture("kv-counter") });
-    registry.createBinding({ id: "count", hook_ref: "counter@1.0.0", point: "tool.before" });
+    await registry.createBinding({ id: "count", hook_ref: "counter@1.0.0", point: "tool.before" });
     await registry.publish({ activate: true });
     const real = async () => (await registry!.host.tool({ spaceId: "acme" }, toolCall(5), async () => ({}))).hooks[0]?.annotations;
 

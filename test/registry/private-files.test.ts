@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Registry } from "../../host/registry/registry.js";
 import { resolveOptions } from "../../host/sandbox/sandbox-options.js";
-import { KvStore } from "../../host/sandbox/kv-store.js";
+import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
 import { fixture, manifestYaml, tempDir } from "./fixtures.js";
 
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -27,7 +27,7 @@ describe("private data files", () => {
   it("the library's default key-value file lives in a fresh 0700 folder and is created 0600", () => {
     const { kvPath } = resolveOptions({});
     expect(mode(path.dirname(kvPath))).toBe(0o700);
-    const store = new KvStore(kvPath);
+    const store = new SqliteKvStore(kvPath);
     try {
       store.set("s\u0000p", new Uint8Array([1]), new Uint8Array([2]));
       expect(mode(kvPath)).toBe(0o600);
@@ -43,7 +43,7 @@ describe("private data files", () => {
     const registry = await Registry.open({ dataDir, hostOptions: { workers: 1 } });
     try {
       await registry.upload({ manifest: manifestYaml({ id: "counter", capabilities: ["kv"], config_schema: { type: "object" } }), wasm: fixture("kv-counter") });
-      registry.createBinding({ id: "count", hook_ref: "counter@1.0.0", point: "tool.before" });
+      await registry.createBinding({ id: "count", hook_ref: "counter@1.0.0", point: "tool.before" });
       await registry.publish({ activate: true });
       await registry.host.tool({ spaceId: "s1" }, { toolId: "t", name: "t", schema: { type: "object" }, arguments: {}, callId: "c" }, async () => ({}));
     } finally {

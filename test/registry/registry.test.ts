@@ -51,17 +51,17 @@ describe("Registry", () => {
     // The dry run reports the guest's fuel against its budget, as `sluice test --remote` shows it.
     expect(tried.fuel).toBeGreaterThan(0);
     expect(tried.fuel_limit).toBe(50_000_000);
-    expect(r.listReleases()).toEqual([]);
+    expect(await r.listReleases()).toEqual([]);
 
-    r.createBinding({ id: "orders-limit", hook_ref: LIMIT, point: "tool.before", match: { tool_ids: ["orders.search"] }, config: { max_limit: 100 } });
+    await r.createBinding({ id: "orders-limit", hook_ref: LIMIT, point: "tool.before", match: { tool_ids: ["orders.search"] }, config: { max_limit: 100 } });
     const release = await r.publish({ activate: true });
     expect(release).toMatchObject({ revision: 1, order_mode: "staged", bindings: [{ id: "orders-limit", code_sha256: plugin.sha256, config: { max_limit: 100 }, failure_policy: "fail-closed" }] });
     expect(r.host.release.revision).toBe(1);
     expect(await callTool(r)).toEqual({ ok: true, received: { q: "late", limit: 100 }, ran: ["orders-limit"] });
 
-    const disabled = r.setEnabled("orders-limit", false);
+    const disabled = await r.setEnabled("orders-limit", false);
     expect(disabled).toEqual({ revision: 2, created: 2 });
-    expect(r.extensions().items).toMatchObject([{ extension_id: "orders-limit", enabled: false, order: 0 }]);
+    expect((await r.extensions()).items).toMatchObject([{ extension_id: "orders-limit", enabled: false, order: 0 }]);
     expect(await callTool(r)).toEqual({ ok: true, received: { q: "late", limit: 500 }, ran: [] });
 
     expect((await r.rollback()).revision).toBe(1);
@@ -70,20 +70,20 @@ describe("Registry", () => {
     open.splice(open.indexOf(r), 1);
 
     const again = await openRegistry(dataDir);
-    expect(again.activeRevision()).toBe(1);
+    expect(await again.activeRevision()).toBe(1);
     expect(again.host.release.revision).toBe(1);
-    expect(again.listReleases().map((x) => x.revision)).toEqual([1, 2]);
-    expect(again.listPlugins().map((p) => `${p.id}@${p.version}`)).toEqual([LIMIT]);
+    expect((await again.listReleases()).map((x) => x.revision)).toEqual([1, 2]);
+    expect((await again.listPlugins()).map((p) => `${p.id}@${p.version}`)).toEqual([LIMIT]);
     expect(await callTool(again)).toMatchObject({ received: { limit: 100 }, ran: ["orders-limit"] });
   });
 
   it("runs each operation on the active revision, recorded in its facts", async () => {
     const r = await openRegistry();
     await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
-    r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
+    await r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
     await r.publish({ activate: true });
     // A second revision needs a change: an unchanged draft publishes nothing (next test).
-    r.updateBinding("b", { hook_ref: LIMIT, point: "tool.before", config: { max_limit: 2 } });
+    await r.updateBinding("b", { hook_ref: LIMIT, point: "tool.before", config: { max_limit: 2 } });
     await r.publish({ activate: true });
     const result = await r.host.tool({ spaceId: "s" }, toolCall(), async () => ({}));
     expect(result.facts.revision).toBe(2);
@@ -92,14 +92,14 @@ describe("Registry", () => {
   it("publishes nothing when the draft is unchanged since the latest revision, and says so", async () => {
     const r = await openRegistry();
     await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
-    r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
+    await r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 1 } });
     expect(await r.publishDraft({})).toMatchObject({ created: true, release: { revision: 1 } });
     expect(await r.publishDraft({ activate: true })).toMatchObject({ created: false, release: { revision: 1 } });
-    expect(r.activeRevision()).toBe(1);
-    expect(r.listReleases().map((x) => x.revision)).toEqual([1]);
+    expect(await r.activeRevision()).toBe(1);
+    expect((await r.listReleases()).map((x) => x.revision)).toEqual([1]);
     // The order mode is part of a revision: changing it is a change.
     expect(await r.publishDraft({ order_mode: "symmetric" })).toMatchObject({ created: true, release: { revision: 2, order_mode: "symmetric" } });
-    r.deleteBinding("b");
+    await r.deleteBinding("b");
     expect(await r.publishDraft({})).toMatchObject({ created: true, release: { revision: 3, bindings: [] } });
     expect(await r.publishDraft({})).toMatchObject({ created: false, release: { revision: 3 } });
   });
@@ -107,7 +107,7 @@ describe("Registry", () => {
   it("keeps operations that started on a revision on it while another is activated", async () => {
     const r = await openRegistry();
     await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
-    r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 100 } });
+    await r.createBinding({ id: "b", hook_ref: LIMIT, point: "tool.before", config: { max_limit: 100 } });
     await r.publish({ activate: true });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => { release = resolve; });
@@ -115,11 +115,11 @@ describe("Registry", () => {
     const inside = new Promise<void>((resolve) => { started = resolve; });
     const running = r.host.tool({ spaceId: "s" }, toolCall(), async (args) => { started(); await gate; return args; });
     await inside;
-    r.setEnabled("b", false);
+    await r.setEnabled("b", false);
     release();
     const result = await running;
     expect(result).toMatchObject({ ok: true, facts: { revision: 1, realResult: { limit: 100 } } });
-    expect(r.activeRevision()).toBe(2);
+    expect(await r.activeRevision()).toBe(2);
     expect((await callTool(r)).ran).toEqual([]);
   });
 
@@ -130,7 +130,7 @@ describe("Registry", () => {
     expect((await r.upload({ manifest, wasm: fixture("continue") })).created).toBe(false);
     expect(await code(() => r.upload({ manifest, wasm: fixture("outcomes") }))).toBe("VERSION_CONFLICT");
     expect(await code(() => r.upload({ manifest: manifestYaml({ description: "changed" }), wasm: fixture("continue") }))).toBe("VERSION_CONFLICT");
-    expect(r.listPlugins()).toHaveLength(1);
+    expect(await r.listPlugins()).toHaveLength(1);
   });
 
   it("stores exactly one of two concurrent uploads of one version with different bytes", async () => {
@@ -139,7 +139,7 @@ describe("Registry", () => {
     const results = await Promise.allSettled([r.upload({ manifest, wasm: fixture("continue") }), r.upload({ manifest, wasm: fixture("outcomes") })]);
     expect(results.filter((x) => x.status === "fulfilled")).toHaveLength(1);
     expect(results.filter((x) => x.status === "rejected").map((x) => (x as PromiseRejectedResult).reason.code)).toEqual(["VERSION_CONFLICT"]);
-    expect(r.listPlugins()).toHaveLength(1);
+    expect(await r.listPlugins()).toHaveLength(1);
   });
 
   it.each([
@@ -152,7 +152,7 @@ describe("Registry", () => {
     const dataDir = tempDir();
     const r = await openRegistry(dataDir, 64 * 1024);
     expect(await code(() => r.upload(input()))).toBe(expected);
-    expect(r.listPlugins()).toEqual([]);
+    expect(await r.listPlugins()).toEqual([]);
     expect(readdirSync(path.join(dataDir, "artifacts", "sha256"))).toEqual([]);
   });
 
@@ -167,10 +167,10 @@ describe("Registry", () => {
     expect(await code(() => r.createBinding({ ...base, hook_ref: "../clamp@1.0.0" }))).toBe("ID_INVALID");
     expect(await code(() => r.createBinding({ ...base, id: "../b" }))).toBe("ID_INVALID");
     expect(await code(() => r.createBinding({ ...base, priority: "high" }))).toBe("BINDING_INVALID");
-    expect(r.listBindings()).toEqual([]);
-    r.createBinding(base);
+    expect(await r.listBindings()).toEqual([]);
+    await r.createBinding(base);
     expect(await code(() => r.createBinding(base))).toBe("BINDING_CONFLICT");
-    expect(r.getBinding("b1")).toMatchObject({ priority: 100, timeout_ms: 1000, enabled: true, mandatory: false, failure_policy: "fail-closed" });
+    expect(await r.getBinding("b1")).toMatchObject({ priority: 100, timeout_ms: 1000, enabled: true, mandatory: false, failure_policy: "fail-closed" });
   });
 
   it("refuses unknown plugins, versions, releases and malformed ids with their codes", async () => {
@@ -187,18 +187,18 @@ describe("Registry", () => {
     const r = await openRegistry();
     await r.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
     // Distinct configs: the same plugin with the same config would run once (deduplicated).
-    for (const [i, id] of ["a", "b", "c"].entries()) r.createBinding({ id, hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: i + 1 }, priority: 100 });
+    for (const [i, id] of ["a", "b", "c"].entries()) await r.createBinding({ id, hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: i + 1 }, priority: 100 });
     await r.publish({ activate: true });
-    r.setEnabled("b", false);
-    expect(r.extensions().items.map((i) => [i.extension_id, i.order, i.enabled])).toEqual([["a", 0, true], ["b", 1, false], ["c", 2, true]]);
-    const change = r.reorder(["c", "a"], "symmetric");
+    await r.setEnabled("b", false);
+    expect((await r.extensions()).items.map((i) => [i.extension_id, i.order, i.enabled])).toEqual([["a", 0, true], ["b", 1, false], ["c", 2, true]]);
+    const change = await r.reorder(["c", "a"], "symmetric");
     expect(change.revision).toBe(3);
-    const view = r.extensions();
+    const view = await r.extensions();
     expect(view).toMatchObject({ sdk_interface_version: "1.1.0", deprecations: [], revision: 3, order_mode: "symmetric" });
     expect(view.items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
-    expect(r.extensions("draft").items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
+    expect((await r.extensions("draft")).items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
     expect((await callTool(r)).ran).toEqual(["c", "a"]);
-    expect(r.reorder(["c", "a"])).toEqual({ revision: 3 });
+    expect(await r.reorder(["c", "a"])).toEqual({ revision: 3 });
   });
 
   it("gives a dry run's failure and timing without storing anything", async () => {
@@ -208,8 +208,8 @@ describe("Registry", () => {
     expect(result).toMatchObject({ outcome: "failed", error: { code: "GUEST_TRAP" }, changed: false });
     expect(await code(() => r.test("trap", "1.0.0", { point: "tool.before", payload: { nope: 1 }, config: { max_limit: 1 } }))).toBe("PAYLOAD_INVALID");
     expect(await code(() => r.test("trap", "1.0.0", { point: "tool.before", payload: toolPayload, config: {} }))).toBe("PLUGIN_CONFIG_INVALID");
-    expect(r.listReleases()).toEqual([]);
-    expect(r.listBindings()).toEqual([]);
+    expect(await r.listReleases()).toEqual([]);
+    expect(await r.listBindings()).toEqual([]);
   });
 });
 
@@ -217,10 +217,10 @@ describe("Registry: extensions as pairs, instances by id", () => {
   it("shows each binding's pair in the extension list and matches bindings on instance ids", async () => {
     const r = await openRegistry();
     await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
-    r.createBinding({ id: "limit-researchers", hook_ref: LIMIT, point: "tool.before", extension: "research-limit", match: { instance_ids: ["researcher-*"] }, config: { max_limit: 10 } });
-    r.createBinding({ id: "limit-all", hook_ref: LIMIT, point: "tool.before", priority: 200, config: { max_limit: 100 } });
+    await r.createBinding({ id: "limit-researchers", hook_ref: LIMIT, point: "tool.before", extension: "research-limit", match: { instance_ids: ["researcher-*"] }, config: { max_limit: 10 } });
+    await r.createBinding({ id: "limit-all", hook_ref: LIMIT, point: "tool.before", priority: 200, config: { max_limit: 100 } });
     await r.publish({ activate: true });
-    expect(r.extensions().items.map((i) => [i.extension_id, i.pair_id])).toEqual([["limit-researchers", "ext:research-limit"], ["limit-all", "ref:order-search-limit@1.0.0"]]);
+    expect((await r.extensions()).items.map((i) => [i.extension_id, i.pair_id])).toEqual([["limit-researchers", "ext:research-limit"], ["limit-all", "ref:order-search-limit@1.0.0"]]);
     let received: Record<string, unknown> | undefined;
     const call = (instanceId: string) => r.host.tool({ spaceId: "s1", instanceId }, toolCall(500), async (args) => { received = args; return {}; });
     await call("researcher-3");

@@ -31,7 +31,7 @@ describe("the registry when its database cannot take a write", () => {
       other.exec("ROLLBACK");
       other.close();
     }
-    expect(registry.listPlugins()).toEqual([]);
+    expect(await registry.listPlugins()).toEqual([]);
     expect(artifacts(dataDir)).toEqual([]);
     await expect(registry.upload({ manifest: manifestYaml(), wasm: fixture("continue") })).resolves.toMatchObject({ created: true });
   });
@@ -40,16 +40,16 @@ describe("the registry when its database cannot take a write", () => {
     const dataDir = tempDir();
     const registry = await registryIn(dataDir);
     await registry.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
-    registry.createBinding({ id: "b1", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
+    await registry.createBinding({ id: "b1", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
     // SQLite's own "disk full": no page may be added beyond the ones in use.
     const db = (registry.store as unknown as { db: Database.Database }).db;
     db.pragma(`max_page_count = ${db.pragma("page_count", { simple: true }) as number}`);
     const big = { id: "b2", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 }, match: { spaces: Array.from({ length: 200 }, (_, i) => `space-${i}-${"x".repeat(200)}`) } };
-    const err = await Promise.resolve().then(() => registry.createBinding(big)).catch((e: unknown) => e);
+    const err = await registry.createBinding(big).catch((e: unknown) => e);
     expect(isSluiceError(err, "STORE_FULL")).toBe(true);
     const published = await registry.publish({ activate: true }).catch((e: unknown) => e);
     if (isSluiceError(published)) expect(published.code).toBe("STORE_FULL");
-    expect(registry.listBindings().map((b) => b.id)).toEqual(["b1"]);
-    expect(registry.listReleases().length).toBeLessThanOrEqual(1);
+    expect((await registry.listBindings()).map((b) => b.id)).toEqual(["b1"]);
+    expect((await registry.listReleases()).length).toBeLessThanOrEqual(1);
   });
 });

@@ -9,11 +9,11 @@ import type { RequestEnvelope } from "../../abi/envelope.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { createHost, type Host } from "../../host/index.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
-import { KvStore } from "../../host/sandbox/kv-store.js";
+import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
 import { fixture } from "../helpers/fixtures.js";
 
 let host: Host;
-let kv: KvStore;
+let kv: SqliteKvStore;
 let revision = 0;
 beforeAll(async () => {
   host = createHost({ workers: 2, quarantine: false });
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await host.loadPlugin({ id: "narrow", version: "1.0.0", wasm: fixture("kv-record-request"), capabilities: ["kv"], grants: { "tool.before": { read: ["/arguments/q"] } } });
   await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: fixture("kv-counter"), capabilities: ["kv"] });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
-  kv = new KvStore(host.sandbox.options.kvPath);
+  kv = new SqliteKvStore(host.sandbox.options.kvPath);
 });
 afterAll(async () => { kv.close(); await host.close(); });
 

@@ -37,7 +37,7 @@ describe("each hook's fuel", () => {
     expect(fuel).toEqual({ "b-guest": CONTINUE_FUEL, "b-runaway": 50_001, "b-trusted": undefined });
     expect(r.hooks.find((h) => h.bindingId === "b-runaway")!.error!.code).toBe("GUEST_FUEL_EXHAUSTED");
 
-    const audit = records.audit({ operationId: r.facts.operationId });
+    const audit = await records.audit({ operationId: r.facts.operationId });
     expect(Object.fromEntries(audit.map((a) => [a.bindingId, a.fuel]))).toEqual({ "b-guest": CONTINUE_FUEL, "b-runaway": 50_001, "b-trusted": null });
 
     await host.observer.flush();

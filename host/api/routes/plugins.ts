@@ -24,13 +24,13 @@ export function pluginRoutes(app: FastifyInstance, registry: Registry, uploadBod
   });
 
   app.get("/api/v1/plugins", { schema: { tags: ["plugins"], summary: "List every stored plugin version.", response: { 200: anyObject, ...errorResponses() } } },
-    async () => ({ items: registry.listPlugins() }));
+    async () => ({ items: await registry.listPlugins() }));
 
   app.get<{ Params: { id: string } }>("/api/v1/plugins/:id", { schema: { tags: ["plugins"], summary: "List the versions of one plugin.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
-    async (request) => ({ id: request.params.id, items: registry.listPlugins(request.params.id) }));
+    async (request) => ({ id: request.params.id, items: await registry.listPlugins(request.params.id) }));
 
   app.get<{ Params: VersionParams }>("/api/v1/plugins/:id/versions/:version", { schema: { tags: ["plugins"], summary: "One plugin version, with its manifest.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
-    async (request) => ({ plugin: registry.getPlugin(request.params.id, request.params.version) }));
+    async (request) => ({ plugin: await registry.getPlugin(request.params.id, request.params.version) }));
 
   app.post<{ Params: VersionParams; Body: DryRunInput }>("/api/v1/plugins/:id/versions/:version/test", {
     schema: {

@@ -6,17 +6,17 @@ import { anyObject, errorResponses, PUBLISH_BODY, ROLLBACK_BODY } from "../schem
 
 export function releaseRoutes(app: FastifyInstance, registry: Registry): void {
   app.get("/api/v1/releases", { schema: { tags: ["releases"], summary: "Every published revision and the active one.", response: { 200: anyObject, ...errorResponses() } } },
-    async () => ({ active_revision: registry.activeRevision(), items: registry.listReleases(), activations: registry.listActivations() }));
+    async () => ({ active_revision: await registry.activeRevision(), items: await registry.listReleases(), activations: await registry.listActivations() }));
 
   app.post<{ Body: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } | undefined }>("/api/v1/releases", {
     schema: { tags: ["releases"], summary: "Publish: freeze the draft bindings, code hashes, configs, order mode and order as the next revision (201); a draft identical to the latest revision creates nothing and answers it with created: false (200).", body: PUBLISH_BODY, response: { 200: anyObject, 201: anyObject, ...errorResponses(400, 404) } },
   }, async (request, reply) => {
     const { release, created } = await registry.publishDraft(request.body ?? {});
-    return reply.status(created ? 201 : 200).send({ release, created, active_revision: registry.activeRevision() });
+    return reply.status(created ? 201 : 200).send({ release, created, active_revision: await registry.activeRevision() });
   });
 
   app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { schema: { tags: ["releases"], summary: "One revision.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
-    async (request) => ({ release: registry.getRelease(request.params.revision), active_revision: registry.activeRevision() }));
+    async (request) => ({ release: await registry.getRelease(request.params.revision), active_revision: await registry.activeRevision() }));
 
   app.post<{ Params: { revision: string } }>("/api/v1/releases/:revision/activate", {
     schema: { tags: ["releases"], summary: "Atomically make this revision the one new operations use; running operations finish on theirs.", response: { 200: anyObject, ...errorResponses(400, 404) } },

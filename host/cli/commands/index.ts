@@ -15,6 +15,7 @@ import { newCommand } from "./new.js";
 import { pipelineCommands } from "./pipeline.js";
 import { releaseCommands } from "./releases.js";
 import { serveCommand } from "./serve.js";
+import { statusCommand } from "./status.js";
 import { testCommand } from "./test.js";
 import type { RegisterCommand } from "./types.js";
 import { uploadCommand } from "./upload.js";
@@ -30,6 +31,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   deployCommand,
   pipelineCommands,
   listCommand,
+  statusCommand,
   serveCommand,
   recordCommands,
   replayCommand,

@@ -43,7 +43,15 @@ async function serve(config: ServeConfig): Promise<void> {
   }
   const registry = await step(`opening ${config.dataDir}`, () => Registry.open({
     dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
+    ...(config.database !== undefined ? { database: config.database } : {}),
     ...(digestSecret !== undefined ? { digestSecret } : {}),
+    onReleaseSync: (r) => {
+      if (r.kind === "switched") log.info({ event: "release.followed", revision: r.to, previousRevision: r.from, loadMs: r.loadMs }, "serving the release activated on the database");
+      else if (r.kind === "load_failed") log.error({ event: "release.load_failed", revision: r.failure.revision, servingRevision: r.serving, errorCode: r.failure.code }, "cannot load the active release; still serving the previous one");
+      else if (r.kind === "check_failed") log.warn({ event: "release.check_failed", errorCode: r.code }, "cannot read the active revision from the database; will check again");
+      else if (r.kind === "prefetched") log.info({ event: "plugin.prefetched", plugin: r.plugin, loadMs: r.loadMs }, "compiled a plugin version stored by another host");
+      else log.warn({ event: "plugin.prefetch_failed", plugin: r.plugin, errorCode: r.code }, "cannot load a plugin version stored by another host; a release using it will not load here");
+    },
     hostOptions: {
       ...(config.workers !== undefined ? { workers: config.workers } : {}),
       ...(payloads ? { payloads } : {}),
@@ -79,11 +87,12 @@ async function serve(config: ServeConfig): Promise<void> {
     await server?.close();
     gatewayKeys.close();
     await registry.close();
-    payloads?.close();
+    await payloads?.close();
     throw err;
   }
-  log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision: registry.activeRevision(), payloadStore: config.payloadStore }, "sluice listening");
-  print(`sluice listening on ${server.url} (data ${config.dataDir}, active revision ${registry.activeRevision()})`);
+  const activeRevision = await registry.activeRevision();
+  log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision, payloadStore: config.payloadStore }, "sluice listening");
+  print(`sluice listening on ${server.url} (data ${config.dataDir}, active revision ${activeRevision})`);
   // Printed once, here, on stdout (never in the log); local sluice commands read it from the file.
   if (server.tokenFile) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600; give your own with SLUICE_TOKEN or --token-file)`);
   const stop = async (signal: string) => {
@@ -93,7 +102,7 @@ async function serve(config: ServeConfig): Promise<void> {
     await server.close();
     gatewayKeys.close();
     await registry.close();
-    payloads?.close();
+    await payloads?.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));

@@ -13,11 +13,12 @@ import { readFile } from "node:fs/promises";
 import type { Outcome } from "../../../abi/envelope.js";
 import type { ErrorCode } from "../../errors/codes.js";
 import type { ErrorData } from "../../errors/sluice-error.js";
-import type { KvStore } from "../kv-store.js";
+import type { SyncKvStore } from "../kv-store.js";
 import type { CallReport, CallSpec, LogLine } from "../protocol.js";
 import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../fuel/counter.js";
+import { KvStoreFailure } from "../kv-failure.js";
 
 
 type Instantiate = (
@@ -119,6 +120,7 @@ function fail(code: ErrorCode, message: string, details?: Record<string, unknown
 
 function classify(err: unknown, memoryBytes: number, grew: boolean, limit: number, abortMessage: string | undefined, budget: number): ErrorData {
   if (fuelCounter().remaining() < 0) return fuelExhausted(fuelUsed(budget, fuelCounter()), budget);
+  if (err instanceof KvStoreFailure) return err.toData();
   if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
   if (err instanceof ForbiddenImport) return fail("MODULE_FORBIDDEN_IMPORT", err.message);
   if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
@@ -140,7 +142,7 @@ function clip(message: string): string {
 }
 
 /** Runs one invocation of a component guest. Like runCall, every failure is data, never thrown. */
-export function runComponentCall(spec: CallSpec & { component: ComponentCode }, kv: () => KvStore): CallReport {
+export function runComponentCall(spec: CallSpec & { component: ComponentCode }, kv: () => SyncKvStore): CallReport {
   const code = spec.component;
   const logs: LogLine[] = [];
   let droppedLogs = 0;

@@ -1,0 +1,241 @@
+/**
+ * Records, audit and protected payloads on PostgreSQL, shared by every host of a fleet.
+ * The record is kept as JSON (the source of truth, as on SQLite) beside the columns that
+ * queries filter on. Operations across hosts: `operation_owners` holds each host's lease;
+ * `claim` and `markInterrupted` lock the rows they change (SELECT … FOR UPDATE) and read
+ * the leases in the same transaction, so two hosts never take the same operation.
+ */
+import { SluiceError } from "../errors/sluice-error.js";
+import type { Migration } from "../storage/migrations.js";
+import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
+import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
+import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+
+export const RECORDS_PG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "records",
+    sql: `
+      CREATE TABLE operation_records (
+        operation_id TEXT PRIMARY KEY,
+        phase TEXT NOT NULL,
+        real_status TEXT NOT NULL,
+        owner TEXT,
+        created_at BIGINT NOT NULL,
+        seq BIGSERIAL NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX operation_records_status ON operation_records (real_status);
+      CREATE INDEX operation_records_created ON operation_records (created_at, seq);
+      CREATE INDEX operation_records_unfinished ON operation_records (owner) WHERE phase <> 'finished';
+      CREATE TABLE operation_results (
+        operation_id TEXT PRIMARY KEY REFERENCES operation_records (operation_id) ON DELETE CASCADE,
+        result TEXT NOT NULL,
+        stored_at BIGINT NOT NULL
+      );
+      CREATE INDEX operation_results_stored ON operation_results (stored_at);
+      CREATE TABLE operation_owners (
+        owner TEXT PRIMARY KEY,
+        lease_until BIGINT NOT NULL
+      );
+      CREATE TABLE hook_audit (
+        seq BIGSERIAL PRIMARY KEY,
+        operation_id TEXT NOT NULL,
+        binding_id TEXT NOT NULL,
+        hook_ref TEXT NOT NULL,
+        code_sha256 TEXT NOT NULL,
+        point TEXT NOT NULL,
+        phase TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        input_digest TEXT NOT NULL,
+        output_digest TEXT NOT NULL,
+        patch_digest TEXT,
+        duration_ms DOUBLE PRECISION NOT NULL,
+        fuel BIGINT,
+        error_code TEXT,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX hook_audit_operation ON hook_audit (operation_id);
+      CREATE INDEX hook_audit_binding ON hook_audit (binding_id, at);
+      CREATE INDEX hook_audit_at ON hook_audit (at);
+    `,
+  },
+];
+
+export const PAYLOADS_PG_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "protected payloads",
+    sql: "CREATE TABLE protected_payloads (ref TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at BIGINT NOT NULL); CREATE INDEX protected_payloads_expiry ON protected_payloads (expires_at);",
+  },
+];
+
+export interface PostgresRecordsOptions {
+  /** How long a real result is kept for resume after it was stored (default 24 h). */
+  resultRetentionMs?: number;
+  /** How often expired results are deleted (default: the retention, at most 10 minutes). */
+  pruneIntervalMs?: number;
+}
+
+const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Owners whose lease is current at $now: the live hosts. */
+const LIVE = "SELECT owner FROM operation_owners WHERE lease_until > $NOW";
+
+async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw postgresStoreError(err, `records store: ${what}`);
+  }
+}
+
+async function write(sql: Sql, r: OperationRecord): Promise<void> {
+  await sql.query("UPDATE operation_records SET phase = $1, real_status = $2, owner = $3, record = $4 WHERE operation_id = $5", [r.phase, r.realStatus, r.owner ?? null, JSON.stringify(r), r.operationId]);
+}
+
+/**
+ * The records store on `db` (already migrated: see openPostgresStores). Closing it stops
+ * its prune timer; `db` stays the caller's.
+ */
+export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOptions = {}): OperationStore {
+  const retentionMs = options.resultRetentionMs ?? DEFAULT_RESULT_RETENTION_MS;
+  if (!(retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: resultRetentionMs must be positive, got ${retentionMs}`);
+  const pruneEveryMs = options.pruneIntervalMs ?? Math.min(retentionMs, 10 * 60 * 1000);
+  if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
+  const pruneResults = (now = Date.now()) => guard("prune", async () => (await db.query("DELETE FROM operation_results WHERE stored_at <= $1", [now - retentionMs])).rowCount ?? 0);
+  const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
+
+  return {
+    insert: (r) => guard("insert", async () => {
+      await db.query(
+        `INSERT INTO operation_records (operation_id, phase, real_status, owner, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record`,
+        [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, JSON.stringify(r)]);
+    }),
+    update: (id, changes, result) => guard("update", () => db.transaction(async (sql) => {
+      const { rows } = await sql.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
+      if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
+      const next = { ...(JSON.parse(rows[0].record) as OperationRecord), ...changes };
+      await write(sql, next);
+      if (result) {
+        await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, JSON.stringify(result), Date.now()]);
+      }
+      // A finished operation can no longer resume: its real result has no reason to stay.
+      if (next.phase === "finished") await sql.query("DELETE FROM operation_results WHERE operation_id = $1", [id]);
+    }, "read committed")),
+    get: (id) => guard("read", async () => {
+      const { rows } = await db.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1", [id]);
+      return rows[0] && (JSON.parse(rows[0].record) as OperationRecord);
+    }),
+    result: (id) => guard("read", async () => {
+      const { rows } = await db.query<{ result: string }>("SELECT result FROM operation_results WHERE operation_id = $1", [id]);
+      return rows[0] && (JSON.parse(rows[0].result) as StoredResult);
+    }),
+    pruneResults,
+    list: (query: OperationQuery = {}) => guard("list", async () => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      if (query.phase !== undefined) { args.push(query.phase); where.push(`phase = $${args.length}`); }
+      if (query.realStatus !== undefined) { args.push(query.realStatus); where.push(`real_status = $${args.length}`); }
+      args.push(query.limit ?? 1000);
+      const { rows } = await db.query<{ record: string }>(`SELECT record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, seq DESC LIMIT $${args.length}`, args);
+      return rows.map((r) => JSON.parse(r.record) as OperationRecord);
+    }),
+    markInterrupted: (owner, now = Date.now()) => guard("recover", () => db.transaction(async (sql) => {
+      const { rows } = await sql.query<{ record: string }>(
+        `SELECT record FROM operation_records
+          WHERE phase <> 'finished' AND (owner IS NULL OR owner = $1 OR owner NOT IN (${LIVE.replace("$NOW", "$2")}))
+          FOR UPDATE`, [owner, now]);
+      const interrupted: string[] = [];
+      for (const row of rows) {
+        const r = JSON.parse(row.record) as OperationRecord;
+        const running = r.realStatus === "running";
+        if (running) interrupted.push(r.operationId);
+        await write(sql, { ...r, owner: null, ...(running ? { realStatus: "unknown", updatedAt: now } : {}) });
+      }
+      return interrupted;
+    }, "read committed")),
+    heartbeat: (owner, until) => guard("heartbeat", async () => {
+      await db.query("INSERT INTO operation_owners (owner, lease_until) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until", [owner, until]);
+    }),
+    retire: (owner) => guard("retire", async () => {
+      await db.query("DELETE FROM operation_owners WHERE owner = $1", [owner]);
+    }),
+    claim: (id, owner, now = Date.now()): Promise<ClaimResult> => guard("claim", () => db.transaction(async (sql) => {
+      // The row lock makes two claims of one operation take turns; the second sees the first's owner.
+      const { rows } = await sql.query<{ record: string; owner: string | null; live: boolean }>(
+        `SELECT record, owner, (owner IS NOT NULL AND owner IN (${LIVE.replace("$NOW", "$2")})) AS live
+           FROM operation_records WHERE operation_id = $1 FOR UPDATE`, [id, now]);
+      const row = rows[0];
+      if (!row) return "missing";
+      if (row.owner === owner || row.live) return "busy";
+      await write(sql, { ...(JSON.parse(row.record) as OperationRecord), owner });
+      return "claimed";
+    }, "read committed")),
+    appendAudit: (records) => guard("audit", async () => {
+      if (records.length === 0) return;
+      const cols = ["operation_id", "binding_id", "hook_ref", "code_sha256", "point", "phase", "revision", "outcome", "input_digest", "output_digest", "patch_digest", "duration_ms", "fuel", "error_code", "at"];
+      const values: unknown[] = [];
+      const tuples = records.map((a) => {
+        const row = [a.operationId, a.bindingId, a.hookRef, a.codeSha256, a.point, a.phase, a.revision, a.outcome, a.inputDigest, a.outputDigest, a.patchDigest, a.durationMs, a.fuel, a.errorCode, a.at];
+        const start = values.length;
+        values.push(...row);
+        return `(${row.map((_, i) => `$${start + i + 1}`).join(", ")})`;
+      });
+      // One statement: the whole batch lands or none of it.
+      await db.query(`INSERT INTO hook_audit (${cols.join(", ")}) VALUES ${tuples.join(", ")}`, values);
+    }),
+    audit: (query: AuditQuery = {}) => guard("audit query", async () => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      const add = (clause: string, value: unknown) => { args.push(value); where.push(clause.replace("?", `$${args.length}`)); };
+      if (query.operationId !== undefined) add("operation_id = ?", query.operationId);
+      if (query.bindingId !== undefined) add("binding_id = ?", query.bindingId);
+      if (query.from !== undefined) add("at >= ?", query.from);
+      if (query.to !== undefined) add("at < ?", query.to);
+      args.push(query.limit ?? 1000);
+      const { rows } = await db.query(`SELECT * FROM hook_audit ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq LIMIT $${args.length}`, args);
+      return rows.map(auditOf);
+    }),
+    close: async () => {
+      clearInterval(pruner);
+    },
+  };
+}
+
+function auditOf(r: Record<string, unknown>): AuditRecord {
+  return {
+    seq: int(r.seq), operationId: r.operation_id as string, bindingId: r.binding_id as string, hookRef: r.hook_ref as string,
+    codeSha256: r.code_sha256 as string, point: r.point as AuditRecord["point"], phase: r.phase as string, revision: r.revision as number,
+    outcome: r.outcome as string, inputDigest: r.input_digest as string, outputDigest: r.output_digest as string,
+    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, fuel: r.fuel === null ? null : int(r.fuel),
+    errorCode: (r.error_code as string | null) ?? null, at: int(r.at),
+  };
+}
+
+/** The opt-in protected payload store on `db` (already migrated). */
+export function postgresPayloads(db: PostgresEngine, options: { retentionMs: number }): PayloadStore {
+  if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
+  const what = (w: string) => `payload store: ${w}`;
+  return {
+    retentionMs: options.retentionMs,
+    put: async (ref, value, now = Date.now()) => {
+      try {
+        await db.query("INSERT INTO protected_payloads (ref, body, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ref) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at", [ref, JSON.stringify(value ?? null), now + options.retentionMs]);
+      } catch (err) { throw postgresStoreError(err, what("put")); }
+    },
+    get: async (ref, now = Date.now()) => {
+      try {
+        const { rows } = await db.query<{ body: string }>("SELECT body FROM protected_payloads WHERE ref = $1 AND expires_at > $2", [ref, now]);
+        return rows[0] && JSON.parse(rows[0].body);
+      } catch (err) { throw postgresStoreError(err, what("get")); }
+    },
+    prune: async (now = Date.now()) => {
+      try {
+        return (await db.query("DELETE FROM protected_payloads WHERE expires_at <= $1", [now])).rowCount ?? 0;
+      } catch (err) { throw postgresStoreError(err, what("prune")); }
+    },
+    close: async () => {},
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Every store a fleet shares, on one PostgreSQL database: opened from a postgres:// URL,
+ * migrated on open (the one migration runner, under its advisory lock, so hosts starting
+ * together never both migrate), all on one pool.
+ */
+import { postgresKeyStore, GATEWAY_KEYS_PG_MIGRATIONS } from "../gateway/postgres-key-store.js";
+import type { GatewayKeyStore } from "../gateway/key-store.js";
+import { PAYLOADS_PG_MIGRATIONS, postgresPayloads, postgresRecords, RECORDS_PG_MIGRATIONS, type PostgresRecordsOptions } from "../records/postgres-store.js";
+import type { OperationStore, PayloadStore } from "../records/store.js";
+import { postgresQuarantineStore, QUARANTINE_PG_MIGRATIONS } from "../reliability/postgres-quarantine-store.js";
+import type { QuarantineStore } from "../reliability/quarantine-store.js";
+import { KV_PG_MIGRATIONS } from "../sandbox/postgres-kv-store.js";
+import type { MigrationSet } from "../storage/migrations.js";
+import { SluiceError } from "../errors/sluice-error.js";
+import { deferredPostgres, isPostgresUrl, migratePostgres, openPostgres, redactDatabaseUrl, type PostgresEngine, type PostgresOptions } from "../storage/postgres.js";
+import { PostgresArtifactStore } from "./postgres-artifacts.js";
+import { postgresRegistryStore, REGISTRY_PG_MIGRATIONS } from "./postgres-store.js";
+import type { RegistryStore } from "./store.js";
+
+/** The PostgreSQL schema, one set per store (SQLite keeps its own files, so its lists are empty here). */
+export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
+  { component: "registry", migrations: { sqlite: [], postgres: REGISTRY_PG_MIGRATIONS } },
+  { component: "records", migrations: { sqlite: [], postgres: RECORDS_PG_MIGRATIONS } },
+  { component: "payloads", migrations: { sqlite: [], postgres: PAYLOADS_PG_MIGRATIONS } },
+  { component: "gateway_keys", migrations: { sqlite: [], postgres: GATEWAY_KEYS_PG_MIGRATIONS } },
+  { component: "quarantine", migrations: { sqlite: [], postgres: QUARANTINE_PG_MIGRATIONS } },
+  { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
+];
+
+export interface PostgresStores {
+  readonly db: PostgresEngine;
+  readonly registry: RegistryStore;
+  readonly artifacts: PostgresArtifactStore;
+  readonly records: OperationStore;
+  readonly gatewayKeys: GatewayKeyStore;
+  readonly quarantine: QuarantineStore;
+  /** Protected payloads, when `payloadRetentionMs` was given. */
+  readonly payloads?: PayloadStore;
+  /** Where workers open the key-value store (the URL: postgres-kv-bridge.ts). */
+  readonly kvLocation: string;
+  close(): Promise<void>;
+}
+
+export interface OpenPostgresStoresOptions extends PostgresOptions, PostgresRecordsOptions {
+  /** Opens the protected payload store with this retention. */
+  payloadRetentionMs?: number;
+}
+
+async function openMigrated(url: string, options: OpenPostgresStoresOptions): Promise<PostgresEngine> {
+  const db = await openPostgres(url, options);
+  try {
+    await migratePostgres(db, POSTGRES_SCHEMA);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
+
+function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOptions): PostgresStores {
+  const records = postgresRecords(db, options);
+  const payloads = options.payloadRetentionMs !== undefined ? postgresPayloads(db, { retentionMs: options.payloadRetentionMs }) : undefined;
+  return {
+    db, records, kvLocation: url,
+    registry: postgresRegistryStore(db),
+    artifacts: new PostgresArtifactStore(db),
+    gatewayKeys: postgresKeyStore(db),
+    quarantine: postgresQuarantineStore(db),
+    ...(payloads ? { payloads } : {}),
+    async close() {
+      await records.close();
+      await payloads?.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Opens and migrates every shared store on the database at `url`; STORE_UNAVAILABLE when
+ * it cannot be reached, CONFIG_INVALID when `url` is not a postgres:// URL.
+ *
+ * @example
+ * const shared = await openPostgresStores(process.env.SLUICE_DATABASE_URL!);
+ * const host = createHost({ records: shared.records, kvPath: shared.kvLocation });
+ */
+export async function openPostgresStores(url: string, options: OpenPostgresStoresOptions = {}): Promise<PostgresStores> {
+  return storesOn(await openMigrated(url, options), url, options);
+}
+
+/**
+ * The same stores returned at once, connecting and migrating in the background: for
+ * synchronous constructors (`createHost({ database })`). Every store call waits for the
+ * database; when it cannot be reached the calls fail STORE_UNAVAILABLE and the next one
+ * tries again.
+ */
+export function deferredPostgresStores(url: string, options: OpenPostgresStoresOptions = {}): PostgresStores {
+  if (!isPostgresUrl(url)) throw new SluiceError("CONFIG_INVALID", `database must be a postgres:// or postgresql:// URL (got ${redactDatabaseUrl(url)})`);
+  return storesOn(deferredPostgres(url, () => openMigrated(url, options)), url, options);
+}

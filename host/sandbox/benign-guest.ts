@@ -1,0 +1,2 @@
+/** test/fixtures/wat/continue.wat, base64: replies {abi:"1.0", outcome:"continue"} to anything. The host warms its threads with it. */
+export const CONTINUE_GUEST = "AGFzbQEAAAABDwNgAABgAX8Bf2ACf38BfgMEAwABAgUDAQABBgcBfwFBgAgLBzsEBm1lbW9yeQIAD3NsdWljZV9hYmlfdjFfMAAADHNsdWljZV9hbGxvYwABDXNsdWljZV9oYW5kbGUAAgohAwIACxEBAX8jACEBIwAgAGokACABCwoAQhBCIIZCGoQLCyABAEEQCxqCo2FiaaMxLjCnb3V0Y29tZahjb250aW51ZQ==";

@@ -1,0 +1,37 @@
+/**
+ * Waiting for SQLite's write lock without blocking the event loop. better-sqlite3's
+ * busy_timeout waits synchronously: when the lock is held by a transaction of this very
+ * process that is awaiting something (the registry's transactions are async), a blocking
+ * wait could never end. A store whose connection shares a file with such transactions sets
+ * busy_timeout 0 and retries here instead: the lock holder runs in between.
+ */
+
+export const BUSY_WAIT_MS = 5_000;
+
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+/** Runs `fn` (synchronous), retrying while the database is busy, for at most `waitMs`; other failures reject at once. */
+export function whenFree<T>(fn: () => T, waitMs = BUSY_WAIT_MS): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    if (!isBusy(err)) return Promise.reject(err);
+  }
+  const until = Date.now() + waitMs;
+  return new Promise<T>((resolve, reject) => {
+    let delay = 1;
+    const attempt = () => {
+      try {
+        resolve(fn());
+      } catch (err) {
+        if (!isBusy(err) || Date.now() >= until) { reject(err); return; }
+        delay = Math.min(delay * 2, 50);
+        setTimeout(attempt, delay);
+      }
+    };
+    setTimeout(attempt, delay);
+  });
+}

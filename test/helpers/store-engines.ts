@@ -1,0 +1,58 @@
+/**
+ * Every storage engine the contract suites run against. A new engine joins every suite by
+ * appending one entry to STORE_ENGINES; a store an engine does not have is left out (the
+ * suites skip that engine for that store, they never fake it).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RegistryStore } from "../../host/registry/store.js";
+import { openSqliteStore } from "../../host/registry/sqlite-store.js";
+import type { OperationStore, PayloadStore } from "../../host/records/store.js";
+import { createMemoryPayloads, createMemoryRecords } from "../../host/records/memory-store.js";
+import { openSqlitePayloads, openSqliteRecords } from "../../host/records/sqlite-store.js";
+import type { GatewayKeyStore } from "../../host/gateway/key-store.js";
+import type { QuarantineStore } from "../../host/reliability/quarantine-store.js";
+import type { KvStore } from "../../host/sandbox/kv-store.js";
+
+export interface StoreEngine {
+  name: string;
+  /** Each factory opens a fresh, empty, migrated store; the suite closes it. */
+  registry?: () => Promise<RegistryStore>;
+  records?: (options?: { resultRetentionMs?: number }) => Promise<OperationStore>;
+  payloads?: (options: { retentionMs: number }) => Promise<PayloadStore>;
+  gatewayKeys?: () => Promise<GatewayKeyStore>;
+  quarantine?: () => Promise<QuarantineStore>;
+  kv?: () => Promise<KvStore>;
+}
+
+let scratch: string | undefined;
+/** A fresh file path in one temporary folder, removed when the process exits. */
+export function tempFile(name: string): string {
+  if (!scratch) {
+    const dir = mkdtempSync(join(tmpdir(), "sluice-engines-"));
+    scratch = dir;
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return join(scratch, `${name}-${Math.random().toString(36).slice(2)}.db`);
+}
+
+export const memoryEngine: StoreEngine = {
+  name: "memory",
+  records: async (options) => createMemoryRecords(options),
+  payloads: async (options) => createMemoryPayloads(options),
+};
+
+export const sqliteEngine: StoreEngine = {
+  name: "SQLite",
+  registry: async () => openSqliteStore(tempFile("registry")),
+  records: async (options) => openSqliteRecords(tempFile("records"), options),
+  payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
+};
+
+export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine];
+
+/** The engines that have store `kind`, each with its factory. */
+export function enginesWith<K extends Exclude<keyof StoreEngine, "name">>(kind: K): [string, NonNullable<StoreEngine[K]>][] {
+  return STORE_ENGINES.filter((e) => e[kind] !== undefined).map((e) => [e.name, e[kind]!]);
+}

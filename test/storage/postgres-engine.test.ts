@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isSluiceError } from "../../host/errors/sluice-error.js";
+import { deferredPostgresStores } from "../../host/registry/postgres-stores.js";
+import { openPostgres, redactDatabaseUrl, type PostgresEngine } from "../../host/storage/postgres.js";
+import { testDatabaseUrl } from "../helpers/postgres.js";
+
+const until = async (check: () => boolean, ms = 5000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe("the PostgreSQL engine", () => {
+  let url: string;
+  let a: PostgresEngine;
+  let b: PostgresEngine;
+  beforeAll(async () => {
+    url = await testDatabaseUrl("engine");
+    [a, b] = await Promise.all([openPostgres(url, { applicationName: "host-a" }), openPostgres(url, { applicationName: "host-b" })]);
+    await a.query("CREATE TABLE counter (n int NOT NULL)");
+    await a.query("INSERT INTO counter VALUES (0)");
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it("retries a serializable transaction PostgreSQL aborted, so concurrent read-then-write increments from two pools all land", async () => {
+    const increment = (e: PostgresEngine) => e.transaction(async (sql) => {
+      const { rows } = await sql.query<{ n: number }>("SELECT n FROM counter");
+      await sql.query("UPDATE counter SET n = $1", [rows[0]!.n + 1]);
+    });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => increment(i % 2 ? a : b)));
+    const { rows } = await a.query<{ n: number }>("SELECT n FROM counter");
+    expect(rows[0]!.n).toBe(40);
+  });
+
+  it("rolls back a transaction whose body throws, and rethrows the error", async () => {
+    const before = (await a.query<{ n: number }>("SELECT n FROM counter")).rows[0]!.n;
+    await expect(a.transaction(async (sql) => {
+      await sql.query("UPDATE counter SET n = n + 100");
+      throw new Error("refused");
+    })).rejects.toThrow("refused");
+    expect((await a.query<{ n: number }>("SELECT n FROM counter")).rows[0]!.n).toBe(before);
+  });
+
+  it("delivers a NOTIFY from one engine to a listener on another, and not after unsubscribing", async () => {
+    const got: string[] = [];
+    const stop = await b.listen("sluice_test", (p) => got.push(p));
+    await a.notify("sluice_test", "one");
+    await until(() => got.length === 1);
+    expect(got).toEqual(["one"]);
+    await stop();
+    await a.notify("sluice_test", "two");
+    await new Promise((r) => setTimeout(r, 150));
+    expect(got).toEqual(["one"]);
+  });
+
+  it("delivers a NOTIFY sent inside a transaction only when it commits", async () => {
+    const got: string[] = [];
+    const stop = await b.listen("sluice_tx", (p) => got.push(p));
+    await expect(a.transaction(async (sql) => {
+      await a.notify("sluice_tx", "rolled-back", sql);
+      throw new Error("abort");
+    })).rejects.toThrow("abort");
+    await a.transaction((sql) => a.notify("sluice_tx", "committed", sql));
+    await until(() => got.length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got).toEqual(["committed"]);
+    await stop();
+  });
+
+  it("reconnects its listening connection when the server drops it, tells the subscriber, and delivers again", async () => {
+    const got: string[] = [];
+    let reconnects = 0;
+    const stop = await b.listen("sluice_drop", { onNotify: (p) => got.push(p), onReconnect: () => reconnects++ });
+    await a.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'host-b:listen'");
+    await until(() => reconnects === 1);
+    await a.notify("sluice_drop", "after");
+    await until(() => got.includes("after"));
+    await stop();
+  });
+
+  it("refuses an unreachable database with STORE_UNAVAILABLE, naming the URL without its password", async () => {
+    const err = await openPostgres("postgres://me:s3cret-pw@127.0.0.1:1/nowhere").catch((e: unknown) => e);
+    expect(isSluiceError(err, "STORE_UNAVAILABLE")).toBe(true);
+    expect((err as Error).message).toContain("127.0.0.1:1/nowhere");
+    expect((err as Error).message).not.toContain("s3cret-pw");
+  });
+
+  it("refuses a URL that is not postgres:// with CONFIG_INVALID", async () => {
+    const err = await openPostgres("mysql://me:pw@127.0.0.1/db").catch((e: unknown) => e);
+    expect(isSluiceError(err, "CONFIG_INVALID")).toBe(true);
+    expect((err as Error).message).not.toContain(":pw@");
+  });
+
+  it("opens deferred: stores answer their first call once the database is connected and migrated", async () => {
+    const shared = deferredPostgresStores(await testDatabaseUrl("deferred"));
+    try {
+      await shared.gatewayKeys.insert({ id: "k1", spaceId: "s", name: null, prefix: "sk-x", createdAt: "2026-01-01T00:00:00.000Z", revokedAt: null }, "a".repeat(64));
+      expect((await shared.gatewayKeys.byHash("a".repeat(64)))?.id).toBe("k1");
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it("opens deferred on an unreachable database: each call fails STORE_UNAVAILABLE without the password", async () => {
+    const shared = deferredPostgresStores("postgres://me:deferred-pw@127.0.0.1:1/none");
+    try {
+      for (let i = 0; i < 2; i++) {
+        const err = await shared.quarantine.list(Date.now()).catch((e: unknown) => e);
+        expect(isSluiceError(err, "STORE_UNAVAILABLE")).toBe(true);
+        expect((err as Error).message).not.toContain("deferred-pw");
+      }
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it("redacts the password of a database URL, in the authority and in the query string", () => {
+    expect(redactDatabaseUrl("postgres://u:hunter2@db:5432/x?sslmode=require&password=hunter3")).toBe("postgres://u:***@db:5432/x?sslmode=require&password=***");
+    expect(redactDatabaseUrl("postgres://db/x")).toBe("postgres://db/x");
+  });
+});
