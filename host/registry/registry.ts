@@ -12,7 +12,8 @@ import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
-import { ArtifactStore } from "./artifacts.js";
+import { ArtifactStore, type Artifacts } from "./artifacts.js";
+import { openPostgresStores, type PostgresStores } from "./postgres-stores.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
 import { replayOperation, type ReplayResult } from "./replay.js";
@@ -30,6 +31,15 @@ import type { RegistryStore, RegistryTx } from "./store.js";
 export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
   dataDir: string;
+  /**
+   * A postgres:// URL: keep the registry, the plugin code, the operation records and the
+   * key-value data in this PostgreSQL database, shared by every host opened on it (each
+   * host picks up releases activated through any other). Default: SQLite files in `dataDir`.
+   * `dataDir` still holds this host's digest key and API token.
+   */
+  database?: string;
+  /** With `database`: keep every stage's payloads in it for this long (the protected payload store, shared by the fleet). */
+  payloadRetentionMs?: number;
   /** A host to drive; by default the registry creates one and closes it with itself. */
   host?: Host;
   hostOptions?: HostOptions;
@@ -106,10 +116,12 @@ export class Registry {
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
+  /** The shared PostgreSQL stores when opened with `database` (gateway keys, quarantine, notifications). */
+  shared: PostgresStores | undefined;
 
   private constructor(
     readonly store: RegistryStore,
-    private readonly artifacts: ArtifactStore,
+    private readonly artifacts: Artifacts,
     host: Host,
     private readonly ownsHost: boolean,
     maxModuleBytes: number,
@@ -128,14 +140,21 @@ export class Registry {
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
-    const store = openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
-    const artifacts = new ArtifactStore(path.join(dataDir, "artifacts"));
+    const shared = options.database !== undefined
+      ? await openPostgresStores(options.database, {
+        ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}),
+        ...(options.payloadRetentionMs !== undefined ? { payloadRetentionMs: options.payloadRetentionMs } : {}),
+      })
+      : undefined;
+    const store = shared?.registry ?? openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
+    const artifacts: Artifacts = shared?.artifacts ?? new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
-    const records = options.host ? undefined : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
-    const host = options.host ?? createHost({ kvPath: path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
+    const records = options.host ? undefined : shared ? shared.records : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
+    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
     registry.ownedRecords = records;
+    registry.shared = shared;
     registry.dataDir = dataDir;
     // Operations a dead host left running have an unknown outcome, and are never retried
     // automatically; those of live hosts sharing the database are left alone.
@@ -178,7 +197,7 @@ export class Registry {
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
-    const written = !(await this.store.getPlugin(record.id, record.version)) && !this.artifacts.has(record.sha256);
+    const written = !(await this.store.getPlugin(record.id, record.version)) && !(await this.artifacts.has(record.sha256));
     if (written) await this.artifacts.put(wasm, record.sha256);
     let created: boolean;
     try {
@@ -418,5 +437,6 @@ export class Registry {
     await this.store.close();
     if (this.ownsHost) await this.host.close();
     await this.ownedRecords?.close();
+    await this.shared?.close();
   }
 }

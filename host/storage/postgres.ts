@@ -209,10 +209,7 @@ export function postgresMigrationTarget(db: PostgresEngine): MigrationTarget {
     dialect: "postgres",
     exclusive: (fn) => db.transaction(async (sql) => {
       await sql.query("SELECT pg_advisory_xact_lock($1::bigint)", [BigInt(MIGRATION_LOCK).toString()]);
-      return fn({
-        exec: async (text) => { await sql.query(text); },
-        query: async <R>(text: string, params: readonly unknown[]) => (await sql.query(text, params)).rows as R[],
-      });
+      return fn(async (step) => (step.kind === "exec" ? (await sql.query(step.sql), []) : (await sql.query(step.sql, step.params)).rows));
     }, "read committed"),
   };
 }

@@ -14,6 +14,9 @@ import { openSqlitePayloads, openSqliteRecords } from "../../host/records/sqlite
 import type { GatewayKeyStore } from "../../host/gateway/key-store.js";
 import type { QuarantineStore } from "../../host/reliability/quarantine-store.js";
 import type { KvStore } from "../../host/sandbox/kv-store.js";
+import { PostgresKvStore } from "../../host/sandbox/postgres-kv-store.js";
+import { openPostgresStores, type OpenPostgresStoresOptions, type PostgresStores } from "../../host/registry/postgres-stores.js";
+import { testDatabaseUrl } from "./postgres.js";
 
 export interface StoreEngine {
   name: string;
@@ -50,7 +53,24 @@ export const sqliteEngine: StoreEngine = {
   payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
 };
 
-export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine];
+/** Each store on a database of its own on the run's PostgreSQL server; closing the store closes its pool. */
+async function postgresStore<T extends { close(): Promise<void> }>(pick: (s: PostgresStores) => T, options: OpenPostgresStoresOptions = {}): Promise<T> {
+  const stores = await openPostgresStores(await testDatabaseUrl("contract"), { max: 4, ...options });
+  const store = pick(stores);
+  return Object.assign(Object.create(Object.getPrototypeOf(store)) as T, store, { close: async () => { await store.close(); await stores.close(); } });
+}
+
+export const postgresEngine: StoreEngine = {
+  name: "PostgreSQL",
+  registry: () => postgresStore((s) => s.registry),
+  records: (options) => postgresStore((s) => s.records, options),
+  payloads: (options) => postgresStore((s) => s.payloads!, { payloadRetentionMs: options.retentionMs }),
+  gatewayKeys: () => postgresStore((s) => s.gatewayKeys),
+  quarantine: () => postgresStore((s) => s.quarantine),
+  kv: () => postgresStore((s) => new PostgresKvStore(s.db)),
+};
+
+export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine, postgresEngine];
 
 /** The engines that have store `kind`, each with its factory. */
 export function enginesWith<K extends Exclude<keyof StoreEngine, "name">>(kind: K): [string, NonNullable<StoreEngine[K]>][] {
