@@ -162,11 +162,18 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
   const lone = new Queries(db);
   const transaction = async <T>(fn: (tx: RegistryTx) => Promise<T>): Promise<T> => {
     // The lock is held by this transaction's connection: a second one from inside it would wait forever.
-    if (inside.getStore()) throw new Error("registry store: a store method was called inside transaction(); use the tx it hands to fn");
+    if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
     try {
       return await db.transaction(async (sql) => {
         await sql.query("SELECT pg_advisory_xact_lock($1::bigint)", [LOCK]);
-        return inside.run(true, () => fn(new Queries(sql)));
+        // A tx kept past its transaction would run on a connection back in the pool.
+        let ended = false;
+        const scoped: Sql = { query: (text, values) => (ended ? Promise.reject(new Error("registry store: a tx was used after its transaction ended")) : sql.query(text, values)) };
+        try {
+          return await inside.run(true, () => fn(new Queries(scoped)));
+        } finally {
+          ended = true;
+        }
       }, "read committed");
     } catch (err) {
       throw postgresStoreError(err, "registry");
@@ -179,7 +186,7 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
     (store as unknown as Record<string, unknown>)[name] = WRITES.has(name)
       ? (...args: unknown[]) => transaction((tx) => (tx[name] as (...a: unknown[]) => Promise<unknown>)(...args))
       : async (...args: unknown[]) => {
-        if (inside.getStore()) throw new Error("registry store: a store method was called inside transaction(); use the tx it hands to fn");
+        if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
         try { return await method.apply(lone, args); } catch (err) { throw postgresStoreError(err, "registry"); }
       };
   }

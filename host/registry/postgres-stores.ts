@@ -3,12 +3,14 @@
  * migrated on open (the one migration runner, under its advisory lock, so hosts starting
  * together never both migrate), all on one pool.
  */
-import { postgresKeyStore, GATEWAY_KEYS_PG_MIGRATIONS } from "../gateway/postgres-key-store.js";
+import { postgresKeyStore } from "../gateway/postgres-key-store.js";
+import { GATEWAY_KEY_MIGRATIONS } from "../gateway/sqlite-key-store.js";
 import type { GatewayKeyStore } from "../gateway/key-store.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
 import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
 import type { OperationStore, PayloadStore } from "../records/store.js";
-import { postgresQuarantineStore, QUARANTINE_PG_MIGRATIONS } from "../reliability/postgres-quarantine-store.js";
+import { postgresQuarantineStore } from "../reliability/postgres-quarantine-store.js";
+import { QUARANTINE_MIGRATIONS } from "../reliability/sqlite-quarantine-store.js";
 import type { QuarantineStore } from "../reliability/quarantine-store.js";
 import { KV_PG_MIGRATIONS } from "../sandbox/postgres-kv-store.js";
 import type { MigrationSet } from "../storage/migrations.js";
@@ -21,14 +23,14 @@ import type { RegistryStore } from "./store.js";
 
 /**
  * The shared database's schema: every store's migration set (each declares both dialects;
- * the stores kept only in PostgreSQL here have no SQLite list of their own yet).
+ * kv's SQLite table is created by its own file, so its set is PostgreSQL's only).
  */
 export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
   REGISTRY_MIGRATIONS,
   RECORDS_MIGRATIONS,
   PAYLOAD_MIGRATIONS,
-  { component: "gateway_keys", migrations: { sqlite: [], postgres: GATEWAY_KEYS_PG_MIGRATIONS } },
-  { component: "quarantine", migrations: { sqlite: [], postgres: QUARANTINE_PG_MIGRATIONS } },
+  GATEWAY_KEY_MIGRATIONS,
+  QUARANTINE_MIGRATIONS,
   { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
 ];
 

@@ -13,7 +13,11 @@ import { createMemoryPayloads, createMemoryRecords } from "../../host/records/me
 import { openSqlitePayloads, openSqliteRecords } from "../../host/records/sqlite-store.js";
 import type { GatewayKeyStore } from "../../host/gateway/key-store.js";
 import type { QuarantineStore } from "../../host/reliability/quarantine-store.js";
-import type { KvStore } from "../../host/sandbox/kv-store.js";
+import { asyncKv, type KvStore } from "../../host/sandbox/kv-store.js";
+import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
+import { openSqliteKeyStore } from "../../host/gateway/sqlite-key-store.js";
+import { createMemoryQuarantineStore } from "../../host/reliability/memory-quarantine-store.js";
+import { openSqliteQuarantineStore } from "../../host/reliability/sqlite-quarantine-store.js";
 import { PostgresKvStore } from "../../host/sandbox/postgres-kv-store.js";
 import { openPostgresStores, type OpenPostgresStoresOptions, type PostgresStores } from "../../host/registry/postgres-stores.js";
 import { testDatabaseUrl } from "./postgres.js";
@@ -44,6 +48,7 @@ export const memoryEngine: StoreEngine = {
   name: "memory",
   records: async (options) => createMemoryRecords(options),
   payloads: async (options) => createMemoryPayloads(options),
+  quarantine: async () => createMemoryQuarantineStore(),
 };
 
 export const sqliteEngine: StoreEngine = {
@@ -51,6 +56,9 @@ export const sqliteEngine: StoreEngine = {
   registry: async () => openSqliteStore(tempFile("registry")),
   records: async (options) => openSqliteRecords(tempFile("records"), options),
   payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
+  gatewayKeys: async () => openSqliteKeyStore(tempFile("keys")),
+  quarantine: async () => openSqliteQuarantineStore(tempFile("quarantine")),
+  kv: async () => asyncKv(new SqliteKvStore(tempFile("kv"))),
 };
 
 /** Each store on a database of its own on the run's PostgreSQL server; closing the store closes its pool. */
