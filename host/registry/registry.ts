@@ -14,6 +14,7 @@ import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore, type Artifacts } from "./artifacts.js";
 import { openPostgresStores, type PostgresStores } from "./postgres-stores.js";
+import { watchQuarantine } from "../reliability/postgres-quarantine-store.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
 import { dryRun, type DryRunInput, type DryRunResult } from "./dry-run.js";
 import { replayOperation, type ReplayResult } from "./replay.js";
@@ -118,6 +119,7 @@ export class Registry {
   private ownedRecords: OperationStore | undefined;
   /** The shared PostgreSQL stores when opened with `database` (gateway keys, quarantine, notifications). */
   shared: PostgresStores | undefined;
+  private stopWatching: (() => Promise<void>) | undefined;
 
   private constructor(
     readonly store: RegistryStore,
@@ -151,10 +153,21 @@ export class Registry {
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
     const records = options.host ? undefined : shared ? shared.records : openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
-    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
+    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), ...(shared ? { quarantineStore: shared.quarantine } : {}), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
     registry.ownedRecords = records;
     registry.shared = shared;
+    if (shared) {
+      // Every host's quarantine decisions and lifts reach this one: at once on a notice, and now for those made before it started.
+      const refresh = () => { registry.host.quarantine.refresh().catch(() => { /* the next notice or reconnect refreshes again */ }); };
+      try {
+        registry.stopWatching = await watchQuarantine(shared.db, refresh);
+        await registry.host.quarantine.refresh();
+      } catch (err) {
+        await registry.close();
+        throw err;
+      }
+    }
     registry.dataDir = dataDir;
     // Operations a dead host left running have an unknown outcome, and are never retried
     // automatically; those of live hosts sharing the database are left alone.
@@ -437,6 +450,7 @@ export class Registry {
     await this.store.close();
     if (this.ownsHost) await this.host.close();
     await this.ownedRecords?.close();
+    await this.stopWatching?.();
     await this.shared?.close();
   }
 }

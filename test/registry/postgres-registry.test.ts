@@ -10,7 +10,7 @@ import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
 import { pluginWasm } from "../helpers/fixtures.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
-import { tempDir, toolCall } from "./fixtures.js";
+import { fixture, manifestYaml, tempDir, toolCall } from "./fixtures.js";
 
 const LIMIT_MANIFEST = readFileSync(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");
 const LIMIT = "order-search-limit@1.0.0";
@@ -62,4 +62,27 @@ describe("Registry on PostgreSQL", () => {
     const ids = (await a.host.records!.list()).map((o) => o.operationId).sort();
     expect(ids).toEqual([first.facts.operationId, second.facts.operationId].sort());
   });
+
+  it("shares quarantine: a plugin quarantined on one host is refused on the other within a second, and a lift on the other reaches the first", async () => {
+    const database = await testDatabaseUrl("registry-quarantine");
+    const [a, b] = [await openOn(database), await openOn(database)];
+    await a.upload({ manifest: manifestYaml({ id: "trap" }), wasm: fixture("unreachable") });
+    await a.createBinding({ id: "trap", hook_ref: "trap@1.0.0", point: "tool.before", config: { max_limit: 1 } });
+    await a.publish({ activate: true });
+    // Five guest faults in the window (the default threshold) quarantine it on a.
+    for (let i = 0; i < 5; i++) await a.host.tool({ spaceId: "s1" }, toolCall(1), async () => ({}));
+    expect(a.host.quarantine.list().map((q) => q.ref)).toEqual(["trap@1.0.0"]);
+    await until(() => b.host.quarantine.list().length === 1);
+    expect(b.host.quarantine.list()[0]).toMatchObject({ ref: "trap@1.0.0", failures: 5, lastError: { code: "GUEST_TRAP" } });
+    expect(b.host.quarantine.lift("trap@1.0.0")).toBe(true);
+    await until(() => a.host.quarantine.list().length === 0);
+  });
 });
+
+async function until(check: () => boolean, ms = 1000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
