@@ -35,7 +35,8 @@ export async function withBenchDatabase<T>(label: string, fn: (url: string) => P
 
 async function kvHost(kvPath: string, options: Parameters<typeof createHost>[0] = {}): Promise<Host> {
   const host = createHost({ workers: 1, kvPath, quarantine: false, ...options });
-  await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: built("fixtures/kv-counter.wasm"), capabilities: ["kv"] });
+  // Two database round trips per call on PostgreSQL: a time limit with room for a loaded machine.
+  await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: built("fixtures/kv-counter.wasm"), capabilities: ["kv"], limits: { timeoutMs: 2000 } });
   await host.loadPlugin({ id: "plain", version: "1.0.0", wasm: built("fixtures/continue.wasm") });
   host.activate({ revision: 1, bindings: [
     { id: "count", hookRef: "counter@1.0.0", point: "tool.before", match: { toolIds: ["kv"] } },
