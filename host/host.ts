@@ -34,6 +34,7 @@ import { DEFAULT_OPERATION_LEASE_MS, OwnerLease } from "./records/lease.js";
 import type { Checked } from "./pipeline/result.js";
 import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type QuarantineEvents } from "./reliability/plugin-quarantine.js";
 import type { QuarantinePolicy } from "./reliability/quarantine.js";
+import type { QuarantineStore } from "./reliability/quarantine-store.js";
 import { createObserver, type Observer } from "./events/observer.js";
 import type { AgentReport } from "./events/agent-report.js";
 import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
@@ -45,6 +46,8 @@ export interface HostOptions extends SandboxOptions {
    * Default: 5 faults within 60 s, until an operator lifts it. `false` turns it off.
    */
   quarantine?: Partial<QuarantinePolicy> | false;
+  /** Where quarantine decisions are shared with the other hosts of a fleet (the Registry sets it on a shared database). */
+  quarantineStore?: QuarantineStore;
   /** Events, spans and metrics of this host (abi/events/README.md); a fresh one by default. */
   observer?: Observer;
   /** Names this host in its events (`host_id`), so hosts sharing an observer or a database stay apart. A random UUID by default. */
@@ -125,7 +128,7 @@ export class Host implements StageRunner {
   private readonly eventDigest = (value: unknown): string => this.digests.of(value);
 
   constructor(options: HostOptions = {}) {
-    const { quarantine, observer, records, payloads, hostId, digestSecret, operationLeaseMs, ...sandboxOptions } = options;
+    const { quarantine, quarantineStore, observer, records, payloads, hostId, digestSecret, operationLeaseMs, ...sandboxOptions } = options;
     if (hostId !== undefined && (typeof hostId !== "string" || hostId === "")) throw new SluiceError("CONFIG_INVALID", "the hostId option must be a non-empty string");
     this.id = hostId ?? randomUUID();
     this.digests = digestSecret !== undefined ? createDigester(digestSecret) : ephemeralDigester();
@@ -137,7 +140,7 @@ export class Host implements StageRunner {
     this.sandbox = new Sandbox(sandboxOptions);
     this.observer = observer ?? createObserver();
     this.detachPool = this.observer.attachPool(this.sandbox);
-    this.guard = new PluginQuarantine(quarantine ?? {}, (e) => this.emit(e));
+    this.guard = new PluginQuarantine(quarantine ?? {}, (e) => this.emit(e), Date.now, quarantineStore);
   }
 
   /**

@@ -21,7 +21,7 @@ interface Spec {
 /** Every option of `sluice serve`, in help order. The key is the option's camelCase name. */
 export const SERVE_OPTIONS = {
   dataDir: { flag: "--data-dir <dir>", env: "SLUICE_DATA_DIR", description: "database and artifacts", default: ".sluice/data" },
-  database: { flag: "--database <url>", env: "SLUICE_DATABASE_URL", description: "a postgres:// URL: keep the registry, artifacts, records, gateway keys, quarantine and key-value data in this PostgreSQL database, shared by every host given the same URL (default: SQLite files in the data dir, for one host); its password is never printed" },
+  database: { flag: "--database <url>", env: "SLUICE_DATABASE_URL", description: "a postgres:// URL: keep the registry, plugin code, operation records, payloads and key-value data in this PostgreSQL database, shared by every host given the same URL (default: SQLite files in the data dir, for one host); its password is never printed" },
   host: { flag: "--host <host>", env: "SLUICE_HOST", description: "address to listen on", default: "127.0.0.1" },
   port: { flag: "--port <port>", env: "SLUICE_PORT", description: "port (0: any free one)", default: "8787" },
   token: { flag: "--token <token>", env: "SLUICE_TOKEN", description: "bearer token clients must send, at least 32 characters (prefer SLUICE_TOKEN or --token-file: the command line is visible to other users); without one a token is generated into <data-dir>/api-token", secret: true },

@@ -1,26 +1,6 @@
 /** Gateway keys on PostgreSQL: every host of a fleet verifies the same keys. Only a key's sha256 is stored. */
-import type { Migration } from "../storage/migrations.js";
 import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
 import type { GatewayKeyRow, GatewayKeyStore } from "./key-store.js";
-
-export const GATEWAY_KEYS_PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "gateway keys",
-    sql: `
-      CREATE TABLE gateway_keys (
-        id TEXT PRIMARY KEY,
-        space_id TEXT NOT NULL,
-        name TEXT,
-        prefix TEXT NOT NULL,
-        sha256 TEXT NOT NULL UNIQUE,
-        created_at TEXT NOT NULL,
-        revoked_at TEXT
-      );
-      CREATE INDEX gateway_keys_space ON gateway_keys (space_id);
-    `,
-  },
-];
 
 type Row = { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null };
 const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at";

@@ -6,70 +6,9 @@
  * the leases in the same transaction, so two hosts never take the same operation.
  */
 import { SluiceError } from "../errors/sluice-error.js";
-import type { Migration } from "../storage/migrations.js";
 import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
-
-export const RECORDS_PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "records",
-    sql: `
-      CREATE TABLE operation_records (
-        operation_id TEXT PRIMARY KEY,
-        phase TEXT NOT NULL,
-        real_status TEXT NOT NULL,
-        owner TEXT,
-        created_at BIGINT NOT NULL,
-        seq BIGSERIAL NOT NULL,
-        record TEXT NOT NULL
-      );
-      CREATE INDEX operation_records_status ON operation_records (real_status);
-      CREATE INDEX operation_records_created ON operation_records (created_at, seq);
-      CREATE INDEX operation_records_unfinished ON operation_records (owner) WHERE phase <> 'finished';
-      CREATE TABLE operation_results (
-        operation_id TEXT PRIMARY KEY REFERENCES operation_records (operation_id) ON DELETE CASCADE,
-        result TEXT NOT NULL,
-        stored_at BIGINT NOT NULL
-      );
-      CREATE INDEX operation_results_stored ON operation_results (stored_at);
-      CREATE TABLE operation_owners (
-        owner TEXT PRIMARY KEY,
-        lease_until BIGINT NOT NULL
-      );
-      CREATE TABLE hook_audit (
-        seq BIGSERIAL PRIMARY KEY,
-        operation_id TEXT NOT NULL,
-        binding_id TEXT NOT NULL,
-        hook_ref TEXT NOT NULL,
-        code_sha256 TEXT NOT NULL,
-        point TEXT NOT NULL,
-        phase TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        outcome TEXT NOT NULL,
-        input_digest TEXT NOT NULL,
-        output_digest TEXT NOT NULL,
-        patch_digest TEXT,
-        duration_ms DOUBLE PRECISION NOT NULL,
-        fuel BIGINT,
-        error_code TEXT,
-        at BIGINT NOT NULL
-      );
-      CREATE INDEX hook_audit_operation ON hook_audit (operation_id);
-      CREATE INDEX hook_audit_binding ON hook_audit (binding_id, at);
-      CREATE INDEX hook_audit_at ON hook_audit (at);
-    `,
-  },
-];
-
-export const PAYLOADS_PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "protected payloads",
-    sql: "CREATE TABLE protected_payloads (ref TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at BIGINT NOT NULL); CREATE INDEX protected_payloads_expiry ON protected_payloads (expires_at);",
-  },
-];
 
 export interface PostgresRecordsOptions {
   /** How long a real result is kept for resume after it was stored (default 24 h). */

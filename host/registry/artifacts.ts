@@ -13,7 +13,21 @@ import { sha256Async } from "../sandbox/load-module.js";
 import { SHA256_PATTERN } from "./ids.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
 
-export class ArtifactStore {
+/**
+ * Where plugin code is kept, content-addressed by sha256: this folder store, or the shared
+ * PostgreSQL database's table (postgres-artifacts.ts), so every host of a fleet can load it.
+ */
+export interface Artifacts {
+  /** Stores `bytes` and returns their sha256 (`known` when the caller has just computed it). */
+  put(bytes: Uint8Array, known?: string): Promise<string>;
+  has(sha256: string): boolean | Promise<boolean>;
+  /** Removes a module no record refers to. */
+  remove(sha256: string): Promise<void>;
+  /** Reads a stored module and checks it still hashes to its name. */
+  get(sha256: string): Promise<Uint8Array>;
+}
+
+export class ArtifactStore implements Artifacts {
   private readonly dir: string;
   private readonly tmp: string;
 

@@ -88,6 +88,12 @@ export const REGISTRY_MIGRATIONS: MigrationSet = {
           );
         `,
       },
+      {
+        // Plugin code, content-addressed, in the shared database: a host that never saw an upload loads it from here.
+        version: 2,
+        name: "artifacts",
+        sql: "CREATE TABLE artifacts (sha256 TEXT PRIMARY KEY, bytes BYTEA NOT NULL, created_at TEXT NOT NULL);",
+      },
     ],
   },
 };

@@ -8,6 +8,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import { sha256Async } from "../sandbox/load-module.js";
 import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
+import type { Artifacts } from "./artifacts.js";
 import { SHA256_PATTERN } from "./ids.js";
 
 function checked(sha256: string): string {
@@ -15,7 +16,7 @@ function checked(sha256: string): string {
   return sha256;
 }
 
-export class PostgresArtifactStore {
+export class PostgresArtifactStore implements Artifacts {
   constructor(private readonly db: PostgresEngine) {}
 
   /** Stores `bytes` and returns their sha256 (`known` when the caller has just computed it). */

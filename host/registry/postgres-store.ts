@@ -10,63 +10,12 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { Migration } from "../storage/migrations.js";
 import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import { REGISTRY_LOCK, type NewRelease, type RegistryStore, type RegistryTx } from "./store.js";
 
 /** Channel of the activation notices: payload `{"seq":…,"revision":…,"reason":…}`. */
 export const RELEASE_CHANNEL = "sluice_release";
-
-export const REGISTRY_PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "registry",
-    sql: `
-      CREATE TABLE plugins (
-        id TEXT NOT NULL,
-        version TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        manifest TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        seq BIGSERIAL NOT NULL,
-        PRIMARY KEY (id, version)
-      );
-      CREATE TABLE bindings (
-        id TEXT PRIMARY KEY,
-        position INTEGER NOT NULL,
-        spec TEXT NOT NULL,
-        registered_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
-      );
-      CREATE TABLE releases (
-        revision INTEGER PRIMARY KEY,
-        order_mode TEXT NOT NULL,
-        bindings TEXT NOT NULL,
-        based_on INTEGER,
-        note TEXT NOT NULL,
-        created_at TEXT NOT NULL
-      );
-      CREATE TABLE activations (
-        seq BIGSERIAL PRIMARY KEY,
-        revision INTEGER NOT NULL REFERENCES releases(revision),
-        reason TEXT NOT NULL,
-        activated_at TEXT NOT NULL
-      );
-      CREATE TABLE settings (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-      );
-      -- Plugin code, content-addressed: a host that never saw an upload loads it from here.
-      CREATE TABLE artifacts (
-        sha256 TEXT PRIMARY KEY,
-        bytes BYTEA NOT NULL,
-        created_at TEXT NOT NULL
-      );
-    `,
-  },
-];
 
 type Row = Record<string, unknown>;
 const now = (): string => new Date().toISOString();
@@ -213,11 +162,18 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
   const lone = new Queries(db);
   const transaction = async <T>(fn: (tx: RegistryTx) => Promise<T>): Promise<T> => {
     // The lock is held by this transaction's connection: a second one from inside it would wait forever.
-    if (inside.getStore()) throw new Error("registry store: a store method was called inside transaction(); use the tx it hands to fn");
+    if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
     try {
       return await db.transaction(async (sql) => {
         await sql.query("SELECT pg_advisory_xact_lock($1::bigint)", [LOCK]);
-        return inside.run(true, () => fn(new Queries(sql)));
+        // A tx kept past its transaction would run on a connection back in the pool.
+        let ended = false;
+        const scoped: Sql = { query: (text, values) => (ended ? Promise.reject(new Error("registry store: a tx was used after its transaction ended")) : sql.query(text, values)) };
+        try {
+          return await inside.run(true, () => fn(new Queries(scoped)));
+        } finally {
+          ended = true;
+        }
       }, "read committed");
     } catch (err) {
       throw postgresStoreError(err, "registry");
@@ -230,7 +186,7 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
     (store as unknown as Record<string, unknown>)[name] = WRITES.has(name)
       ? (...args: unknown[]) => transaction((tx) => (tx[name] as (...a: unknown[]) => Promise<unknown>)(...args))
       : async (...args: unknown[]) => {
-        if (inside.getStore()) throw new Error("registry store: a store method was called inside transaction(); use the tx it hands to fn");
+        if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
         try { return await method.apply(lone, args); } catch (err) { throw postgresStoreError(err, "registry"); }
       };
   }

@@ -3,27 +3,34 @@
  * migrated on open (the one migration runner, under its advisory lock, so hosts starting
  * together never both migrate), all on one pool.
  */
-import { postgresKeyStore, GATEWAY_KEYS_PG_MIGRATIONS } from "../gateway/postgres-key-store.js";
+import { postgresKeyStore } from "../gateway/postgres-key-store.js";
+import { GATEWAY_KEY_MIGRATIONS } from "../gateway/sqlite-key-store.js";
 import type { GatewayKeyStore } from "../gateway/key-store.js";
-import { PAYLOADS_PG_MIGRATIONS, postgresPayloads, postgresRecords, RECORDS_PG_MIGRATIONS, type PostgresRecordsOptions } from "../records/postgres-store.js";
+import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
+import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
 import type { OperationStore, PayloadStore } from "../records/store.js";
-import { postgresQuarantineStore, QUARANTINE_PG_MIGRATIONS } from "../reliability/postgres-quarantine-store.js";
+import { postgresQuarantineStore } from "../reliability/postgres-quarantine-store.js";
+import { QUARANTINE_MIGRATIONS } from "../reliability/sqlite-quarantine-store.js";
 import type { QuarantineStore } from "../reliability/quarantine-store.js";
 import { KV_PG_MIGRATIONS } from "../sandbox/postgres-kv-store.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { deferredPostgres, isPostgresUrl, migratePostgres, openPostgres, redactDatabaseUrl, type PostgresEngine, type PostgresOptions } from "../storage/postgres.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
-import { postgresRegistryStore, REGISTRY_PG_MIGRATIONS } from "./postgres-store.js";
+import { REGISTRY_MIGRATIONS } from "./migrations.js";
+import { postgresRegistryStore } from "./postgres-store.js";
 import type { RegistryStore } from "./store.js";
 
-/** The PostgreSQL schema, one set per store (SQLite keeps its own files, so its lists are empty here). */
+/**
+ * The shared database's schema: every store's migration set (each declares both dialects;
+ * kv's SQLite table is created by its own file, so its set is PostgreSQL's only).
+ */
 export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
-  { component: "registry", migrations: { sqlite: [], postgres: REGISTRY_PG_MIGRATIONS } },
-  { component: "records", migrations: { sqlite: [], postgres: RECORDS_PG_MIGRATIONS } },
-  { component: "payloads", migrations: { sqlite: [], postgres: PAYLOADS_PG_MIGRATIONS } },
-  { component: "gateway_keys", migrations: { sqlite: [], postgres: GATEWAY_KEYS_PG_MIGRATIONS } },
-  { component: "quarantine", migrations: { sqlite: [], postgres: QUARANTINE_PG_MIGRATIONS } },
+  REGISTRY_MIGRATIONS,
+  RECORDS_MIGRATIONS,
+  PAYLOAD_MIGRATIONS,
+  GATEWAY_KEY_MIGRATIONS,
+  QUARANTINE_MIGRATIONS,
   { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
 ];
 

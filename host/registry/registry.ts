@@ -12,8 +12,7 @@ import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { GuestPlugin } from "../pipeline/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
-import { ArtifactStore } from "./artifacts.js";
-import type { PostgresArtifactStore } from "./postgres-artifacts.js";
+import { ArtifactStore, type Artifacts } from "./artifacts.js";
 import type { PostgresStores } from "./postgres-stores.js";
 import { postgresReleaseFeed } from "./postgres-release-feed.js";
 import { resolveBindingInput, toHostBinding } from "./binding-input.js";
@@ -39,11 +38,14 @@ export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
   dataDir: string;
   /**
-   * A postgres:// URL: the registry, its artifacts, the operation records and the key-value
-   * store live in that database, shared by every host given the same URL, and releases
-   * reach this host by LISTEN/NOTIFY. Default: SQLite files in `dataDir`.
+   * A postgres:// URL: keep the registry, the plugin code, the operation records and the
+   * key-value data in this PostgreSQL database, shared by every host opened on it (each
+   * host picks up releases activated through any other). Default: SQLite files in `dataDir`.
+   * `dataDir` still holds this host's digest key and API token.
    */
   database?: string;
+  /** With `database`: keep every stage's payloads in it for this long (the protected payload store, shared by the fleet). */
+  payloadRetentionMs?: number;
   /** A host to drive; by default the registry creates one and closes it with itself. */
   host?: Host;
   hostOptions?: HostOptions;
@@ -140,14 +142,16 @@ export class Registry {
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
   private ownedRecords: OperationStore | undefined;
-  private shared: PostgresStores | undefined;
+  /** The shared PostgreSQL stores when opened with `database` (gateway keys, quarantine, notifications). */
+  shared: PostgresStores | undefined;
+  private stopWatching: (() => Promise<void>) | undefined;
   private watcher: ReleaseWatcher | undefined;
   private releaseLoader: (() => void) | undefined;
   private stopPrefetch: (() => Promise<void>) | undefined;
 
   private constructor(
     readonly store: RegistryStore,
-    private readonly artifacts: ArtifactStore | PostgresArtifactStore,
+    private readonly artifacts: Artifacts,
     host: Host,
     private readonly ownsHost: boolean,
     maxModuleBytes: number,
@@ -169,17 +173,34 @@ export class Registry {
     let shared: PostgresStores | undefined;
     if (options.database !== undefined) {
       const { openPostgresStores } = await import("./postgres-stores.js");
-      shared = await openPostgresStores(options.database, { applicationName: "sluice", ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}) });
+      shared = await openPostgresStores(options.database, {
+        applicationName: "sluice",
+        ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}),
+        ...(options.payloadRetentionMs !== undefined ? { payloadRetentionMs: options.payloadRetentionMs } : {}),
+      });
     }
     const store = shared?.registry ?? openSqliteStore(path.join(dataDir, "sluice.db"), options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {});
-    const artifacts = shared?.artifacts ?? new ArtifactStore(path.join(dataDir, "artifacts"));
+    const artifacts: Artifacts = shared?.artifacts ?? new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
     const records = options.host ? undefined : shared?.records ?? openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
-    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
+    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), ...(shared ? { quarantineStore: shared.quarantine } : {}), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
+    // The PostgreSQL stores share one pool: closed together by shared.close().
     registry.ownedRecords = shared ? undefined : records;
     registry.shared = shared;
+    if (shared) {
+      // Every host's quarantine decisions and lifts reach this one: at once on a notice, and now for those made before it started.
+      const { watchQuarantine } = await import("../reliability/postgres-quarantine-store.js");
+      const refresh = () => { registry.host.quarantine.refresh().catch(() => { /* the next notice or reconnect refreshes again */ }); };
+      try {
+        registry.stopWatching = await watchQuarantine(shared.db, refresh);
+        await registry.host.quarantine.refresh();
+      } catch (err) {
+        await registry.close();
+        throw err;
+      }
+    }
     registry.dataDir = dataDir;
     // Operations a dead host left running have an unknown outcome, and are never retried
     // automatically; those of live hosts sharing the database are left alone.
@@ -492,13 +513,13 @@ export class Registry {
 
   /** Closes the store, and the host when the registry created it. */
   async close(): Promise<void> {
+    await this.stopWatching?.();
     await this.watcher?.close();
     await this.stopPrefetch?.();
     this.releaseLoader?.();
     await this.store.close();
     if (this.ownsHost) await this.host.close();
     await this.ownedRecords?.close();
-    // The PostgreSQL stores share one pool: closed together, after the host.
     await this.shared?.close();
   }
 }

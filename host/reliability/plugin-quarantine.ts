@@ -7,6 +7,7 @@ import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageGuard } from "../pipeline/stage.js";
 import type { StepReport } from "../pipeline/run-steps.js";
 import { QuarantineState, resolveQuarantinePolicy, type QuarantineEntry, type QuarantinePolicy } from "./quarantine.js";
+import type { QuarantineStore } from "./quarantine-store.js";
 
 /** What the Host announces: `plugin.quarantined` and `plugin.quarantine_lifted`. */
 export interface QuarantineEvents {
@@ -21,14 +22,37 @@ export interface QuarantineControl {
   list(): QuarantineEntry[];
   /** Lifts the quarantine of `ref` (`id@version`); false when it was not quarantined. */
   lift(ref: string): boolean;
+  /** With a shared store: takes the decisions and lifts other hosts made (done on every change notice). */
+  refresh(): Promise<void>;
 }
 
 export class PluginQuarantine implements StageGuard, QuarantineControl {
   private readonly state: QuarantineState | undefined;
 
   /** `policy: false` disables quarantine: nothing is counted, nothing is ever blocked. */
-  constructor(policy: Partial<QuarantinePolicy> | false, private readonly emit: (event: QuarantineEvent) => void, private readonly now: () => number = Date.now) {
+  /**
+   * With `store` (shared by the hosts of a fleet), every decision and lift is written there
+   * too, and {@link refresh} takes the other hosts' ones. Fault counting stays per host, on
+   * the hot path; a write that fails leaves the local decision in force.
+   */
+  constructor(policy: Partial<QuarantinePolicy> | false, private readonly emit: (event: QuarantineEvent) => void, private readonly now: () => number = Date.now, private readonly store?: QuarantineStore) {
     this.state = policy === false ? undefined : new QuarantineState(resolveQuarantinePolicy(policy));
+  }
+
+  async refresh(): Promise<void> {
+    const state = this.state;
+    if (!state || !this.store) return;
+    const shared = new Map((await this.store.list(this.now())).map((e) => [e.ref, e]));
+    for (const entry of shared.values()) {
+      if (state.get(entry.ref)) continue;
+      state.adopt(entry);
+      this.emit({ type: "plugin.quarantined", data: { ...entry } });
+    }
+    for (const entry of state.list()) {
+      if (shared.has(entry.ref)) continue;
+      state.lift(entry.ref);
+      this.emit({ type: "plugin.quarantine_lifted", data: { ref: entry.ref, by: "operator", entry } });
+    }
   }
 
   blocked(hookRef: string): ErrorData | undefined {
@@ -47,7 +71,9 @@ export class PluginQuarantine implements StageGuard, QuarantineControl {
   observe(report: StepReport): void {
     if (!this.state || !report.error) return;
     const entry = this.state.record(report.hookRef, report.error, this.now());
-    if (entry) this.emit({ type: "plugin.quarantined", data: { ...entry } });
+    if (!entry) return;
+    this.emit({ type: "plugin.quarantined", data: { ...entry } });
+    this.store?.put(entry).catch(() => { /* kept locally; the next decision or refresh writes again */ });
   }
 
   list(): QuarantineEntry[] {
@@ -61,6 +87,7 @@ export class PluginQuarantine implements StageGuard, QuarantineControl {
     if (!entry) return false;
     this.state!.lift(ref);
     this.emit({ type: "plugin.quarantine_lifted", data: { ref, by: "operator", entry } });
+    this.store?.lift(ref).catch(() => { /* lifted here; another host's refresh may bring it back */ });
     return true;
   }
 }

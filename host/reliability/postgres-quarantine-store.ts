@@ -3,25 +3,16 @@
  * decision, a lift, an expiry) NOTIFYs {@link QUARANTINE_CHANNEL} when it commits, so
  * every host re-reads the entries at once instead of at its next periodic refresh.
  */
-import type { ErrorData } from "../errors/sluice-error.js";
-import type { Migration } from "../storage/migrations.js";
-import { int, postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
+import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
 import type { QuarantineEntry } from "./quarantine.js";
 import type { QuarantineStore } from "./quarantine-store.js";
 
 /** Channel of quarantine changes; the payload is the plugin ref. */
 export const QUARANTINE_CHANNEL = "sluice_quarantine";
 
-export const QUARANTINE_PG_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: "quarantine",
-    sql: "CREATE TABLE quarantine (ref TEXT PRIMARY KEY, since BIGINT NOT NULL, until BIGINT, failures INTEGER NOT NULL, last_error TEXT NOT NULL);",
-  },
-];
-
-type Row = { ref: string; since: string; until: string | null; failures: number; last_error: string };
-const entryOf = (r: Row): QuarantineEntry => ({ ref: r.ref, since: int(r.since), until: r.until === null ? null : int(r.until), failures: r.failures, lastError: JSON.parse(r.last_error) as ErrorData });
+// The schema is the quarantine store's own migration set (sqlite-quarantine-store.ts): the entry as JSON beside its keys.
+type Row = { ref: string; entry: string };
+const entryOf = (r: Row): QuarantineEntry => JSON.parse(r.entry) as QuarantineEntry;
 
 async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -39,8 +30,8 @@ export function postgresQuarantineStore(db: PostgresEngine): QuarantineStore {
       // The first host to decide wins; the others get its entry back. A lift between the
       // insert and the read makes the next round a new decision.
       for (;;) {
-        const inserted = await db.query<Row>("INSERT INTO quarantine (ref, since, until, failures, last_error) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (ref) DO NOTHING RETURNING *",
-          [entry.ref, entry.since, entry.until, entry.failures, JSON.stringify(entry.lastError)]);
+        const inserted = await db.query<Row>("INSERT INTO quarantine (ref, since, until, entry) VALUES ($1, $2, $3, $4) ON CONFLICT (ref) DO NOTHING RETURNING *",
+          [entry.ref, entry.since, entry.until, JSON.stringify(entry)]);
         if (inserted.rows[0]) {
           await changed([entry.ref]);
           return entryOf(inserted.rows[0]);
@@ -61,7 +52,7 @@ export function postgresQuarantineStore(db: PostgresEngine): QuarantineStore {
     expire: (now) => guard("expire", async () => {
       const { rows } = await db.query<Row>("DELETE FROM quarantine WHERE until IS NOT NULL AND until <= $1 RETURNING *", [now]);
       await changed(rows.map((r) => r.ref));
-      return rows.map(entryOf).sort((a, b) => a.since - b.since || a.ref.localeCompare(b.ref));
+      return rows.map(entryOf).sort((a, b) => a.since - b.since || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
     }),
     close: async () => {},
   };

@@ -86,6 +86,12 @@ export class QuarantineState {
     return lifted;
   }
 
+  /** Takes a decision another host made (the shared store): `entry` as is, its faults not counted here. */
+  adopt(entry: QuarantineEntry): void {
+    this.faults.delete(entry.ref);
+    this.entries.set(entry.ref, { ...entry });
+  }
+
   /** Lifts a quarantine; the plugin starts again with a clean fault count. False when it was not quarantined. */
   lift(ref: string): boolean {
     this.faults.delete(ref);

@@ -576,8 +576,9 @@ async function packageImport(c: Counts): Promise<ScenarioResult> {
 async function sharedStores(c: Counts): Promise<ScenarioResult> {
   const { latency, values } = await measureSharedStores({ warmup: Math.min(c.warmup, 500), samples: Math.min(c.samples, 1000) });
   return {
-    id: 13, title: "shared stores on PostgreSQL beside SQLite: kv per call (worker bridge), guest kv end to end", latency, values,
+    id: 13, title: "shared stores on PostgreSQL beside SQLite: boundary call with records on each, kv per call (worker bridge), guest kv end to end", latency, values,
     targets: [
+      target("boundary call (one guest hook) with records on PostgreSQL: added p50 over no records", values.recordsAddedPostgresUs!, "<=", 3000, "us"),
       target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
       target("kv set (existing key) from a worker, PostgreSQL bridge, p50", values.kvSetPostgresUs!, "<=", 2000, "us"),
     ],

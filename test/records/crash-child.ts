@@ -1,17 +1,17 @@
 /**
  * Runs one call with a SQLite records store and stops inside it, for crash.test.ts to
- * SIGKILL: `node dist/test/records/crash-child.js <dir> <scenario>`.
+ * SIGKILL: `node dist/test/records/crash-child.js <dir> <scenario> [hostId]`.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost, openSqliteRecords } from "../../host/index.js";
 import { answer, bump, call, ctx, DIGEST_SECRET, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
 
-const [dir, scenario] = process.argv.slice(2) as [string, Scenario];
+const [dir, scenario, hostId] = process.argv.slice(2) as [string, Scenario, string | undefined];
 // Keeps the process alive while a call waits on a promise nothing will settle.
 const alive = setInterval(() => {}, 1_000);
 const records = openSqliteRecords(join(dir, "records.db"));
-const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET });
+const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET, ...(hostId ? { hostId } : {}) });
 await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: new Uint8Array(readFileSync(new URL("../../../build/fixtures/contract-hook.wasm", import.meta.url))) });
 host.registerHook("pause", () => {
   writeFileSync(join(dir, "paused"), "");

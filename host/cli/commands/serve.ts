@@ -35,15 +35,17 @@ async function serve(config: ServeConfig): Promise<void> {
   const { startApiServer } = await import("../../api/server.js");
   const digestSecret = config.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(config.digestKeyFile, "utf8").trim() : undefined;
   let payloads: import("../../records/store.js").PayloadStore | undefined;
-  if (config.payloadStore) {
+  // On a shared database the payloads live in it too (the registry opens them), so any host can replay.
+  if (config.payloadStore && config.database === undefined) {
     const { ensurePrivateDir } = await import("../../storage/private-files.js");
     const { openSqlitePayloads } = await import("../../records/sqlite-store.js");
     ensurePrivateDir(path.resolve(config.dataDir));
     payloads = openSqlitePayloads(path.join(config.dataDir, "payloads.db"), { retentionMs: config.payloadRetentionMs });
   }
-  const registry = await step(`opening ${config.dataDir}`, () => Registry.open({
+  const { redactDatabaseUrl } = await import("../../storage/postgres.js");
+  const registry = await step(`opening ${config.database !== undefined ? redactDatabaseUrl(config.database) : config.dataDir}`, () => Registry.open({
     dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
-    ...(config.database !== undefined ? { database: config.database } : {}),
+    ...(config.database !== undefined ? { database: config.database, ...(config.payloadStore ? { payloadRetentionMs: config.payloadRetentionMs } : {}) } : {}),
     ...(digestSecret !== undefined ? { digestSecret } : {}),
     onReleaseSync: (r) => {
       if (r.kind === "switched") log.info({ event: "release.followed", revision: r.to, previousRevision: r.from, loadMs: r.loadMs }, "serving the release activated on the database");
@@ -92,7 +94,7 @@ async function serve(config: ServeConfig): Promise<void> {
   }
   const activeRevision = await registry.activeRevision();
   log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision, payloadStore: config.payloadStore }, "sluice listening");
-  print(`sluice listening on ${server.url} (data ${config.dataDir}, active revision ${activeRevision})`);
+  print(`sluice listening on ${server.url} (data ${config.dataDir}${config.database !== undefined ? `, database ${redactDatabaseUrl(config.database)}` : ""}, active revision ${activeRevision})`);
   // Printed once, here, on stdout (never in the log); local sluice commands read it from the file.
   if (server.tokenFile) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600; give your own with SLUICE_TOKEN or --token-file)`);
   const stop = async (signal: string) => {

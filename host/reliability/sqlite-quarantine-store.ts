@@ -1,0 +1,61 @@
+/** Quarantine decisions on SQLite, shared by every process opening the file. */
+import Database from "better-sqlite3";
+import { SluiceError } from "../errors/sluice-error.js";
+import { ensurePrivateFile } from "../storage/private-files.js";
+import type { MigrationSet } from "../storage/migrations.js";
+import { migrateSqlite } from "../storage/sqlite-migrations.js";
+import { whenFree } from "../storage/sqlite-busy.js";
+import type { QuarantineEntry } from "./quarantine.js";
+import type { QuarantineStore } from "./quarantine-store.js";
+
+export const QUARANTINE_MIGRATIONS: MigrationSet = {
+  component: "quarantine",
+  migrations: {
+    sqlite: [{ version: 1, name: "quarantine", sql: "CREATE TABLE quarantine (ref TEXT PRIMARY KEY, since INTEGER NOT NULL, until INTEGER, entry TEXT NOT NULL) STRICT;" }],
+    postgres: [{ version: 1, name: "quarantine", sql: "CREATE TABLE quarantine (ref TEXT PRIMARY KEY, since BIGINT NOT NULL, until BIGINT, entry TEXT NOT NULL);" }],
+  },
+};
+
+export function openSqliteQuarantineStore(file: string): QuarantineStore {
+  let db: Database.Database;
+  try {
+    if (file !== ":memory:") ensurePrivateFile(file);
+    db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    migrateSqlite(db, [QUARANTINE_MIGRATIONS]);
+    db.pragma("busy_timeout = 0");
+  } catch (err) {
+    throw new SluiceError("STORE_UNAVAILABLE", `quarantine store: cannot open ${file}: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  const q = {
+    insert: db.prepare("INSERT INTO quarantine (ref, since, until, entry) VALUES (?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING"),
+    get: db.prepare("SELECT entry FROM quarantine WHERE ref = ?"),
+    live: db.prepare("SELECT entry FROM quarantine WHERE until IS NULL OR until > ? ORDER BY since, ref"),
+    ended: db.prepare("SELECT entry FROM quarantine WHERE until IS NOT NULL AND until <= ? ORDER BY since, ref"),
+    drop: db.prepare("DELETE FROM quarantine WHERE ref = ?"),
+  };
+  const parse = (rows: unknown[]) => (rows as { entry: string }[]).map((r) => JSON.parse(r.entry) as QuarantineEntry);
+  const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => {
+    throw new SluiceError("STORE_UNAVAILABLE", `quarantine store: ${what} failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err });
+  });
+  return {
+    put: (entry) => guard("put", () => db.transaction(() => {
+      q.insert.run(entry.ref, entry.since, entry.until, JSON.stringify(entry));
+      return parse([q.get.get(entry.ref)])[0]!;
+    }).immediate()),
+    list: (now) => guard("list", () => parse(q.live.all(now))),
+    lift: (ref) => guard("lift", () => db.transaction(() => {
+      const row = q.get.get(ref);
+      if (!row) return undefined;
+      q.drop.run(ref);
+      return parse([row])[0];
+    }).immediate()),
+    expire: (now) => guard("expire", () => db.transaction(() => {
+      const ended = parse(q.ended.all(now));
+      for (const e of ended) q.drop.run(e.ref);
+      return ended;
+    }).immediate()),
+    close: async () => { if (db.open) db.close(); },
+  };
+}

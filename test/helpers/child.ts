@@ -1,0 +1,27 @@
+/** Child processes for the multi-process tests: compiled test files run with node, and files they leave as signals. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "./fixtures.js";
+
+export interface Child { process: ChildProcess; stderr: () => string; exited: Promise<number | null> }
+
+/** Runs `dist/<script>` (a compiled test file) with `args`. */
+export function runCompiled(script: string, args: readonly string[]): Child {
+  const child = spawn(process.execPath, [join(repoRoot, "dist", script), ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (d) => { stderr += String(d); });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { process: child, stderr: () => stderr, exited };
+}
+
+/** Resolves once every file exists in `dir`; rejects after `timeoutMs`, naming the missing ones and the children's stderr. */
+export async function filesAppear(dir: string, files: readonly string[], children: readonly Child[] = [], timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const missing = files.filter((f) => !existsSync(join(dir, f)));
+    if (missing.length === 0) return;
+    if (Date.now() > until) throw new Error(`never appeared in ${dir}: ${missing.join(", ")}; children said: ${children.map((c) => c.stderr()).join("\n")}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
