@@ -12,13 +12,17 @@ import { pendingComponents } from "./component/run-component.js";
 
 
 const stores = new Map<string, SyncKvStore>();
-function kvAt(path: string | null): () => SyncKvStore {
-  return () => {
+function kvAt(path: string | null, calls: readonly { kvScope: string | null }[]): () => SyncKvStore {
+  const get = () => {
     if (path === null) throw new Error("kv capability used without a store");
     let store = stores.get(path);
     if (!store) stores.set(path, (store = openWorkerKv(path)));
     return store;
   };
+  // Opening the store (once per worker) is the host's time: done before any guest's clock
+  // starts. If it fails, the guest's first kv call fails as it would have.
+  if (path !== null && calls.some((c) => c.kvScope !== null)) { try { get(); } catch { /* reported at the call */ } }
+  return get;
 }
 
 let pause: () => void = () => {};
@@ -36,7 +40,7 @@ function progress(task: Task): (i: number) => void {
 
 function runCalls(task: CallsTask): CallReport[] {
   const mark = progress(task);
-  const kv = kvAt(task.kvPath);
+  const kv = kvAt(task.kvPath, task.calls);
   const reports = task.calls.map((call, i) => { mark(i); return runCall(call, kv); });
   mark(task.calls.length);
   return reports;
@@ -44,7 +48,7 @@ function runCalls(task: CallsTask): CallReport[] {
 
 async function runStage(task: StageTask): Promise<WireStageResult | WireStageResult[]> {
   const mark = progress(task);
-  const kv = kvAt(task.kvPath);
+  const kv = kvAt(task.kvPath, task.calls);
   const steps = task.calls.length;
   const results: WireStageResult[] = [];
   // A chunk batch: each chunk's stage starts from the holds the previous one left; the
@@ -71,7 +75,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
 
 async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> {
   const mark = progress(task);
-  const kv = kvAt(task.kvPath);
+  const kv = kvAt(task.kvPath, task.calls);
   const claims = new Int32Array(task.claims);
   const results: (WireStageResult | null)[] = [];
   let offset = 0;
