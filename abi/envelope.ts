@@ -17,6 +17,9 @@ export interface HookContext {
   deadline: number | null;
 }
 
+/**
+ * What the host sends a guest for one hook call (abi/README.md §5): the ABI version, the point, the context, the granted payload view and the binding's config.
+ */
 export interface RequestEnvelope {
   abi: string;
   point: string;
@@ -31,6 +34,7 @@ export type PatchOp =
   | { op: "add" | "replace"; path: string; value: unknown }
   | { op: "remove"; path: string };
 
+/** Key-value facts a hook attaches to its outcome; the host records them with the hook's trace. */
 export type Annotations = Record<string, unknown>;
 
 /** What a hook decided. A returned value, never a side effect. */
@@ -43,14 +47,18 @@ export type Outcome =
   | { kind: "redact"; content: string; hold?: string; annotations?: Annotations }
   | { kind: "block"; code: string; reason: string; annotations?: Annotations };
 
+/** The kind of a hook's outcome (`continue`, `patch_input`, `reject`, ...). */
 export type OutcomeKind = Outcome["kind"];
+/** Every outcome kind, in the order abi/README.md lists them. */
 export const OUTCOME_KINDS: readonly OutcomeKind[] = [
   "continue", "patch_input", "patch_output", "reject", "short_circuit", "redact", "block",
 ];
 
+/** Size limits of a guest's reply fields: outcome code length and the bytes of reason, carry and annotations. */
 export const REPLY_LIMITS = { codeMax: 64, reasonBytes: 1024, carryBytes: 4096, annotationsBytes: 4096 } as const;
 const CODE_PATTERN = /^[a-z0-9_.-]{1,64}$/;
 
+/** A guest reply read as an outcome, or the reason it is not a valid one. */
 export type ParseResult = { ok: true; outcome: Outcome } | { ok: false; message: string };
 
 function isMap(v: unknown): v is Record<string, unknown> {

@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { SluiceError } from "./errors/sluice-error.js";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
 import type { GuestPlugin, Grants, InProcessHook, ResolvedHook } from "./pipeline/hooks.js";
-import { getPoint, type PointName } from "./pipeline/points.js";
+import { getPoint, isPointName, type PointName } from "./pipeline/points.js";
 import { chunkOrder } from "./pipeline/mandatory.js";
 import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
 import type { StageResult } from "./pipeline/run-steps.js";
@@ -17,6 +17,8 @@ import type { CallContext } from "./boundary/types.js";
 import { instanceOf } from "./boundary/instance.js";
 import { operationSignal } from "./boundary/operation-signal.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
+import { guarded, thrownError } from "./boundary/guard.js";
+import { optionsProblem, withErrorMode } from "./boundary/error-mode.js";
 import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream.js";
 import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
@@ -36,6 +38,7 @@ import { createObserver, type Observer } from "./events/observer.js";
 import type { AgentReport } from "./events/agent-report.js";
 import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
 
+/** Options of {@link createHost}: the sandbox's, plus the host's identity, records, observer and failure handling. */
 export interface HostOptions extends SandboxOptions {
   /**
    * When a plugin that keeps faulting (traps, timeouts, bad output) stops being run.
@@ -73,6 +76,9 @@ export interface HostOptions extends SandboxOptions {
 /** Events the host emits; see {@link Host.on}. */
 export type HostEvents = QuarantineEvents;
 
+/**
+ * A guest plugin to load into a host: its id, version, module and what its manifest grants (see `pluginInput` in `sluice/registry` to derive it from a hook.yaml).
+ */
 export interface PluginInput {
   id: string;
   version: string;
@@ -81,6 +87,9 @@ export interface PluginInput {
   capabilities?: readonly Capability[];
   limits?: Partial<PluginLimits>;
 }
+
+/** Targets whose matched hooks are kept per release before the cache starts over. */
+const MATCH_CACHE_SIZE = 4096;
 
 /**
  * The host a Node service wraps its model, tool and embedding calls with.
@@ -92,9 +101,6 @@ export interface PluginInput {
  * const r = await host.tool({ spaceId: "s1" }, { toolId: "orders.search", name: "search", schema, arguments: { limit: 500 }, callId: "c1" }, (args) => search(args));
  * if (r.ok) console.log(r.output.view);
  */
-/** Targets whose matched hooks are kept per release before the cache starts over. */
-const MATCH_CACHE_SIZE = 4096;
-
 export class Host implements StageRunner {
   readonly sandbox: Sandbox;
   private readonly plugins = new Map<string, GuestPlugin>();
@@ -342,13 +348,16 @@ export class Host implements StageRunner {
    * }
    */
   resume(operationId: string, options: ResumeOptions = {}): Promise<BoundaryResult<unknown>> {
-    const store = this.recordStore;
-    if (!store) throw new SluiceError("CONFIG_INVALID", "host.resume needs a records store: createHost({ records: openSqliteRecords(file) })");
-    return resumeOperation({
-      owner: this.id,
-      resumeStages: (record, ctx) => this.stagesFor(ctx, record.identity.target, record.identity.callId, record),
-      embeddingSignature: (ctx, model) => this.embeddingSignature(ctx, model),
-    }, store, operationId, options);
+    return guarded(this.revisionNow, () => {
+      const store = this.recordStore;
+      if (!store) throw new SluiceError("CONFIG_INVALID", "host.resume needs a records store: createHost({ records: openSqliteRecords(file) })");
+      if (typeof operationId !== "string" || operationId === "") throw new SluiceError("PAYLOAD_INVALID", "operationId must be a non-empty string", { field: "operationId" });
+      return resumeOperation({
+        owner: this.id,
+        resumeStages: (record, ctx) => this.stagesFor(ctx, record.identity.target, record.identity.callId, record),
+        embeddingSignature: (ctx, model) => this.embeddingSignature(ctx, model),
+      }, store, operationId, (typeof options === "object" && options !== null ? options : {}) as ResumeOptions);
+    });
   }
 
   /**
@@ -364,32 +373,55 @@ export class Host implements StageRunner {
     return this.recordStore.markInterrupted(this.id);
   }
 
-  /** Wraps one chat model call. */
+  /**
+   * Wraps one chat model call. Never throws or rejects: every failure is a result with a
+   * catalogue code, unless `options.errorMode` is `"original"` (see {@link BoundaryOptions}).
+   */
   chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
-    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model }, this.id, this.eventDigest);
-    return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
+    return withErrorMode(options, guarded(this.revisionNow, () => {
+      const obs = this.observer.operation({ operation: "chat", ctx, model: modelOf(request) }, this.id, this.eventDigest);
+      return obs.settle(checkedCall(callProblem(ctx, request, "request") ?? optionsProblem(options), this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
+    }));
   }
 
-  /** Wraps one streamed chat model call: iterate the returned stream for the effective chunks. */
-  chatStream(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
-    const obs = this.observer.operation({ operation: "chat", ctx, model: request?.model, streamed: true }, this.id, this.eventDigest);
-    const refused = callProblem(ctx, request, "request");
-    if (refused) return { result: obs.settle(Promise.resolve(refusedCall<ChatResponse>(refused, this.current.revision))), async *[Symbol.asyncIterator]() { /* refused: nothing to stream */ } };
-    const stream = chatStream(obs.runner(this), ctx, request, execute);
-    return { ...stream, result: obs.settle(stream.result) };
+  /**
+   * Wraps one streamed chat model call: iterate the returned stream for the effective
+   * chunks. The call never throws and `result` never rejects; iterating throws the error
+   * that ended the stream (the wrapped source's own error with `errorMode: "original"`).
+   */
+  chatStream(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, options?: Pick<BoundaryOptions, "errorMode">): ChatStream {
+    let refusal: Promise<BoundaryResult<ChatResponse>> | undefined;
+    try {
+      const obs = this.observer.operation({ operation: "chat", ctx, model: modelOf(request), streamed: true }, this.id, this.eventDigest);
+      const refused = callProblem(ctx, request, "request") ?? optionsProblem(options);
+      if (refused) refusal = obs.settle(Promise.resolve(refusedCall<ChatResponse>(refused, this.current.revision)));
+      else {
+        const stream = chatStream(obs.runner(this), ctx, request, execute, options);
+        return { ...stream, result: guarded(this.revisionNow, () => obs.settle(stream.result)) };
+      }
+    } catch (err) {
+      refusal = guarded<ChatResponse>(this.revisionNow, () => { throw err; });
+    }
+    return { result: guarded(this.revisionNow, () => refusal!), async *[Symbol.asyncIterator]() { /* refused: nothing to stream */ } };
   }
 
-  /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. */
+  /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. Never throws or rejects (see {@link BoundaryOptions.errorMode}). */
   tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
-    const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id, this.eventDigest);
-    return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator), this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
+    return withErrorMode(options, guarded(this.revisionNow, () => {
+      const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id, this.eventDigest);
+      return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator) ?? optionsProblem(options), this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
+    }));
   }
 
-  /** Wraps one embedding call. */
+  /** Wraps one embedding call. Never throws or rejects (see {@link BoundaryOptions.errorMode}). */
   embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
-    const obs = this.observer.operation({ operation: "embedding", ctx, model: request?.model }, this.id, this.eventDigest);
-    return obs.settle(checkedCall(callProblem(ctx, request, "request"), this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
+    return withErrorMode(options, guarded(this.revisionNow, () => {
+      const obs = this.observer.operation({ operation: "embedding", ctx, model: modelOf(request) }, this.id, this.eventDigest);
+      return obs.settle(checkedCall(callProblem(ctx, request, "request") ?? optionsProblem(options), this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
+    }));
   }
+
+  private readonly revisionNow = (): number => this.current.revision;
 
   /** The index signature of the embedding chain that applies to `ctx` and `model` now. */
   embeddingSignature(ctx: CallContext, model: string): string {
@@ -405,10 +437,16 @@ export class Host implements StageRunner {
 
   /** Runs a lifecycle point (run.start, run.end, subtask.start, subtask.end). */
   lifecycle(point: LifecyclePoint, ctx: CallContext, payload: Record<string, unknown>): ReturnType<typeof lifecycle> {
-    const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload }, this.id, this.eventDigest);
-    const refused = callProblem(ctx, payload, "payload");
-    if (refused) return obs.settleLifecycle(Promise.resolve({ ok: false, error: SluiceError.fromData(refused.error), hooks: [] }));
-    return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload)));
+    const failed = (err: unknown, reading: boolean) => ({ ok: false as const, error: thrownError(err, reading), hooks: [] });
+    try {
+      if (!isPointName(point) || getPoint(point).stage !== "lifecycle") return Promise.resolve(failed(new SluiceError("PAYLOAD_INVALID", `point must be one of run.start, run.end, subtask.start, subtask.end`, { field: "point" }), true));
+      const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload }, this.id, this.eventDigest);
+      const refused = callProblem(ctx, payload, "payload");
+      if (refused) return obs.settleLifecycle(Promise.resolve({ ok: false, error: SluiceError.fromData(refused.error), hooks: [] }));
+      return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload))).catch((err: unknown) => failed(err, false));
+    } catch (err) {
+      return Promise.resolve(failed(err, true));
+    }
   }
 
   /**
@@ -421,7 +459,12 @@ export class Host implements StageRunner {
    * host.report(ctx, { type: "agent.thought", kind: "planning", step: 1, content: "look the order up first" });
    */
   report(ctx: CallContext, report: AgentReport): Checked {
-    return contextProblem(ctx) ?? this.observer.report(ctx, report, this.id, this.eventDigest);
+    try {
+      return contextProblem(ctx) ?? this.observer.report(ctx, report, this.id, this.eventDigest);
+    } catch (err) {
+      const error = thrownError(err, true);
+      return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+    }
   }
 
   /** Flushes event listeners and stops the workers. */
@@ -432,6 +475,12 @@ export class Host implements StageRunner {
     await this.observer.flush(1_000);
     await this.sandbox.close();
   }
+}
+
+/** The model name for the call's observation, read without trusting the request's shape (the entry checks refuse it properly). */
+function modelOf(request: unknown): string {
+  // As it came (the observation reports a wrong one as such); only a request that is not an object has none.
+  return (typeof request === "object" && request !== null ? (request as { model?: unknown }).model : undefined) as string;
 }
 
 function beforePointOf(after: PointName): PointName {

@@ -4,10 +4,11 @@
  * under its own `$id`. An event is validated with the schema its `$schema` names, or with
  * the newest schema of its `type` when it names none (1.0 events).
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
+import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
 import { additiveProblems, openObjects, type SchemaNode } from "./evolution.js";
 
+/** The verdict on an event or a schema: ok, or the problem in words (no payload content). */
 export type EventCheck = { ok: true } | { ok: false; problem: string };
 
 /** The draft every event schema is written in. */
@@ -24,13 +25,16 @@ const ENVELOPE_REQUIRED = ["schema_version", "type", "id", "time"] as const;
  * times, UUIDs): a pattern alone accepts "2026-02-31T25:61:61Z".
  */
 export function eventAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-  ajvFormats.default(ajv, { mode: "full", formats: ["date-time", "uuid"] });
+  // Required when a registry is made, not imported: `import "sluice"` does not load Ajv (issue 17).
+  const require = createRequire(import.meta.url);
+  const ajv = new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  (require("ajv-formats") as typeof import("ajv-formats")).default(ajv, { mode: "full", formats: ["date-time", "uuid"] });
   return ajv;
 }
 
 interface Entry { schema: SchemaNode; validate?: ValidateFunction; builtIn: boolean }
 
+/** The schemas events are checked against: Sluice's own and a service's custom ones, each under its `$id`. */
 export class EventRegistry {
   private readonly ajv = eventAjv();
   private readonly byId = new Map<string, Entry>();

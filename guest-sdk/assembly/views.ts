@@ -43,6 +43,28 @@ export class ChatBefore {
   get model(): string { return this.payload.get("model").asStringOr(""); }
   get messages(): Value { return this.payload.get("messages"); }
   get params(): Value { return this.payload.get("params"); }
+  get messageCount(): i32 { return this.messages.length; }
+  /** Message `i`'s text (ABI 1.1): its content string, or its text parts joined with "\n"; "" when it has none. */
+  messageText(i: i32): string { return textOf(this.messages.at(i).get("content")); }
+  /** Message `i`'s reasoning text (ABI 1.1, assistant turns); "" when it has none. */
+  messageReasoning(i: i32): string { return this.messages.at(i).get("reasoning_content").asStringOr(""); }
+}
+
+/** Content as text: a string as it is, a list of parts as its text parts joined with "\n". */
+export function textOf(content: Value): string {
+  if (content.isArray()) {
+    let out = "";
+    let first = true;
+    for (let i = 0; i < content.length; i++) {
+      const part = content.at(i);
+      if (part.get("type").asStringOr("") != "text") continue;
+      if (!first) out += "\n";
+      out += part.get("text").asStringOr("");
+      first = false;
+    }
+    return out;
+  }
+  return content.asStringOr("");
 }
 
 /** `model.chat.after`: a chat completion finished. */
@@ -50,7 +72,14 @@ export class ChatAfter {
   constructor(public payload: Value) {}
   static of(req: Request): ChatAfter { return new ChatAfter(req.payload); }
   get model(): string { return this.payload.get("model").asStringOr(""); }
-  get content(): string { return this.payload.get("content").asStringOr(""); }
+  /** The answer text: content as a string, or (ABI 1.1) its text parts joined with "\n". */
+  get content(): string { return textOf(this.payload.get("content")); }
+  /** The content as it is (ABI 1.1): a string, nil, or a list of parts. */
+  get contentValue(): Value { return this.payload.get("content"); }
+  /** The model's refusal text (ABI 1.1); "" when it did not refuse. */
+  get refusal(): string { return this.payload.get("refusal").asStringOr(""); }
+  /** The answer's reasoning text (ABI 1.1); "" when there is none. */
+  get reasoningContent(): string { return this.payload.get("reasoning_content").asStringOr(""); }
   get toolCalls(): Value { return this.payload.get("tool_calls"); }
   get finishReason(): string { return this.payload.get("finish_reason").asStringOr(""); }
   get usage(): Value { return this.payload.get("usage"); }
@@ -65,6 +94,8 @@ export class ChatChunk {
   get delta(): string { return this.payload.get("delta").asStringOr(""); }
   get chunkIndex(): i64 { return this.payload.get("chunk_index").asIntOr(-1); }
   get isLast(): bool { return this.payload.get("is_last").asBoolOr(false); }
+  /** Which text the delta belongs to (ABI 1.1): "content" (the answer), "reasoning" or "refusal". */
+  get channel(): string { return this.payload.get("channel").asStringOr("content"); }
   get requestId(): string { return this.payload.get("request_id").asStringOr(""); }
 }
 

@@ -10,6 +10,7 @@ import type { ErrorObject } from "ajv";
 import { explainErrors, problemsText } from "../registry/validation-message.js";
 import { noteServerError } from "./server-errors-log.js";
 
+/** The JSON body of every error response of the management API: the catalogue code, the message and details. */
 export interface ErrorBody {
   error: ErrorData;
 }

@@ -30,6 +30,7 @@ import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "../gateway/key-routes.js";
 import type { GatewayKeys } from "../gateway/keys.js";
 
+/** What the management API serves: the registry, the bearer token and the server's limits. */
 export interface ApiOptions {
   registry: Registry;
   /**
@@ -56,6 +57,7 @@ export interface ApiOptions {
   authFailures?: Partial<AuthFailureLimit>;
 }
 
+/** {@link ApiOptions} plus where to listen; used by {@link startApiServer}. */
 export interface ServeOptions extends Omit<ApiOptions, "token"> {
   /** Without one a token is generated, written to `<data>/api-token` (0600) and returned. */
   token?: string;

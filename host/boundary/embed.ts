@@ -5,8 +5,11 @@ import { instanceOf } from "./instance.js";
 import { runOperation } from "./operation.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
 
+/** What `host.embed` takes: the embedding model and the texts. */
 export interface EmbedRequest { model: string; texts: string[] }
+/** The vectors `host.embed` returns, their dimension and the embedding chain's signature. */
 export interface EmbedOutput { vectors: number[][]; dimension: number; signature: string }
+/** Options of `host.embed`: the boundary options and the index signature to hold the chain to. */
 export interface EmbedOptions extends BoundaryOptions {
   /** The signature the index was built with; a different chain is refused before anything runs. */
   expectSignature?: string;

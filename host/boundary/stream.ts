@@ -9,29 +9,55 @@
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { validatePayload } from "../pipeline/validators.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { PointName } from "../pipeline/points.js";
-import { chatAfterPayload, chatInput, chatRequestOf, checkToolCalls, type ChatRequest, type ChatResponse, type ToolCallOut } from "./chat.js";
+import { CHANNELS, type Channel, type PointName } from "../pipeline/points.js";
+import { answerText, chatAfterPayload, chatInput, chatOutput, chatRequestOf, checkToolCalls, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCallOut } from "./chat.js";
 import { instanceOf } from "./instance.js";
 import { abortable, cancellation, cancelled } from "./operation.js";
 import type { StageRunner } from "./stage-runner.js";
-import type { BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
-import { chunkProblem } from "./model-answer.js";
-import { OK } from "../pipeline/result.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import { originalError } from "./error-mode.js";
+import { thrownError } from "./guard.js";
+import { chunkProblem, readChunk } from "./model-answer.js";
 import { schemaProblem } from "../pipeline/validators.js";
 
 /** Chunks read ahead of the hooks at most; a slow consumer slows the source down beyond that. */
 const READ_AHEAD = 64;
 
-export interface ToolCallDelta { index: number; id?: string; function?: { name?: string; arguments?: string } }
+/** A streamed fragment of a tool call, as OpenAI-style streams send them (assembled by index). */
+export interface ToolCallDelta { index: number; id?: string; type?: "function"; function?: { name?: string; arguments?: string } }
+/**
+ * What the service's stream yields: the host's own chunk, or an OpenAI chat-completion
+ * chunk (`choices[0].delta` with `content`, `reasoning_content`, `refusal`, `tool_calls`).
+ */
 export interface StreamChunk {
+  /** Answer text. */
   delta?: string;
+  /** Reasoning text. */
+  reasoning_content?: string;
+  refusal?: string;
+  tool_calls?: ToolCallDelta[];
+  finish_reason?: string | null;
+  usage?: ChatUsage;
+  provider_request_id?: string;
+  choices?: { index?: number; delta?: { role?: string; content?: string | null; reasoning_content?: string | null; refusal?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null; [field: string]: unknown }[];
+  [field: string]: unknown;
+}
+/** A chunk as read, whichever shape it came in. */
+interface ReadChunk {
+  text: Partial<Record<Channel, string>>;
   tool_calls?: ToolCallDelta[];
   finish_reason?: string;
-  usage?: { input_tokens: number; output_tokens: number };
+  usage?: ChatUsage;
   provider_request_id?: string;
 }
+/** One chunk of the stream as the consumer receives it, after the chunk hooks. */
 export interface EmittedChunk {
+  /** Answer text, as the chunk hooks let it through. */
   delta: string;
+  /** Reasoning text, as the chunk hooks let it through; absent when the chunk had none. */
+  reasoning_content?: string;
+  /** Refusal text, as the chunk hooks let it through; absent when the chunk had none. */
+  refusal?: string;
   chunk_index: number;
   is_last: boolean;
   /** The source chunk's tool_call deltas, unchanged and in order, for callers that relay the stream (chunk hooks never see or change them). */
@@ -47,7 +73,7 @@ export interface ChatStream extends AsyncIterable<EmittedChunk> {
   readonly result: Promise<BoundaryResult<ChatResponse>>;
 }
 
-export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>): ChatStream {
+export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, options?: Pick<BoundaryOptions, "errorMode">): ChatStream {
   let settle!: (r: BoundaryResult<ChatResponse>) => void;
   const result = new Promise<BoundaryResult<ChatResponse>>((resolve) => { settle = resolve; });
   let started = false;
@@ -56,7 +82,7 @@ export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatR
     [Symbol.asyncIterator]() {
       if (started) throw new SluiceError("CONFIG_INVALID", "a chat stream can be iterated once");
       started = true;
-      return run(runner, ctx, request, execute, settle);
+      return run(runner, ctx, request, execute, settle, options?.errorMode);
     },
   };
 }
@@ -74,7 +100,7 @@ function streamSignal(caller: AbortSignal | undefined): { signal: AbortSignal; a
   };
 }
 
-async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void): AsyncGenerator<EmittedChunk> {
+async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void, errorMode: BoundaryOptions["errorMode"]): AsyncGenerator<EmittedChunk> {
   const t0 = performance.now();
   const purpose = ctx.purpose ?? "action";
   const own = streamSignal(ctx.signal);
@@ -87,18 +113,21 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     return r;
   };
   const calls: ToolCallOut[] = [];
-  let text = "";
+  // What was emitted per channel; a channel that never carried text stays undefined.
+  const texts: Partial<Record<Channel, string>> = {};
   let finish_reason = "stop";
-  let usage = { input_tokens: 0, output_tokens: 0 };
+  let usage: ChatUsage = { input_tokens: 0, output_tokens: 0 };
   let provider_request_id: string | undefined;
-  let holds: readonly string[] = [];
+  // Each channel's text is its own stream to the chunk hooks: holds never cross channels.
+  const holds: Record<Channel, readonly string[]> = { content: [], reasoning: [], refusal: [] };
   let index = 0;
   let settled = false;
   let phase: "before" | "operation" | "after" = "before";
-  let source: AsyncIterator<StreamChunk> | undefined;
+  let source: AsyncIterator<unknown> | undefined;
   let sourceEnded = false;
 
-  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<SluiceError | null> => {
+  // What iterating throws: the SluiceError, or (errorMode "original") the source's own error.
+  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<unknown> => {
     settled = true;
     if (error) record("operation.error", await stages.diagnostic("operation.error", { operation: "chat", phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: "chat", real_status: facts.realStatus, outcome }));
@@ -108,7 +137,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (error) {
       const err = new SluiceError(error.code, error.message, error.details ?? {});
       settle({ ok: false, error: err, facts, hooks, annotations });
-      return err;
+      const original = originalError(errorMode, err);
+      return original ? original.error : err;
     }
     settle({ ok: true, output: output!, facts, hooks, annotations });
     return null;
@@ -117,9 +147,10 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   const release = (): void => { if (source && !sourceEnded) void Promise.resolve().then(() => source!.return?.()).catch(() => undefined); };
 
   try {
-    const valid = validatePayload("model.chat.before", chatInput(ctx, request, true));
+    const input = chatInput(ctx, request, true);
+    const valid = validatePayload("model.chat.before", input);
     if (!valid.ok) throw await end("before", valid.error, "failed");
-    const before = record("model.chat.before", await stages.run("model.chat.before", chatInput(ctx, request, true)));
+    const before = record("model.chat.before", await stages.run("model.chat.before", input));
     if (before.failure) { const failure = cancellation(before.failure, stages.signal); throw await end("before", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (before.stop?.kind === "reject") {
       throw await end("before", { code: "HOOK_REJECTED", message: `rejected by binding ${before.stop.bindingId}: ${before.stop.code} ${before.stop.reason}`, details: { bindingId: before.stop.bindingId, hookCode: before.stop.code, reason: before.stop.reason } }, "rejected");
@@ -130,13 +161,22 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       const problem = schemaProblem("model.chat.after", served);
       if (problem !== null) throw await end("before", { code: "OUTPUT_INVALID", message: `short-circuit result is not a chat response: ${problem}` }, "failed");
       facts.shortCircuitedBy = before.stop.bindingId;
-      const chunk: StreamChunk = { delta: String(served.content ?? ""), tool_calls: (served.tool_calls as ToolCallOut[]).map((c, i) => ({ index: i, id: c.id, function: c.function })), finish_reason: String(served.finish_reason), usage: served.usage as StreamChunk["usage"] & object };
+      const chunk: StreamChunk = {
+        delta: answerText(served.content), tool_calls: (served.tool_calls as ToolCallOut[]).map((c, i) => ({ index: i, id: c.id, function: c.function })), finish_reason: String(served.finish_reason), usage: served.usage as ChatUsage,
+        ...(typeof served.reasoning_content === "string" ? { reasoning_content: served.reasoning_content } : {}),
+        ...(typeof served.refusal === "string" ? { refusal: served.refusal } : {}),
+      };
       source = (async function* () { yield chunk; })();
     } else {
       facts.called = true;
       facts.realStatus = "running";
       facts.attempts = 1;
-      source = execute(chatRequestOf(before.payload), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
+      try {
+        source = execute(chatRequestOf(ctx, request, before.payload, true), { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: 1, operationId: facts.operationId, artifact: (a) => { (facts.artifacts ??= []).push(structuredClone(a)); } })[Symbol.asyncIterator]();
+      } catch (err) {
+        facts.realStatus = "failed";
+        throw await end("operation", { code: "OPERATION_FAILED", message: `chat stream failed to start: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } }, "failed");
+      }
     }
     phase = "operation";
     // An after binding that may change the answer: hold the text back until it has run.
@@ -144,7 +184,7 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     const src = source;
 
     // What a chunk tells about the whole answer, whatever the hooks do with its text.
-    const absorb = (chunk: StreamChunk): void => {
+    const absorb = (chunk: ReadChunk): void => {
       for (const d of chunk.tool_calls ?? []) {
         const call = (calls[d.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
         if (d.id) call.id = d.id;
@@ -155,37 +195,38 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       if (chunk.usage) usage = chunk.usage;
       if (chunk.provider_request_id) provider_request_id = chunk.provider_request_id;
     };
-    // One chunk's stage result: what may be emitted, or the error that ends the stream.
-    const outcomeOf = (r: StageResult, chunk: StreamChunk, isLast: boolean): { emit: EmittedChunk } | { error: ErrorData } => {
+    // One chunk's stage result on one channel: the text it lets through, or the error that ends the stream.
+    const outcomeOf = (r: StageResult, channel: Channel, chunkIndex: number): { emit: string } | { error: ErrorData } => {
       record("model.chat.chunk", r);
       if (r.failure) return { error: cancellation(r.failure, stages.signal) };
-      if (r.stop?.kind === "block") return { error: { code: "HOOK_BLOCKED", message: `stream blocked by binding ${r.stop.bindingId}: ${r.stop.code} ${r.stop.reason}`, details: { bindingId: r.stop.bindingId, hookCode: r.stop.code, reason: r.stop.reason, chunkIndex: index } } };
-      holds = r.holds ?? [];
+      if (r.stop?.kind === "block") return { error: { code: "HOOK_BLOCKED", message: `stream blocked by binding ${r.stop.bindingId}: ${r.stop.code} ${r.stop.reason}`, details: { bindingId: r.stop.bindingId, hookCode: r.stop.code, reason: r.stop.reason, chunkIndex, channel } } };
+      holds[channel] = r.holds ?? [];
       const emitted = String(r.payload.delta);
-      text += emitted;
-      const deltas = chunk.tool_calls?.length ? { tool_calls: chunk.tool_calls } : {};
-      return { emit: { delta: emitted, chunk_index: index++, is_last: isLast, ...deltas } };
+      texts[channel] = (texts[channel] ?? "") + emitted;
+      return { emit: emitted };
     };
     let received = 0;
-    const next = async (): Promise<IteratorResult<StreamChunk> | { error: ErrorData }> => {
+    const next = async (): Promise<IteratorResult<ReadChunk> | { error: ErrorData }> => {
       try {
         const item = await abortable(src.next(), stages.signal);
-        const shape = item.done ? OK : chunkProblem(item.value, received++);
-        return shape.ok ? item : { error: shape.error };
+        if (item.done) return { done: true, value: undefined };
+        const shape = chunkProblem(item.value, received);
+        if (!shape.ok) return { error: shape.error };
+        return { done: false, value: normalised(item.value as Record<string, unknown>, received++) };
       } catch (err) {
         return { error: stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `chat stream failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } } };
       }
     };
-    const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<SluiceError> => {
+    const stop = async (error: ErrorData, phase: "operation" | "after", outcome: string): Promise<unknown> => {
       release();
-      return (await end(phase, error, outcome))!;
+      return end(phase, error, outcome);
     };
     // Reading runs ahead of the hooks (up to READ_AHEAD chunks): a chunk is handed to the
     // hooks as soon as it arrives, never held back waiting for the next one, and chunks that
     // arrived while the hooks were busy go through together, in one worker task. When the
     // source ends, one last chunk with no new text and is_last set flushes every hold and
     // lets metering hooks settle.
-    const buffered: (IteratorResult<StreamChunk> | { error: ErrorData })[] = [];
+    const buffered: (IteratorResult<ReadChunk> | { error: ErrorData })[] = [];
     let ended = false;
     let reading = false;
     let wake: (() => void) | undefined;
@@ -201,7 +242,7 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       }
       reading = false;
     };
-    const take = async (): Promise<(IteratorResult<StreamChunk> | { error: ErrorData })[]> => {
+    const take = async (): Promise<(IteratorResult<ReadChunk> | { error: ErrorData })[]> => {
       if (buffered.length === 0) {
         const arrived = new Promise<void>((resolve) => { wake = resolve; });
         void readAhead();
@@ -215,27 +256,59 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     // The last chunk is emitted only once the call has settled (after stage included).
     let last: EmittedChunk | undefined;
     for (let finished = false; !finished;) {
-      const batch: { chunk: StreamChunk; isLast: boolean }[] = [];
+      const batch: { chunk: ReadChunk; isLast: boolean }[] = [];
       let sourceError: ErrorData | undefined;
       for (const item of await take()) {
         if ("error" in item) { sourceError = item.error; break; }
-        if (item.done) { batch.push({ chunk: {}, isLast: true }); finished = true; break; }
+        if (item.done) { batch.push({ chunk: { text: {} }, isLast: true }); finished = true; break; }
         batch.push({ chunk: item.value, isLast: false });
       }
       if (batch.length > 0) {
         for (const b of batch) absorb(b.chunk);
-        const payloads = batch.map((b, j) => ({ request_id: stages.operationId, chunk_index: index + j, is_last: b.isLast, delta: b.chunk.delta ?? "", model: request.model }));
-        const results = await stages.chunks(payloads, holds);
-        for (const [j, r] of results.entries()) {
-          const out = outcomeOf(r, batch[j]!.chunk, batch[j]!.isLast);
-          if ("error" in out) {
-            ended = true;
-            const cut = isCancel(out.error) && !sourceEnded;
-            facts.realStatus = !facts.called ? facts.realStatus : cut ? "unknown" : "succeeded";
-            throw await stop(out.error, cut ? "operation" : "after", out.error.code === "HOOK_BLOCKED" ? "blocked" : isCancel(out.error) ? "cancelled" : "failed");
+        const emitted = batch.map((b, j): EmittedChunk => ({ delta: "", chunk_index: index + j, is_last: b.isLast, ...(b.chunk.tool_calls?.length ? { tool_calls: b.chunk.tool_calls } : {}) }));
+        // The answer text runs through the chunk hooks for every chunk, as in ABI 1.0; reasoning
+        // and refusal text run for the chunks that carry some, and at the end only to flush a
+        // hold (so a 1.0 hook sees is_last once per stream unless it held reasoning text).
+        // A block or failure at chunk j ends the stream: the later channels still run for
+        // the chunks before j, which are emitted whole; nothing from j on is.
+        let failed: { j: number; error: ErrorData } | undefined;
+        const runRows = async (channel: Channel, rows: { b: { chunk: ReadChunk; isLast: boolean }; j: number }[]): Promise<void> => {
+          if (rows.length === 0) return;
+          const payloads = rows.map(({ b, j }) => ({
+            request_id: stages.operationId, chunk_index: index + j, is_last: b.isLast, delta: b.chunk.text[channel] ?? "", model: request.model,
+            ...(channel === "content" ? {} : { channel }),
+          }));
+          const results = await stages.chunks(payloads, holds[channel]);
+          for (const [k, r] of results.entries()) {
+            const { j } = rows[k]!;
+            const out = outcomeOf(r, channel, index + j);
+            if ("error" in out) { failed = { j, error: out.error }; return; }
+            const e = emitted[j]!;
+            if (channel === "content") e.delta = out.emit;
+            else {
+              const key = channel === "reasoning" ? "reasoning_content" : "refusal";
+              if (out.emit !== "" || batch[j]!.chunk.text[channel] !== undefined) e[key] = (e[key] ?? "") + out.emit;
+            }
           }
-          if (out.emit.is_last) last = out.emit;
-          else if (!hold && (out.emit.delta !== "" || out.emit.tool_calls)) yield out.emit;
+        };
+        const open = (j: number): boolean => failed === undefined || j < failed.j;
+        for (const channel of CHANNELS) {
+          const rows = batch.map((b, j) => ({ b, j })).filter(({ b, j }) => open(j) && (channel === "content" || (!b.isLast && b.chunk.text[channel] !== undefined)));
+          await runRows(channel, rows);
+          // The end flushes a channel other than the answer text only when a hook still holds some of it.
+          const lastRow = batch.length - 1;
+          if (channel !== "content" && batch[lastRow]!.isLast && open(lastRow) && holds[channel].some((h) => h !== "")) await runRows(channel, [{ b: batch[lastRow]!, j: lastRow }]);
+        }
+        index += batch.length;
+        for (const e of failed ? emitted.slice(0, failed.j) : emitted) {
+          if (e.is_last) last = e;
+          else if (!hold && (e.delta !== "" || e.tool_calls || e.reasoning_content || e.refusal)) yield e;
+        }
+        if (failed) {
+          ended = true;
+          const cut = isCancel(failed.error) && !sourceEnded;
+          facts.realStatus = !facts.called ? facts.realStatus : cut ? "unknown" : "succeeded";
+          throw await stop(failed.error, cut ? "operation" : "after", failed.error.code === "HOOK_BLOCKED" ? "blocked" : isCancel(failed.error) ? "cancelled" : "failed");
         }
       }
       if (sourceError) {
@@ -247,7 +320,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (facts.called) facts.realStatus = "succeeded";
     const toolCalls = checkToolCalls(calls);
     if (!toolCalls.ok) throw await end("operation", toolCalls.error, "failed");
-    const real: ChatResponse = { content: text, tool_calls: calls, finish_reason, usage, ...(provider_request_id !== undefined ? { provider_request_id } : {}) };
+    const real: ChatResponse = {
+      content: texts.content ?? "", tool_calls: calls, finish_reason, usage,
+      ...(texts.reasoning !== undefined ? { reasoning_content: texts.reasoning } : {}),
+      ...(texts.refusal !== undefined ? { refusal: texts.refusal } : {}),
+      ...(provider_request_id !== undefined ? { provider_request_id } : {}),
+    };
     facts.realResult = structuredClone(real);
 
     // The after stage sees the whole answer; what was already emitted stays as it was.
@@ -257,15 +335,27 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (after.stop?.kind === "block") {
       throw await end("after", { code: "HOOK_BLOCKED", message: `blocked by binding ${after.stop.bindingId}: ${after.stop.code} ${after.stop.reason}`, details: { bindingId: after.stop.bindingId, hookCode: after.stop.code, reason: after.stop.reason } }, "blocked");
     }
-    const content = hold ? (after.payload.content as string | null) : text;
-    await end(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded", { ...real, content: hold ? content : text });
+    // Chunks went out as they came unless an after binding may change the answer; then the after stage's answer is the one.
+    const output = hold ? chatOutput(request.model, real, after.payload) : real;
+    await end(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded", output);
     if (hold) {
       // The held answer goes out at once, as the after stage left it, with the assembled tool calls.
       const deltas = calls.map((c, i): ToolCallDelta => ({ index: i, id: c.id, function: { name: c.function.name, arguments: c.function.arguments } }));
-      yield { delta: content ?? "", chunk_index: last?.chunk_index ?? index, is_last: true, ...(deltas.length ? { tool_calls: deltas } : {}) };
+      yield {
+        delta: answerText(output.content), chunk_index: last?.chunk_index ?? index, is_last: true,
+        ...(typeof output.reasoning_content === "string" ? { reasoning_content: output.reasoning_content } : {}),
+        ...(typeof output.refusal === "string" ? { refusal: output.refusal } : {}),
+        ...(deltas.length ? { tool_calls: deltas } : {}),
+      };
     } else if (last) {
       yield last;
     }
+  } catch (err) {
+    // Already settled: the error that ended the stream, thrown on purpose. Otherwise the
+    // input could not be read (before) or the host failed: settle with a catalogue code.
+    if (settled) throw err;
+    const error = thrownError(err, phase === "before");
+    throw await end(phase, { code: error.code, message: error.message, details: error.details }, "failed");
   } finally {
     // Reached without settling: the consumer stopped reading (the iterator's return).
     if (!settled) {
@@ -275,6 +365,22 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       await end(phase, cancelled(own.signal), "cancelled");
     }
   }
+}
+
+/** A chunk in the host's fields, from either shape (checked by chunkProblem first). */
+function normalised(chunk: Record<string, unknown>, index: number): ReadChunk {
+  const c = readChunk(chunk, `chunk ${index}`);
+  const text: Partial<Record<Channel, string>> = {};
+  if (typeof c.delta === "string") text.content = c.delta;
+  if (typeof c.reasoning_content === "string") text.reasoning = c.reasoning_content;
+  if (typeof c.refusal === "string") text.refusal = c.refusal;
+  return {
+    text,
+    ...(Array.isArray(c.tool_calls) ? { tool_calls: c.tool_calls as ToolCallDelta[] } : {}),
+    ...(typeof c.finish_reason === "string" ? { finish_reason: c.finish_reason } : {}),
+    ...(typeof c.usage === "object" && c.usage !== null ? { usage: c.usage as ChatUsage } : {}),
+    ...(typeof c.provider_request_id === "string" ? { provider_request_id: c.provider_request_id } : {}),
+  };
 }
 
 function isCancel(error: ErrorData): boolean {

@@ -6,11 +6,8 @@
  * author's tooling meant. A `$schema` the host does not know is refused at the entry
  * (PAYLOAD_INVALID, through the call's compile check), never thrown.
  */
-import { Ajv, type ValidateFunction } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv, ValidateFunction } from "ajv";
 import { createRequire } from "node:module";
-import ajvFormats from "ajv-formats";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 
 type Draft = "draft-06" | "draft-07" | "2019-09" | "2020-12";
@@ -32,10 +29,12 @@ const instances = new Map<Draft, Ajv>();
 function ajvFor(draft: Draft): Ajv {
   let ajv = instances.get(draft);
   if (!ajv) {
-    ajv = draft === "2020-12" ? new Ajv2020(options) : draft === "2019-09" ? new Ajv2019(options) : new Ajv(options);
+    // Required per draft on first use, not imported: `import "sluice"` does not load Ajv (issue 17).
+    const require = createRequire(import.meta.url);
+    ajv = draft === "2020-12" ? new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020(options) : draft === "2019-09" ? new (require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js")).Ajv2019(options) : new (require("ajv") as typeof import("ajv")).Ajv(options);
     // Read with require: importing JSON as a module still prints an experimental warning on Node 20.
-    if (draft === "draft-06") ajv.addMetaSchema(createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json") as object);
-    ajvFormats.default(ajv);
+    if (draft === "draft-06") ajv.addMetaSchema(require("ajv/dist/refs/json-schema-draft-06.json") as object);
+    (require("ajv-formats") as typeof import("ajv-formats")).default(ajv);
     instances.set(draft, ajv);
   }
   return ajv;

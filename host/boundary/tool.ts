@@ -7,6 +7,7 @@ import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } f
 
 export { argumentsValidator } from "./tool-schema.js";
 
+/** What `host.tool` takes: the tool's id and name, its JSON Schema, the arguments and the call id. */
 export interface ToolCall {
   toolId: string;
   name: string;

@@ -34,6 +34,7 @@ export interface OperationContext {
   artifact(artifact: Record<string, unknown>): void;
 }
 
+/** What happened to the real operation (the model, tool or embedding call), recorded in the facts. */
 export type RealStatus = "not_started" | "running" | "succeeded" | "failed" | "unknown";
 
 /** The real execution facts, kept apart from what the caller sees. */
@@ -59,10 +60,14 @@ export interface ExecutionFacts {
   recordError?: ErrorData;
 }
 
+/** One hook that ran during a boundary call: its point, binding, outcome and timing. */
 export interface HookTrace extends StepReport {
   point: PointName;
 }
 
+/**
+ * The result of every boundary call (`chat`, `tool`, `embed`, ...): the output, or the error with its catalogue code; the facts and hook traces either way. Never thrown.
+ */
 export type BoundaryResult<T> =
   | { ok: true; output: T; facts: ExecutionFacts; hooks: HookTrace[]; annotations: Record<string, unknown> }
   | {
@@ -71,7 +76,17 @@ export type BoundaryResult<T> =
     output?: T;
   };
 
+/** Per-call options of the boundary calls: retries, deadline, abort signal. */
 export interface BoundaryOptions {
   /** Extra attempts of the operation on failure; hooks run once per logical call. */
   retries?: number;
+  /**
+   * How a failure of the wrapped call itself (OPERATION_FAILED) reaches the caller.
+   * `"result"` (the default): as a result, like every other failure. `"original"`: the
+   * promise rejects with exactly what the wrapped call threw, so a framework's own retry
+   * logic sees its own error class; the error and finally stages, facts, events and
+   * records have recorded the failure by then. Every other failure stays a result.
+   * @example await host.chat(ctx, request, callModel, { errorMode: "original" }) // rejects with callModel's APICallError
+   */
+  errorMode?: "result" | "original";
 }

@@ -1,6 +1,14 @@
-/** The CLI's client of the management API: JSON over fetch, errors rebuilt as SluiceErrors. */
+/**
+ * The CLI's client of the management API: openapi-fetch, typed by the paths of the API's
+ * own OpenAPI document (api-types.ts, generated from what the server serves), with errors
+ * rebuilt as SluiceErrors.
+ */
+import createClient, { type Client } from "openapi-fetch";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ErrorCode } from "../errors/codes.js";
+import type { paths } from "./api-types.js";
+
+export type { paths };
 import { EXIT } from "./exit-codes.js";
 import { CliError } from "./output.js";
 
@@ -9,41 +17,42 @@ export interface RemoteOptions {
   token?: string;
 }
 
-export class ApiClient {
-  constructor(private readonly options: RemoteOptions) {}
+/**
+ * The JSON body of `method` at `path`, as the document declares it. The CLI forwards what
+ * the user typed as this type: the server checks it and names the offending field.
+ */
+export type BodyOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
 
-  /** Sends a request; throws the server's error (with its code) on a non-2xx answer. */
-  async request<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
-    const url = new URL(path, this.options.url);
-    let res: Response;
+/** What every openapi-fetch call resolves to. */
+interface Answer { data?: unknown; error?: unknown; response: Response }
+
+export class ApiClient {
+  /** The typed client: `api.GET("/api/v1/bindings/{id}", { params: { path: { id } } })`. */
+  readonly api: Client<paths>;
+
+  constructor(private readonly options: RemoteOptions) {
+    this.api = createClient<paths>({ baseUrl: options.url, headers: options.token ? { authorization: `Bearer ${options.token}` } : {} });
+  }
+
+  /**
+   * The body of a 2xx answer; throws the server's error (with its code) otherwise, and a
+   * CliError saying what to do when the server cannot be reached. `T` narrows the
+   * document's open object schemas to what the command reads.
+   */
+  async call<T = Record<string, unknown>>(request: Promise<Answer>): Promise<T> {
+    let answer: Answer;
     try {
-      res = await fetch(url, {
-        method,
-        headers: {
-          ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
-          ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
+      answer = await request;
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new CliError(`cannot reach ${this.options.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, "is the server running? Start it with `sluice serve`, or pass --url / set SLUICE_URL", EXIT.unreachable);
     }
-    const text = await res.text();
-    const json = text ? safeJson(text) : undefined;
+    const { response: res } = answer;
     if (!res.ok) {
-      const e = (json as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
+      const e = (answer.error as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
       if (e?.code) throw new SluiceError(e.code as ErrorCode, e.message ?? res.statusText, e.details ?? {});
-      throw new CliError(`${method} ${url.pathname} answered ${res.status} ${res.statusText}`, undefined, res.status === 404 ? EXIT.notFound : res.status < 500 ? EXIT.refused : EXIT.internal);
+      throw new CliError(`${new URL(res.url || this.options.url).pathname} answered ${res.status} ${res.statusText}`, undefined, res.status === 404 ? EXIT.notFound : res.status < 500 ? EXIT.refused : EXIT.internal);
     }
-    return json as T;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    return answer.data as T;
   }
 }

@@ -73,6 +73,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   ID_INVALID: "ids are lowercase letters, digits and dashes; versions are semver like 1.0.0; refs are id@version",
   MODULE_TOO_LARGE: "make the module smaller (build with --optimize size) or raise the server's upload limit",
   PAYLOAD_TOO_LARGE: "make the module smaller (build with --optimize size) or raise the server's upload limit",
+  TOOLCHAIN_MISSING: "install the compiler into the project (the command is in the error), then run the command again",
   PAYLOADS_UNAVAILABLE: "start the server with --payload-store (SLUICE_PAYLOAD_STORE=1); operations recorded from then on can be replayed",
 };
 

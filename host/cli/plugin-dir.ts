@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadModule, sha256Hex } from "../sandbox/load-module.js";
 import { manifestLimits, parseManifest, type Manifest } from "../registry/manifest.js";
+import { loadCompiler } from "../toolchain/load-compiler.js";
 import { EXIT } from "./exit-codes.js";
 import { CliError, step } from "./output.js";
 
@@ -37,8 +38,9 @@ export function wasmPath(p: PluginDir): string {
 export async function buildPlugin(p: PluginDir, options: { optimize?: "speed" | "size"; out?: string } = {}): Promise<{ file: string; wasm: Uint8Array; sha256: string }> {
   const entry = path.resolve(p.dir, p.manifest.entry);
   const wasm = await step(`compiling ${path.relative(process.cwd(), entry) || entry}`, async () => {
-    // Imported here: the compiler (with binaryen) takes a second to load, and most commands never need it.
-    const { compileAssemblyScript } = await import("../toolchain/assemblyscript.js");
+    // Loaded here: the compiler takes a second to load, most commands never need it, and a
+    // service's install may not have it at all (an optional peer: TOOLCHAIN_MISSING says what to install).
+    const { compileAssemblyScript } = await loadCompiler();
     try {
       return await compileAssemblyScript({ entry, optimize: options.optimize ?? "speed" });
     } catch (err) {

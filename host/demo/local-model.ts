@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ChatRequest, ChatResponse } from "../boundary/chat.js";
+import { answerText } from "../boundary/chat.js";
 import type { StreamChunk } from "../boundary/stream.js";
 
 let calls = 0;
@@ -15,15 +16,15 @@ export function modelCalls(): number {
 export async function localModel(request: ChatRequest): Promise<ChatResponse> {
   calls++;
   const last = request.messages.at(-1);
-  const usage = { input_tokens: request.messages.reduce((n, m) => n + Math.ceil((m.content ?? "").length / 4), 0), output_tokens: 0 };
-  if (last?.role === "user" && /orders/i.test(last.content ?? "")) {
+  const usage = { input_tokens: request.messages.reduce((n, m) => n + Math.ceil(answerText(m.content).length / 4), 0), output_tokens: 0 };
+  if (last?.role === "user" && /orders/i.test(answerText(last.content))) {
     return { content: null, tool_calls: [{ id: "call_orders_1", type: "function", function: { name: "orders.search", arguments: JSON.stringify({ customer: "alice", limit: 500 }) } }], finish_reason: "tool_calls", usage: { ...usage, output_tokens: 12 } };
   }
   if (last?.role === "tool") {
     const content = "   Alice has 3 open orders. Her contact is alice@example.com.   ";
     return { content, tool_calls: [], finish_reason: "stop", usage: { ...usage, output_tokens: 15 } };
   }
-  return { content: `  You said: ${last?.content ?? ""}  `, tool_calls: [], finish_reason: "stop", usage: { ...usage, output_tokens: 6 } };
+  return { content: `  You said: ${answerText(last?.content)}  `, tool_calls: [], finish_reason: "stop", usage: { ...usage, output_tokens: 6 } };
 }
 
 /** A streamed answer whose e-mail address and card number are split across chunks. */

@@ -9,6 +9,7 @@ import { startApiServer } from "../api/server.js";
 import { generateToken } from "../api/token.js";
 import { Registry } from "../registry/registry.js";
 import type { ChatMessage, ChatRequest } from "../boundary/chat.js";
+import { answerText } from "../boundary/chat.js";
 import type { BoundaryResult, CallContext } from "../boundary/types.js";
 import type { Host } from "../host.js";
 import { localEmbedder, localModel, localModelStream, modelCalls, tools } from "./local-model.js";
@@ -100,7 +101,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       }
       const answer = await host.chat(ctx, { model: "local-1", messages }, localModel);
       show("chat: the answer is trimmed and redacted", answer, (o) => JSON.stringify(o.content));
-      if (answer.ok) summary.answer = answer.output.content;
+      if (answer.ok) summary.answer = answerText(answer.output.content);
     }
 
     // 2. The same question twice: the second answer comes from the cache.

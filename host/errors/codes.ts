@@ -37,7 +37,7 @@ export const ERROR_CODES = {
 
   // Pipeline semantics.
   OUTCOME_NOT_ALLOWED: { status: 502, summary: "The hook returned an outcome its point does not allow." },
-  PATCH_FORBIDDEN: { status: 502, summary: "The patch touches a field the point or the plugin's grant does not allow." },
+  PATCH_FORBIDDEN: { status: 502, summary: "The patch touches a field the point does not allow or does not declare (undeclared fields pass through untouched), or one the plugin's grant does not allow; the error names the path." },
   PATCH_INVALID: { status: 502, summary: "The patch cannot be applied, or its result fails the point's schema." },
   PAYLOAD_INVALID: { status: 400, summary: "What the caller gave the boundary (the call context, the payload, or an agent report) does not match its schema; the error names the field." },
   FINAL_CHECK_FAILED: { status: 400, summary: "The final input failed the service's last check (tool schema, authorization, path rules)." },
@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   HOOK_FAILED: { status: 502, summary: "A fail-closed hook failed; the error names the binding, the phase and the cause." },
   EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
   EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },
+  TOOLCHAIN_MISSING: { status: 424, summary: "An author command (build, test, dev, deploy) needs a compiler that is not installed (an optional peer dependency); the error names the package and the exact `npm install -D` command." },
   CONFIG_INVALID: { status: 400, summary: "Configuration or options are invalid; the error says which." },
   EVENT_INVALID: { status: 500, summary: "The host built an event that fails its schema (abi/events): a host bug. Thrown outside production; counted and dropped in production." },
   EVENT_SCHEMA_INVALID: { status: 400, summary: "A service's own event schema was refused: not draft 2020-12, no own versioned $id, an object left open, no envelope, or not additive to the version before it; the error says which rule." },
@@ -91,4 +92,5 @@ export const ERROR_CODES = {
   UPSTREAM_TIMEOUT: { status: 504, summary: "The upstream model API did not answer (or went silent mid-stream) within the gateway's upstream timeout." },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
+/** A stable error code of the catalogue: what callers match on. */
 export type ErrorCode = keyof typeof ERROR_CODES;

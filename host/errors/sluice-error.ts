@@ -32,6 +32,10 @@ export class SluiceError extends Error {
   }
 }
 
+/**
+ * True when `value` is a {@link SluiceError}, with `code` when one is given.
+ * @example if (isSluiceError(err, "GUEST_TIMEOUT")) retryLater();
+ */
 export function isSluiceError(value: unknown, code?: ErrorCode): value is SluiceError {
   return value instanceof SluiceError && (code === undefined || value.code === code);
 }

@@ -6,7 +6,8 @@
  * digest unless the observer includes payloads; labels (names, capabilities, options)
  * are restricted to label characters so prose cannot slip through them.
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
 import type { EventFields } from "../../abi/events/index.js";
 import { fail, type Checked } from "../pipeline/result.js";
 import type { ContentDigest } from "./json-safe.js";
@@ -64,7 +65,8 @@ export function reportProblem(report: unknown): Checked | null {
   if (typeof type !== "string" || !Object.hasOwn(REPORTS, type)) {
     return fail("PAYLOAD_INVALID", `report.type must be one of ${Object.keys(REPORTS).join(", ")}, got ${JSON.stringify(type)}`, { field: "report.type" });
   }
-  ajv ??= new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+  // Required on first use, not imported: `import "sluice"` does not load Ajv (issue 17).
+  ajv ??= new (createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   const validate = ajv.getSchema(type) ?? (ajv.addSchema(REPORTS[type as AgentReportType], type), ajv.getSchema(type)!);
   if (validate(report)) return null;
   const first = validate.errors![0]!;

@@ -18,6 +18,7 @@ import { EventBus, type CustomEventListener, type EventListener, type InvalidEve
 import { eventMessage } from "./event-error.js";
 import { OperationObservation, type Observed, type Subject } from "./operation-observation.js";
 
+/** Where a host's events, spans and metrics go. */
 export interface ObserverOptions {
   /** Spans go here; defaults to the global tracer provider's "sluice" tracer (a no-op without an SDK). */
   tracer?: Tracer;

@@ -14,6 +14,7 @@ import type { BoundaryResult, CallContext, HookTrace } from "../boundary/types.j
 import type { ToolCall, ToolOutput } from "../boundary/tool.js";
 import type { LifecyclePoint } from "../boundary/lifecycle.js";
 import type { ChatResponse } from "../boundary/chat.js";
+import { usageView } from "../pipeline/usage.js";
 import type { EmbedOutput } from "../boundary/embed.js";
 import type { SluiceMetrics } from "../telemetry/metrics.js";
 import { endBoundarySpan, nowMs, recordHookSpans, startBoundarySpan } from "../telemetry/tracing.js";
@@ -190,8 +191,10 @@ export class OperationObservation {
           ...completion, outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
           purpose: s.ctx.purpose === "compaction" || s.ctx.purpose === "completion" ? s.ctx.purpose : "action", streamed: s.streamed === true,
           finish_reason: String(answer.finish_reason), tool_call_count: Array.isArray(answer.tool_calls) ? answer.tool_calls.length : 0,
-          usage: { input_tokens: count(answer.usage?.input_tokens), output_tokens: count(answer.usage?.output_tokens) },
-          content_sha256: this.digest(answer.content ?? null), ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
+          usage: usageView(answer.usage),
+          content_sha256: this.digest(answer.content ?? null),
+          refusal_sha256: typeof answer.refusal === "string" ? this.digest(answer.refusal) : null,
+          reasoning_sha256: typeof answer.reasoning_content === "string" ? this.digest(answer.reasoning_content) : null, ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
         });
       } else {
         const out = r.output as unknown as EmbedOutput;
@@ -253,10 +256,6 @@ export class OperationObservation {
 
 function text(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
-}
-
-function count(v: unknown): number {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : 0;
 }
 
 /** A tool call's ids as events may carry them: null where the caller gave no string. */

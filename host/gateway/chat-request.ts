@@ -6,7 +6,8 @@
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest } from "../boundary/chat.js";
-import type { WireChatBody, WireContentPart, WireMessage } from "./wire.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
+import type { WireChatBody, WireMessage } from "./wire.js";
 
 const ROLES: Readonly<Record<string, ChatMessage["role"]>> = { system: "system", developer: "system", user: "user", assistant: "assistant", tool: "tool", function: "tool" };
 
@@ -44,17 +45,17 @@ export function readChatBody(body: unknown): WireChatBody {
   return b;
 }
 
-/** Text parts joined: what a hook reads of a multi-part message. */
-function textOf(content: WireMessage["content"]): string | null {
-  if (content == null || typeof content === "string") return content ?? null;
-  return content.filter((p) => typeof p?.text === "string").map((p) => p.text).join("\n");
-}
+/** Params the hooks see (and may change) under the wire's own names; every other body field is forwarded as it came. */
+const WIRE_PARAMS = ["temperature", "top_p", "stop", "seed", "frequency_penalty", "presence_penalty", "logit_bias", "tool_choice", "response_format", "parallel_tool_calls"] as const;
 
 /** The hooks' view of the body: model.chat.before's payload without `purpose`. */
 export function toChatRequest(body: WireChatBody): ChatRequest {
   const messages = body.messages.map((m): ChatMessage => ({
     role: ROLES[m.role]!,
-    content: textOf(m.content),
+    // Content parts as they came (ABI 1.1): the host shows hooks the declared view and keeps the rest.
+    content: m.content ?? null,
+    ...(typeof m.refusal === "string" ? { refusal: m.refusal } : {}),
+    ...(typeof m.reasoning_content === "string" ? { reasoning_content: m.reasoning_content } : {}),
     ...(Array.isArray(m.tool_calls) && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.function?.name, arguments: c.function?.arguments } })) } : {}),
     ...(typeof m.tool_call_id === "string" && m.tool_call_id !== "" ? { tool_call_id: m.tool_call_id } : {}),
     ...(typeof m.name === "string" ? { name: m.name } : {}),
@@ -64,12 +65,10 @@ export function toChatRequest(body: WireChatBody): ChatRequest {
     ...(typeof t.function!.description === "string" ? { description: t.function!.description } : {}),
     parameters: t.function!.parameters ?? { type: "object", properties: {} },
   }));
-  const params: NonNullable<ChatRequest["params"]> = {};
-  if (body.temperature != null) params.temperature = body.temperature;
-  if (body.top_p != null) params.top_p = body.top_p;
+  const params: Record<string, unknown> = {};
+  for (const key of WIRE_PARAMS) if (body[key] != null) params[key] = body[key];
   const maxTokens = body.max_tokens ?? body.max_completion_tokens;
   if (maxTokens != null) params.max_tokens = maxTokens;
-  if (body.stop != null) params.stop = typeof body.stop === "string" ? [body.stop] : body.stop;
   return {
     model: body.model,
     messages,
@@ -78,11 +77,18 @@ export function toChatRequest(body: WireChatBody): ChatRequest {
   };
 }
 
-/** A changed text replaces the text parts of a multi-part message and keeps its other parts (images, audio). */
-function withContent(original: WireMessage, content: string | null): WireMessage {
-  if (!Array.isArray(original.content) || content === null) return { ...original, content };
-  const others = original.content.filter((p: WireContentPart) => p?.type !== "text");
-  return { ...original, content: [{ type: "text", text: content }, ...others] };
+const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+/** The client's message with the texts the hooks changed written back (content as the host restored it, parts and all). */
+function withChanges(original: WireMessage, seen: ChatMessage | undefined, now: ChatMessage): WireMessage {
+  let out = original;
+  for (const key of ["content", "refusal", "reasoning_content"] as const) {
+    if (same(now[key], seen?.[key])) continue;
+    out = { ...out };
+    if (now[key] === undefined) delete out[key];
+    else out[key] = now[key];
+  }
+  return out;
 }
 
 /**
@@ -93,15 +99,17 @@ export function toUpstreamBody(body: WireChatBody, view: ChatRequest, effective:
   const messages = effective.messages.map((m, i) => {
     const original = body.messages[i];
     if (original === undefined) return m;
-    return m.content === view.messages[i]?.content ? original : withContent(original, m.content);
+    return withChanges(original, view.messages[i], m);
   });
   const out: Record<string, unknown> = { ...body, messages };
   const maxKey = body.max_tokens == null && body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
-  for (const key of ["temperature", "top_p", "stop", maxKey]) delete out[key];
-  const p = effective.params ?? {};
-  if (p.temperature !== undefined) out.temperature = p.temperature;
-  if (p.top_p !== undefined) out.top_p = p.top_p;
-  if (p.max_tokens !== undefined) out[maxKey] = p.max_tokens;
-  if (p.stop !== undefined) out.stop = p.stop;
+  const seen = (view.params ?? {}) as Record<string, unknown>;
+  const now = (effective.params ?? {}) as Record<string, unknown>;
+  // Only a param a hook changed is written; the rest of the body is the client's, byte for byte.
+  for (const [wire, key] of [...WIRE_PARAMS.map((k) => [k, k] as const), [maxKey, "max_tokens"] as const]) {
+    if (same(now[key], seen[key])) continue;
+    if (now[key] === undefined) delete out[wire];
+    else out[wire] = now[key];
+  }
   return out;
 }

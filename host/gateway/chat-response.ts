@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatResponse, ToolCallOut } from "../boundary/chat.js";
+import { answerText, usageView } from "../boundary/chat.js";
 import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
 import type { CompletionMeta, WireToolCallDelta, WireUsage } from "./wire.js";
 
@@ -36,7 +37,8 @@ function usageOf(u: Json | undefined | null): ChatResponse["usage"] | undefined 
 
 /** The upstream's usage, with the counts the hooks saw (a short-circuit has no upstream usage). */
 export function wireUsage(usage: ChatResponse["usage"], upstream: WireUsage | undefined): WireUsage {
-  return { ...(upstream ?? {}), prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens };
+  const u = usageView(usage);
+  return { ...(upstream ?? {}), prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.input_tokens + u.output_tokens };
 }
 
 /** An upstream chat completion as the result of the operation the hooks wrap. */
@@ -47,8 +49,12 @@ export function fromCompletion(json: Json): ChatResponse {
   const calls: ToolCallOut[] = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((c: Json) => ({
     id: String(c?.id ?? ""), type: "function" as const, function: { name: String(c?.function?.name ?? ""), arguments: String(c?.function?.arguments ?? "") },
   }));
+  const reasoning = message.reasoning_content ?? message.reasoning;
   return {
     content: typeof message.content === "string" ? message.content : null,
+    // Refusal and reasoning text go through the hooks like the answer (ABI 1.1): what the client gets of them is what the hooks left.
+    ...(typeof message.refusal === "string" ? { refusal: message.refusal } : {}),
+    ...(typeof reasoning === "string" ? { reasoning_content: reasoning } : {}),
     tool_calls: calls,
     finish_reason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop",
     usage: usageOf(json.usage) ?? { input_tokens: 0, output_tokens: 0 },
@@ -58,7 +64,8 @@ export function fromCompletion(json: Json): ChatResponse {
 
 /** The client's completion: the effective answer, under the upstream's identity. */
 export function toCompletion(meta: CompletionMeta, out: ChatResponse): Json {
-  const message: Json = { role: "assistant", content: out.content, refusal: null };
+  const message: Json = { role: "assistant", content: out.content, refusal: typeof out.refusal === "string" ? out.refusal : null };
+  if (typeof out.reasoning_content === "string") message.reasoning_content = out.reasoning_content;
   if (out.tool_calls.length > 0) message.tool_calls = out.tool_calls;
   return {
     id: meta.id, object: "chat.completion", created: meta.created, model: meta.model,
@@ -81,8 +88,11 @@ export function fromChunk(json: Json): StreamChunk {
       }))
     : undefined;
   const usage = usageOf(json.usage);
+  const reasoning = delta.reasoning_content ?? delta.reasoning;
   return {
     ...(typeof delta.content === "string" ? { delta: delta.content } : {}),
+    ...(typeof reasoning === "string" && reasoning !== "" ? { reasoning_content: reasoning } : {}),
+    ...(typeof delta.refusal === "string" && delta.refusal !== "" ? { refusal: delta.refusal } : {}),
     ...(tool_calls?.length ? { tool_calls } : {}),
     ...(typeof choice?.finish_reason === "string" ? { finish_reason: choice.finish_reason } : {}),
     ...(usage ? { usage } : {}),
@@ -94,7 +104,9 @@ export function fromChunk(json: Json): StreamChunk {
 export function completionChunk(json: Json): StreamChunk {
   const c = fromCompletion(json);
   return {
-    ...(c.content !== null && c.content !== "" ? { delta: c.content } : {}),
+    ...(answerText(c.content) !== "" ? { delta: answerText(c.content) } : {}),
+    ...(typeof c.reasoning_content === "string" && c.reasoning_content !== "" ? { reasoning_content: c.reasoning_content } : {}),
+    ...(typeof c.refusal === "string" && c.refusal !== "" ? { refusal: c.refusal } : {}),
     ...(c.tool_calls.length ? { tool_calls: c.tool_calls.map((t, index) => ({ index, id: t.id, function: { name: t.function.name, arguments: t.function.arguments } })) } : {}),
     finish_reason: c.finish_reason,
     usage: c.usage,
@@ -103,7 +115,7 @@ export function completionChunk(json: Json): StreamChunk {
 }
 
 /** A client chunk. The first carries the role; tool_call deltas go out as the upstream sent them. */
-export function toChunk(meta: CompletionMeta, delta: { role?: "assistant"; content?: string; tool_calls?: WireToolCallDelta[] }, finishReason: string | null): Json {
+export function toChunk(meta: CompletionMeta, delta: { role?: "assistant"; content?: string; reasoning_content?: string; refusal?: string; tool_calls?: WireToolCallDelta[] }, finishReason: string | null): Json {
   return {
     id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model,
     ...(meta.system_fingerprint ? { system_fingerprint: meta.system_fingerprint } : {}),
@@ -116,8 +128,10 @@ export function usageChunk(meta: CompletionMeta, usage: ChatResponse["usage"]): 
 }
 
 /** The delta of an emitted chunk, or null when it carries nothing for the client. */
-export function deltaOf(chunk: EmittedChunk): { content?: string; tool_calls?: WireToolCallDelta[] } | null {
+export function deltaOf(chunk: EmittedChunk): { content?: string; reasoning_content?: string; refusal?: string; tool_calls?: WireToolCallDelta[] } | null {
   const calls = chunk.tool_calls?.map((d): WireToolCallDelta => ({ index: d.index, ...(d.id ? { id: d.id, type: "function" as const } : {}), ...(d.function ? { function: d.function } : {}) }));
-  if (chunk.delta === "" && !calls) return null;
-  return { ...(chunk.delta !== "" ? { content: chunk.delta } : {}), ...(calls ? { tool_calls: calls } : {}) };
+  const reasoning = chunk.reasoning_content ? { reasoning_content: chunk.reasoning_content } : {};
+  const refusal = chunk.refusal ? { refusal: chunk.refusal } : {};
+  if (chunk.delta === "" && !calls && !chunk.reasoning_content && !chunk.refusal) return null;
+  return { ...reasoning, ...refusal, ...(chunk.delta !== "" ? { content: chunk.delta } : {}), ...(calls ? { tool_calls: calls } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { GatewayKeyRecord, GatewayKeys } from "./keys.js";
 
+/** What the gateway key management routes need: the key store and the admin token. */
 export interface GatewayKeyRoutesOptions {
   keys: GatewayKeys;
 }

@@ -4,6 +4,7 @@ import type { GatewayKeys } from "./keys.js";
 import { resolveServerLimits, type ServerLimits } from "../api/server-limits.js";
 import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../api/auth-failures.js";
 
+/** What {@link createGateway} needs: the host that runs the hooks, the key store, the upstream and the server's limits. */
 export interface GatewayOptions {
   host: Host;
   upstream: {

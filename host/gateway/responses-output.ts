@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ChatResponse } from "../boundary/chat.js";
+import { answerText, usageView } from "../boundary/chat.js";
 import type { ToolCallDelta } from "../boundary/stream.js";
 import { sseNamedEvent } from "./sse.js";
 import type { CompletionMeta, WireChatBody, WireError } from "./wire.js";
@@ -26,8 +27,9 @@ function statusOf(finishReason: string): { status: "completed" | "incomplete"; i
   return { status: "completed", incomplete_details: null };
 }
 
-function usageOf(usage: ChatResponse["usage"], upstream: CompletionMeta["usage"]): Json {
+function usageOf(hooked: ChatResponse["usage"], upstream: CompletionMeta["usage"]): Json {
   const u = (upstream ?? {}) as Json;
+  const usage = usageView(hooked);
   return {
     input_tokens: usage.input_tokens,
     input_tokens_details: { cached_tokens: Number(u.prompt_tokens_details?.cached_tokens) || 0 },
@@ -69,7 +71,7 @@ const callItem = (id: string, c: { id: string; function: { name: string; argumen
 export function toResponse(ids: ResponseIds, meta: CompletionMeta, body: Json, out: ChatResponse, reasoning: string | null): Json {
   const output: Json[] = [];
   if (reasoning !== null) output.push(reasoningItem(ids.reasoning, reasoning));
-  if ((out.content !== null && out.content !== "") || out.tool_calls.length === 0) output.push(messageItem(ids.message, out.content ?? "", "completed"));
+  if ((out.content !== null && out.content !== "") || out.tool_calls.length === 0) output.push(messageItem(ids.message, answerText(out.content), "completed"));
   out.tool_calls.forEach((c, i) => output.push(callItem(ids.call(i), c, "completed")));
   return { ...shell(ids, meta, body, meta.created), ...statusOf(out.finish_reason), output, usage: usageOf(out.usage, meta.usage) };
 }

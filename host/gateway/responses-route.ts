@@ -7,9 +7,10 @@
  * first effective chunk, nothing a chunk hook has not seen is sent, and when an after hook
  * may change the answer, the text is held until it has run.
  *
- * Reasoning text is the one thing hooks never see (their payloads have no field for it), so
- * it is relayed only when no binding at model.chat.chunk or model.chat.after may change the
- * answer; otherwise the reasoning item goes out without its summary (its token count stays).
+ * The reasoning item carries the upstream's reasoning as it came, so it is relayed only when
+ * no binding at model.chat.chunk or model.chat.after may change the answer; otherwise the
+ * reasoning item goes out without its summary (its token count stays). (The hooks do see
+ * the reasoning since ABI 1.1; /v1/chat/completions relays what they left of it.)
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CallContext } from "../boundary/types.js";

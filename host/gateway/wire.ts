@@ -1,9 +1,15 @@
 /**
- * The parts of the OpenAI wire format the gateway reads or writes. Fields it does not
- * name are kept as they came and forwarded to the upstream untouched.
+ * The parts of the OpenAI wire format the gateway reads or writes, taken from the `openai`
+ * package's own types where the gateway's view is OpenAI's (tool calls, usage, stream
+ * deltas, parameters, embeddings). What clients send is kept open (`[field: string]`):
+ * fields the gateway does not name are kept as they came and forwarded to the upstream
+ * untouched. Type-only: `openai` is a dev dependency, nothing of it runs.
  */
+import type { ChatCompletionChunk, ChatCompletionCreateParamsBase, ChatCompletionMessageFunctionToolCall } from "openai/resources/chat/completions";
+import type { CompletionUsage } from "openai/resources/completions";
+import type { EmbeddingCreateParams } from "openai/resources/embeddings";
 
-export interface WireToolCall { id: string; type: "function"; function: { name: string; arguments: string } }
+export type WireToolCall = ChatCompletionMessageFunctionToolCall;
 export interface WireContentPart { type: string; text?: string; [field: string]: unknown }
 export interface WireMessage {
   role: string;
@@ -19,31 +25,25 @@ export interface WireChatBody {
   model: string;
   messages: WireMessage[];
   stream?: boolean | null;
-  stream_options?: { include_usage?: boolean; [field: string]: unknown } | null;
+  stream_options?: ChatCompletionCreateParamsBase["stream_options"];
   tools?: WireTool[];
-  temperature?: number | null;
-  top_p?: number | null;
-  max_tokens?: number | null;
-  max_completion_tokens?: number | null;
-  stop?: string | string[] | null;
-  n?: number | null;
+  temperature?: ChatCompletionCreateParamsBase["temperature"];
+  top_p?: ChatCompletionCreateParamsBase["top_p"];
+  max_tokens?: ChatCompletionCreateParamsBase["max_tokens"];
+  max_completion_tokens?: ChatCompletionCreateParamsBase["max_completion_tokens"];
+  stop?: ChatCompletionCreateParamsBase["stop"];
+  n?: ChatCompletionCreateParamsBase["n"];
   [field: string]: unknown;
 }
 
-export interface WireUsage { prompt_tokens: number; completion_tokens: number; total_tokens: number; [field: string]: unknown }
+export type WireUsage = CompletionUsage & { [field: string]: unknown };
 
 /** What every completion and chunk of one answer shares. */
 export interface CompletionMeta { id: string; created: number; model: string; system_fingerprint?: string; usage?: WireUsage }
 
-export interface WireToolCallDelta { index: number; id?: string; type?: "function"; function?: { name?: string; arguments?: string } }
+export type WireToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
 
-export interface WireEmbeddingBody {
-  model: string;
-  input: string | string[] | number[] | number[][];
-  encoding_format?: "float" | "base64";
-  dimensions?: number;
-  [field: string]: unknown;
-}
+export type WireEmbeddingBody = EmbeddingCreateParams & { [field: string]: unknown };
 
 /** The error body OpenAI clients parse (`APIError.code`, `.type`, `.param`). */
 export interface WireError {

@@ -8,6 +8,7 @@ import { canonicalJson } from "./canonical-json.js";
 import { FORBIDDEN_SEGMENTS, isUnder, parsePointer } from "./json-pointer.js";
 import { getPoint, type Invariant, type PointName, type PointSpec } from "./points.js";
 import { fail } from "./result.js";
+import { isDeclared } from "./declared-view.js";
 import { schemaProblem } from "./validators.js";
 
 /** The write part of a plugin's grant: JSON Pointer prefixes it may patch. Absent = no limit beyond the point's own. */
@@ -82,6 +83,9 @@ function checkPath(spec: PointSpec, op: PatchOp, i: number, grant: WriteGrant | 
     const allowed = spec.patchable.length ? `patchable fields: ${spec.patchable.join(", ")}` : "nothing is patchable there";
     return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} is not patchable at ${spec.name}; ${allowed}`, { ...where, allowed: spec.patchable });
   }
+  if (!isDeclared(spec.schema, path)) {
+    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} names a field ${spec.name} does not declare; undeclared fields pass through untouched and are never patchable`, { ...where, undeclared: true });
+  }
   if (grant?.write && !grant.write.some((prefix) => { const p = parsePointer(prefix); return p !== undefined && isUnder(path, p); })) {
     const granted = grant.write.length ? `granted write fields: ${grant.write.join(", ")}` : "it was granted no write fields";
     return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} is not granted to this plugin; ${granted}`, { ...where, granted: grant.write });
@@ -149,7 +153,7 @@ function at(doc: unknown, pointer: string): unknown {
 function checkInvariant(invariant: Invariant, before: unknown, after: unknown): string | null {
   if (invariant.kind === "answer-or-action") {
     // Judged on the result; an answer that was already neither (the model's own) is reported at the boundary, not blamed on the patch.
-    const valid = (doc: unknown): boolean => { const calls = at(doc, "/tool_calls"); return typeof at(doc, "/content") === "string" || (Array.isArray(calls) && calls.length > 0); };
+    const valid = (doc: unknown): boolean => { const calls = at(doc, "/tool_calls"); const content = at(doc, "/content"); return typeof content === "string" || Array.isArray(content) || (Array.isArray(calls) && calls.length > 0); };
     return valid(after) || !valid(before) ? null : "answer-or-action: an answer without tool_calls must keep text content (/content cannot become null)";
   }
   const was = at(before, invariant.path);

@@ -37,6 +37,10 @@ export interface PointSpec {
   readonly diagnosticOnly: boolean;
 }
 
+/** The text channels of a streamed answer (ABI 1.1); a chunk payload without `channel` is `content`. */
+export const CHANNELS = ["content", "reasoning", "refusal"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
 export const CHAT_PURPOSES = ["action", "compaction", "completion"] as const;
 /** Purposes a binding can match on; embedding calls carry `embedding`. */
 export const PURPOSES = [...CHAT_PURPOSES, "embedding"] as const;
@@ -60,14 +64,36 @@ const toolCall = {
   },
 } as const;
 
+const nullableStr = { type: ["string", "null"] } as const;
+
+/** The content part types a point declares; a part of any other type is shown as `{ type }` and passes through untouched. */
+export const PART_TYPES = ["text", "image_url", "input_audio", "file", "refusal"] as const;
+const part = <const T extends string, const P extends Record<string, unknown>, const R extends readonly string[]>(type: T, properties: P, required: R) => ({
+  type: "object", additionalProperties: false, required: ["type", ...required], properties: { type: { const: type }, ...properties },
+} as const);
+const contentPart = {
+  anyOf: [
+    part("text", { text: str }, ["text"]),
+    part("image_url", { image_url: { type: "object", additionalProperties: false, required: ["url"], properties: { url: str, detail: str } } }, ["image_url"]),
+    part("input_audio", { input_audio: { type: "object", additionalProperties: false, required: ["data", "format"], properties: { data: str, format: str } } }, ["input_audio"]),
+    part("file", { file: { type: "object", additionalProperties: false, properties: { file_data: str, file_id: str, filename: str } } }, ["file"]),
+    part("refusal", { refusal: str }, ["refusal"]),
+    { type: "object", additionalProperties: false, required: ["type"], properties: { type: { type: "string", not: { enum: PART_TYPES } } } },
+  ],
+} as const;
+/** A message's or an answer's content: text, nothing, or parts (ABI 1.1). */
+const content = { anyOf: [{ type: ["string", "null"] }, { type: "array", items: contentPart }] } as const;
+
 const message = {
   type: "object", additionalProperties: false, required: ["role", "content"],
   properties: {
-    role: { enum: ["system", "user", "assistant", "tool"] },
-    content: { type: ["string", "null"] },
+    role: { enum: ["system", "developer", "user", "assistant", "tool"] },
+    content,
     tool_calls: { type: "array", items: toolCall },
     tool_call_id: id,
     name: str,
+    refusal: nullableStr,
+    reasoning_content: nullableStr,
   },
 } as const;
 
@@ -83,7 +109,7 @@ const endStatus = { enum: ["succeeded", "failed", "cancelled"] } as const;
 const POINT_LIST = [
   {
     name: "model.chat.before", stage: "before", operation: "chat",
-    summary: "Before a chat model call: may change message content, append messages and change sampling params.",
+    summary: "Before a chat model call: may change message text (content, refusal, reasoning_content), append messages and change the declared params; undeclared fields pass through untouched.",
     schema: {
       type: "object", additionalProperties: false, required: ["model", "messages", "purpose"],
       properties: {
@@ -91,15 +117,23 @@ const POINT_LIST = [
         messages: { type: "array", items: message },
         tools: {
           type: "array",
-          items: { type: "object", additionalProperties: false, required: ["name", "parameters"], properties: { name: id, description: str, parameters: object } },
+          items: { type: "object", additionalProperties: false, required: ["name", "parameters"], properties: { name: id, description: str, parameters: object, strict: { type: ["boolean", "null"] } } },
         },
         params: {
           type: "object", additionalProperties: false,
           properties: {
             temperature: { type: "number", minimum: 0, maximum: 2 },
             max_tokens: { type: "integer", minimum: 1 },
+            max_completion_tokens: { type: "integer", minimum: 1 },
             top_p: { type: "number", minimum: 0, maximum: 1 },
-            stop: { type: "array", items: str, maxItems: 16 },
+            stop: { anyOf: [str, { type: "array", items: str, maxItems: 16 }] },
+            seed: { type: "integer" },
+            frequency_penalty: { type: "number", minimum: -2, maximum: 2 },
+            presence_penalty: { type: "number", minimum: -2, maximum: 2 },
+            logit_bias: { type: "object", additionalProperties: { type: "number", minimum: -100, maximum: 100 } },
+            tool_choice: { anyOf: [{ enum: ["none", "auto", "required"] }, object] },
+            response_format: { type: "object", required: ["type"], properties: { type: str } },
+            parallel_tool_calls: { type: "boolean" },
           },
         },
         purpose: { enum: CHAT_PURPOSES },
@@ -114,26 +148,31 @@ const POINT_LIST = [
       { path: "/tools", why: "tool permissions and schemas are fixed by the release" },
       { path: "/purpose", why: "bindings are matched on it before any hook runs" },
     ],
-    invariants: [{ kind: "items-kept", path: "/messages", mutable: ["content"] }],
+    invariants: [{ kind: "items-kept", path: "/messages", mutable: ["content", "refusal", "reasoning_content"] }],
     redacts: null, diagnosticOnly: false,
   },
   {
     name: "model.chat.after", stage: "after", operation: "chat",
-    summary: "After a chat model call: may change only the answer text and annotations.",
+    summary: "After a chat model call: may change only the answer text (content, refusal, reasoning_content) and annotations.",
     schema: {
       type: "object", additionalProperties: false, required: ["model", "content", "tool_calls", "finish_reason", "usage"],
       properties: {
         model: id,
-        content: { type: ["string", "null"] },
+        content,
+        refusal: nullableStr,
+        reasoning_content: nullableStr,
         tool_calls: { type: "array", items: toolCall },
         finish_reason: str,
-        usage: { type: "object", additionalProperties: false, required: ["input_tokens", "output_tokens"], properties: { input_tokens: count, output_tokens: count } },
+        usage: {
+          type: "object", additionalProperties: false, required: ["input_tokens", "output_tokens"],
+          properties: { input_tokens: count, output_tokens: count, total_tokens: count, cached_tokens: count, reasoning_tokens: count },
+        },
         provider_request_id: { type: ["string", "null"] },
         annotations,
       },
     },
     outcomes: ["continue", "patch_output", "redact", "block"],
-    patchable: ["/content", "/annotations"],
+    patchable: ["/content", "/refusal", "/reasoning_content", "/annotations"],
     readOnly: [
       { path: "/tool_calls", why: "change a tool's arguments at tool.before, where they are re-validated" },
       { path: "/usage", why: "usage is a billing fact" },
@@ -143,10 +182,10 @@ const POINT_LIST = [
   },
   {
     name: "model.chat.chunk", stage: "chunk", operation: "chat",
-    summary: "Each streamed chunk: observe, hold back a suffix, redact or block. `delta` is the held tail of the previous chunk plus the new text.",
+    summary: "Each streamed chunk, once per text channel (answer text, reasoning text, refusal): observe, hold back a suffix, redact or block. `delta` is the held tail of the previous chunk of the same channel plus the new text.",
     schema: {
       type: "object", additionalProperties: false, required: ["request_id", "chunk_index", "is_last", "delta", "model"],
-      properties: { request_id: id, chunk_index: count, is_last: { type: "boolean" }, delta: str, model: id },
+      properties: { request_id: id, chunk_index: count, is_last: { type: "boolean" }, delta: str, model: id, channel: { enum: CHANNELS } },
     },
     outcomes: ["continue", "redact", "block"],
     patchable: [],
@@ -272,6 +311,7 @@ const POINT_LIST = [
 ] as const satisfies readonly PointSpec[];
 
 type PointEntry = (typeof POINT_LIST)[number];
+/** The name of a hook point (`tool.before`, `model.response.chunk`, ...): the keys of {@link POINTS}. */
 export type PointName = PointEntry["name"];
 type EntryOf<P extends PointName> = Extract<PointEntry, { name: P }>;
 
@@ -282,6 +322,7 @@ export type OutcomeAt<P extends PointName> = Extract<Outcome, { kind: EntryOf<P>
 
 /** Every point, in declaration order. */
 export const POINTS: readonly PointSpec[] = POINT_LIST;
+/** Every hook point's name, in table order. */
 export const POINT_NAMES: readonly PointName[] = POINT_LIST.map((p) => p.name);
 
 const byName = new Map<string, PointSpec>(POINT_LIST.map((p) => [p.name, p]));

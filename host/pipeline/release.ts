@@ -20,6 +20,7 @@ export interface BindingInput {
   extension?: string;
 }
 
+/** A release to activate in a host: a revision number and its bindings, in order. */
 export interface ReleaseInput {
   revision: number;
   orderMode?: AfterOrderMode;

@@ -12,6 +12,8 @@ import { checkObserveOnly, checkOutcome, chunkEmission } from "./outcome-rules.j
 import { applyPatch, applyRedaction } from "./patch.js";
 import { getPoint, type PointName } from "./points.js";
 import { readView } from "./read-view.js";
+import { presentToV10, type LegacyPresentation } from "./legacy-view.js";
+import { schemaProblem } from "./validators.js";
 import { digestOf } from "../records/digest.js";
 
 export interface StepSpec {
@@ -28,6 +30,8 @@ export interface StepSpec {
   pair?: string;
   /** What this extension's before hook handed to its after (and chunk) hooks. */
   carry?: unknown;
+  /** The ABI minor the guest was built for, when older than the host's: it is shown payloads as that minor reads them (legacy-view.ts). */
+  abiMinor?: number;
 }
 
 /** `fuel`: what a guest hook used of its budget (in-process hooks are not metered and leave it out). */
@@ -96,16 +100,21 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
     const report: StepReport = { bindingId: step.bindingId, hookRef: step.hookRef, outcome: "failed", durationMs: 0 };
     reports.push(report);
     const known = input.failed?.[i];
-    const invoked: InvokeReport = known
-      ? { ok: false, error: known, durationMs: 0 }
-      : await invoke(i, {
-        abi: ABI_VERSION_STRING,
-        point,
-        context: { ...input.context, binding_id: step.bindingId, point },
-        payload: readView(seen, step.read),
-        config: step.config,
-        ...(step.carry !== undefined ? { carry: step.carry } : {}),
-      });
+    const once = async (view: Record<string, unknown>): Promise<Ran> => {
+      const invoked: InvokeReport = known
+        ? { ok: false, error: known, durationMs: 0 }
+        : await invoke(i, {
+          abi: ABI_VERSION_STRING,
+          point,
+          context: { ...input.context, binding_id: step.bindingId, point },
+          payload: readView(view, step.read),
+          config: step.config,
+          ...(step.carry !== undefined ? { carry: step.carry } : {}),
+        });
+      return { invoked, applied: invoked.ok ? apply(point, step, view, invoked.outcome, i, holds) : invoked };
+    };
+    const legacy = step.abiMinor === 0 ? presentToV10(point, seen) : undefined;
+    const { invoked, applied } = legacy ? await runPresented(point, legacy, once) : await once(seen);
     report.durationMs = invoked.durationMs;
     if (invoked.fuel !== undefined) report.fuel = invoked.fuel;
     // Cancellation ends the stage whatever the policy: the caller no longer wants the operation.
@@ -113,7 +122,6 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
       report.error = invoked.error;
       return result({ failure: invoked.error });
     }
-    const applied = invoked.ok ? apply(point, step, seen, invoked.outcome, i, holds) : invoked;
     if (!applied.ok) {
       report.error = applied.error;
       if (step.policy === "fail-closed") {
@@ -139,6 +147,38 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
 }
 
 type Applied = { ok: true; payload: Record<string, unknown>; stop?: Stop } | { ok: false; error: ErrorData };
+type Ran = { invoked: InvokeReport; applied: Applied };
+
+/**
+ * One step of a guest built for an older minor: invoked once per view it is shown, each
+ * outcome applied to its view under the point's rules, the results written back into the
+ * current payload (which must still pass the point's schema). The first failure or stop
+ * ends it; its duration and fuel are those of every invocation.
+ */
+async function runPresented(point: PointName, legacy: LegacyPresentation, once: (view: Record<string, unknown>) => Promise<Ran>): Promise<Ran> {
+  const results: Record<string, unknown>[] = [];
+  let durationMs = 0;
+  let fuel: number | undefined;
+  let outcome: Outcome = { kind: "continue" };
+  const annotations: Record<string, unknown> = {};
+  for (const view of legacy.views) {
+    const ran = await once(view);
+    durationMs += ran.invoked.durationMs;
+    if (ran.invoked.fuel !== undefined) fuel = (fuel ?? 0) + ran.invoked.fuel;
+    const spent = { durationMs, ...(fuel !== undefined ? { fuel } : {}) };
+    if (!ran.invoked.ok || !ran.applied.ok || ran.applied.stop) return { invoked: { ...ran.invoked, ...spent }, applied: ran.applied };
+    if (ran.invoked.outcome.kind !== "continue") outcome = ran.invoked.outcome;
+    Object.assign(annotations, ran.invoked.outcome.annotations);
+    results.push(ran.applied.payload);
+  }
+  const payload = legacy.back(results);
+  const problem = schemaProblem(point, payload);
+  const merged = { ...outcome, ...(Object.keys(annotations).length ? { annotations } : {}) } as Outcome;
+  return {
+    invoked: { ok: true, outcome: merged, durationMs, ...(fuel !== undefined ? { fuel } : {}) },
+    applied: problem === null ? { ok: true, payload } : { ok: false, error: { code: "PATCH_INVALID", message: `${point} payload fails the point's schema once the 1.0 guest's changes are written back: ${problem}`, details: { point } } },
+  };
+}
 
 function apply(point: PointName, step: StepSpec, payload: Record<string, unknown>, outcome: Outcome, i: number, holds: string[] | undefined): Applied {
   const allowed = checkOutcome(point, outcome);

@@ -3,7 +3,7 @@
  * thread hop), in-process hooks run here, and both go through the same core (run-steps).
  */
 import { neverAborts } from "../boundary/operation-signal.js";
-import { ABI_VERSION_STRING } from "../../abi/version.js";
+import { ABI_VERSION, ABI_VERSION_STRING } from "../../abi/version.js";
 import { parseReply, type Outcome } from "../../abi/envelope.js";
 import { encode } from "../../abi/codec.js";
 import type { ErrorData } from "../errors/sluice-error.js";
@@ -66,6 +66,7 @@ function buildStep(point: PointName, h: ResolvedHook, carries: Record<string, un
     ...(grant?.read ? { read: grant.read } : {}),
     ...(grant?.write ? { write: grant.write } : {}),
     ...(carries && b.pair in carries ? { carry: carries[b.pair] } : {}),
+    ...(h.kind === "guest" && h.plugin.module.abi.major === ABI_VERSION.major && h.plugin.module.abi.minor < ABI_VERSION.minor ? { abiMinor: h.plugin.module.abi.minor } : {}),
   };
 }
 

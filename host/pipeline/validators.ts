@@ -1,4 +1,5 @@
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
 import { getPoint, type PointName } from "./points.js";
 import { fail, OK, type Checked } from "./result.js";
 
@@ -10,7 +11,8 @@ const compiled = new Map<PointName, ValidateFunction>();
 export function payloadValidator(point: PointName): ValidateFunction {
   let validate = compiled.get(point);
   if (!validate) {
-    ajv ??= new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    // Required here, not imported: `import "sluice"` does not load Ajv (issue 17).
+    ajv ??= new (createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
     validate = ajv.compile(getPoint(point).schema);
     compiled.set(point, validate);
   }

@@ -34,6 +34,7 @@ export interface Digester {
 export const DIGEST_SECRET_MIN_BYTES = 16;
 
 /**
+ * A keyed digester (HMAC-SHA-256) for the digests stored in records, so a payload cannot be guessed from its digest.
  * @example
  * const digests = createDigester(readFileSync("data/digest.key", "utf8").trim());
  * digests.of(toolResult) === record.realResultRef; // an auditor with the key checks a payload

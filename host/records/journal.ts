@@ -11,6 +11,7 @@
 import type { ErrorData } from "../errors/sluice-error.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
+import { usageView } from "../pipeline/usage.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import type { ExecutionFacts } from "../boundary/types.js";
 import type { Digester } from "./digest.js";
@@ -157,8 +158,10 @@ export class OperationJournal {
 /** Usage and provider request id of a model answer: what was billed, kept with the real result. */
 function modelCharge(real: unknown): Pick<OperationRecord, "usage" | "providerRequestId"> | Record<string, never> {
   if (typeof real !== "object" || real === null || !("usage" in real)) return {};
-  const r = real as { usage?: { input_tokens?: unknown; output_tokens?: unknown }; provider_request_id?: unknown };
-  const usage = r.usage && typeof r.usage.input_tokens === "number" && typeof r.usage.output_tokens === "number"
-    ? { input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens } : null;
+  const r = real as { usage?: unknown; provider_request_id?: unknown };
+  // Either naming (input/output or prompt/completion): what was billed, in the host's names.
+  const u = r.usage as Record<string, unknown> | null | undefined;
+  const counted = typeof u === "object" && u !== null && (typeof (u.input_tokens ?? u.prompt_tokens) === "number" && typeof (u.output_tokens ?? u.completion_tokens) === "number");
+  const usage = counted ? (({ input_tokens, output_tokens }) => ({ input_tokens, output_tokens }))(usageView(u)) : null;
   return { usage, providerRequestId: typeof r.provider_request_id === "string" ? r.provider_request_id : null };
 }

@@ -5,6 +5,10 @@ import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredRe
 
 const DEFAULT_LIMIT = 1000;
 
+/**
+ * An operation store in memory: for tests and hosts that need no resume across restarts.
+ * @example const host = createHost({ records: createMemoryRecords() });
+ */
 export function createMemoryRecords(options: { resultRetentionMs?: number } = {}): OperationStore {
   const retentionMs = options.resultRetentionMs ?? 24 * 60 * 60 * 1000;
   const records = new Map<string, OperationRecord>();

@@ -18,6 +18,7 @@ import type { BoundaryResult, CallContext, ExecutionFacts } from "../boundary/ty
 import type { OperationStore } from "./store.js";
 import type { OperationKind, OperationRecord, StoredResult } from "./types.js";
 
+/** Options of resuming a recorded operation after a crash. */
 export interface ResumeOptions {
   /** Cancels the resumed after processing (the record stays resumable). */
   signal?: AbortSignal;

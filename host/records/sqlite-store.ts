@@ -5,7 +5,8 @@
  * own. A write is on disk (`synchronous` permitting) when its promise resolves.
  */
 import { hostname } from "node:os";
-import Database from "better-sqlite3";
+import { createRequire } from "node:module";
+import type Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateFile } from "../storage/private-files.js";
 import { migrateSqlite } from "../storage/sqlite-migrations.js";
@@ -15,6 +16,7 @@ import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 
+/** Options of {@link openSqliteRecords}: durability and how long real results are kept for resume. */
 export interface SqliteRecordsOptions {
   /**
    * NORMAL (default) survives a crash of the process (the case resume is for); FULL also
@@ -55,7 +57,8 @@ function storeError(err: unknown, what: string): SluiceError {
 function open(file: string, migrations: MigrationSet, options: SqliteRecordsOptions, busyMs: number): Database.Database {
   try {
     if (file !== ":memory:") ensurePrivateFile(file);
-    const db = new Database(file);
+    // Required when a store opens, not imported: `import "sluice"` does not load the native SQLite binding (issue 17).
+    const db = new (createRequire(import.meta.url)("better-sqlite3") as typeof Database)(file);
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
     // Opening (and migrating) may wait for another process; later writes wait through whenFree.

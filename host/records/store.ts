@@ -21,6 +21,7 @@ import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredRe
 /** What {@link OperationStore.claim} answers. */
 export type ClaimResult = "claimed" | "busy" | "missing";
 
+/** Where a host records its operations (for resume and audit); memory and SQLite implement it. */
 export interface OperationStore {
   /** Writes a new record (its `owner` included); an existing id is replaced (ids are UUIDs, a live host never reuses a dead one's). */
   insert(record: OperationRecord): Promise<void>;

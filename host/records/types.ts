@@ -25,6 +25,7 @@ export interface OperationIdentity {
   callId?: string;
 }
 
+/** One recorded operation: its identity, phase, the digests of what crossed the boundary, and its outcome. */
 export interface OperationRecord {
   operationId: string;
   parentOperationId: string | null;
@@ -126,6 +127,7 @@ export interface AuditQuery {
   limit?: number;
 }
 
+/** Filters of listing recorded operations. */
 export interface OperationQuery {
   phase?: OperationPhase;
   realStatus?: RealStatus;

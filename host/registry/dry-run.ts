@@ -19,6 +19,7 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { checkConfig } from "./config-schema.js";
 import type { PluginRecord } from "./records.js";
 
+/** A dry run of one stored plugin: the point, the payload and the config to run it with. */
 export interface DryRunInput {
   point: PointName;
   payload: Record<string, unknown>;
@@ -27,6 +28,7 @@ export interface DryRunInput {
   context?: { space_id?: string; instance_id?: string; purpose?: string; actor_id?: string; run_id?: string; call_id?: string };
 }
 
+/** What a dry run returned: the plugin's outcome, logs and timing. */
 export interface DryRunResult {
   ref: string;
   point: PointName;

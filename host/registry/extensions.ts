@@ -20,6 +20,7 @@ export interface Deprecation {
 /** Interface fields on their way out; empty while ABI 1.0 is the only one. */
 export const DEPRECATIONS: readonly Deprecation[] = [];
 
+/** One binding of a release as the extensions list shows it. */
 export interface ExtensionItem {
   /** The binding's id (one item per binding). */
   extension_id: string;
@@ -41,6 +42,7 @@ export interface ExtensionItem {
   code_sha256?: string;
 }
 
+/** The bindings of the active (or draft) release, for clients that list what runs. */
 export interface ExtensionList {
   sdk_interface_version: string;
   deprecations: readonly Deprecation[];

@@ -1,6 +1,7 @@
 /** The plugin registry: manifests, content-addressed artifacts, bindings and releases on SQLite. */
 export { Registry, type RegistryOptions, type UploadInput, type ControlChange } from "./registry.js";
 export { parseManifest, validateManifest, manifestGrants, manifestLimits, MANIFEST_SCHEMA, MANIFEST_MAX_BYTES, type Manifest, type PointGrant, type ManifestLimits, type FailurePolicy } from "./manifest.js";
+export { pluginInput } from "./plugin-input.js";
 export { BINDING_INPUT_SCHEMA } from "./binding-input.js";
 export { SDK_INTERFACE_VERSION, DEPRECATIONS, type ExtensionList, type ExtensionItem } from "./extensions.js";
 export type { DryRunInput, DryRunResult } from "./dry-run.js";

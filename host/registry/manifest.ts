@@ -20,8 +20,10 @@ import { explainErrors, problemsText } from "./validation-message.js";
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
 
+/** What a binding does when its hook fails: stop the operation (fail-closed) or go on without it (fail-open). */
 export type FailurePolicy = "fail-closed" | "fail-open";
 
+/** What a manifest grants a plugin at one point: the payload fields it reads and writes. */
 export interface PointGrant {
   /** JSON Pointer prefixes of the payload the host sends the plugin; absent: the whole payload. */
   read?: string[];
@@ -29,6 +31,7 @@ export interface PointGrant {
   write?: string[];
 }
 
+/** The limits a manifest asks for, in the manifest's units (MB, ms, KB). */
 export interface ManifestLimits {
   memory_mb?: number;
   timeout_ms?: number;

@@ -18,6 +18,7 @@ export interface PluginRecord {
   created_at: string;
 }
 
+/** Which calls a binding applies to (purposes, models, tools, ...); absent fields match everything. */
 export interface MatchSpec {
   purposes?: Purpose[];
   tool_ids?: string[];
@@ -72,6 +73,7 @@ export interface ReleaseRecord {
   created_at: string;
 }
 
+/** Why a release became active. */
 export type ActivationReason = "activate" | "rollback" | "enable" | "disable" | "reorder";
 
 /** One switch of the active revision, in order: rollback walks this history. */

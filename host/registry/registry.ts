@@ -27,6 +27,7 @@ import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
 import type { RegistryStore, RegistryTx } from "./store.js";
 
+/** Options of {@link Registry.open}: the data folder, the host and the store's limits. */
 export interface RegistryOptions {
   /** Folder of the database (`sluice.db`), the artifacts (`artifacts/`) and the key-value store (`kv.sqlite`). */
   dataDir: string;
@@ -43,6 +44,7 @@ export interface RegistryOptions {
   resultRetentionMs?: number;
 }
 
+/** A plugin to upload: its manifest and its module. */
 export interface UploadInput {
   /** The text of hook.yaml, or an already parsed manifest. */
   manifest: string | unknown;
@@ -92,6 +94,7 @@ function reordered<T extends { id: string; position: number }>(items: readonly T
 }
 
 /**
+ * The plugin registry: manifests and content-addressed modules, bindings and releases on SQLite, driving a host (upload, bind, publish, activate, roll back).
  * @example
  * const registry = await Registry.open({ dataDir: ".sluice/data" });
  * await registry.upload({ manifest: yamlText, wasm });

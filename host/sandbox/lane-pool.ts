@@ -5,7 +5,8 @@
  * every lane go when the sandbox rests, and picks the lane a task runs on. It knows nothing
  * of tasks or queues: the scheduler asks it for a lane and is told when one is ready.
  */
-import { Piscina } from "piscina";
+import { createRequire } from "node:module";
+import type { Piscina } from "piscina";
 import { Lane } from "./lane.js";
 import type { ResolvedOptions } from "./sandbox-options.js";
 import { workerFile } from "./worker-file.js";
@@ -38,7 +39,8 @@ export class LanePool {
   private closed = false;
 
   constructor(private readonly options: ResolvedOptions, private readonly events: LanePoolEvents) {
-    this.pool = new Piscina({
+    // Required when a pool opens, not imported: `import "sluice"` does not load Piscina (issue 17).
+    this.pool = new (createRequire(import.meta.url)("piscina") as typeof import("piscina")).Piscina({
       filename: workerFile("worker-entry", ".cjs"),
       // Threads start for lane tasks (open), so a replacement starts when the pool says.
       minThreads: 0,

@@ -35,7 +35,7 @@ function fail(code: ErrorCode, message: string, details?: Record<string, unknown
 
 function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spec: CallSpec, abortMessage: string | undefined): ErrorData {
   // First: a guest stopped by its meter traps with `unreachable`, whatever its memory looks like.
-  if (fuelCounter().value < 0n) return fuelExhausted(fuelUsed(spec.fuel, fuelCounter()), spec.fuel);
+  if (fuelCounter().remaining() < 0) return fuelExhausted(fuelUsed(spec.fuel, fuelCounter()), spec.fuel);
   if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
   if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
   if (err instanceof RangeError && /memory/i.test(err.message)) return fail("GUEST_MEMORY_LIMIT", `guest could not get memory: ${err.message}`, { limitBytes: spec.memoryBytes });
@@ -60,7 +60,7 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   let memory: WebAssembly.Memory | undefined;
   let abortMessage: string | undefined;
   const fuel = fuelCounter();
-  fuel.value = BigInt(spec.fuel);
+  fuel.set(spec.fuel);
   const t0 = performance.now();
   const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport => {
     const report = { ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0, fuel: fuelUsed(spec.fuel, fuel) };
@@ -127,17 +127,17 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
       const instance = new WebAssembly.Instance(moduleOf(spec), {
         sluice_v1: bridgeImports(spec.kvScope !== null),
         [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory },
-        [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel },
+        [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global },
       });
       const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
       const len = spec.request.byteLength;
       const ptr = exports.sluice_alloc(len) >>> 0;
-      if (fuel.value < 0n) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
+      if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
       const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);
       if (!input) return done({ ok: false, error: fail("GUEST_MEMORY_LIMIT", `sluice_alloc(${len}) returned ${ptr}, not a usable buffer`, { limitBytes: spec.memoryBytes }) });
       input.set(spec.request);
       const packed = exports.sluice_handle(ptr, len);
-      if (fuel.value < 0n) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
+      if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
       if (typeof packed !== "bigint") return done({ ok: false, error: fail("OUTPUT_INVALID", "sluice_handle must return an i64 (out_ptr << 32 | out_len)") });
       const window = replyWindow(memory.buffer, Number((packed >> 32n) & 0xffffffffn), Number(packed & 0xffffffffn), spec.outputBytes);
       return window.ok ? window.bytes : done(window);

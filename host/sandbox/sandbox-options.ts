@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { RestartBudgetOptions } from "./restart-budget.js";
 
+/** Options of the sandbox: its workers, their life cycle and the hosts' maximum limits. */
 export interface SandboxOptions {
   /** Worker threads, all kept warm. Default: the machine's available parallelism. */
   workers?: number;

@@ -176,6 +176,10 @@ function notRun(cause: ErrorData): ErrorData {
   return { code: cause.code, message: `not completed: a later call in the same task failed (${cause.code})`, details: { causedBy: cause.code } };
 }
 
+/**
+ * A sandbox: the worker pool that runs guest modules under their limits.
+ * @example const sandbox = createSandbox({ workers: 2 });
+ */
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return new Sandbox(options);
 }

@@ -3,7 +3,8 @@
  * given one; hosts given the same Registry share one set of metrics (prom-client refuses
  * a name registered twice) and the pool gauges add up their sandboxes.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { createRequire } from "node:module";
 import type { StepReport } from "../pipeline/run-steps.js";
 import { stepDurationMs } from "./step-duration.js";
 
@@ -32,6 +33,7 @@ export class SluiceMetrics {
   private readonly pools = new Set<PoolStats>();
 
   constructor(readonly registry: Registry) {
+    const { Counter, Gauge, Histogram } = promClient();
     const registers = [registry];
     const pools = this.pools;
     const sum = (read: (p: PoolStats) => number) => [...pools].reduce((n, p) => n + read(p), 0);
@@ -85,7 +87,7 @@ export class SluiceMetrics {
 const shared = new WeakMap<Registry, SluiceMetrics>();
 
 /** The metrics kept in `registry` (created there on first use). */
-export function metricsFor(registry: Registry = new Registry()): SluiceMetrics {
+export function metricsFor(registry: Registry = new (promClient().Registry)()): SluiceMetrics {
   let m = shared.get(registry);
   if (!m) { m = new SluiceMetrics(registry); shared.set(registry, m); }
   return m;
@@ -115,4 +117,9 @@ interface NodeResponse { setHeader(name: string, value: string): unknown; end(bo
 /** The reply object of either framework. */
 export type MetricsReply = FastifyLikeReply | NodeResponse;
 
-export { Registry };
+// Required when metrics are made, not imported: `import "sluice"` does not load prom-client (issue 17).
+function promClient(): typeof import("prom-client") {
+  return createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
+}
+
+export type { Registry };

@@ -12,6 +12,9 @@ import { parseReply, type Outcome, type RequestEnvelope } from "../../abi/envelo
 import { createHost, type Host } from "../../host/index.js";
 import type { MatchTarget } from "../../host/pipeline/bindings.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
+import { WASM_PAGE } from "../../host/sandbox/limits.js";
+import { boundShape } from "../../host/sandbox/prepare-module.js";
+import { hostMemory } from "../../host/sandbox/wasm-binary.js";
 
 /** The repository root, from test/bench (vitest) or dist/test/bench (npm run bench). */
 export function repoRoot(): string {
@@ -57,7 +60,7 @@ export function tsHook(req: RequestEnvelope): Outcome {
 }
 
 /** Tool ids that select a stage shape: one guest hook, eight guest hooks, one in-process hook. */
-export const TOOLS = { guest1: "guest.one", guest8: "guest.eight", ts1: "ts.one" } as const;
+export const TOOLS = { guest1: "guest.one", guest1Unmetered: "guest.one.unmetered", guest8: "guest.eight", ts1: "ts.one" } as const;
 
 export interface BenchHost {
   host: Host;
@@ -65,13 +68,32 @@ export interface BenchHost {
   stage(toolId: string, payload: Record<string, unknown>): Promise<void>;
 }
 
-/** A host with the bench plugin bound once for guest.one, eight times for guest.eight, and the TS twin for ts.one. */
+/**
+ * The bench plugin once more as its own plugin (a variant: same code, another sha256), its
+ * loaded module swapped, before its first call, for the same prepared bytes compiled without
+ * the fuel meter: the host runs it exactly as the metered one, so scenario 1 compares metered
+ * and unmetered in one run. (Its calls report 0 fuel: nothing writes the counter.)
+ */
+async function loadUnmetered(host: Host, id: string): Promise<void> {
+  const wasm = variant(benchWasm("sluice-hook"), 0xfee1);
+  await host.loadPlugin({ id, version: "1.0.0", wasm });
+  // loadPlugin's own load (same bytes, same options): the same LoadedModule.
+  const loaded = await host.sandbox.load(wasm, { capabilities: [] });
+  const limits = loaded.limits;
+  const prepared = hostMemory(boundShape(wasm, limits).bytes, limits.memoryBytes / WASM_PAGE);
+  if ("refused" in prepared) throw new Error(`bench: ${prepared.refused}`);
+  (loaded as { module: WebAssembly.Module }).module = await WebAssembly.compile(prepared.bytes as Uint8Array<ArrayBuffer>);
+}
+
+/** A host with the bench plugin bound once for guest.one, eight times for guest.eight, the TS twin for ts.one, and its unmetered twin for guest.one.unmetered. */
 export async function benchHost(workers?: number): Promise<BenchHost> {
   const host = createHost(workers ? { workers } : {});
   await host.loadPlugin({ id: "bench", version: "1.0.0", wasm: benchWasm("sluice-hook") });
+  await loadUnmetered(host, "bench-unmetered");
   host.registerHook("bench-ts", (req) => tsHook(req));
   const bindings: BindingInput[] = [
     { id: "g1", hookRef: "bench@1.0.0", point: "tool.before", config: CONFIG, match: { toolIds: [TOOLS.guest1] } },
+    { id: "g1-unmetered", hookRef: "bench-unmetered@1.0.0", point: "tool.before", config: CONFIG, match: { toolIds: [TOOLS.guest1Unmetered] } },
     ...Array.from({ length: 8 }, (_, i): BindingInput => ({ id: `g8-${i}`, hookRef: "bench@1.0.0", point: "tool.before", config: CONFIG, match: { toolIds: [TOOLS.guest8] } })),
     { id: "t1", hookRef: "bench-ts", point: "tool.before", config: CONFIG, match: { toolIds: [TOOLS.ts1] } },
   ];

@@ -16,7 +16,7 @@ describe("a chat answer", () => {
     ["null", null, /the model's answer must be an object .*got null/],
     ["undefined", undefined, /got undefined/],
     ["a string", "hello", /got string/],
-    ["content of the wrong type", { content: 5 }, /^content must be a string or null, got number$/],
+    ["content of the wrong type", { content: 5 }, /^content must be a string, null or an array of content parts, got number$/],
     ["tool_calls that are not an array", { content: null, tool_calls: {} }, /^tool_calls must be an array, got object$/],
     ["a tool_call without a function", { content: null, tool_calls: [{ id: "t1" }] }, /^tool_calls\[0\]\.function must be an object, got undefined$/],
     ["usage with text tokens", { content: "x", usage: { input_tokens: "3" } }, /^usage\.input_tokens must be a non-negative number, got string$/],

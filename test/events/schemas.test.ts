@@ -109,7 +109,7 @@ describe("event schemas (abi/events)", () => {
   it("validate an event with the schema its $schema names, and refuse a $schema of another kind", () => {
     const hook = (JSON.parse(readFileSync(join(eventsDir, "examples/2.0/hook.executed.json"), "utf8")) as Schema[])[0]!;
     expect(validateEvent({ ...hook, $schema: EVENT_SCHEMAS["agent.error"].$id })).toEqual({
-      ok: false, problem: `hook.executed: event.$schema must name a schema of hook.executed (https://sluice.dev/schemas/events/v1/hook.executed.schema.json, ${EVENT_SCHEMAS["hook.executed"].$id}), got "${EVENT_SCHEMAS["agent.error"].$id}"`,
+      ok: false, problem: `hook.executed: event.$schema must name a schema of hook.executed (https://sluice.dev/schemas/events/v1/hook.executed.schema.json, https://sluice.dev/schemas/events/v2/hook.executed.schema.json, ${EVENT_SCHEMAS["hook.executed"].$id}), got "${EVENT_SCHEMAS["agent.error"].$id}"`,
     });
     // A v2 event checked against v1 fails: v1 does not know the fields v2 added.
     expect(validateEvent(hook, "v1")).toMatchObject({ ok: false, problem: expect.stringContaining("must NOT have additional properties") });
@@ -153,9 +153,11 @@ describe("event versioning: additive evolution only", () => {
         }
       }
     }
-    // Real cross-version checks: every 1.0 example of every v1 kind, under v2.
-    const v1Examples = readdirSync(join(examplesDir, "1.0")).flatMap((f) => JSON.parse(readFileSync(join(examplesDir, "1.0", f), "utf8")) as Schema[]);
-    expect(checked).toBe(v1Examples.length);
+    // Real cross-version checks: every example of a version under each later major (1.0 under v2 and v3, 2.0 under v3).
+    const examplesOf = (version: string) => readdirSync(join(examplesDir, version)).flatMap((f) => JSON.parse(readFileSync(join(examplesDir, version, f), "utf8")) as Schema[]);
+    const later = (version: string) => majors.length - 1 - majors.indexOf(`v${version.split(".")[0]}`);
+    expect(checked).toBe(versions.reduce((n, v) => n + examplesOf(v).length * later(v), 0));
+    expect(checked).toBeGreaterThan(examplesOf("1.0").length);
     expect(checked).toBeGreaterThanOrEqual(Object.keys(EVENT_SCHEMAS_BY_MAJOR.v1).length);
   });
 

@@ -136,3 +136,44 @@ describe("gateway chat completions", () => {
     expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe("tool_calls");
   });
 });
+
+describe("gateway chat completions: reasoning text (issue 17)", () => {
+  it("relays the upstream's reasoning through the chunk hooks: a redacting chunk hook changes what the client gets, streamed and not", async () => {
+    gw.host.registerHook("no-greets", (req) => {
+      const delta = String((req.payload as { delta?: unknown }).delta ?? "");
+      return delta.includes("greets") ? { kind: "redact", content: delta.replace("greets", "[x]") } : { kind: "continue" };
+    });
+    gw.bind([{ id: "r", hookRef: "no-greets", point: "model.chat.chunk" }]);
+    const stream = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "hello [think]" }], stream: true });
+    const { chunks, text } = await collect(stream);
+    const reasoning = chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "").join("");
+    expect(reasoning).toBe("The user [x]; answer in kind.");
+    expect(JSON.stringify(chunks)).not.toContain("greets");
+    expect(text).toBe(answerOf("hello [think]"));
+  });
+
+  it("gives the answer's reasoning to after hooks, and the client the reasoning they left", async () => {
+    gw.host.registerHook("after-greets", (req) => ({ kind: "patch_output", patch: [{ op: "replace", path: "/reasoning_content", value: String((req.payload as { reasoning_content?: unknown }).reasoning_content).replace("greets", "[y]") }] }));
+    gw.bind([{ id: "a", hookRef: "after-greets", point: "model.chat.after" }]);
+    const r = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "hello [think]" }] });
+    expect((r.choices[0]?.message as { reasoning_content?: string }).reasoning_content).toBe("The user [y]; answer in kind.");
+  });
+});
+
+describe("gateway chat completions: real bodies pass through (issue 17)", () => {
+  it("forwards what the AI SDK sends (content parts, file and audio parts, provider options) unchanged, and shows the hooks the parts", async () => {
+    const { AI_SDK } = await import("../fixtures/payloads/frameworks.js");
+    const { params, tools, ...rest } = structuredClone(AI_SDK.request) as Record<string, any>;
+    const { stream_options: _so, ...options } = params;
+    const wire = { ...rest, tools: tools.map((t: Record<string, unknown>) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } })), ...options };
+    seen.length = 0;
+    gw.bind([{ id: "spy-before", hookRef: "spy", point: "model.chat.before" }]);
+    const r = await gw.client.chat.completions.create(wire as never);
+    expect(r.choices[0]?.finish_reason).toBeDefined();
+    expect(gw.stub.bodies.at(-1)).toEqual({ ...wire, stream: false });
+    const view = seen[0]!.payload as { messages: { content: unknown }[]; params: Record<string, unknown> };
+    expect(view.messages[1]!.content).toEqual(AI_SDK.request.messages[1]!.content);
+    expect(view.params).toMatchObject({ seed: 42, logit_bias: { "50256": -100 }, parallel_tool_calls: false, tool_choice: "auto", stop: ["END"] });
+    expect(view.params).not.toHaveProperty("store");
+  });
+});

@@ -39,7 +39,7 @@ describe("applyPatch: fields a point does not allow", () => {
   });
 
   it("names the allowed prefixes in the message", () => {
-    expect(refused("model.chat.after", [replace("/usage/input_tokens", 1)]).message).toMatch(/patchable fields: \/content, \/annotations/);
+    expect(refused("model.chat.after", [replace("/usage/input_tokens", 1)]).message).toMatch(/patchable fields: \/content, \/refusal, \/reasoning_content, \/annotations/);
     expect(refused("operation.finally", [replace("/outcome", "failed")]).message).toMatch(/nothing is patchable/);
   });
 
@@ -158,9 +158,19 @@ describe("applyPatch: re-validation", () => {
     expect(error.message).toMatch(/payload\/params\/temperature must be number/);
   });
 
-  it("refuses undeclared fields added under a closed patchable object", () => {
-    expect(refused("model.chat.before", [add("/params/api_key", "sk")]).code).toBe("PATCH_INVALID");
-    expect(refused("model.chat.before", [add("/messages/0/secret", "x")]).code).toBe("PATCH_INVALID");
+  it("refuses undeclared fields under a closed patchable object with PATCH_FORBIDDEN naming the path", () => {
+    for (const path of ["/params/api_key", "/messages/0/secret", "/messages/0/content/0/image_url/extra"]) {
+      const error = refused("model.chat.before", [add(path, "sk")]);
+      expect(error.code).toBe("PATCH_FORBIDDEN");
+      expect(error.message).toContain(`${path} names a field model.chat.before does not declare`);
+      expect(error.details).toMatchObject({ path, undeclared: true });
+    }
+  });
+
+  it("lets declared fields inside open values and content parts be patched", () => {
+    const payload = { model: "m", purpose: "action", messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "image_url", image_url: { url: "u" } }] }], params: { response_format: { type: "json_schema", json_schema: { name: "x" } } } };
+    const r = applyPatch("model.chat.before", payload, [replace("/messages/0/content/0/text", "b"), add("/params/response_format/json_schema/strict", true), add("/params/seed", 7)]);
+    expect(r.ok && r.payload).toMatchObject({ messages: [{ content: [{ type: "text", text: "b" }, { type: "image_url" }] }], params: { seed: 7, response_format: { json_schema: { strict: true } } } });
   });
 
   it("refuses removing a required field through its own prefix", () => {

@@ -96,7 +96,7 @@ describe("the point table", () => {
 
   it("derives payload and outcome types from the declaration", () => {
     expectTypeOf<Payload<"tool.before">["arguments"]>().toEqualTypeOf<Readonly<Record<string, unknown>>>();
-    expectTypeOf<Payload<"model.chat.after">["content"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<Payload<"model.chat.after">["refusal"]>().toEqualTypeOf<string | null | undefined>();
     expectTypeOf<Payload<"run.start">["task"]>().toEqualTypeOf<string | undefined>();
     expectTypeOf<OutcomeAt<"tool.after">["kind"]>().toEqualTypeOf<"continue" | "patch_output" | "redact" | "block">();
     expectTypeOf<OutcomeAt<"operation.error">["kind"]>().toEqualTypeOf<"continue">();

@@ -18,6 +18,17 @@ describe("the metered-module cache", () => {
     expect(WebAssembly.Module.imports(new WebAssembly.Module(first as Uint8Array<ArrayBuffer>)).map((i) => `${i.module}.${i.name}`)).toEqual(["sluice_fuel.remaining"]);
   });
 
+  it("adds only the counter's import: nothing of the meter is exported, whatever names the guest uses", async () => {
+    const names = (m: Uint8Array) => WebAssembly.Module.exports(new WebAssembly.Module(m as Uint8Array<ArrayBuffer>)).map((e) => `${e.kind}:${e.name}`);
+    for (const name of ["fuel-name-clash", "fuel-table-fill", "fuel-grow-loop", "start-loop"]) {
+      const bytes = fixture(name);
+      const metered = await meterOnce(bytes, sha(bytes), "test-exports");
+      expect({ name, exports: names(metered) }).toEqual({ name, exports: names(bytes) });
+      const imports = (m: Uint8Array) => WebAssembly.Module.imports(new WebAssembly.Module(m as Uint8Array<ArrayBuffer>)).map((i) => `${i.kind}:${i.module}.${i.name}`);
+      expect({ name, imports: imports(metered).sort() }).toEqual({ name, imports: [...imports(bytes), "global:sluice_fuel.remaining"].sort() });
+    }
+  });
+
   it("keeps a large module on disk in a 0700 folder, checksummed, and ignores a file that does not match its checksum", async () => {
     const bytes = manyFunctionsModule(40_000, 28);
     expect(bytes.byteLength).toBeGreaterThan(1 << 20);

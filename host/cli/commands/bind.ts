@@ -1,6 +1,6 @@
 /** `sluice bind <hook_ref>`: add a binding to the draft pipeline; `sluice unbind` / `sluice binding delete` remove one. */
 import { readFile } from "node:fs/promises";
-import type { ApiClient } from "../client.js";
+import type { ApiClient, BodyOf } from "../client.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
@@ -70,7 +70,7 @@ export const bindCommand: RegisterCommand = (program) => {
         ...(opts.extension ? { extension: opts.extension } : {}),
         ...(opts.observeOnly ? { observe_only: true } : {}),
       };
-      const created = await clientOf(opts).request<{ binding: { id: string; position: number } }>("POST", "/api/v1/bindings", body);
+      const created = await clientOf(opts).call<{ binding: { id: string; position: number } }>(clientOf(opts).api.POST("/api/v1/bindings", { body: body as BodyOf<"/api/v1/bindings", "post"> }));
       emit(opts, created, () => [`bound ${created.binding.id}: ${hookRef} at ${opts.point} (position ${created.binding.position}); run \`sluice publish --activate\` to release it`]);
     });
 
@@ -93,5 +93,5 @@ export const bindCommand: RegisterCommand = (program) => {
 };
 
 async function deleteBinding(client: ApiClient, id: string): Promise<void> {
-  await client.request("DELETE", `/api/v1/bindings/${encodeURIComponent(id)}`);
+  await client.call(client.api.DELETE("/api/v1/bindings/{id}", { params: { path: { id } } }));
 }

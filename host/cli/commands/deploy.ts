@@ -5,7 +5,7 @@
  * deploying a new version moves its bindings to it.
  */
 import { isSluiceError } from "../../errors/sluice-error.js";
-import type { ApiClient } from "../client.js";
+import type { ApiClient, BodyOf } from "../client.js";
 import { CliError, emit } from "../output.js";
 import { moduleFor, readPluginDir } from "../plugin-dir.js";
 import { publishDraft, publishedLines } from "./releases.js";
@@ -45,12 +45,12 @@ export const deployCommand: RegisterCommand = (program) => {
 /** Creates the binding, or replaces the draft binding with that id; true when it was created. */
 async function writeBinding(client: ApiClient, body: Record<string, unknown> & { id: string }): Promise<boolean> {
   try {
-    await client.request("GET", `/api/v1/bindings/${encodeURIComponent(body.id)}`);
+    await client.call(client.api.GET("/api/v1/bindings/{id}", { params: { path: { id: body.id } } }));
   } catch (err) {
     if (!isSluiceError(err) || err.code !== "BINDING_NOT_FOUND") throw err;
-    await client.request("POST", "/api/v1/bindings", body);
+    await client.call(client.api.POST("/api/v1/bindings", { body: body as BodyOf<"/api/v1/bindings", "post"> }));
     return true;
   }
-  await client.request("PUT", `/api/v1/bindings/${encodeURIComponent(body.id)}`, body);
+  await client.call(client.api.PUT("/api/v1/bindings/{id}", { params: { path: { id: body.id } }, body: body as BodyOf<"/api/v1/bindings/{id}", "put"> }));
   return false;
 }

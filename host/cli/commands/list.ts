@@ -5,7 +5,7 @@ import type { RegisterCommand } from "./types.js";
 
 type Row = Record<string, unknown>;
 
-const VIEWS: Record<string, { path: string; key: string; row: (r: Row) => string }> = {
+const VIEWS: Record<string, { path: "/api/v1/plugins" | "/api/v1/bindings" | "/api/v1/releases" | "/api/v1/pipeline/extensions"; key: string; row: (r: Row) => string }> = {
   plugins: { path: "/api/v1/plugins", key: "items", row: (r) => `${r.id}@${r.version}  sha256 ${String(r.sha256).slice(0, 12)}  ${r.size} bytes  ${r.created_at}` },
   bindings: { path: "/api/v1/bindings", key: "items", row: (r) => `${r.position}. ${r.id}  ${r.hook_ref} at ${r.point}  priority ${r.priority}  ${r.enabled ? "enabled" : "disabled"}` },
   releases: { path: "/api/v1/releases", key: "items", row: (r) => `revision ${r.revision}  ${(r.bindings as unknown[]).length} binding(s)  ${r.order_mode}  ${r.created_at}${r.note ? `  ${r.note}` : ""}` },
@@ -21,7 +21,7 @@ export const listCommand: RegisterCommand = (program) => {
       const client = clientOf(opts);
       for (const name of what ? [what] : ["plugins", "bindings", "releases"]) {
         const view = VIEWS[name]!;
-        const body = await client.request<Row>("GET", view.path);
+        const body = await client.call<Row>(client.api.GET(view.path));
         if (opts.json) { printJson(body); continue; }
         const items = body[view.key] as Row[];
         const extra = "active_revision" in body ? ` (active revision ${body.active_revision})` : "revision" in body ? ` (revision ${body.revision}, sdk interface ${body.sdk_interface_version})` : "";

@@ -1,4 +1,5 @@
 /** `sluice enable|disable <binding>` and `sluice order <ids...>`: the seed 004 control-plane operations. */
+import type { BodyOf } from "../client.js";
 import { emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
@@ -9,7 +10,7 @@ export const pipelineCommands: RegisterCommand = (program) => {
       .description(`${enabled ? "enable" : "disable"} a binding; it keeps its place in the order (a new revision when it is in the active release)`)
       .option("--json", "print JSON")
       .action(async (binding: string, opts: { json?: boolean; url: string; token?: string }) => {
-        const change = await clientOf(opts).request<{ revision: number; created?: number }>("PATCH", `/api/v1/pipeline/extensions/${encodeURIComponent(binding)}`, { enabled });
+        const change = await clientOf(opts).call<{ revision: number; created?: number }>(clientOf(opts).api.PATCH("/api/v1/pipeline/extensions/{id}", { params: { path: { id: binding } }, body: { enabled } }));
         emit(opts, change, () => [`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`]);
       });
   }
@@ -19,7 +20,7 @@ export const pipelineCommands: RegisterCommand = (program) => {
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
     .option("--json", "print JSON")
     .action(async (bindings: string[], opts: { orderMode?: string; json?: boolean; url: string; token?: string }) => {
-      const change = await clientOf(opts).request<{ revision: number }>("PUT", "/api/v1/pipeline/order", { order: bindings, ...(opts.orderMode ? { order_mode: opts.orderMode } : {}) });
+      const change = await clientOf(opts).call<{ revision: number }>(clientOf(opts).api.PUT("/api/v1/pipeline/order", { body: { order: bindings, ...(opts.orderMode ? { order_mode: opts.orderMode } : {}) } as BodyOf<"/api/v1/pipeline/order", "put"> }));
       emit(opts, change, () => [`reordered; active revision: ${change.revision}`]);
     });
 };

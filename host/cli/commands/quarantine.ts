@@ -8,14 +8,14 @@ export const quarantineCommands: RegisterCommand = (program) => {
   remoteOptions(q.command("list").description("list quarantined plugins"))
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean; url: string; token?: string }) => {
-      const { items } = await clientOf(opts).request<{ items: { ref: string; since?: number; failures?: number; lastError?: { code: string } }[] }>("GET", "/api/v1/quarantine");
+      const { items } = await clientOf(opts).call<{ items: { ref: string; since?: number; failures?: number; lastError?: { code: string } }[] }>(clientOf(opts).api.GET("/api/v1/quarantine"));
       emit(opts, items, () => items.length === 0 ? ["no plugin is quarantined"]
         : table(["PLUGIN", "SINCE", "FAILURES", "LAST ERROR"], items.map((i) => [i.ref, i.since !== undefined ? new Date(i.since).toISOString() : "-", String(i.failures ?? "-"), i.lastError?.code ?? "-"])));
     });
   remoteOptions(q.command("lift <ref>").description("lift the quarantine of id@version"))
     .option("--json", "print JSON")
     .action(async (ref: string, opts: { json?: boolean; url: string; token?: string }) => {
-      await clientOf(opts).request("DELETE", `/api/v1/quarantine/${encodeURIComponent(ref)}`);
+      await clientOf(opts).call(clientOf(opts).api.DELETE("/api/v1/quarantine/{ref}", { params: { path: { ref } } }));
       emit(opts, { lifted: ref }, () => [`lifted ${ref}`]);
     });
 };

@@ -9,9 +9,9 @@ import type { AuditRecord, OperationRecord } from "../../records/types.js";
 
 type Remote = { url: string; token?: string; json?: boolean };
 
-function query(params: Record<string, string | undefined>): string {
-  const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
-  return q.size ? `?${q}` : "";
+/** The options given on the command line, as query parameters. */
+function defined(params: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 export const recordCommands: RegisterCommand = (program) => {
@@ -22,7 +22,7 @@ export const recordCommands: RegisterCommand = (program) => {
     .option("--limit <n>", "at most this many")
     .option("--json", "print JSON")
     .action(async (opts: Remote & { phase?: string; status?: string; limit?: string }) => {
-      const { items } = await clientOf(opts).request<{ items: OperationRecord[] }>("GET", `/api/v1/operations${query({ phase: opts.phase, real_status: opts.status, limit: opts.limit })}`);
+      const { items } = await clientOf(opts).call<{ items: OperationRecord[] }>(clientOf(opts).api.GET("/api/v1/operations", { params: { query: defined({ phase: opts.phase, real_status: opts.status, limit: opts.limit }) } }));
       emit(opts, items, () => table(["OPERATION", "KIND", "PHASE", "REAL STATUS", "OUTCOME", "REVISION"],
         items.map((o) => [o.operationId, o.identity.operation, o.phase, o.realStatus, o.outcome ?? "-", `${o.revision}${o.resumedRevision !== null ? `→${o.resumedRevision}` : ""}`])));
     });
@@ -31,14 +31,14 @@ export const recordCommands: RegisterCommand = (program) => {
     .description("show one operation record (JSON)")
     .option("--json", "print JSON (the default: a record has no table form)")
     .action(async (id: string, opts: Remote) => {
-      printJson((await clientOf(opts).request<{ operation: OperationRecord }>("GET", `/api/v1/operations/${encodeURIComponent(id)}`)).operation);
+      printJson((await clientOf(opts).call<{ operation: OperationRecord }>(clientOf(opts).api.GET("/api/v1/operations/{id}", { params: { path: { id } } }))).operation);
     });
 
   remoteOptions(program.command("resume <id>"))
     .description("finish an operation's after processing on its stored real result (the current release; the tool or model is not called again); prints JSON")
     .option("--json", "print JSON (the default)")
     .action(async (id: string, opts: Remote) => {
-      printJson(await clientOf(opts).request<unknown>("POST", `/api/v1/operations/${encodeURIComponent(id)}/resume`, {}));
+      printJson(await clientOf(opts).call<unknown>(clientOf(opts).api.POST("/api/v1/operations/{id}/resume", { params: { path: { id } } })));
     });
 
   remoteOptions(program.command("audit"))
@@ -50,7 +50,7 @@ export const recordCommands: RegisterCommand = (program) => {
     .option("--limit <n>", "at most this many")
     .option("--json", "print JSON")
     .action(async (opts: Remote & { operation?: string; binding?: string; from?: string; to?: string; limit?: string }) => {
-      const { items } = await clientOf(opts).request<{ items: AuditRecord[] }>("GET", `/api/v1/audit${query({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit })}`);
+      const { items } = await clientOf(opts).call<{ items: AuditRecord[] }>(clientOf(opts).api.GET("/api/v1/audit", { params: { query: defined({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit }) } }));
       emit(opts, items, () => table(["AT", "OPERATION", "POINT", "BINDING", "HOOK", "OUTCOME", "ERROR", "MS"],
         items.map((a) => [new Date(a.at).toISOString(), a.operationId, a.point, a.bindingId, a.hookRef, a.outcome, a.errorCode ?? "-", a.durationMs.toFixed(1)])));
     });

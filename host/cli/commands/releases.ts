@@ -1,5 +1,5 @@
 /** `sluice publish`, `sluice activate <revision>`, `sluice rollback`. */
-import type { ApiClient } from "../client.js";
+import type { ApiClient, BodyOf } from "../client.js";
 import { emit, warn } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
@@ -12,9 +12,9 @@ export interface Published { release: { revision: number; bindings: unknown[] };
  * a draft identical to the latest revision creates nothing, and the server says so.
  */
 export async function publishDraft(client: ApiClient, body: { activate?: boolean; order_mode?: string; note?: string }): Promise<Published> {
-  const { items } = await client.request<{ items: unknown[] }>("GET", "/api/v1/bindings");
+  const { items } = await client.call<{ items: unknown[] }>(client.api.GET("/api/v1/bindings"));
   if (items.length === 0) warn("the draft has no bindings: this release runs no hook (activating it turns every hook off)");
-  return client.request<Published>("POST", "/api/v1/releases", body);
+  return client.call<Published>(client.api.POST("/api/v1/releases", { body: body as BodyOf<"/api/v1/releases", "post"> }));
 }
 
 export function publishedLines(p: Published, activate: boolean): string[] {
@@ -43,7 +43,7 @@ export const releaseCommands: RegisterCommand = (program) => {
     .description("make a published revision the active one (running operations finish on theirs)")
     .option("--json", "print JSON")
     .action(async (revision: string, opts: { json?: boolean; url: string; token?: string }) => {
-      const body = await clientOf(opts).request<Activation>("POST", `/api/v1/releases/${encodeURIComponent(revision)}/activate`, {});
+      const body = await clientOf(opts).call<Activation>(clientOf(opts).api.POST("/api/v1/releases/{revision}/activate", { params: { path: { revision } } }));
       emit(opts, body, () => [`active revision: ${body.activation.revision}`]);
     });
 
@@ -52,7 +52,7 @@ export const releaseCommands: RegisterCommand = (program) => {
     .option("--to <revision>", "the revision to activate")
     .option("--json", "print JSON")
     .action(async (opts: { to?: string; json?: boolean; url: string; token?: string }) => {
-      const body = await clientOf(opts).request<Activation>("POST", "/api/v1/releases/rollback", opts.to ? { revision: Number(opts.to) } : {});
+      const body = await clientOf(opts).call<Activation>(clientOf(opts).api.POST("/api/v1/releases/rollback", { body: opts.to ? { revision: Number(opts.to) } : {} }));
       emit(opts, body, () => [`rolled back; active revision: ${body.activation.revision}`]);
     });
 };

@@ -27,7 +27,7 @@ export const replayCommand: RegisterCommand = (program) => {
         const wasm = await moduleFor(p, opts.module);
         body = { manifest: p.manifestText, wasm_base64: Buffer.from(wasm).toString("base64") };
       }
-      const { replay } = await clientOf(opts).request<{ replay: ReplayResult }>("POST", `/api/v1/operations/${encodeURIComponent(operationId)}/replay`, body);
+      const { replay } = await clientOf(opts).call<{ replay: ReplayResult }>(clientOf(opts).api.POST("/api/v1/operations/{id}/replay", { params: { path: { id: operationId } }, body }));
       emit(opts, replay, () => replayLines(replay));
       if (opts.exitCode && replay.changed) process.exitCode = EXIT.failed;
     });

@@ -71,8 +71,8 @@ async function remoteSamples(p: PluginDir, opts: { url: string; token?: string }
     if (!s.point || !s.payload) continue;
     const problems = sampleProblems(s, p.manifest);
     if (problems.length > 0) { out.push({ name: s.name, pass: false, mismatches: problems, durationMs: 0 }); continue; }
-    const { result } = await client.request<{ result: { outcome: string; payload: unknown; total_ms: number; fuel: number; fuel_limit: number; error?: { code: string; message: string } } }>(
-      "POST", `/api/v1/plugins/${encodeURIComponent(p.manifest.id)}/versions/${encodeURIComponent(p.manifest.version)}/test`, { point: s.point, payload: s.payload, config: s.config ?? {} });
+    const { result } = await client.call<{ result: { outcome: string; payload: unknown; total_ms: number; fuel: number; fuel_limit: number; error?: { code: string; message: string } } }>(
+      client.api.POST("/api/v1/plugins/{id}/versions/{version}/test", { params: { path: { id: p.manifest.id, version: p.manifest.version } }, body: { point: s.point, payload: s.payload, config: s.config ?? {} } }));
     const mismatches: string[] = [];
     if (s.expect?.outcome && s.expect.outcome !== result.outcome) mismatches.push(`outcome: expected ${s.expect.outcome}, got ${result.outcome}${result.error ? ` (${result.error.code}: ${result.error.message})` : ""}`);
     if (s.expect?.payload) mismatches.push(...diffLines("payload", s.expect.payload, result.payload));

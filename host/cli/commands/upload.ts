@@ -22,7 +22,7 @@ export interface Uploaded { plugin: { id: string; version: string; sha256: strin
 
 export function uploadPlugin(client: ApiClient, p: PluginDir, wasm: Uint8Array): Promise<Uploaded> {
   return step(`uploading ${p.manifest.id}@${p.manifest.version} (${wasm.byteLength} bytes)`, () =>
-    client.request<Uploaded>("POST", "/api/v1/plugins", { manifest: p.manifestText, wasm_base64: Buffer.from(wasm).toString("base64") }));
+    client.call<Uploaded>(client.api.POST("/api/v1/plugins", { body: { manifest: p.manifestText, wasm_base64: Buffer.from(wasm).toString("base64") } })));
 }
 
 export function uploadedLine({ plugin, created }: Uploaded): string {

@@ -37,8 +37,10 @@ const TRANSPILE_CACHE_ENTRIES = 32;
 function transpileOnce(sha256: string, bytes: Uint8Array): Promise<Transpiled> {
   let entry = transpiled.get(sha256);
   if (!entry) {
-    // jco (and its own wasm) is loaded only when a component is first uploaded: a host of core guests never pays for it.
-    entry = import("@bytecodealliance/jco").then(({ transpile }) => transpile(bytes, { name: "guest", instantiation: "sync", noTypescript: true, quiet: true })).then((r) => {
+    // jco's transpiler (and its own wasm) is loaded only when a component is first uploaded: a
+    // host of core guests never pays for it. jco-transpile, not the whole jco CLI: a service
+    // needs the transpiler, not jco's authoring toolchain (issue 17).
+    entry = import("@bytecodealliance/jco-transpile").then(({ transpileBytes }) => transpileBytes(bytes, { name: "guest", instantiation: "sync", emitTypescriptDeclarations: false })).then((r) => {
       const cores: Record<string, Uint8Array> = {};
       for (const [name, data] of Object.entries(r.files)) if (name.endsWith(".wasm")) cores[name] = data;
       return { glue: r.files["guest.js"]!, cores, imports: r.imports, exports: r.exports };

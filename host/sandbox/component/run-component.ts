@@ -118,7 +118,7 @@ function fail(code: ErrorCode, message: string, details?: Record<string, unknown
 }
 
 function classify(err: unknown, memoryBytes: number, grew: boolean, limit: number, abortMessage: string | undefined, budget: number): ErrorData {
-  if (fuelCounter().value < 0n) return fuelExhausted(fuelUsed(budget, fuelCounter()), budget);
+  if (fuelCounter().remaining() < 0) return fuelExhausted(fuelUsed(budget, fuelCounter()), budget);
   if (err instanceof GuestAbort) return fail("GUEST_ABORTED", `guest aborted: ${abortMessage ?? ""}`, { guestMessage: abortMessage ?? "" });
   if (err instanceof ForbiddenImport) return fail("MODULE_FORBIDDEN_IMPORT", err.message);
   if (err instanceof RangeError && /call stack/i.test(err.message)) return fail("GUEST_STACK_OVERFLOW", "guest exhausted its call stack (deep or infinite recursion)");
@@ -153,7 +153,7 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   let abortMessage: string | undefined;
   // One budget for the whole call, shared by every core instance of the component.
   const fuel = fuelCounter();
-  fuel.value = BigInt(spec.fuel);
+  fuel.set(spec.fuel);
   const t0 = performance.now();
   const done = (r: { ok: true; outcome: Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport =>
     ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memoryBytes(), fuel: fuelUsed(spec.fuel, fuel) });
@@ -206,7 +206,7 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   const handleExport = `${code.handler}#handle`;
   const instantiateCore = (module: WebAssembly.Module, importObject: WebAssembly.Imports = {}): WebAssembly.Instance => {
     // Set last: whatever the glue passed under the reserved name, the counter is the host's (no core module may import it itself).
-    const instance = new WebAssembly.Instance(module, { ...boundedImports(importObject), [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel } });
+    const instance = new WebAssembly.Instance(module, { ...boundedImports(importObject), [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global } });
     for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push({ memory: value, initial: value.buffer.byteLength });
     const handle = instance.exports[handleExport];
     if (typeof handle !== "function") return instance;
@@ -231,10 +231,10 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     const handler = exports[code.handler] as { handle?: (request: Uint8Array) => unknown } | undefined;
     if (typeof handler?.handle !== "function") return done({ ok: false, error: fail("MODULE_MISSING_EXPORT", `component does not export ${code.handler}.handle`) });
     const out = handler.handle(spec.request);
-    if (fuel.value < 0n) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
+    if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (!(out instanceof Uint8Array) || !window) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
   } catch (err) {
-    if (fuel.value < 0n) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
+    if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (err instanceof ReplyFault) return done({ ok: false, error: err.error });
     return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage, spec.fuel) });
   }

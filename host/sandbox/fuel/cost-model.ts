@@ -5,7 +5,7 @@
  * version keys the instrumented-module caches, on disk too, which would otherwise serve
  * modules metered the old way.
  */
-export const METER_VERSION = 1;
+export const METER_VERSION = 3;
 
 /** Every instruction of the guest's code (structural `block` markers excepted). */
 export const INSTRUCTION_COST = 1;
@@ -13,5 +13,5 @@ export const INSTRUCTION_COST = 1;
 export const BYTES_PER_UNIT = 16;
 /** memory.grow: per page (64 KiB) asked for, as if the page were written once. */
 export const PAGE_COST = 65_536 / BYTES_PER_UNIT;
-/** table.grow: per entry asked for. */
+/** table.grow: per entry asked for; table.fill, table.copy and table.init: per entry of their size operand. */
 export const TABLE_ENTRY_COST = 1;

@@ -6,24 +6,28 @@
  * passes through a helper that charges for it before the operation runs. Runs on the loader
  * thread only (binaryen is a 13 MB JavaScript file that the workers never load).
  *
- * Regions: a function body, a loop body, a `try` body, each arm of an `if` longer than
- * SHORT_ARM, and the code after a labelled block inside a block (a branch target, so a join
- * point). A block's first stretch belongs to the code that falls into it, and an `if` with
- * short arms is charged with the code around it, at the cost of its costlier arm. An expression is charged in exactly one region, and a region's code runs at
+ * Regions: a function body, a loop body, a `try` body, the costlier arm of an `if` whose arms
+ * differ by more than SHORT_ARM, and the code after a labelled block inside a block (a branch
+ * target, so a join point). A block's first stretch belongs to the code that falls into it;
+ * an `if` is charged with the code around it at its cheaper arm's cost, or its costlier
+ * arm's when they differ little (see walk). An expression is charged in exactly one region, and a region's code runs at
  * most once per entry (a backward jump is a loop, itself a region), so the charge is an upper
  * bound of the work done, and the same for the same input on every machine.
  */
 import binaryenModule from "binaryen";
 import { FUEL_IMPORT } from "./counter.js";
 import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
+import { tableOp, tableOperands } from "./table-operands.js";
 
 type Ref = number;
 /** binaryen.js's raw C API (the wrapper classes cost an object per node): only what this file calls. */
 type Raw = Record<string, (...args: number[]) => number>;
 const binaryen = binaryenModule as typeof binaryenModule & Raw;
 
-/** An `if` whose arms cost at most this much is charged with the code around it (see walk). */
+/** An `if` whose arms differ by at most this much is charged its costlier arm with the code around it (see walk). */
 const SHORT_ARM = 32;
+/** A while loop whose body costs at most this much is charged its body at the header (see whileBody). */
+const WHILE_BODY = 256;
 
 /** Thrown for an instruction the meter does not know how to charge; the loader refuses the module. */
 export class MeterUnsupported extends Error {}
@@ -105,7 +109,20 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   const i64 = binaryen.i64;
   // binaryen 130 takes one BigInt here (its typings still declare the old (low, high) pair).
   const i64const = (n: number): Ref => (mod.i64.const as unknown as (v: bigint) => Ref)(BigInt(n));
-  const charge = (cost: number): Ref => mod.global.set(fuel, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost)));
+  /**
+   * Each charge subtracts from the counter and writes the result both to the global and to a
+   * local of the function (below), so the local equals the global until the function calls
+   * anything. Inside a loop without calls (see callFree), the subtraction reads the local
+   * instead of the global: the loop's charges then cost no memory read, and do not wait on
+   * the previous charge's write. `debits` collects the subtractions of the loop being walked.
+   */
+  let debits: Ref[] = [];
+  const debit = (cost: number): Ref => {
+    const sub = mod.i64.sub(mod.global.get(fuel, i64), i64const(cost));
+    debits.push(sub);
+    return sub;
+  };
+  const charge = (cost: number): Ref => mod.global.set(fuel, mod.local.tee(tempLocal(), debit(cost), i64));
   const check = (): Ref => mod.if(mod.i64.lt_s(mod.global.get(fuel, i64), i64const(0)), mod.unreachable());
 
   // Each helper takes an i32 count, charges for it (and traps when the budget is gone) and returns the count unchanged.
@@ -120,11 +137,33 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   addHelper(bytesHelper, (n) => mod.i64.add(mod.i64.shr_u(n, i64const(Math.log2(BYTES_PER_UNIT))), i64const(1)));
   addHelper(pagesHelper, (n) => mod.i64.mul(n, i64const(PAGE_COST)));
   addHelper(entriesHelper, (n) => mod.i64.mul(n, i64const(TABLE_ENTRY_COST)));
-  const through = (name: string, size: Ref): Ref => mod.call(name, [size], binaryen.i32);
+  const through = (name: string, size: Ref): Ref => { calls++; return mod.call(name, [size], binaryen.i32); };
 
   const raw = binaryen;
   const getId = raw._BinaryenExpressionGetId!;
   const isNamed = (block: Ref): boolean => raw._BinaryenBlockGetName!(block) !== 0;
+
+  /** The `if` of the loop being walked that is charged at its loop's header (see whileBody). */
+  let inlineIf = 0;
+  /** Calls walked so far in this function (ours to the helpers included). */
+  let calls = 0;
+  /** Loops without calls, with their subtractions, until walkBlock reloads the local before them. */
+  let callFree = new Map<Ref, Ref[]>();
+
+  /**
+   * A while loop, `(loop $l (if cond (then body... (br $l))))` (code may come before the
+   * `if`), pays its body at the header with its condition: one charge per iteration instead
+   * of two. The test that leaves the loop pays the body once more than it ran, an
+   * overcharge of at most WHILE_BODY per entry into the loop.
+   */
+  function whileBody(body: Ref): Ref {
+    let last = body;
+    if (getId(body) === id.block && !isNamed(body)) {
+      const n = raw._BinaryenBlockGetNumChildren!(body);
+      last = n > 0 ? raw._BinaryenBlockGetChildAt!(body, n - 1) : 0;
+    }
+    return last !== 0 && getId(last) === id.if && raw._BinaryenIfGetIfFalse!(last) === 0 ? last : 0;
+  }
 
   /** The inline cost of `e` (charged by the enclosing region); instruments the regions inside it. */
   function walk(e: Ref): number {
@@ -146,11 +185,13 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       case id.break: return INSTRUCTION_COST + walk(raw._BinaryenBreakGetValue!(e)) + walk(raw._BinaryenBreakGetCondition!(e));
       case id.switch: return INSTRUCTION_COST + walk(raw._BinaryenSwitchGetValue!(e)) + walk(raw._BinaryenSwitchGetCondition!(e));
       case id.call: {
+        calls++;
         let cost = INSTRUCTION_COST;
         for (let i = 0, n = raw._BinaryenCallGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallGetOperandAt!(e, i));
         return cost;
       }
       case id.callIndirect: {
+        calls++;
         let cost = INSTRUCTION_COST + walk(raw._BinaryenCallIndirectGetTarget!(e));
         for (let i = 0, n = raw._BinaryenCallIndirectGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallIndirectGetOperandAt!(e, i));
         return cost;
@@ -159,17 +200,30 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
         const cost = INSTRUCTION_COST + walk(raw._BinaryenIfGetCondition!(e));
         const [yes, no] = [raw._BinaryenIfGetIfTrue!(e), raw._BinaryenIfGetIfFalse!(e)];
         const [yesCost, noCost] = [walk(yes), walk(no)];
-        // Short arms (most of them) are charged with the code around the `if`, at the cost of
-        // the costlier one: a charge inside would cost more than the arm. Longer arms are
-        // charged where they start, so a long arm not taken is not paid for.
-        if (Math.max(yesCost, noCost) <= SHORT_ARM) return cost + Math.max(yesCost, noCost);
-        raw._BinaryenIfSetIfTrue!(e, prefixed(yes, yesCost > 0 ? [charge(yesCost)] : []));
-        if (no !== 0) raw._BinaryenIfSetIfFalse!(e, prefixed(no, noCost > 0 ? [charge(noCost)] : []));
-        return cost;
+        const [lo, hi] = yesCost < noCost ? [yesCost, noCost] : [noCost, yesCost];
+        // The body of a while loop (see whileBody) and arms that cost about the same (most of
+        // them) are charged with the code around the `if`, at the cost of the costlier arm: a
+        // charge inside would cost about what it saves. Otherwise the cheaper arm's cost is
+        // charged around the `if` and the costlier arm pays the difference where it starts,
+        // so a long arm not taken is not paid for.
+        if ((e === inlineIf && hi <= WHILE_BODY) || hi - lo <= SHORT_ARM) return cost + hi;
+        if (yesCost > lo) raw._BinaryenIfSetIfTrue!(e, prefixed(yes, [charge(yesCost - lo)]));
+        if (no !== 0 && noCost > lo) raw._BinaryenIfSetIfFalse!(e, prefixed(no, [charge(noCost - lo)]));
+        return cost + lo;
       }
-      case id.loop:
-        raw._BinaryenLoopSetBody!(e, region(raw._BinaryenLoopGetBody!(e), true));
+      case id.loop: {
+        const body = raw._BinaryenLoopGetBody!(e);
+        const [outerIf, outerDebits, callsBefore] = [inlineIf, debits, calls];
+        inlineIf = whileBody(body);
+        debits = [];
+        raw._BinaryenLoopSetBody!(e, region(body, true));
+        const mine = debits;
+        [inlineIf, debits] = [outerIf, outerDebits];
+        if (calls === callsBefore) callFree.set(e, mine);
+        // An enclosing loop without calls reads the local in these too.
+        for (const sub of mine) debits.push(sub);
         return INSTRUCTION_COST;
+      }
       case id.try: {
         raw._BinaryenTrySetBody!(e, region(raw._BinaryenTryGetBody!(e), false));
         // A catch body begins with its `pop`, before which nothing may go: it is charged with
@@ -203,10 +257,16 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
         raw._BinaryenTableGrowSetDelta!(e, through(entriesHelper, raw._BinaryenTableGrowGetDelta!(e)));
         return cost;
       }
-      case id.tableFill: case id.tableCopy: case id.tableInit:
-        // binaryen.js 130 gives no access to these operands: they can neither be charged by
-        // size nor searched for loops, so a module using them is refused.
-        throw new MeterUnsupported(`uses ${kind === id.tableFill ? "table.fill" : kind === id.tableCopy ? "table.copy" : "table.init"}, which this host's fuel meter cannot charge`);
+      case id.tableFill: case id.tableCopy: case id.tableInit: {
+        const op = tableOp(kind)!;
+        const access = tableOperands(op);
+        if (!access) throw new MeterUnsupported(`uses ${op}, whose operands this host's binaryen does not expose to the fuel meter`);
+        const operands = access.operands(e);
+        let cost = INSTRUCTION_COST;
+        for (const operand of operands) cost += walk(operand);
+        access.setSize(e, through(entriesHelper, operands[operands.length - 1]!));
+        return cost;
+      }
       default: {
         const list = OPERAND_LISTS[kind];
         if (list) {
@@ -233,19 +293,32 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     let first = 0;
     let cost = 0;
     const charges: [at: number, cost: number][] = [];
+    const reloads: number[] = [];
     for (let i = 0; i < n; i++) {
       const child = raw._BinaryenBlockGetChildAt!(block, i);
       cost += walk(child);
+      const cached = callFree.get(child);
+      if (cached) {
+        // The local is loaded from the global just before the loop, which then reads the local.
+        reloads.push(i);
+        for (const sub of cached) raw._BinaryenBinarySetLeft!(sub, mod.local.get(tempLocal(), i64));
+        callFree.delete(child);
+      }
       if (getId(child) !== id.block || !isNamed(child)) continue;
       if (start < 0) first = cost;
       else if (cost > 0) charges.push([start, cost]);
       cost = 0;
       start = i + 1;
     }
-    if (start < 0) return cost;
-    if (cost > 0 && start < n) charges.push([start, cost]);
-    for (let k = charges.length - 1; k >= 0; k--) raw._BinaryenBlockInsertChildAt!(block, charges[k]![0], charge(charges[k]![1]));
-    return first;
+    if (cost > 0 && start >= 0 && start < n) charges.push([start, cost]);
+    // Inserted from the last position back, so the positions stay right (a charge and a
+    // reload at one position may go in either order: both leave the local equal to the global).
+    const inserts: [at: number, code: () => Ref][] = [
+      ...charges.map(([at, c]): [number, () => Ref] => [at, () => charge(c)]),
+      ...reloads.map((at): [number, () => Ref] => [at, () => mod.local.set(tempLocal(), mod.global.get(fuel, i64))]),
+    ].sort((a, b) => b[0] - a[0]);
+    for (const [at, code] of inserts) raw._BinaryenBlockInsertChildAt!(block, at, code());
+    return start < 0 ? cost : first;
   }
 
   /** A region's code with its charge (and, at loop headers and function entries, the check) in front. */
@@ -272,7 +345,7 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     if (cost === 0) return [check()];
     const t = tempLocal();
     return [
-      mod.local.set(t, mod.i64.sub(mod.global.get(fuel, i64), i64const(cost))),
+      mod.local.set(t, debit(cost)),
       mod.global.set(fuel, mod.local.get(t, i64)),
       mod.if(mod.i64.lt_s(mod.local.get(t, i64), i64const(0)), mod.unreachable()),
     ];
@@ -280,6 +353,9 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   for (const f of functions) {
     current = f;
     temp = -1;
+    calls = 0;
+    callFree = new Map();
+    debits = [];
     binaryen._BinaryenFunctionSetBody!(f, region(binaryen._BinaryenFunctionGetBody!(f), true));
   }
   return mod.emitBinary();

@@ -1,0 +1,43 @@
+/**
+ * The AssemblyScript compiler, loaded on demand. It is an optional peer dependency: a
+ * service that only runs hooks never installs it (issue 17), so an author command that
+ * needs it and finds it missing says exactly what to install, at the version this Sluice
+ * was built and tested with.
+ */
+import { readFileSync } from "node:fs";
+import { SluiceError } from "../errors/sluice-error.js";
+
+type Compiler = typeof import("./assemblyscript.js");
+
+/** The exact version of an optional peer named in Sluice's own package.json. */
+export function peerVersion(name: string): string {
+  // From dist/host/toolchain/ and host/toolchain/ alike, the first package.json above is Sluice's.
+  for (let url = new URL("../../package.json", import.meta.url); ; url = new URL("../package.json", url)) {
+    try {
+      const pkg = JSON.parse(readFileSync(url, "utf8")) as { name?: string; peerDependencies?: Record<string, string> };
+      if (pkg.name === "sluice") return pkg.peerDependencies?.[name] ?? "latest";
+    } catch { /* not here: go up */ }
+    if (url.pathname === "/package.json") return "latest";
+  }
+}
+
+/** True when `err` is the loader saying `pkg` is not installed (not an error inside it). */
+export function isMissingPackage(err: unknown, pkg: string): boolean {
+  const e = err as { code?: string; message?: string } | undefined;
+  return (e?.code === "ERR_MODULE_NOT_FOUND" || e?.code === "MODULE_NOT_FOUND") && (e.message ?? "").includes(`'${pkg}`);
+}
+
+/**
+ * `toolchain/assemblyscript.js`, or TOOLCHAIN_MISSING naming the package and the install
+ * command when the compiler is not installed.
+ * @example const { compileAssemblyScript } = await loadCompiler();
+ */
+export async function loadCompiler(): Promise<Compiler> {
+  try {
+    return await import("./assemblyscript.js");
+  } catch (err) {
+    if (!isMissingPackage(err, "assemblyscript")) throw err;
+    const install = `npm install -D assemblyscript@${peerVersion("assemblyscript")}`;
+    throw new SluiceError("TOOLCHAIN_MISSING", `building a plugin needs the AssemblyScript compiler, and it is not installed (it is an optional peer dependency of sluice): run \`${install}\``, { package: "assemblyscript", install });
+  }
+}

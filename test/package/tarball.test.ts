@@ -1,0 +1,100 @@
+/**
+ * The package as a consumer gets it (issue 17): `npm pack`, installed into an empty project
+ * from the local npm cache (`--prefer-offline`: `npm ci` filled it with every tarball; the
+ * registry is asked only for metadata the cache lacks), then the author commands run
+ * through `npx`. The
+ * runtime install has no compiler; `sluice build` says exactly what to install; once it
+ * is installed, new, build, test and demo work from the tarball alone.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; peerDependencies: Record<string, string> };
+const work = mkdtempSync(join(tmpdir(), "sluice-tarball-"));
+const project = join(work, "consumer");
+// npm's own lifecycle variables (set when the suite runs under `npm test`) would point the
+// child npm at this repository; the cache location is kept, so the install stays offline.
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("npm_") || k === "npm_config_cache"));
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const npx = process.platform === "win32" ? "npx.cmd" : "npx";
+
+function run(cmd: string, args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { cwd: project, env, encoding: "utf8", timeout: 90_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+const sluice = (...args: string[]) => run(npx, ["--no", "--", "sluice", ...args]);
+const installFromCache = (...args: string[]) => {
+  const r = run(npm, ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", ...args]);
+  if (r.code !== 0) throw new Error(`npm install ${args.join(" ")} failed:\n${r.stderr}`);
+};
+
+let files: string[] = [];
+
+beforeAll(() => {
+  const packed = JSON.parse(execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: root, env, encoding: "utf8" })) as { filename: string; files: { path: string }[] }[];
+  files = packed[0]!.files.map((f) => f.path);
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
+  // Install scripts are skipped, and better-sqlite3's native binding (same version, this
+  // machine) is copied from the repository: compiling SQLite would take minutes and tests
+  // better-sqlite3, not this package.
+  installFromCache(join(work, packed[0]!.filename));
+  const binding = "node_modules/better-sqlite3/build/Release/better_sqlite3.node";
+  mkdirSync(join(project, binding, ".."), { recursive: true });
+  copyFileSync(join(root, binding), join(project, binding));
+}, 120_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the packed tarball", () => {
+  it("ships the compiled host, the demo's plugin modules, the guest SDK and the ABI docs, not the tests", () => {
+    expect(files).toContain("dist/host/index.js");
+    expect(files).toContain("dist/host/index.d.ts");
+    expect(files).toContain("dist/host/cli/main.js");
+    expect(files).toContain("build/plugins/pii-redact.wasm");
+    expect(files).toContain("plugins/pii-redact/hook.yaml");
+    expect(files).toContain("guest-sdk/assembly/index.ts");
+    expect(files).toContain("abi/README.md");
+    expect(files).toContain("abi/wit/sluice-hook.wit");
+    expect(files.filter((f) => f.startsWith("test/") || f.startsWith("dist/test/") || f.startsWith("host/") || f.endsWith(".map"))).toEqual([]);
+  });
+
+  it("installs without the authors' toolchain", () => {
+    for (const dev of ["assemblyscript", "@bytecodealliance/jco", "@bytecodealliance/componentize-js", "typescript", "vitest"]) {
+      expect(existsSync(join(project, "node_modules", dev)), dev).toBe(false);
+    }
+    const r = run(process.execPath, ["--input-type=module", "-e", `const { createHost } = await import("sluice"); const h = createHost(); await h.close(); console.log("ok");`]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("ok");
+  });
+
+  it("npx sluice new, build, test and demo work from an empty project; build names the compiler to install", () => {
+    expect(sluice("--version").stdout.trim()).toBe(pkg.version);
+    const created = sluice("new", "my-hook");
+    expect(created.code, created.stderr).toBe(0);
+    expect(existsSync(join(project, "my-hook", "hook.yaml"))).toBe(true);
+
+    const missing = sluice("build", "my-hook");
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("error TOOLCHAIN_MISSING:");
+    const install = `npm install -D assemblyscript@${pkg.peerDependencies.assemblyscript}`;
+    expect(missing.stderr).toContain(install);
+    expect(readFileSync(join(root, "README.md"), "utf8"), "README.md shows the same command").toContain(install);
+
+    installFromCache(...install.split(" ").slice(2));
+    const built = sluice("build", "my-hook");
+    expect(built.code, built.stderr).toBe(0);
+    expect(existsSync(join(project, "my-hook", "build", "my-hook.wasm"))).toBe(true);
+
+    const tested = sluice("test", "my-hook");
+    expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+
+    const demo = sluice("demo");
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toContain("Done: 4 real model calls");
+  }, 120_000);
+});
