@@ -13,7 +13,7 @@ export async function authenticate(keys: GatewayKeys, request: FastifyRequest, r
   await failures.check(request, reply);
   const header = request.headers.authorization ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const record = match ? keys.verify(match[1]!) : null;
+  const record = match ? await keys.verify(match[1]!) : null;
   if (!record) {
     await failures.fail(request);
     throw new SluiceError("GATEWAY_KEY_INVALID", header === "" ? "no API key: send Authorization: Bearer sk-sluice-..." : "the API key is unknown or revoked", {});

@@ -38,7 +38,7 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
       response: { 201: { ...keyView, required: [...keyView.required, "key"], properties: { ...keyView.properties, key: { type: "string" } } } },
     },
   }, async (request, reply) => {
-    const { key, record } = keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null });
+    const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null });
     return reply.code(201).send({ ...view(record), key });
   });
 
@@ -49,7 +49,7 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
       querystring: { type: "object", properties: { space_id: { type: "string" } } },
       response: { 200: { type: "object", required: ["keys"], properties: { keys: { type: "array", items: keyView } } } },
     },
-  }, async (request) => ({ keys: keys.list(request.query.space_id !== undefined ? { spaceId: request.query.space_id } : {}).map(view) }));
+  }, async (request) => ({ keys: (await keys.list(request.query.space_id !== undefined ? { spaceId: request.query.space_id } : {})).map(view) }));
 
   app.delete<{ Params: { id: string } }>("/gateway/keys/:id", {
     schema: {
@@ -58,7 +58,7 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
       params: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
       response: { 200: keyView },
     },
-  }, async (request) => view(keys.revoke(request.params.id)));
+  }, async (request) => view(await keys.revoke(request.params.id)));
 };
 
 function view(r: GatewayKeyRecord) {

@@ -98,7 +98,7 @@ function resumeStored(host: ResumeHost, record: OperationRecord, result: StoredR
 
 function notResumable(record: OperationRecord, stored: StoredResult | undefined): string | null {
   if (record.realStatus === "unknown") return `its real status is unknown (the process stopped while it ran); check with the tool or provider using idempotency key ${record.idempotencyKey} and decide: it is never retried automatically`;
-  if (record.realStatus === "running") return "it is still marked running; if its process died, run host.recover() first (it becomes unknown)";
+  if (record.realStatus === "running") return "it is still marked running; if its process died, run `await host.recover()` first (it becomes unknown once that host is gone: its lease ended or, on SQLite, its process is dead)";
   if (record.phase === "finished") return `it already finished (${record.outcome ?? "no outcome"})`;
   if (record.phase === "after" && record.realStatus === "succeeded" && !stored) return "its real result was deleted when its retention ended (resultRetentionMs of the records store)";
   if (record.phase !== "after" || !stored) return `its real execution did not succeed (phase ${record.phase}, real status ${record.realStatus})`;

@@ -7,7 +7,8 @@
  *
  * Operations across hosts: every record carries the `owner` running it (a host id), and
  * every host renews a lease ({@link OperationStore.heartbeat}). An owner is live at `now`
- * when its lease ends after `now`. Live owners' operations are never marked interrupted and
+ * when its lease ends after `now` (an engine may know more: every process on one SQLite
+ * file runs on one machine, so SQLite also counts an owner whose process is gone as not live). Live owners' operations are never marked interrupted and
  * never resumed by another host ({@link OperationStore.claim} is atomic: SQLite in one
  * IMMEDIATE transaction; PostgreSQL with a conditional `UPDATE ... WHERE owner IS NULL OR
  * owner NOT IN (live owners)` or `SELECT ... FOR UPDATE` in one transaction).

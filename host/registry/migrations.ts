@@ -1,6 +1,7 @@
 /** The registry's schema, per engine: append-only (host/storage/migrations.ts runs it). */
 import type { MigrationSet } from "../storage/migrations.js";
 
+/** The registry database's migrations per engine, oldest first. */
 export const REGISTRY_MIGRATIONS: MigrationSet = {
   component: "registry",
   migrations: {

@@ -131,7 +131,7 @@ function reordered<T extends { id: string; position: number }>(items: readonly T
  * @example
  * const registry = await Registry.open({ dataDir: ".sluice/data" });
  * await registry.upload({ manifest: yamlText, wasm });
- * registry.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
+ * await registry.createBinding({ id: "orders-limit", hook_ref: "order-search-limit@1.0.0", point: "tool.before", config: { max_limit: 100 } });
  * const release = await registry.publish({ activate: true });
  * await registry.host.tool(ctx, call, execute); // runs the hook, context.published_revision === release.revision
  */

@@ -23,6 +23,7 @@ import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, Pl
 /** The advisory lock key a PostgreSQL registry takes in every write transaction (any fixed 64-bit number; this one is "sluicereg"). */
 export const REGISTRY_LOCK = 0x736c7569636572;
 
+/** A release to freeze: {@link RegistryTx.insertRelease} gives it the next revision. */
 export interface NewRelease {
   order_mode: AfterOrderMode;
   bindings: ReleaseBinding[];

@@ -12,20 +12,18 @@ import { pendingComponents } from "./component/run-component.js";
 
 
 const stores = new Map<string, SyncKvStore>();
-function kvAt(path: string | null): () => SyncKvStore {
-  const open = () => {
+function kvAt(path: string | null, calls: readonly { kvScope: string | null }[]): () => SyncKvStore {
+  const get = () => {
     if (path === null) throw new Error("kv capability used without a store");
     let store = stores.get(path);
     if (!store) stores.set(path, (store = openWorkerKv(path)));
     return store;
   };
-  // The store opens here, before any guest's clock starts, not inside the first guest call
-  // that uses kv: a SQLite file's open, or a PostgreSQL connection thread's boot and connect
-  // (tens of ms). A store that cannot open fails the guest call that needs it instead.
-  if (path !== null && !stores.has(path)) {
-    try { open(); } catch { /* reported by the call that uses kv */ }
-  }
-  return open;
+  // Opening the store (once per worker; a SQLite file, or a PostgreSQL connection thread's
+  // boot and connect, tens of ms) is the host's time: done before any guest's clock
+  // starts. If it fails, the guest's first kv call fails as it would have.
+  if (path !== null && calls.some((c) => c.kvScope !== null)) { try { get(); } catch { /* reported at the call */ } }
+  return get;
 }
 
 let pause: () => void = () => {};
@@ -43,7 +41,7 @@ function progress(task: Task): (i: number) => void {
 
 function runCalls(task: CallsTask): CallReport[] {
   const mark = progress(task);
-  const kv = kvAt(task.kvPath);
+  const kv = kvAt(task.kvPath, task.calls);
   const reports = task.calls.map((call, i) => { mark(i); return runCall(call, kv); });
   mark(task.calls.length);
   return reports;
@@ -51,7 +49,7 @@ function runCalls(task: CallsTask): CallReport[] {
 
 async function runStage(task: StageTask): Promise<WireStageResult | WireStageResult[]> {
   const mark = progress(task);
-  const kv = kvAt(task.kvPath);
+  const kv = kvAt(task.kvPath, task.calls);
   const steps = task.calls.length;
   const results: WireStageResult[] = [];
   // A chunk batch: each chunk's stage starts from the holds the previous one left; the
@@ -78,7 +76,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
 
 async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> {
   const mark = progress(task);
-  const kv = kvAt(task.kvPath);
+  const kv = kvAt(task.kvPath, task.calls);
   const claims = new Int32Array(task.claims);
   const results: (WireStageResult | null)[] = [];
   let offset = 0;

@@ -13,14 +13,17 @@
  * (better-sqlite3, so opening a SQLite store stays synchronous).
  */
 
+/** The SQL dialects the stores are written for. */
 export type Dialect = "sqlite" | "postgres";
 
+/** One schema change, applied once, in order. */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
+/** A store's schema: its numbered migrations per engine dialect. */
 export interface MigrationSet {
   /** Names the store's rows in `schema_migrations` (e.g. "registry", "records"). */
   component: string;

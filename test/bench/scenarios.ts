@@ -500,7 +500,7 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
         { id: "after-1", point: "model.chat.after", ...hooked },
       ] });
     }
-    const auth = `Bearer ${keys.create({ spaceId: "space-bench" }).key}`;
+    const auth = `Bearer ${(await keys.create({ spaceId: "space-bench" })).key}`;
     app = createGateway({ host, keys, upstream: { baseUrl: `${upstream}/v1` }, logger: false });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const gw = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -551,7 +551,7 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
   } finally {
     await app?.close();
     await appNoPolling?.close();
-    keys.close();
+    await keys.close();
     await Promise.all([host.close(), noPolling.close()]);
     for (const child of children) child.kill();
   }

@@ -18,8 +18,8 @@ describe("gateway failures", () => {
   it("refuses a missing, unknown or revoked key with 401 GATEWAY_KEY_INVALID before calling anything", async () => {
     gw.bind([]);
     const calls = gw.stub.chatCalls;
-    const revoked = gw.keys.create({ spaceId: "space-a" });
-    gw.keys.revoke(revoked.record.id);
+    const revoked = await gw.keys.create({ spaceId: "space-a" });
+    await gw.keys.revoke(revoked.record.id);
     for (const apiKey of ["sk-sluice-not-a-real-key", revoked.key, "sk-openai-style"]) {
       const err = await failure(ask("hi", false, new OpenAI({ apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 })));
       expect(err).toBeInstanceOf(OpenAI.AuthenticationError);

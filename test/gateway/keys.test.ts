@@ -13,26 +13,26 @@ beforeAll(async () => {
   app.setErrorHandler((err, _req, reply) => isSluiceError(err) ? reply.code(err.status).send({ error: { code: err.code, message: err.message } }) : reply.send(err));
   await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys });
 });
-afterAll(async () => { await app.close(); keys.close(); });
+afterAll(async () => { await app.close(); await keys.close(); });
 
 describe("gateway keys", () => {
-  it("stores only a hash: the plaintext key is answered once and verifies until it is revoked", () => {
-    const { key, record } = keys.create({ spaceId: "team-a", name: "ci" });
+  it("stores only a hash: the plaintext key is answered once and verifies until it is revoked", async () => {
+    const { key, record } = await keys.create({ spaceId: "team-a", name: "ci" });
     expect(key).toMatch(/^sk-sluice-[A-Za-z0-9_-]{43}$/);
     expect(record).toMatchObject({ spaceId: "team-a", name: "ci", prefix: key.slice(0, 14), revokedAt: null });
-    expect(keys.verify(key)).toEqual(record);
-    expect(JSON.stringify(keys.list())).not.toContain(key.slice(14));
-    keys.revoke(record.id);
-    expect(keys.verify(key)).toBeNull();
-    expect(keys.verify(key.slice(0, -1))).toBeNull();
+    expect(await keys.verify(key)).toEqual(record);
+    expect(JSON.stringify(await keys.list())).not.toContain(key.slice(14));
+    await keys.revoke(record.id);
+    expect(await keys.verify(key)).toBeNull();
+    expect(await keys.verify(key.slice(0, -1))).toBeNull();
   });
 
-  it("refuses a key on the very next request once it is revoked, though verified keys are remembered", () => {
-    const { key, record } = keys.create({ spaceId: "team-a" });
-    expect(keys.verify(key)).toEqual(record);
-    expect(keys.verify(key)).toEqual(record);
-    keys.revoke(record.id);
-    expect(keys.verify(key)).toBeNull();
+  it("refuses a key on the very next request once it is revoked, though verified keys are remembered", async () => {
+    const { key, record } = await keys.create({ spaceId: "team-a" });
+    expect(await keys.verify(key)).toEqual(record);
+    expect(await keys.verify(key)).toEqual(record);
+    await keys.revoke(record.id);
+    expect(await keys.verify(key)).toBeNull();
   });
 
   it("creates, lists and revokes keys over the management routes", async () => {
@@ -40,7 +40,7 @@ describe("gateway keys", () => {
     expect(created.statusCode).toBe(201);
     const body = created.json();
     expect(body).toMatchObject({ space_id: "team-b", name: "agent", revoked_at: null });
-    expect(keys.verify(body.key)?.id).toBe(body.id);
+    expect((await keys.verify(body.key))?.id).toBe(body.id);
 
     const listed = (await app.inject({ method: "GET", url: "/api/v1/gateway/keys?space_id=team-b" })).json();
     expect(listed.keys).toEqual([{ id: body.id, space_id: "team-b", name: "agent", prefix: body.prefix, created_at: body.created_at, revoked_at: null }]);
@@ -48,7 +48,7 @@ describe("gateway keys", () => {
     const revoked = await app.inject({ method: "DELETE", url: `/api/v1/gateway/keys/${body.id}` });
     expect(revoked.statusCode).toBe(200);
     expect(revoked.json().revoked_at).toEqual(expect.any(String));
-    expect(keys.verify(body.key)).toBeNull();
+    expect(await keys.verify(body.key)).toBeNull();
   });
 
   it("refuses an invalid space id and an unknown key id with their codes", async () => {

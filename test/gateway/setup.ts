@@ -29,7 +29,7 @@ export async function startGateway(options: { timeoutMs?: number; maxBytes?: num
   for (const id of ["prompt-guard", "pii-redact"]) await host.loadPlugin({ id, version: "1.0.0", wasm: pluginWasm(id) });
   await host.loadPlugin({ id: "response-cache", version: "1.0.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
   const keys = new GatewayKeys(":memory:");
-  const created = keys.create({ spaceId: "space-a", name: "tests" });
+  const created = await keys.create({ spaceId: "space-a", name: "tests" });
   const stub = await startStubUpstream();
   const app = createGateway({ host, keys, upstream: { baseUrl: `${stub.url}/v1`, apiKey: "sk-upstream-secret", timeoutMs: options.timeoutMs ?? 400, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) }, logger: false, ...(options.authFailures ? { authFailures: options.authFailures } : {}) });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -43,7 +43,7 @@ export async function startGateway(options: { timeoutMs?: number; maxBytes?: num
     close: async () => {
       await app.close();
       await stub.close();
-      keys.close();
+      await keys.close();
       await host.close();
     },
   };

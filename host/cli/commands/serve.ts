@@ -87,7 +87,7 @@ async function serve(config: ServeConfig): Promise<void> {
   } catch (err) {
     stopLogging();
     await server?.close();
-    gatewayKeys.close();
+    await gatewayKeys.close();
     await registry.close();
     await payloads?.close();
     throw err;
@@ -102,7 +102,7 @@ async function serve(config: ServeConfig): Promise<void> {
     stopLogging();
     await gateway?.close();
     await server.close();
-    gatewayKeys.close();
+    await gatewayKeys.close();
     await registry.close();
     await payloads?.close();
     process.exit(0);
