@@ -67,7 +67,8 @@ async function serve(config: ServeConfig): Promise<void> {
     else if (event.type === "plugin.quarantine_lifted") log.info({ event: event.type, plugin: event.plugin_ref, by: event.by }, "plugin quarantine lifted");
   }, ["release.activated", "plugin.quarantined", "plugin.quarantine_lifted"]);
   const { GatewayKeys } = await import("../../gateway/keys.js");
-  const gatewayKeys = new GatewayKeys(path.join(config.dataDir, "sluice.db"));
+  // With --database the keys are the fleet's: a key issued through any host works on every host.
+  const gatewayKeys = new GatewayKeys(registry.shared?.gatewayKeys ?? path.join(config.dataDir, "sluice.db"));
   let server;
   let gateway: { close: () => Promise<void> } | undefined;
   try {
