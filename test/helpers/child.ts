@@ -7,8 +7,8 @@ import { repoRoot } from "./fixtures.js";
 export interface Child { process: ChildProcess; stderr: () => string; exited: Promise<number | null> }
 
 /** Runs `dist/<script>` (a compiled test file) with `args`. */
-export function runCompiled(script: string, args: readonly string[]): Child {
-  const child = spawn(process.execPath, [join(repoRoot, "dist", script), ...args], { stdio: ["ignore", "ignore", "pipe"] });
+export function runCompiled(script: string, args: readonly string[], env: Record<string, string> = {}): Child {
+  const child = spawn(process.execPath, [join(repoRoot, "dist", script), ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
   let stderr = "";
   child.stderr!.on("data", (d) => { stderr += String(d); });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -1,17 +1,18 @@
 /**
- * Runs one call with a SQLite records store and stops inside it, for crash.test.ts to
- * SIGKILL: `node dist/test/records/crash-child.js <dir> <scenario> [hostId]`.
+ * Runs one call with a records store (a SQLite file, or a postgres:// URL) and stops inside
+ * it, for crash.test.ts and cross-host.test.ts to SIGKILL:
+ * `node dist/test/records/crash-child.js <dir> <scenario> [hostId] [records location]`.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHost, openSqliteRecords } from "../../host/index.js";
-import { answer, bump, call, ctx, DIGEST_SECRET, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
+import { createHost } from "../../host/index.js";
+import { answer, bump, call, ctx, DIGEST_SECRET, leaseOption, openRecordsAt, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
 
-const [dir, scenario, hostId] = process.argv.slice(2) as [string, Scenario, string | undefined];
+const [dir, scenario, hostId, location] = process.argv.slice(2) as [string, Scenario, string | undefined, string | undefined];
 // Keeps the process alive while a call waits on a promise nothing will settle.
 const alive = setInterval(() => {}, 1_000);
-const records = openSqliteRecords(join(dir, "records.db"));
-const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET, ...(hostId ? { hostId } : {}) });
+const { records, close: closeRecords } = await openRecordsAt(location ?? join(dir, "records.db"));
+const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET, ...(hostId ? { hostId } : {}), ...leaseOption() });
 await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: new Uint8Array(readFileSync(new URL("../../../build/fixtures/contract-hook.wasm", import.meta.url))) });
 host.registerHook("pause", () => {
   writeFileSync(join(dir, "paused"), "");
@@ -29,4 +30,4 @@ const r = scenario === "chat"
 writeFileSync(join(dir, "result.json"), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, operationId: r.facts.operationId }));
 clearInterval(alive);
 await host.close();
-records.close();
+await closeRecords();

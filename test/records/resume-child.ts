@@ -1,22 +1,22 @@
 /**
  * A second host on the crashed child's records file, resuming one operation:
- * `node dist/test/records/resume-child.js <dir> <hostId> <operationId>`. It starts resuming
+ * `node dist/test/records/resume-child.js <dir> <hostId> <operationId> [records location]`. It starts resuming
  * when `<dir>/go` exists; its after hook "pause" writes `<dir>/resuming-<hostId>` and holds
  * until `<dir>/finish` exists, so a rival resumer arrives while this one still runs.
  * Writes `<dir>/resumed-<hostId>.json` with the outcome.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHost, openSqliteRecords } from "../../host/index.js";
-import { DIGEST_SECRET, release } from "./scenarios.js";
+import { createHost } from "../../host/index.js";
+import { DIGEST_SECRET, leaseOption, openRecordsAt, release } from "./scenarios.js";
 
-const [dir, hostId, operationId] = process.argv.slice(2) as [string, string, string];
+const [dir, hostId, operationId, location] = process.argv.slice(2) as [string, string, string, string | undefined];
 const until = (file: string) => new Promise<void>((resolve) => {
   const check = () => (existsSync(join(dir, file)) ? resolve() : setTimeout(check, 5));
   check();
 });
-const records = openSqliteRecords(join(dir, "records.db"));
-const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET, hostId });
+const { records, close: closeRecords } = await openRecordsAt(location ?? join(dir, "records.db"));
+const host = createHost({ workers: 1, records, digestSecret: DIGEST_SECRET, hostId, ...leaseOption() });
 await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: new Uint8Array(readFileSync(new URL("../../../build/fixtures/contract-hook.wasm", import.meta.url))) });
 host.registerHook("pause", async () => {
   writeFileSync(join(dir, `resuming-${hostId}`), "");
@@ -29,4 +29,4 @@ await until("go");
 const r = await host.resume(operationId);
 writeFileSync(join(dir, `resumed-${hostId}.json`), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, output: r.ok ? r.output : null }));
 await host.close();
-await records.close();
+await closeRecords();

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
 import type { ReleaseInput } from "../../host/pipeline/release.js";
+import { openSqliteRecords } from "../../host/records/sqlite-store.js";
+import type { OperationStore } from "../../host/records/store.js";
 
 /** Placed in every input: no audit record and no byte of the database may contain it. */
 export const MARKER = "MARKER-5c7f-never-stored";
@@ -51,3 +53,20 @@ export function calls(dir: string): number {
 
 /** The digest key the crashed child and the test share, so the test can check the child's refs. */
 export const DIGEST_SECRET = "crash-test-digest-secret-0123456789";
+
+/**
+ * The records store of a host in these tests: a SQLite file's path, or a postgres:// URL
+ * (the hosts then share that database, as a fleet does).
+ */
+export async function openRecordsAt(location: string): Promise<{ records: OperationStore; close(): Promise<void> }> {
+  if (/^postgres(ql)?:\/\//.test(location)) {
+    const { openPostgresStores } = await import("../../host/registry/postgres-stores.js");
+    const stores = await openPostgresStores(location, { max: 2 });
+    return { records: stores.records, close: () => stores.close() };
+  }
+  const records = openSqliteRecords(location);
+  return { records, close: () => records.close() };
+}
+
+/** The lease a child host takes on its operations (SLUICE_TEST_LEASE_MS), when the test sets one. */
+export const leaseOption = (): { operationLeaseMs?: number } => (process.env.SLUICE_TEST_LEASE_MS ? { operationLeaseMs: Number(process.env.SLUICE_TEST_LEASE_MS) } : {});
