@@ -10,6 +10,19 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const t0 = Date.now();
 const log = (msg) => process.stdout.write(`[build] ${msg}\n`);
 
+// binaryen's JavaScript build (the fuel meter's rewriter) ships inside this package as
+// build/vendor/binaryen: its npm package also installs 80 MB of command-line tools the host
+// never runs. The package resolves it as "#binaryen" (package.json "imports").
+{
+  const { copyFile } = await import("node:fs/promises");
+  const from = join(root, "node_modules/binaryen");
+  const to = join(root, "build/vendor/binaryen");
+  await mkdir(to, { recursive: true });
+  for (const f of ["index.js", "index.d.ts", "LICENSE", "package.json"]) {
+    if (!(await upToDate(join(to, f), [join(from, f)]))) await copyFile(join(from, f), join(to, f));
+  }
+}
+
 const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 log(`typescript compiled (${Date.now() - t0} ms)`);

@@ -24,6 +24,8 @@ function packagesLoadedBy(script: string): Set<string> {
   for (const line of readFileSync(log, "utf8").split("\n")) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
     if (m) names.add(m[1]!);
+    // binaryen ships inside this package (build/vendor), not as a dependency.
+    if (line.includes("/build/vendor/binaryen/")) names.add("binaryen");
   }
   return names;
 }

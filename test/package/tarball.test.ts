@@ -72,6 +72,28 @@ describe("the packed tarball", () => {
     expect(r.stdout.trim()).toBe("ok");
   });
 
+  it("installs lean: no binaryen command-line tools, no component transpiler, at most 100 MB in all", () => {
+    // binaryen's JavaScript build ships inside sluice (build/vendor/binaryen); its npm package would add 80 MB of tools.
+    for (const heavy of ["binaryen", "@bytecodealliance/jco-transpile"]) expect(existsSync(join(project, "node_modules", heavy)), heavy).toBe(false);
+    const du = run("du", ["-sk", join(project, "node_modules")]);
+    const mb = Number(du.stdout.split("\t")[0]) / 1024;
+    expect(mb).toBeLessThanOrEqual(100);
+  });
+
+  it("a component plugin, without the optional transpiler installed, is TOOLCHAIN_MISSING naming the exact install command", () => {
+    const component = join(root, "build/fixtures/components/abort.wasm");
+    const r = run(process.execPath, ["--input-type=module", "-e", `
+      import { readFileSync } from "node:fs";
+      const { createHost } = await import("sluice");
+      const h = createHost({ workers: 1 });
+      try { await h.loadPlugin({ id: "limit-js", version: "1.0.0", wasm: new Uint8Array(readFileSync(${JSON.stringify(component)})) }); console.log("loaded"); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
+      await h.close();`]);
+    const out = JSON.parse(r.stdout.trim()) as { code: string; message: string };
+    expect(out.code).toBe("TOOLCHAIN_MISSING");
+    expect(out.message).toContain(`npm install @bytecodealliance/jco-transpile@${pkg.peerDependencies["@bytecodealliance/jco-transpile"]}`);
+  });
+
   it("npx sluice new, build, test and demo work from an empty project; build names the compiler to install", () => {
     expect(sluice("--version").stdout.trim()).toBe(pkg.version);
     const created = sluice("new", "my-hook");

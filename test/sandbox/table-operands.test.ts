@@ -1,7 +1,7 @@
 // The meter reaches table.fill/copy/init operands through binaryen's heap (binaryen.js has no
 // getters for them): the operands it reads must be the instruction's own, in order.
 import { readdirSync, readFileSync } from "node:fs";
-import binaryen from "binaryen";
+import binaryen from "#binaryen";
 import { describe, expect, it } from "vitest";
 import { meter } from "../../host/sandbox/fuel/meter.js";
 import { tableOp, tableOperands, type TableOp } from "../../host/sandbox/fuel/table-operands.js";

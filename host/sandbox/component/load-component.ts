@@ -19,6 +19,7 @@ import { boundShape, checkCapabilities, checkSize } from "../prepare-module.js";
 import { WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT } from "../fuel/counter.js";
 import { meterOnce } from "../fuel/metered-cache.js";
+import { isMissingPackage, peerVersion } from "../../toolchain/load-compiler.js";
 
 const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
 const HANDLER_PATTERN = /^sluice:hook\/handler@(\d{1,4})\.(\d{1,4})\.(\d{1,4})$/;
@@ -34,13 +35,29 @@ interface Transpiled { glue: Uint8Array; cores: Record<string, Uint8Array>; impo
 const transpiled = new Map<string, Promise<Transpiled>>();
 const TRANSPILE_CACHE_ENTRIES = 32;
 
+/**
+ * jco's transpiler is an optional peer dependency (it brings binaryen's 90 MB of
+ * command-line tools): a host that runs only core modules never installs it, and one that
+ * is given a component without it is told exactly what to install.
+ */
+async function loadTranspiler(): Promise<typeof import("@bytecodealliance/jco-transpile")> {
+  const pkg = "@bytecodealliance/jco-transpile";
+  try {
+    return await import("@bytecodealliance/jco-transpile");
+  } catch (err) {
+    if (!isMissingPackage(err, pkg)) throw err;
+    const install = `npm install ${pkg}@${peerVersion(pkg)}`;
+    throw new SluiceError("TOOLCHAIN_MISSING", `running a WebAssembly component plugin needs jco's transpiler, and it is not installed (it is an optional peer dependency of sluice): run \`${install}\``, { package: pkg, install });
+  }
+}
+
 function transpileOnce(sha256: string, bytes: Uint8Array): Promise<Transpiled> {
   let entry = transpiled.get(sha256);
   if (!entry) {
     // jco's transpiler (and its own wasm) is loaded only when a component is first uploaded: a
     // host of core guests never pays for it. jco-transpile, not the whole jco CLI: a service
     // needs the transpiler, not jco's authoring toolchain (issue 17).
-    entry = import("@bytecodealliance/jco-transpile").then(({ transpileBytes }) => transpileBytes(bytes, { name: "guest", instantiation: "sync", emitTypescriptDeclarations: false })).then((r) => {
+    entry = loadTranspiler().then(({ transpileBytes }) => transpileBytes(bytes, { name: "guest", instantiation: "sync", emitTypescriptDeclarations: false })).then((r) => {
       const cores: Record<string, Uint8Array> = {};
       for (const [name, data] of Object.entries(r.files)) if (name.endsWith(".wasm")) cores[name] = data;
       return { glue: r.files["guest.js"]!, cores, imports: r.imports, exports: r.exports };
@@ -156,6 +173,7 @@ export async function loadComponent(bytes: Uint8Array, sha256: string, options: 
   try {
     t = await transpileOnce(sha256, bytes);
   } catch (err) {
+    if (err instanceof SluiceError) throw err;
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly component: ${(err as Error)?.message ?? String(err)}`);
   }
   const { handler, abi } = handlerOf(t);

@@ -14,7 +14,7 @@
  * most once per entry (a backward jump is a loop, itself a region), so the charge is an upper
  * bound of the work done, and the same for the same input on every machine.
  */
-import binaryenModule from "binaryen";
+import binaryenModule from "#binaryen";
 import { FUEL_IMPORT } from "./counter.js";
 import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
 import { tableOp, tableOperands } from "./table-operands.js";

@@ -8,7 +8,7 @@
  * A binaryen whose layout does not match yields none, and the meter then refuses these
  * instructions as before rather than guess.
  */
-import binaryenModule from "binaryen";
+import binaryenModule from "#binaryen";
 
 type Raw = Record<string, (...args: number[]) => number>;
 const binaryen = binaryenModule as typeof binaryenModule & Raw;
