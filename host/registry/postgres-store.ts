@@ -11,27 +11,16 @@ import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
+import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import { REGISTRY_LOCK, type NewRelease, type RegistryStore, type RegistryTx } from "./store.js";
 
 /** Channel of the activation notices: payload `{"seq":…,"revision":…,"reason":…}`. */
 export const RELEASE_CHANNEL = "sluice_release";
 
-type Row = Record<string, unknown>;
 const now = (): string => new Date().toISOString();
 const LOCK = BigInt(REGISTRY_LOCK).toString();
 
-function pluginOf(r: Row): PluginRecord {
-  return { id: r.id as string, version: r.version as string, sha256: r.sha256 as string, size: r.size as number, manifest: JSON.parse(r.manifest as string), created_at: r.created_at as string };
-}
-
-function bindingOf(r: Row): BindingRecord {
-  return { ...(JSON.parse(r.spec as string) as BindingSpec), position: r.position as number, registered_at: r.registered_at as string, updated_at: r.updated_at as string };
-}
-
-function releaseOf(r: Row): ReleaseRecord {
-  return { revision: r.revision as number, order_mode: r.order_mode as AfterOrderMode, bindings: JSON.parse(r.bindings as string), based_on: (r.based_on as number | null) ?? null, note: r.note as string, created_at: r.created_at as string };
-}
 
 function notFound(id: string): SluiceError {
   return new SluiceError("BINDING_NOT_FOUND", `no binding ${id}; list them with GET /api/v1/bindings`, { binding: id });

@@ -13,24 +13,13 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { SqliteSerial } from "../storage/sqlite-serial.js";
 import { REGISTRY_MIGRATIONS } from "./migrations.js";
+import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import type { NewRelease, RegistryStore, RegistryTx } from "./store.js";
 
-type Row = Record<string, unknown>;
 
 const now = (): string => new Date().toISOString();
 
-function pluginOf(r: Row): PluginRecord {
-  return { id: r.id as string, version: r.version as string, sha256: r.sha256 as string, size: r.size as number, manifest: JSON.parse(r.manifest as string), created_at: r.created_at as string };
-}
-
-function bindingOf(r: Row): BindingRecord {
-  return { ...(JSON.parse(r.spec as string) as BindingSpec), position: r.position as number, registered_at: r.registered_at as string, updated_at: r.updated_at as string };
-}
-
-function releaseOf(r: Row): ReleaseRecord {
-  return { revision: r.revision as number, order_mode: r.order_mode as AfterOrderMode, bindings: JSON.parse(r.bindings as string), based_on: (r.based_on as number | null) ?? null, note: r.note as string, created_at: r.created_at as string };
-}
 
 /** Opens (creating and migrating) the database at `file`; `:memory:` gives a throwaway store for tests. */
 export function openSqliteStore(file: string, options: { busyTimeoutMs?: number } = {}): RegistryStore {
