@@ -107,10 +107,9 @@ export function chatAfterPayload(model: string, r: Partial<ChatResponse> & { con
 /**
  * The caller's answer: the real one, with only the text fields the after hooks changed
  * written back (undeclared parts of them restored); a field no hook changed is the
- * model's own, byte for byte.
+ * model's own, byte for byte. `seen` is what the after stage was given (`chatAfterPayload` of `real`).
  */
-export function chatOutput(model: string, real: ChatResponse, after: Record<string, unknown>): ChatResponse {
-  const seen = chatAfterPayload(model, real);
+export function chatOutput(real: ChatResponse, seen: Record<string, unknown>, after: Record<string, unknown>): ChatResponse {
   const out: Record<string, unknown> = { ...real };
   for (const key of ANSWER_TEXT) {
     if (canonicalJson(seen[key]) === canonicalJson(after[key])) continue;
@@ -196,7 +195,7 @@ export function chat(runner: StageRunner, ctx: CallContext, request: ChatRequest
     execute: (input, op) => execute(chatRequestOf(ctx, request, input), op),
     checkReal: (real) => { const shape = answerProblem(real); return shape.ok ? checkToolCalls(real.tool_calls ?? []) : shape; },
     afterPayload: (_input, real) => chatAfterPayload(request.model, real),
-    output: (after, real) => chatOutput(request.model, real, after),
+    output: (after, real, seen) => chatOutput(real, seen, after),
     ...(options ? { options } : {}),
   });
 }

@@ -29,7 +29,8 @@ export interface OperationSpec<Real, Out> {
   /** Facts the host checks on the real result (embedding count and dimension). */
   checkReal?: (real: Real, input: Record<string, unknown>) => Checked;
   afterPayload: (input: Record<string, unknown>, real: Real, durationMs: number, artifacts: readonly Record<string, unknown>[]) => Record<string, unknown>;
-  output: (after: Record<string, unknown>, real: Real) => Out;
+  /** `seen`: the payload the after stage was given (what `afterPayload` made), so an output need not derive it again. */
+  output: (after: Record<string, unknown>, real: Real, seen: Record<string, unknown>) => Out;
   /**
    * Tools: the after payload of an operation that failed (real status `failed`). When
    * given, the after stage runs on it before operation.error: its hooks may change the
@@ -82,14 +83,14 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
     if (after.failure) { const failure = cancellation(after.failure, stages.signal); return finish("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (after.stop?.kind === "block") return finish("after", stopError("HOOK_BLOCKED", after.stop), "blocked");
-    out = spec.output(after.payload, real);
+    out = spec.output(after.payload, real, payload);
     return finish(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
   };
 
   // A failed operation's after stage: the view of the failure may change; its failure or block leaves no view, and the error stands.
   const failedAfter = async (before: StageResult, payload: Record<string, unknown>): Promise<void> => {
     const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
-    if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real);
+    if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real, payload);
   };
 
   const unrecorded = await journal?.start(spec.operation, spec.before, spec.after);

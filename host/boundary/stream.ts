@@ -330,13 +330,14 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
 
     // The after stage sees the whole answer; what was already emitted stays as it was.
     phase = "after";
-    const after = record("model.chat.after", await stages.runAfter("model.chat.after", chatAfterPayload(request.model, real), before));
+    const seen = chatAfterPayload(request.model, real);
+    const after = record("model.chat.after", await stages.runAfter("model.chat.after", seen, before));
     if (after.failure) { const failure = cancellation(after.failure, stages.signal); throw await end("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (after.stop?.kind === "block") {
       throw await end("after", { code: "HOOK_BLOCKED", message: `blocked by binding ${after.stop.bindingId}: ${after.stop.code} ${after.stop.reason}`, details: { bindingId: after.stop.bindingId, hookCode: after.stop.code, reason: after.stop.reason } }, "blocked");
     }
     // Chunks went out as they came unless an after binding may change the answer; then the after stage's answer is the one.
-    const output = hold ? chatOutput(request.model, real, after.payload) : real;
+    const output = hold ? chatOutput(real, seen, after.payload) : real;
     await end(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded", output);
     if (hold) {
       // The held answer goes out at once, as the after stage left it, with the assembled tool calls.
