@@ -28,7 +28,7 @@ export function guarded<T>(revision: () => number, run: () => Promise<BoundaryRe
   } catch (err) {
     return Promise.resolve(failedWith<T>(thrownError(err, true), revision));
   }
-  return Promise.resolve(pending).then((r) => r, (err: unknown) => failedWith<T>(thrownError(err, false), revision));
+  return Promise.resolve(pending).catch((err: unknown) => failedWith<T>(thrownError(err, false), revision));
 }
 
 function failedWith<T>(error: SluiceError, revision: () => number): BoundaryResult<T> {
