@@ -5,7 +5,7 @@
  * version keys the instrumented-module caches, on disk too, which would otherwise serve
  * modules metered the old way.
  */
-export const METER_VERSION = 3;
+export const METER_VERSION = 4;
 
 /** Every instruction of the guest's code (structural `block` markers excepted). */
 export const INSTRUCTION_COST = 1;

@@ -12,12 +12,15 @@
  * an `if` is charged with the code around it at its cheaper arm's cost, or its costlier
  * arm's when they differ little (see walk). An expression is charged in exactly one region, and a region's code runs at
  * most once per entry (a backward jump is a loop, itself a region), so the charge is an upper
- * bound of the work done, and the same for the same input on every machine.
+ * bound of the work done, and the same for the same input on every machine. A function only
+ * direct calls enter is charged its entry region at its call sites instead (call-graph.ts):
+ * the guest then pays one charge, not two, where it calls one of its own small functions.
  */
 import binaryenModule from "#binaryen";
 import { FUEL_IMPORT } from "./counter.js";
 import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
 import { tableOp, tableOperands } from "./table-operands.js";
+import { calleesFirst, callGraph, FIXED_CHILDREN, LISTED_CHILDREN } from "./call-graph.js";
 
 type Ref = number;
 /** binaryen.js's raw C API (the wrapper classes cost an object per node): only what this file calls. */
@@ -26,6 +29,13 @@ const binaryen = binaryenModule as typeof binaryenModule & Raw;
 
 /** An `if` whose arms differ by at most this much is charged its costlier arm with the code around it (see walk). */
 const SHORT_ARM = 32;
+/**
+ * A function entered only by direct calls whose entry costs more than this charges itself, as
+ * one entered any other way does: call sites then never add up more than this per callee,
+ * however the calls nest (a chain of functions each calling the next twice would double the
+ * figure at each step).
+ */
+const CALL_SITE_MAX = 4096;
 /** A while loop whose body costs at most this much is charged its body at the header (see whileBody). */
 const WHILE_BODY = 256;
 
@@ -49,27 +59,6 @@ const id = {
   tableGrow: binaryen.TableGrowId, tableFill: binaryen._BinaryenTableFillId!(), tableCopy: binaryen._BinaryenTableCopyId!(),
   tableInit: binaryen._BinaryenTableInitId!(), try: binaryen.TryId,
 } as const;
-
-/** The child getters (raw C API, without the `_Binaryen` prefix) of the expressions that are neither hot nor special. */
-const OTHER_CHILDREN: Record<number, readonly string[]> = {
-  [binaryen.AtomicRMWId]: ["AtomicRMWGetPtr", "AtomicRMWGetValue"],
-  [binaryen.AtomicCmpxchgId]: ["AtomicCmpxchgGetPtr", "AtomicCmpxchgGetExpected", "AtomicCmpxchgGetReplacement"],
-  [binaryen.AtomicWaitId]: ["AtomicWaitGetPtr", "AtomicWaitGetExpected", "AtomicWaitGetTimeout"],
-  [binaryen.AtomicNotifyId]: ["AtomicNotifyGetPtr", "AtomicNotifyGetNotifyCount"], [binaryen.AtomicFenceId]: [],
-  [binaryen.SIMDExtractId]: ["SIMDExtractGetVec"], [binaryen.SIMDReplaceId]: ["SIMDReplaceGetVec", "SIMDReplaceGetValue"],
-  [binaryen.SIMDShuffleId]: ["SIMDShuffleGetLeft", "SIMDShuffleGetRight"], [binaryen.SIMDTernaryId]: ["SIMDTernaryGetA", "SIMDTernaryGetB", "SIMDTernaryGetC"],
-  [binaryen.SIMDShiftId]: ["SIMDShiftGetVec", "SIMDShiftGetShift"], [binaryen.SIMDLoadId]: ["SIMDLoadGetPtr"],
-  [binaryen.SIMDLoadStoreLaneId]: ["SIMDLoadStoreLaneGetPtr", "SIMDLoadStoreLaneGetVec"],
-  [binaryen.RefNullId]: [], [binaryen.RefIsNullId]: ["RefIsNullGetValue"], [binaryen.RefFuncId]: [],
-  [binaryen.RefEqId]: ["RefEqGetLeft", "RefEqGetRight"], [binaryen.RefAsId]: ["RefAsGetValue"],
-  [binaryen.TableGetId]: ["TableGetGetIndex"], [binaryen.TableSetId]: ["TableSetGetIndex", "TableSetGetValue"], [binaryen.TableSizeId]: [],
-  [binaryen.RethrowId]: [], [binaryen.TupleExtractId]: ["TupleExtractGetTuple"], [binaryen.PopId]: [],
-};
-/** Expressions with a list of operands: [count getter, operand getter]. */
-const OPERAND_LISTS: Record<number, readonly [string, string]> = {
-  [binaryen.ThrowId]: ["ThrowGetNumOperands", "ThrowGetOperandAt"],
-  [binaryen.TupleMakeId]: ["TupleMakeGetNumOperands", "TupleMakeGetOperandAt"],
-};
 
 /** Returns the module's bytes rewritten to meter themselves against the {@link FUEL_IMPORT} counter. */
 export function meter(bytes: Uint8Array): Uint8Array {
@@ -140,6 +129,9 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   const through = (name: string, size: Ref): Ref => { calls++; return mod.call(name, [size], binaryen.i32); };
 
   const raw = binaryen;
+  const modPtr = (mod as unknown as { ptr: number }).ptr;
+  /** The entry cost of each function its callers are charged for (see call-graph.ts). */
+  const entryCost = new Map<Ref, number>();
   const getId = raw._BinaryenExpressionGetId!;
   const isNamed = (block: Ref): boolean => raw._BinaryenBlockGetName!(block) !== 0;
 
@@ -186,7 +178,8 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       case id.switch: return INSTRUCTION_COST + walk(raw._BinaryenSwitchGetValue!(e)) + walk(raw._BinaryenSwitchGetCondition!(e));
       case id.call: {
         calls++;
-        let cost = INSTRUCTION_COST;
+        // A callee that only direct calls enter is charged its entry here, with the code around the call.
+        let cost = INSTRUCTION_COST + (entryCost.get(raw._BinaryenGetFunction!(modPtr, raw._BinaryenCallGetTarget!(e))) ?? 0);
         for (let i = 0, n = raw._BinaryenCallGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallGetOperandAt!(e, i));
         return cost;
       }
@@ -268,16 +261,13 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
         return cost;
       }
       default: {
-        const list = OPERAND_LISTS[kind];
-        if (list) {
-          let cost = INSTRUCTION_COST;
-          for (let i = 0, n = raw[`_Binaryen${list[0]}`]!(e); i < n; i++) cost += walk(raw[`_Binaryen${list[1]}`]!(e, i));
-          return cost;
-        }
-        const getters = OTHER_CHILDREN[kind];
-        if (!getters) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
+        // Neither hot nor special: the instruction and its children.
+        const getters = FIXED_CHILDREN[kind];
+        const list = LISTED_CHILDREN[kind];
+        if (!getters && !list) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
         let cost = INSTRUCTION_COST;
-        for (const g of getters) cost += walk(raw[`_Binaryen${g}`]!(e));
+        for (const g of getters ?? []) cost += walk(raw[`_Binaryen${g}`]!(e));
+        if (list) for (let i = 0, n = raw[`_Binaryen${list[0]}`]!(e); i < n; i++) cost += walk(raw[`_Binaryen${list[1]}`]!(e, i));
         return cost;
       }
     }
@@ -350,13 +340,24 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       mod.if(mod.i64.lt_s(mod.local.get(t, i64), i64const(0)), mod.unreachable()),
     ];
   }
-  for (const f of functions) {
+  // Callees first, so each call site knows what its callee's entry costs (see call-graph.ts).
+  const graph = callGraph(mod, functions);
+  const { order, recursive } = calleesFirst(functions, graph.callees);
+  for (const f of order) {
     current = f;
     temp = -1;
     calls = 0;
     callFree = new Map();
     debits = [];
-    binaryen._BinaryenFunctionSetBody!(f, region(binaryen._BinaryenFunctionGetBody!(f), true));
+    const body = binaryen._BinaryenFunctionGetBody!(f);
+    if (graph.enteredOtherwise.has(f) || recursive.has(f)) {
+      binaryen._BinaryenFunctionSetBody!(f, region(body, true));
+      continue;
+    }
+    const cost = walk(body);
+    // Still checked on entry: the caller's charge may have overdrawn the budget.
+    if (cost <= CALL_SITE_MAX) entryCost.set(f, cost);
+    binaryen._BinaryenFunctionSetBody!(f, prefixed(body, cost <= CALL_SITE_MAX ? [check()] : chargeAndCheck(cost)));
   }
   return mod.emitBinary();
 }
