@@ -28,6 +28,7 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
     ["fuel-deep-recursion", 10_000, "every function entry is charged and checked"],
     ["fuel-mutual-recursion", 10_000, "a cycle of calls among functions no export or table reaches still pays at every level"],
     ["fuel-call-fanout", 1_000_000, "call sites add up their callees' costs only to a cap, so 2^64 loop-free calls stop too"],
+    ["fuel-arm-fanout", 1_000_000, "every function entry checks, so calls in separately charged arms stop too"],
     ["fuel-table-entry", 100, "a function a table holds is charged on entry, not at direct call sites only"],
     ["fuel-ref-func-entry", 100, "a function a ref.func names is charged on entry, wherever it ends up"],
     ["fuel-fill-memory", 1_000_000, "memory.fill is charged by its size"],
