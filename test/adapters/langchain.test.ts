@@ -325,6 +325,40 @@ describe("sluice/langchain: what the wrapped model may be", () => {
     expect(heard.calls).toEqual([]);
   });
 
+  it("streams a model that does not stream as one piece: its text redacted, its tool calls whole", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const model = fakeModel().respond(new AIMessage({ content: `Mail ${EMAIL} now.`, tool_calls: [{ id: "call-1", name: "orders_search", args: { query: "shoes", limit: 5 } }] }));
+    let whole: AIMessageChunk | undefined;
+    for await (const c of await new SluiceChatModel({ model, host: h.host, context }).stream("hi")) whole = whole ? whole.concat(c) : c;
+    expect(whole!.text).toBe("Mail [email] now.");
+    expect(whole!.tool_calls).toMatchObject([{ id: "call-1", name: "orders_search", args: { query: "shoes", limit: 5 } }]);
+    expect(model.callCount).toBe(1);
+  });
+
+  it("a timeout bound to the wrapped model aborts its call, as LangChain's own would", async () => {
+    h.bind([]);
+    class Hanging extends FakeStreamingChatModel {
+      override async _generate(_m: CoreMessage[], options: this["ParsedCallOptions"]): Promise<never> {
+        const signal = options.signal!;
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+      }
+    }
+    const started = Date.now();
+    await expect(new SluiceChatModel({ model: new Hanging({}).withConfig({ timeout: 50 }), host: h.host, context }).invoke("hi")).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("createAgent given a SluiceChatModel, bound or not, runs the hooks once per model call", async () => {
+    let runs = 0;
+    h.host.registerHook("count-model-calls", () => { runs++; return { kind: "continue" }; });
+    h.bind([{ hookRef: "count-model-calls", point: "model.chat.before" }]);
+    const wrapped = new SluiceChatModel({ model: fakeModel().respond(new AIMessage("one")).respond(new AIMessage("two")), host: h.host, context });
+    for (const model of [wrapped, wrapped.withConfig({ tags: ["support"] })]) {
+      await createAgent({ model: model as never, tools: [], middleware: [sluiceMiddleware({ host: h.host, context })] }).invoke({ messages: [new HumanMessage("hi")] });
+    }
+    expect(runs).toBe(2);
+  });
+
   it("refuses, with CONFIG_INVALID naming it, a runnable that is not a chat model or a binding of one", () => {
     const model = () => new FakeStreamingChatModel({ chunks: chunks() });
     const cases: [unknown, string][] = [
