@@ -375,6 +375,13 @@ describe("sluice/langchain: what the wrapped model may be", () => {
     }
   });
 
+  it("a call with tools to a model that cannot bind tools fails with CONFIG_INVALID naming the model", async () => {
+    h.bind([]);
+    const model = Object.assign(new FakeStreamingChatModel({ chunks: chunks() }), { bindTools: undefined });
+    const bound = new SluiceChatModel({ model, host: h.host, context }).bindTools([searchTool([])]);
+    await expect(bound.invoke("find shoes")).rejects.toMatchObject({ code: "CONFIG_INVALID", details: { wrapped: "FakeStreamingChatModel" }, message: expect.stringContaining("has no bindTools") });
+  });
+
   it("createAgent: a model that cannot run without callbacks fails the model call with CONFIG_INVALID, never calling it", async () => {
     h.bind([]);
     const model = fakeModel().respond(new AIMessage("hi"));

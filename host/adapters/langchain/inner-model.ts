@@ -68,13 +68,13 @@ function isConfigurable(m: BaseChatModel): m is BaseChatModel & { _getModelInsta
   return typeof (m as { _getModelInstance?: unknown })._getModelInstance === "function" && "_queuedMethodOperations" in m;
 }
 
-function refused(m: unknown, outer: unknown): SluiceError {
+function refused(m: unknown, given: unknown): SluiceError {
   const name = nameOf(m);
   return new SluiceError("CONFIG_INVALID",
     `SluiceChatModel wraps a chat model (a BaseChatModel, or one bound by bindTools or withConfig), not a ${name}: ` +
     `it would run the model through LangChain's callbacks, which would see its raw tokens. Wrap the chat model itself and ` +
     `apply withRetry / withFallbacks to the SluiceChatModel (a failing model rejects with its own error, so they work as before).`,
-    { wrapped: name, ...(outer !== m ? { given: nameOf(outer) } : {}) });
+    { wrapped: name, ...(given !== m ? { given: nameOf(given) } : {}) });
 }
 
 /**
