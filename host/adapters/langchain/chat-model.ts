@@ -4,10 +4,10 @@ import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/mes
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
-import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { CallContext, ChatRequest, Host } from "../../index.js";
 import { answerOf, chunkOf, pieceOf, responseOf, type Answer, type Piece } from "../shared/host-chat.js";
+import { generate, resolveModel, stream, type ResolvedModel } from "./inner-model.js";
 import { chatMessageOf, messagesAfter, reasoningOf, textOf, toolCallsOf } from "./messages.js";
 
 /** Call options of a {@link SluiceChatModel}: the base ones, and the tools `bindTools` bound (handed to the wrapped model as they are). */
@@ -15,11 +15,16 @@ export interface SluiceChatModelCallOptions extends BaseChatModelCallOptions {
   tools?: BindToolsInput[];
 }
 
-/** The chat model a SluiceChatModel wraps: any LangChain chat model (bindTools, invoke, stream). */
+/**
+ * The chat model a SluiceChatModel wraps: a LangChain chat model (a `BaseChatModel`), or
+ * one bound by `bindTools` or `withConfig`. Other runnables (`withRetry`,
+ * `withFallbacks`, lambdas, sequences) are refused with CONFIG_INVALID.
+ */
 export type WrappedChatModel = Pick<BaseChatModel, "invoke" | "stream"> & { bindTools?: BaseChatModel["bindTools"] };
 
 /** What a {@link SluiceChatModel} is built from. */
 export interface SluiceChatModelFields {
+  /** The chat model to run through the host; see {@link WrappedChatModel} for what it may be. */
   model: WrappedChatModel;
   host: Host;
   /** The hooks' context of each call: a fixed one, or one per call. */
@@ -72,10 +77,21 @@ function chunkReader(): (c: AIMessageChunk) => Piece {
 /**
  * A LangChain chat model run through the host: `invoke` through `host.chat`, `stream`
  * (and any invoke a streaming callback asks to stream, as LangGraph's `streamMode:
- * "messages"` does) through `host.chatStream`. The wrapped model runs detached from the
- * caller's callbacks, so the only tokens a callback or stream consumer sees are the
- * hooked ones. A reject or block throws the host's SluiceError; a failure of the wrapped
- * model its own error (so `maxRetries` and fallbacks work as without Sluice).
+ * "messages"` does) through `host.chatStream`.
+ *
+ * What is guaranteed: the wrapped model runs with no callback manager at all. Its own
+ * `_generate` / `_streamResponseChunks` are called directly, so no handler ever sees its
+ * raw tokens or messages: not the caller's callbacks, not callbacks set on the wrapped
+ * model (constructor `callbacks`, `withConfig({ callbacks })`, `withListeners`), not
+ * LangSmith tracing or `verbose` (`LANGSMITH_TRACING`, `LANGCHAIN_TRACING_V2`,
+ * `LANGCHAIN_VERBOSE`), not configure hooks. Callbacks and tracing set on the
+ * SluiceChatModel (or on the run) work as usual and see the hooked answer and tokens only
+ * (and the caller's own input). The wrapped model's call options bound by `bindTools` or
+ * `withConfig` are kept, and its provider's own retries (`maxRetries`) stay; its
+ * LangChain `cache` is not consulted. A model that is not a chat model or a binding of one
+ * (`withRetry`, `withFallbacks`, a lambda) is refused with CONFIG_INVALID: apply those to
+ * the SluiceChatModel instead. A reject or block throws the host's SluiceError; a failure
+ * of the wrapped model its own error (so retries and fallbacks work as without Sluice).
  *
  * @example
  * const model = new SluiceChatModel({ model: new ChatOpenAI({ model: "gpt-4o" }), host, context: { spaceId: "support" } });
@@ -83,16 +99,20 @@ function chunkReader(): (c: AIMessageChunk) => Piece {
  */
 export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
   readonly inner: WrappedChatModel;
+  private readonly resolved: ResolvedModel;
   private readonly host: Host;
   private readonly contextOption: SluiceChatModelFields["context"];
   private readonly modelId: string;
 
+  /** @throws SluiceError CONFIG_INVALID when `fields.model` is not a chat model or a binding of one. */
   constructor(fields: SluiceChatModelFields) {
     super({});
     this.inner = fields.model;
+    this.resolved = resolveModel(fields.model);
     this.host = fields.host;
     this.contextOption = fields.context;
-    const named = (fields.model as { model?: unknown; modelName?: unknown }).model ?? (fields.model as { modelName?: unknown }).modelName;
+    const chat = this.resolved.model as { model?: unknown; modelName?: unknown };
+    const named = chat.model ?? chat.modelName;
     this.modelId = fields.modelId ?? (typeof named === "string" && named !== "" ? named : "langchain");
   }
 
@@ -116,18 +136,17 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
     return { model: this.modelId, messages: messages.map(chatMessageOf), ...(tools.length ? { tools } : {}) };
   }
 
-  /** The wrapped model with the call's tools, called outside the caller's callback context. */
-  private detached<T>(options: SluiceChatModelCallOptions, signal: AbortSignal, call: (model: Runnable, config: { signal: AbortSignal; callbacks: [] }) => Promise<T>): Promise<T> {
-    const { tools, tool_choice } = options;
-    const model = (tools?.length && this.inner.bindTools ? this.inner.bindTools(tools, tool_choice !== undefined ? { tool_choice } as never : undefined) : this.inner) as Runnable;
-    return AsyncLocalStorageProviderSingleton.getInstance().run(undefined, () => call(model, { signal, callbacks: [] }));
+  /** The call's own options for the wrapped model: all but the tools (bound by its own bindTools) and what LangChain adds. */
+  private static callOf(options: SluiceChatModelCallOptions): Record<string, unknown> {
+    const { tools: _tools, signal: _signal, promptIndex: _index, ...call } = options as SluiceChatModelCallOptions & { promptIndex?: number };
+    return call;
   }
 
   async _generate(messages: BaseMessage[], options: SluiceChatModelCallOptions): Promise<ChatResult> {
     const shown = this.requestOf(messages, options);
     let real: AIMessage | undefined;
     const r = await this.host.chat(this.contextOf(messages, options), shown, async (request, op) => {
-      real = await this.detached(options, op.signal, (model, config) => model.invoke(messagesAfter(messages, shown.messages, request.messages), config)) as AIMessage;
+      real = await generate(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options), options.tools, op.signal);
       return responseOf(answerOfMessage(real));
     }, ORIGINAL);
     if (!r.ok) throw r.error;
@@ -137,12 +156,11 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
 
   override async *_streamResponseChunks(messages: BaseMessage[], options: SluiceChatModelCallOptions, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const shown = this.requestOf(messages, options);
-    const stream = this.host.chatStream(this.contextOf(messages, options), shown, async function* (this: SluiceChatModel, request: ChatRequest, op: { signal: AbortSignal }) {
-      const source = await this.detached(options, op.signal, (model, config) => model.stream(messagesAfter(messages, shown.messages, request.messages), config));
+    const emitting = this.host.chatStream(this.contextOf(messages, options), shown, async function* (this: SluiceChatModel, request: ChatRequest, op: { signal: AbortSignal }) {
       const read = chunkReader();
-      for await (const chunk of source as AsyncIterable<AIMessageChunk>) yield chunkOf(read(chunk));
+      for await (const chunk of stream(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options), options.tools, op.signal)) yield chunkOf(read(chunk));
     }.bind(this), ORIGINAL);
-    for await (const emitted of stream) {
+    for await (const emitted of emitting) {
       const piece = pieceOf(emitted);
       const fields: ConstructorParameters<typeof AIMessageChunk>[0] & object = {
         content: piece.text,
@@ -151,7 +169,7 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
       };
       if (piece.isLast) {
         // The call has settled when the last chunk comes: it carries the answer's finish reason and usage.
-        const r = await stream.result;
+        const r = await emitting.result;
         if (r.ok) {
           const a = answerOf(r.output);
           Object.assign(fields, { response_metadata: { finish_reason: a.finishReason }, usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output } });
@@ -162,7 +180,7 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
       yield chunk;
       await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
     }
-    const r = await stream.result;
+    const r = await emitting.result;
     if (!r.ok) throw r.error;
   }
 }

@@ -3,6 +3,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import type { CallContext, Host } from "../../index.js";
 import { SluiceChatModel, type WrappedChatModel } from "./chat-model.js";
+import { resolveModel } from "./inner-model.js";
 import { textOf } from "./messages.js";
 
 /** Options of {@link sluiceMiddleware}. */
@@ -21,9 +22,13 @@ function schemaOf(tool: unknown): Record<string, unknown> {
 }
 
 /**
- * `createAgent` middleware: every model call goes through the host (the agent's model is
- * wrapped in a {@link SluiceChatModel}, so streamed tokens reach `streamMode: "messages"`
- * only after the chunk hooks), and every tool call through `tool.before` / `tool.after`.
+ * `createAgent` middleware: every model call goes through the host, and every tool call
+ * through `tool.before` / `tool.after`. The agent's model (a chat model, a binding of one,
+ * or the model `createAgent` builds from a name) is wrapped in a {@link SluiceChatModel}:
+ * it runs with no callback manager, so streamed tokens reach `streamMode: "messages"`, the
+ * run's callbacks and LangSmith only after the chunk hooks, and no callback or tracer set
+ * on the model itself sees a raw token. A model that cannot run that way (`withRetry`,
+ * `withFallbacks`, a lambda) fails the model call with CONFIG_INVALID.
  * A refused tool call becomes an error ToolMessage naming the binding, which the model sees.
  *
  * @example
@@ -33,8 +38,9 @@ function schemaOf(tool: unknown): Record<string, unknown> {
 export function sluiceMiddleware(options: SluiceMiddlewareOptions): AgentMiddleware {
   const { host } = options;
   const wrapped = new WeakMap<object, SluiceChatModel>();
-  const guard = (model: WrappedChatModel): SluiceChatModel => {
-    if (model instanceof SluiceChatModel) return model;
+  const guard = (model: WrappedChatModel): WrappedChatModel => {
+    // A SluiceChatModel, bound or not, is guarded already: what reaches its callbacks is hooked.
+    if (model instanceof SluiceChatModel || resolveModel(model).model instanceof SluiceChatModel) return model;
     let m = wrapped.get(model);
     if (!m) wrapped.set(model, (m = new SluiceChatModel({ model, host, context: (messages) => contextOf({ kind: "model", messages }) })));
     return m;
