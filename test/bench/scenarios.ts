@@ -60,7 +60,7 @@ async function oneHook(id: number, bytes: number, ratio: number, c: Counts): Pro
       { name: "extism-inprocess", call: () => inProc.call(request) },
       { name: "floor-wasm", call: () => fl.call(request), prepare: fl.prepare },
       { name: "ts-hook", call: () => bench.stage(TOOLS.ts1, payload) },
-    ], { warmup: c.warmup, samples: c.samples });
+    ], { warmup: c.warmup, samples: c.samples, rotate: true });
     const r = latency.sluice!.p50 / latency["extism-worker"]!.p50;
     const meteringPct = (latency.sluice!.p50 / latency["sluice-unmetered"]!.p50 - 1) * 100;
     return {
@@ -346,12 +346,12 @@ async function metering(c: Counts): Promise<ScenarioResult> {
     { name: `${p.name}-metered`, call: () => p.metered() },
     { name: `${p.name}-unmetered`, call: () => p.bare() },
   ]);
-  const latency = await interleave(contenders(pairs), { warmup: c.warmup, samples: c.samples });
+  const latency = await interleave(contenders(pairs), { warmup: c.warmup, samples: c.samples, rotate: true });
   // A call of the JavaScript component takes milliseconds: fewer of them, in rounds of 4
   // (a round of 50 lasts most of a second, long enough for the machine's other load to
   // change between the two: 21% in one loaded run, against 3% in rounds of 4 just after).
   const js = await meteredAndBareComponent();
-  Object.assign(latency, await interleave(contenders([js]), { warmup: Math.min(c.warmup, 50), samples: Math.min(c.samples, 300), perRound: 4 }));
+  Object.assign(latency, await interleave(contenders([js]), { warmup: Math.min(c.warmup, 50), samples: Math.min(c.samples, 300), perRound: 4, rotate: true }));
   pairs.push(js);
   const values: Record<string, number> = {};
   const targets: Target[] = [];
