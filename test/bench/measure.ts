@@ -23,10 +23,9 @@ export interface InterleaveOptions {
   samples: number;
   perRound?: number;
   /**
-   * Starts each round with the next contender. In a fixed order each contender always
-   * follows the same one, and one that follows a contender from another thread pool (or
-   * none) pays its workers' wake-up while its neighbour does not: the metered hook ran 4.7%
-   * slower than its unmetered twin that way, against 1.1-1.8% with only the two, either order.
+   * Starts each round with the next contender: in a fixed order each contender always
+   * follows the same neighbour (a worker pool's first call after another pool's round may
+   * pay for waking its threads), which biases a comparison of two neighbours.
    */
   rotate?: boolean;
 }
