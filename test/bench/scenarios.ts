@@ -12,7 +12,7 @@ import type { RequestEnvelope } from "../../abi/envelope.js";
 import { createHost, type HostOptions } from "../../host/index.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import type { LoadCommand, LoadReply } from "./gateway-load.js";
-import { createSandbox, HOST_MAX_LIMITS, loadModule } from "../../host/sandbox/index.js";
+import { createSandbox, HOST_MAX_LIMITS, loadModule, type InvokeResult } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
 import { measureSharedStores, withBenchDatabase } from "./shared-stores.js";
 import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
@@ -226,48 +226,71 @@ async function runaway(id: 7 | 10, c: Counts): Promise<ScenarioResult> {
   const gcs: { start: number; end: number }[] = [];
   const gcObserver = new PerformanceObserver((list) => { for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration }); });
   gcObserver.observe({ entryTypes: ["gc"] });
+  /**
+   * One measure: `injected` starts amid a saturating load; the time from its end to the first
+   * 20 ms window at 90% of the steady rate. For scenario 10 the same is measured for a benign
+   * call injected the same way (`benign`), which shows what this client on this machine
+   * reads as "recovery" when nothing needed recovering.
+   */
+  const measure = async (injected: () => Promise<InvokeResult>, slowLog: string[] | undefined): Promise<{ recovery: number; ranMs: number; result: InvokeResult; control?: number }> => {
+    await sandbox.ready(); // the previous runaway's replacement has booted
+    const base = await saturate(call, 64, c.throughputMs / 2);
+    let endedAt = 0;
+    const started = performance.now();
+    const pending = injected().then((r) => { endedAt = performance.now(); return r; });
+    const during = await saturate(call, 64, 50 + 400);
+    const result = await pending;
+    const need = 0.9 * base.perSecond * (windowMs / 1000);
+    const done = during.completions;
+    const recoveryFrom = (from: number): number => {
+      for (let t = from; t + windowMs <= done.at(-1)!; t += 1) {
+        if (done.filter((x) => x >= t && x < t + windowMs).length >= need) return t - from;
+      }
+      return Infinity;
+    };
+    const recovery = recoveryFrom(endedAt);
+    if (slowLog && recovery > 10) {
+      const until = endedAt + Math.min(recovery, 400) + windowMs;
+      const after = done.filter((x) => x >= endedAt && x <= until);
+      const stall = after.reduce((m, x, i) => Math.max(m, x - (i === 0 ? endedAt : after[i - 1]!)), 0);
+      const gcMs = gcs.reduce((n, g) => n + Math.max(0, Math.min(g.end, until) - Math.max(g.start, endedAt)), 0);
+      slowLog.push(`${recovery.toFixed(0)}ms(stall ${stall.toFixed(0)}, gc ${gcMs.toFixed(0)}, load ${loadavg()[0]!.toFixed(1)})`);
+    }
+    // The same search from a moment long after the runaway: what the machine's own noise reads as "recovery".
+    const control = endedAt + 200 + windowMs <= done.at(-1)! ? recoveryFrom(endedAt + 200) : undefined;
+    return { recovery, ranMs: endedAt - started, result, ...(control !== undefined ? { control } : {}) };
+  };
+  const benign: number[] = [];
   try {
     await saturate(call, 64, c.throughputMs / 4);
+    // Warm-up for the runaway as for the benign call: its first runs in a worker are V8's
+    // baseline code (4x slower here) until the engine tiers the loop up, and what that first
+    // exhaustion costs is reported apart (firstRunawayMs, firstRecoveryMs).
+    const first = byFuel ? await measure(() => sandbox.invokeBytes(loop, request), undefined) : undefined;
+    if (byFuel) await Promise.all(Array.from({ length: sandbox.threadCount * 2 }, () => sandbox.invokeBytes(loop, request)));
     for (let k = 0; k < (byFuel ? c.runaways * 3 : c.runaways); k++) {
-      await sandbox.ready(); // the previous runaway's replacement has booted
-      const base = await saturate(call, 64, c.throughputMs / 2);
-      let endedAt = 0;
-      const started = performance.now();
-      const looping = sandbox.invokeBytes(loop, request).then((r) => { endedAt = performance.now(); return r; });
-      const during = await saturate(call, 64, 50 + 400);
-      const r = await looping;
-      if (r.ok || r.error.code !== expected) throw new Error(`the runaway guest did not end with ${expected}`);
-      runMs.push(endedAt - started);
-      // The first window after the runaway's end whose completions reach 90% of the steady rate.
-      const need = 0.9 * base.perSecond * (windowMs / 1000);
-      const done = during.completions;
-      const recoveryFrom = (from: number): number => {
-        for (let t = from; t + windowMs <= done.at(-1)!; t += 1) {
-          if (done.filter((x) => x >= t && x < t + windowMs).length >= need) return t - from;
-        }
-        return Infinity;
-      };
-      const recovery = recoveryFrom(endedAt);
-      recoveries.push(recovery);
-      if (recovery > 10) {
-        const until = endedAt + Math.min(recovery, 400) + windowMs;
-        const after = done.filter((x) => x >= endedAt && x <= until);
-        const stall = after.reduce((m, x, i) => Math.max(m, x - (i === 0 ? endedAt : after[i - 1]!)), 0);
-        const gcMs = gcs.reduce((n, g) => n + Math.max(0, Math.min(g.end, until) - Math.max(g.start, endedAt)), 0);
-        slow.push(`${recovery.toFixed(0)}ms(stall ${stall.toFixed(0)}, gc ${gcMs.toFixed(0)}, load ${loadavg()[0]!.toFixed(1)})`);
-      }
-      // The same search from a moment long after the runaway: what the machine's own noise reads as "recovery".
-      if (endedAt + 200 + windowMs <= done.at(-1)!) controls.push(recoveryFrom(endedAt + 200));
+      const m = await measure(() => sandbox.invokeBytes(loop, request), slow);
+      if (m.result.ok || m.result.error.code !== expected) throw new Error(`the runaway guest did not end with ${expected}`);
+      runMs.push(m.ranMs);
+      recoveries.push(m.recovery);
+      if (m.control !== undefined) controls.push(m.control);
+      if (byFuel) benign.push((await measure(call, undefined)).recovery);
     }
     const direct = byFuel ? await nextCallAfterExhaustion(c.runaways * 3, request) : undefined;
     const median = stats(recoveries).p50;
     const worst = Math.max(...recoveries);
     const values = { runaways: recoveries.length, runawayRanMsMedian: stats(runMs).p50, recoveryMsMedian: median, recoveryMsMax: worst, recoveriesMs: recoveries.map((x) => x.toFixed(0)).join(" "),
       noiseMsMedian: controls.length > 0 ? stats(controls).p50 : -1, noiseMsMax: controls.length > 0 ? Math.max(...controls) : -1,
+      ...(first ? { firstRunawayMs: first.ranMs, firstRecoveryMs: first.recovery } : {}),
+      ...(byFuel ? { benignInjectionMsMedian: stats(benign).p50, benignInjectionMsMax: Math.max(...benign), benignInjectionsMs: benign.map((x) => x.toFixed(0)).join(" ") } : {}),
       slowRecoveries: slow.join(" "), loadAverage: loadavg()[0]!,
       ...(direct ? { nextCallAfterExhaustionMsMedian: direct.p50, nextCallAfterExhaustionMsMax: direct.max } : {}) };
     return byFuel
-      ? { id, title: "fuel runaway (default budget): exhaustion to full throughput", values, targets: [target("exhaustion to full throughput (median)", median, "<=", 2, "ms"), target("exhaustion to full throughput (worst)", worst, "<=", 10, "ms")] }
+      ? { id, title: "fuel runaway (default budget): exhaustion to full throughput", values, targets: [
+        target("exhaustion to full throughput (median)", median, "<=", 2, "ms"),
+        target("exhaustion to full throughput (worst)", worst, "<=", 10, "ms"),
+        target("exhaustion to the next reply of the same worker (worst)", direct!.max, "<=", 10, "ms"),
+      ] }
       : { id, title: "runaway guest past its time limit: timeout to full throughput", values, targets: [target("timeout to full throughput (median of the runaways)", median, "<=", 100, "ms")] };
   } finally {
     gcObserver.disconnect();
