@@ -28,6 +28,13 @@ export interface InterleaveOptions {
    * pay for waking its threads), which biases a comparison of two neighbours.
    */
   rotate?: boolean;
+  /**
+   * Untimed calls of each contender at the start of each of its rounds. A contender whose
+   * round follows another system's pays for getting its threads running again: two
+   * contenders calling the very same binding read 3.5-4.6% apart in scenario 1 without this
+   * (the one after an in-process contender slower), which no difference between them explains.
+   */
+  roundWarmup?: number;
 }
 
 /** Runs every contender sequentially, alternating in rounds, and returns each one's stats (µs). */
@@ -41,6 +48,7 @@ export async function interleave(contenders: readonly Contender[], o: Interleave
     const shift = o.rotate ? round % contenders.length : 0;
     for (const c of [...contenders.slice(shift), ...contenders.slice(0, shift)]) {
       const out = times.get(c.name)!;
+      for (let i = 0; i < (o.roundWarmup ?? 0); i++) { await c.prepare?.(); await c.call(); }
       for (let i = 0; i < perRound && done + i < o.samples; i++) {
         await c.prepare?.();
         const t0 = performance.now();
