@@ -71,6 +71,11 @@ function layout(): Slots | null {
   return slots;
 }
 
+// Found when this module loads, before the thread meters anything: NODE_WORDS reads past a
+// small node into whatever the arena holds next, and after many modules that can be another
+// `local.get` of the same index (two hits: no layout, and every table operation refused).
+layout();
+
 /** The operation an expression id names, if it is one of the three. */
 export function tableOp(kind: number): TableOp | undefined {
   if (kind === binaryen._BinaryenTableFillId!()) return "table.fill";
