@@ -7,6 +7,7 @@ import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage 
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import { fakeModel } from "@langchain/core/testing";
+import { InMemoryCache } from "@langchain/core/caches";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
@@ -333,6 +334,24 @@ describe("sluice/langchain: what the wrapped model may be", () => {
     expect(whole!.text).toBe("Mail [email] now.");
     expect(whole!.tool_calls).toMatchObject([{ id: "call-1", name: "orders_search", args: { query: "shoes", limit: 5 } }]);
     expect(model.callCount).toBe(1);
+  });
+
+  it("an invoke consults the wrapped model's own cache, and the cached answer still passes through the hooks", async () => {
+    h.bind([{ hookRef: "pii-redact@1.0.0", point: "model.chat.after", config: {} }]);
+    const model = fakeModel().respond(new AIMessage(`mail ${EMAIL}`)).respond(new AIMessage("a second, different answer"));
+    model.cache = new InMemoryCache();
+    const wrapped = new SluiceChatModel({ model, host: h.host, context });
+    const first = await wrapped.invoke("where is my order?");
+    const second = await wrapped.invoke("where is my order?");
+    expect(model.callCount).toBe(1);
+    for (const r of [first, second]) {
+      expect(String(r.content)).toContain("mail ");
+      expect(leaks(String(r.content))).toBe(false);
+    }
+    expect(second.usage_metadata).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
+    // Another prompt is not served from the cache.
+    expect(String((await wrapped.invoke("something else")).content)).toBe("a second, different answer");
+    expect(model.callCount).toBe(2);
   });
 
   it("a timeout bound to the wrapped model aborts its call, as LangChain's own would", async () => {

@@ -87,8 +87,9 @@ function chunkReader(): (c: AIMessageChunk) => Piece {
  * `LANGCHAIN_VERBOSE`), not configure hooks. Callbacks and tracing set on the
  * SluiceChatModel (or on the run) work as usual and see the hooked answer and tokens only
  * (and the caller's own input). The wrapped model's call options bound by `bindTools` or
- * `withConfig` are kept, and its provider's own retries (`maxRetries`) stay; its
- * LangChain `cache` is not consulted. A model that is not a chat model or a binding of one
+ * `withConfig` are kept, its provider's own retries (`maxRetries`) stay, and an invoke
+ * consults its LangChain `cache` as LangChain would (a cached answer still passes through
+ * the hooks; streams skip the cache, as in LangChain). A model that is not a chat model or a binding of one
  * (`withRetry`, `withFallbacks`, a lambda) is refused with CONFIG_INVALID: apply those to
  * the SluiceChatModel instead. A reject or block throws the host's SluiceError; a failure
  * of the wrapped model its own error (so retries and fallbacks work as without Sluice).

@@ -13,6 +13,7 @@ import type { AIMessage, AIMessageChunk, BaseMessage } from "@langchain/core/mes
 import type { ChatGeneration, ChatGenerationChunk } from "@langchain/core/outputs";
 import { RunnableBinding } from "@langchain/core/runnables";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import type { BaseCache } from "@langchain/core/caches";
 import { SluiceError } from "../../index.js";
 
 type Options = Record<string, unknown>;
@@ -144,8 +145,29 @@ function messageOfGeneration(g: ChatGeneration | ChatGenerationChunk, llmOutput?
   return message;
 }
 
+/** What LangChain's own generate keys a model's cache with, and the cache (a model built with `cache: true` or a BaseCache). */
+interface Cached { cache: BaseCache; prompt: string; key: string }
+
+function cachedOf(model: BaseChatModel, messages: BaseMessage[], options: Options): Cached | undefined {
+  const cache = model.cache;
+  if (!cache) return undefined;
+  const keyed = model as unknown as { _getSerializedCacheKeyParametersForCall(o: Options): string };
+  const convert = BaseChatModel as unknown as { _convertInputToPromptValue(m: BaseMessage[]): { toString(): string } };
+  return { cache, prompt: convert._convertInputToPromptValue(messages).toString(), key: keyed._getSerializedCacheKeyParametersForCall(options) };
+}
+
 async function generateWith({ model, options }: Prepared, messages: BaseMessage[]): Promise<AIMessage> {
+  // The model's own cache, as its invoke would consult it (the stream path does not, in LangChain either).
+  const cached = cachedOf(model, messages, options);
+  const hit = cached ? await cached.cache.lookup(cached.prompt, cached.key) : null;
+  if (hit?.[0] && "message" in hit[0]) {
+    const message = (hit[0] as ChatGeneration).message as AIMessage;
+    // A cached answer cost no tokens, as LangChain reports it.
+    message.usage_metadata = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    return messageOfGeneration(hit[0] as ChatGeneration);
+  }
   const result = await detached(() => model._generate(messages, options as never, undefined));
+  if (cached && result.generations.length > 0) await cached.cache.update(cached.prompt, cached.key, result.generations);
   const g = result.generations[0];
   if (!g) throw new SluiceError("MODEL_OUTPUT_INVALID", `The wrapped chat model ${nameOf(model)} returned no generation.`, { wrapped: nameOf(model) });
   return messageOfGeneration(g, result.generations.length === 1 ? result.llmOutput : undefined);
