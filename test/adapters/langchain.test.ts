@@ -349,6 +349,9 @@ describe("sluice/langchain: what the wrapped model may be", () => {
       expect(leaks(String(r.content))).toBe(false);
     }
     expect(second.usage_metadata).toEqual({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
+    // Keyed as LangChain keys it: the model's own invoke finds the same entry.
+    await model.invoke("where is my order?");
+    expect(model.callCount).toBe(1);
     // Another prompt is not served from the cache.
     expect(String((await wrapped.invoke("something else")).content)).toBe("a second, different answer");
     expect(model.callCount).toBe(2);

@@ -153,7 +153,9 @@ function cachedOf(model: BaseChatModel, messages: BaseMessage[], options: Option
   if (!cache) return undefined;
   const keyed = model as unknown as { _getSerializedCacheKeyParametersForCall(o: Options): string };
   const convert = BaseChatModel as unknown as { _convertInputToPromptValue(m: BaseMessage[]): { toString(): string } };
-  return { cache, prompt: convert._convertInputToPromptValue(messages).toString(), key: keyed._getSerializedCacheKeyParametersForCall(options) };
+  // The signal is the host's, not a call option: LangChain's key leaves it out too.
+  const { signal: _signal, ...callOptions } = options;
+  return { cache, prompt: convert._convertInputToPromptValue(messages).toString(), key: keyed._getSerializedCacheKeyParametersForCall(callOptions) };
 }
 
 async function generateWith({ model, options }: Prepared, messages: BaseMessage[]): Promise<AIMessage> {
