@@ -46,6 +46,8 @@ const TX_METHODS = [
   "insertPlugin", "getPlugin", "listPlugins", "listBindings", "getBinding", "insertBinding", "updateBinding", "deleteBinding", "reorderBindings",
   "draftOrderMode", "setDraftOrderMode", "insertRelease", "getRelease", "listReleases", "activeRevision", "listActivations",
 ] as const satisfies readonly (keyof RegistryTx & keyof SqliteOps)[];
+/** The methods that only read: outside a transaction they take no write lock (the release feed and prefetch poll them). */
+const READS: ReadonlySet<string> = new Set(["getPlugin", "listPlugins", "listBindings", "getBinding", "draftOrderMode", "getRelease", "listReleases", "activeRevision", "listActivations"]);
 
 function sqliteRegistry(db: Database.Database): RegistryStore {
   const ops = new SqliteOps(db);
@@ -73,7 +75,7 @@ function sqliteRegistry(db: Database.Database): RegistryStore {
   });
   const store = {} as Record<string, unknown>;
   // One statement or one short synchronous transaction each: alone on the connection.
-  for (const m of TX_METHODS) store[m] = (...args: unknown[]) => serial.run(() => ops.transaction(() => (ops[m] as (...a: unknown[]) => unknown)(...args)));
+  for (const m of TX_METHODS) store[m] = (...args: unknown[]) => serial.run(() => ops.transaction(() => (ops[m] as (...a: unknown[]) => unknown)(...args), READS.has(m) ? "read" : "write"));
   store.activate = (revision: number, reason: ActivationReason, apply: () => void | Promise<void>) => transaction((tx) => tx.activate(revision, reason, apply));
   store.transaction = transaction;
   store.close = () => serial.run(() => db.close());
@@ -86,11 +88,15 @@ function sqliteRegistry(db: Database.Database): RegistryStore {
 class SqliteOps implements Omit<SyncOf<RegistryTx>, "activate"> {
   constructor(private readonly db: Database.Database) {}
 
-  /** Joins the open transaction, or opens an IMMEDIATE one; SQLite's failures leave as catalogue codes. */
-  transaction<T>(fn: () => T): T {
+  /**
+   * Joins the open transaction, or opens one: IMMEDIATE to write, DEFERRED to read (one
+   * snapshot, no write lock: WAL readers never wait for writers, nor make them wait).
+   * SQLite's failures leave as catalogue codes.
+   */
+  transaction<T>(fn: () => T, mode: "read" | "write" = "write"): T {
     if (this.db.inTransaction) return fn();
     try {
-      return this.db.transaction(fn).immediate();
+      return mode === "read" ? this.db.transaction(fn).deferred() : this.db.transaction(fn).immediate();
     } catch (err) {
       throw storeError(err);
     }
