@@ -6,6 +6,7 @@
  * through. Messages name paths and types, never the model's text.
  */
 import { fail, OK, type Checked } from "../pipeline/result.js";
+import type { ErrorData } from "../errors/sluice-error.js";
 
 const kind = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -116,8 +117,8 @@ export function readChunk(chunk: Record<string, unknown>, at: string): ChunkFiel
   };
 }
 
-/** One chunk of a streamed chat call; `index` is its position in the stream. */
-export function chunkProblem(chunk: unknown, index: number): Checked {
+/** One chunk of a streamed chat call, checked and read into the host's fields; `index` is its position in the stream. */
+export function checkedChunk(chunk: unknown, index: number): { ok: true; fields: ChunkFields } | { ok: false; error: ErrorData } {
   const at = `chunk ${index}`;
   if (!isObject(chunk)) return fail("MODEL_OUTPUT_INVALID", `stream ${at} must be an object (delta, tool_calls, finish_reason, usage, or an OpenAI chunk with choices), got ${kind(chunk)}`, { field: at });
   if (Array.isArray(chunk.choices) && chunk.choices.length > 0 && !isObject(chunk.choices[0])) {
@@ -147,5 +148,5 @@ export function chunkProblem(chunk: unknown, index: number): Checked {
       field(`${where}.function.arguments`, fn?.arguments, (v) => typeof v === "string", "a string"),
     ]) if (!r.ok) return r;
   }
-  return OK;
+  return { ok: true, fields: c };
 }

@@ -7,7 +7,7 @@
  * only observe, chunks flow as they come and the after stage sees them read-only.
  */
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
-import { validatePayload } from "../pipeline/validators.js";
+import { schemaProblem, validatePayload } from "../pipeline/validators.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import { CHANNELS, type Channel, type PointName } from "../pipeline/points.js";
 import { answerText, chatAfterPayload, chatInput, chatOutput, chatRequestOf, checkToolCalls, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCallOut } from "./chat.js";
@@ -17,8 +17,7 @@ import type { StageRunner } from "./stage-runner.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
 import { originalError } from "./error-mode.js";
 import { thrownError } from "./guard.js";
-import { chunkProblem, readChunk } from "./model-answer.js";
-import { schemaProblem } from "../pipeline/validators.js";
+import { checkedChunk, type ChunkFields } from "./model-answer.js";
 
 /** Chunks read ahead of the hooks at most; a slow consumer slows the source down beyond that. */
 const READ_AHEAD = 64;
@@ -210,9 +209,9 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       try {
         const item = await abortable(src.next(), stages.signal);
         if (item.done) return { done: true, value: undefined };
-        const shape = chunkProblem(item.value, received);
+        const shape = checkedChunk(item.value, received++);
         if (!shape.ok) return { error: shape.error };
-        return { done: false, value: normalised(item.value as Record<string, unknown>, received++) };
+        return { done: false, value: normalised(shape.fields) };
       } catch (err) {
         return { error: stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `chat stream failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } } };
       }
@@ -356,7 +355,7 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     // input could not be read (before) or the host failed: settle with a catalogue code.
     if (settled) throw err;
     const error = thrownError(err, phase === "before");
-    throw await end(phase, { code: error.code, message: error.message, details: error.details }, "failed");
+    throw await end(phase, error.toData(), "failed");
   } finally {
     // Reached without settling: the consumer stopped reading (the iterator's return).
     if (!settled) {
@@ -368,9 +367,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   }
 }
 
-/** A chunk in the host's fields, from either shape (checked by chunkProblem first). */
-function normalised(chunk: Record<string, unknown>, index: number): ReadChunk {
-  const c = readChunk(chunk, `chunk ${index}`);
+/** A checked chunk's fields as the stream carries them. */
+function normalised(c: ChunkFields): ReadChunk {
   const text: Partial<Record<Channel, string>> = {};
   if (typeof c.delta === "string") text.content = c.delta;
   if (typeof c.reasoning_content === "string") text.reasoning = c.reasoning_content;
