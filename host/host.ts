@@ -473,7 +473,7 @@ export class Host implements StageRunner {
       return contextProblem(ctx) ?? this.observer.report(ctx, report, this.id, this.eventDigest);
     } catch (err) {
       const error = thrownError(err, true);
-      return { ok: false, error: { code: error.code, message: error.message, details: error.details } };
+      return { ok: false, error: error.toData() };
     }
   }
 

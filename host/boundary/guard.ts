@@ -34,5 +34,5 @@ export function guarded<T>(revision: () => number, run: () => Promise<BoundaryRe
 function failedWith<T>(error: SluiceError, revision: () => number): BoundaryResult<T> {
   let rev = 0;
   try { rev = revision(); } catch { /* a host that cannot say its revision still answers */ }
-  return refusedCall<T>({ ok: false, error: { code: error.code, message: error.message, details: error.details } }, rev);
+  return refusedCall<T>({ ok: false, error: error.toData() }, rev);
 }

@@ -46,7 +46,6 @@ function startLoader(): Worker {
     clearTimeout(p.timer);
     if (pending.size === 0) {
       worker.unref();
-      clearTimeout(idleTimer);
       scheduleIdleEnd(worker);
     }
     if (reply.ok) p.resolve(reply.loaded);

@@ -22,7 +22,7 @@ function kvAt(path: string | null, calls: readonly { kvScope: string | null }[])
   // Opening the store (once per worker; a SQLite file, or a PostgreSQL connection thread's
   // boot and connect, tens of ms) is the host's time: done before any guest's clock
   // starts. If it fails, the guest's first kv call fails as it would have.
-  if (path !== null && calls.some((c) => c.kvScope !== null)) { try { get(); } catch { /* reported at the call */ } }
+  if (path !== null && !stores.has(path) && calls.some((c) => c.kvScope !== null)) { try { get(); } catch { /* reported at the call */ } }
   return get;
 }
 
