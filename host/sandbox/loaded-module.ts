@@ -18,6 +18,8 @@ export interface LoadedModule {
   module: WebAssembly.Module;
   memory: { initialPages: number; maxPages: number };
   byteLength: number;
+  /** The export that resets a used instance to a fresh one's state (reset-export.ts); absent: every invocation gets a fresh instance. */
+  reset?: string;
   /** Set for a component guest (issue #11): the worker runs it through component/run-component.ts. */
   component?: ComponentCode;
 }

@@ -13,6 +13,7 @@ import { checkShape } from "./module-limits.js";
 import { BinaryFormatError, capTables, hostMemory } from "./wasm-binary.js";
 import { moduleShape, type ModuleShape } from "./wasm-shape.js";
 import { meterOnce } from "./fuel/metered-cache.js";
+import { resetExportName } from "./reset-export.js";
 import "./eager-compile.js";
 
 /** The exports every core guest must have, with the exact signature abi/README.md §2 gives them. */
@@ -139,12 +140,15 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${prepared.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: prepared.initialPages, maxPages });
   }
   // Metered after every check: the counter's import is added to a module already allowed.
-  const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`);
+  const reset = resetExportName(bounded.shape.exports.map((e) => e.name));
+  const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`, "module", { reset });
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${(err as Error).message}`);
   }
-  return { sha256, abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength };
+  // The meter adds the reset only where it can restore everything (fuel/add-reset.ts).
+  const reusable = WebAssembly.Module.exports(module).some((e) => e.name === reset && e.kind === "function");
+  return { sha256, abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength, ...(reusable ? { reset } : {}) };
 }

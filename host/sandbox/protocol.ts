@@ -31,6 +31,8 @@ export interface CallSpec {
   request: Uint8Array;
   /** Set for a component guest: the worker runs it through component/run-component.ts. */
   component?: ComponentCode;
+  /** The module's reset export (reset-export.ts): the worker may then reuse an instance (instance-pool.ts). */
+  reset?: string;
   /** Return the reply's bytes and decoded value too (tests, the vectors, debugging). */
   raw?: boolean;
 }

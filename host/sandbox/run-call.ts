@@ -6,6 +6,7 @@ import { KvStoreFailure } from "./kv-failure.js";
 import type { CallReport, CallSpec, LogLine } from "./protocol.js";
 import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
+import { keepInstance, keyOf, recordImage, takeInstance, type GuestExports, type Kept } from "./instance-pool.js";
 import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
 import { bridgeImports, withHost, type InvocationHost } from "./host-bridge.js";
@@ -52,8 +53,9 @@ function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spe
 }
 
 /**
- * Runs one guest invocation on a fresh instance: no memory or globals survive it. Every
- * failure comes back as data with a code; nothing the guest does is thrown to the caller.
+ * Runs one guest invocation on a fresh instance, or on a used one put back into exactly a
+ * fresh one's state (instance-pool.ts): no memory or globals survive it. Every failure comes
+ * back as data with a code; nothing the guest does is thrown to the caller.
  */
 export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   if (spec.component) return runComponentCall({ ...spec, component: spec.component }, kv);
@@ -61,13 +63,18 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   let droppedLogs = 0;
   let memory: WebAssembly.Memory | undefined;
   let abortMessage: string | undefined;
+  const pages = startPages(spec);
+  const reuseKey = spec.reset !== undefined ? keyOf(spec.moduleId, pages, spec.kvScope !== null) : undefined;
+  /** The instance, when it may be kept for the next invocation. */
+  let lease: Kept | undefined;
   const fuel = fuelCounter();
   fuel.set(spec.fuel);
   const t0 = performance.now();
   const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport => {
     const report = { ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0, fuel: fuelUsed(spec.fuel, fuel) };
     // Last: the reply has been decoded (or copied) out of this memory by now.
-    if (memory) returnMemory(memory, startPages(spec), spec.memoryPages.maximum);
+    const keep = lease !== undefined && r.ok && memory!.buffer.byteLength === pages * WASM_PAGE && keepInstance(reuseKey!, lease);
+    if (memory && !keep) returnMemory(memory, pages, spec.memoryPages.maximum);
     return report;
   };
 
@@ -125,13 +132,28 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   // Everything the guest runs (its start function included) runs with `host` behind the bridge.
   const reached = withHost(host, (): Uint8Array | CallReport => {
     try {
-      memory = takeMemory(startPages(spec), spec.memoryPages.maximum);
-      const instance = new WebAssembly.Instance(moduleOf(spec), {
-        sluice_v1: bridgeImports(spec.kvScope !== null),
-        [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory },
-        [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global },
-      });
-      const exports = instance.exports as { memory: WebAssembly.Memory; sluice_alloc: (n: number) => number; sluice_handle: (p: number, n: number) => unknown };
+      const module = moduleOf(spec);
+      let exports: GuestExports;
+      const kept = reuseKey === undefined ? undefined : takeInstance(reuseKey, module);
+      if (kept) {
+        ({ memory, exports } = lease = kept);
+        kept.reset();
+      } else {
+        memory = takeMemory(pages, spec.memoryPages.maximum);
+        const instance = new WebAssembly.Instance(module, {
+          sluice_v1: bridgeImports(spec.kvScope !== null),
+          [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory },
+          [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global },
+        });
+        exports = instance.exports as unknown as GuestExports;
+        if (spec.reset !== undefined) {
+          // The module has no start function now: its reset runs it, on this first use too.
+          const reset = instance.exports[spec.reset] as () => void;
+          recordImage(module, memory);
+          lease = { module, memory, exports, reset };
+          reset();
+        }
+      }
       const len = spec.request.byteLength;
       const ptr = exports.sluice_alloc(len) >>> 0;
       if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });

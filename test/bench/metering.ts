@@ -20,6 +20,8 @@ import { createHash } from "node:crypto";
 import { loadComponent } from "../../host/sandbox/component/load-component.js";
 import { pendingComponents } from "../../host/sandbox/component/run-component.js";
 import { benchWasm, built, envelopeOf, payloadOf, repoRoot } from "./systems.js";
+import { unmetered } from "./unmetered.js";
+import { resetExportName } from "../../host/sandbox/reset-export.js";
 
 export interface MeteringPair { name: string; fuel: number; metered: () => void; bare: () => void; close: () => void }
 
@@ -50,10 +52,14 @@ export async function meteredAndBare(): Promise<MeteringPair[]> {
   for (const [name, bytes, request] of guests) {
     const prepared = hostMemory(boundShape(bytes, limits).bytes, limits.memoryBytes / WASM_PAGE);
     if ("refused" in prepared) throw new Error(`${name}: ${prepared.refused}`);
-    const [bare, metered] = await Promise.all([WebAssembly.compile(prepared.bytes as Uint8Array<ArrayBuffer>), WebAssembly.compile(meter(prepared.bytes) as Uint8Array<ArrayBuffer>)]);
+    // Both with the reset export, so both run on reused instances as the host runs them.
+    const exportName = resetExportName(boundShape(bytes, limits).shape.exports.map((e) => e.name));
+    const metered = await WebAssembly.compile(meter(prepared.bytes, { reset: exportName }) as Uint8Array<ArrayBuffer>);
+    const reset = WebAssembly.Module.exports(metered).some((e) => e.name === exportName) ? exportName : undefined;
+    const bare = await WebAssembly.compile(unmetered(prepared.bytes, reset) as Uint8Array<ArrayBuffer>);
     const spec: Omit<CallSpec, "module" | "moduleId"> = {
       memoryBytes: limits.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages },
-      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", request,
+      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", request, ...(reset !== undefined ? { reset } : {}),
     };
     const caller = (module: WebAssembly.Module, id: string) => {
       const full: CallSpec = { ...spec, module, moduleId: id };

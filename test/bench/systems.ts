@@ -15,6 +15,7 @@ import type { BindingInput } from "../../host/pipeline/release.js";
 import { WASM_PAGE } from "../../host/sandbox/limits.js";
 import { boundShape } from "../../host/sandbox/prepare-module.js";
 import { hostMemory } from "../../host/sandbox/wasm-binary.js";
+import { unmetered } from "./unmetered.js";
 
 /** The repository root, from test/bench (vitest) or dist/test/bench (npm run bench). */
 export function repoRoot(): string {
@@ -82,7 +83,7 @@ async function loadUnmetered(host: Host, id: string): Promise<void> {
   const limits = loaded.limits;
   const prepared = hostMemory(boundShape(wasm, limits).bytes, limits.memoryBytes / WASM_PAGE);
   if ("refused" in prepared) throw new Error(`bench: ${prepared.refused}`);
-  (loaded as { module: WebAssembly.Module }).module = await WebAssembly.compile(prepared.bytes as Uint8Array<ArrayBuffer>);
+  (loaded as { module: WebAssembly.Module }).module = await WebAssembly.compile(unmetered(prepared.bytes, loaded.reset) as Uint8Array<ArrayBuffer>);
 }
 
 /** A host with the bench plugin bound once for guest.one, eight times for guest.eight, the TS twin for ts.one, and its unmetered twin for guest.one.unmetered. */

@@ -21,6 +21,7 @@ import { FUEL_IMPORT } from "./counter.js";
 import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
 import { tableOp, tableOperands } from "./table-operands.js";
 import { calleesFirst, callGraph, FIXED_CHILDREN, LISTED_CHILDREN } from "./call-graph.js";
+import { addReset } from "./add-reset.js";
 
 type Ref = number;
 /** binaryen.js's raw C API (the wrapper classes cost an object per node): only what this file calls. */
@@ -60,17 +61,22 @@ const id = {
   tableInit: binaryen._BinaryenTableInitId!(), try: binaryen.TryId,
 } as const;
 
+export interface MeterOptions {
+  /** Also add the reset export under this name (see add-reset.ts), if the guest's code lets the host restore all its state. */
+  reset?: string;
+}
+
 /** Returns the module's bytes rewritten to meter themselves against the {@link FUEL_IMPORT} counter. */
-export function meter(bytes: Uint8Array): Uint8Array {
+export function meter(bytes: Uint8Array, options: MeterOptions = {}): Uint8Array {
   const mod = binaryen.readBinaryWithFeatures(bytes, FEATURES);
   try {
-    return instrument(mod);
+    return instrument(mod, options);
   } finally {
     mod.dispose();
   }
 }
 
-function instrument(mod: binaryenModule.Module): Uint8Array {
+function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Array {
   const fresh = (base: string, taken: (n: string) => boolean): string => {
     let name = base;
     for (let i = 1; taken(name); i++) name = `${base}_${i}`;
@@ -141,6 +147,8 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
   let calls = 0;
   /** Loops without calls, with their subtractions, until walkBlock reloads the local before them. */
   let callFree = new Map<Ref, Ref[]>();
+  /** Set once the walk meets an instruction whose effect a reset could not undo (see add-reset.ts). */
+  let writesTablesOrSegments = false;
 
   /**
    * A while loop, `(loop $l (if cond (then body... (br $l))))` (code may come before the
@@ -163,8 +171,9 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     const kind = getId(e);
     switch (kind) {
       case id.block: return walkBlock(e);
-      case id.localGet: case id.globalGet: case id.const: case id.nop: case id.unreachable: case id.memorySize: case id.dataDrop:
+      case id.localGet: case id.globalGet: case id.const: case id.nop: case id.unreachable: case id.memorySize:
         return INSTRUCTION_COST;
+      case id.dataDrop: writesTablesOrSegments = true; return INSTRUCTION_COST;
       case id.localSet: return INSTRUCTION_COST + walk(raw._BinaryenLocalSetGetValue!(e));
       case id.globalSet: return INSTRUCTION_COST + walk(raw._BinaryenGlobalSetGetValue!(e));
       case id.load: return INSTRUCTION_COST + walk(raw._BinaryenLoadGetPtr!(e));
@@ -246,11 +255,13 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
         return cost;
       }
       case id.tableGrow: {
+        writesTablesOrSegments = true;
         const cost = INSTRUCTION_COST + walk(raw._BinaryenTableGrowGetValue!(e)) + walk(raw._BinaryenTableGrowGetDelta!(e));
         raw._BinaryenTableGrowSetDelta!(e, through(entriesHelper, raw._BinaryenTableGrowGetDelta!(e)));
         return cost;
       }
       case id.tableFill: case id.tableCopy: case id.tableInit: {
+        writesTablesOrSegments = true;
         const op = tableOp(kind)!;
         const access = tableOperands(op);
         if (!access) throw new MeterUnsupported(`uses ${op}, whose operands this host's binaryen does not expose to the fuel meter`);
@@ -262,6 +273,7 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
       }
       default: {
         // Neither hot nor special: the instruction and its children.
+        if (kind === binaryen.TableSetId || kind === binaryen.ElemDropId) writesTablesOrSegments = true;
         const getters = FIXED_CHILDREN[kind];
         const list = LISTED_CHILDREN[kind];
         if (!getters && !list) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
@@ -359,5 +371,6 @@ function instrument(mod: binaryenModule.Module): Uint8Array {
     if (cost <= CALL_SITE_MAX) entryCost.set(f, cost);
     binaryen._BinaryenFunctionSetBody!(f, prefixed(body, cost <= CALL_SITE_MAX ? [check()] : chargeAndCheck(cost)));
   }
+  if (options.reset !== undefined && !writesTablesOrSegments) addReset(mod, options.reset, (base) => fresh(base, (n) => mod.getFunction(n) !== 0));
   return mod.emitBinary();
 }

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SluiceError } from "../../errors/sluice-error.js";
 import { METER_VERSION } from "./cost-model.js";
+import type { MeterOptions } from "./meter.js";
 
 /** Modules at least this large are also cached on disk (instrumenting them takes seconds). */
 const DISK_CACHE_BYTES = 1 << 20;
@@ -58,10 +59,10 @@ function writeDisk(path: string, bytes: Uint8Array): void {
   }
 }
 
-async function instrument(bytes: Uint8Array, what: string): Promise<Uint8Array> {
+async function instrument(bytes: Uint8Array, what: string, options: MeterOptions): Promise<Uint8Array> {
   const { meter, MeterUnsupported } = await import("./meter.js");
   try {
-    return meter(bytes);
+    return meter(bytes, options);
   } catch (err) {
     if (err instanceof MeterUnsupported) throw new SluiceError("MODULE_INVALID", `${what} ${err.message}`);
     if (err instanceof RangeError) throw new SluiceError("MODULE_INVALID", `${what} is nested too deeply to be metered`);
@@ -73,15 +74,15 @@ async function instrument(bytes: Uint8Array, what: string): Promise<Uint8Array> 
  * The metered form of `bytes`, instrumenting it only the first time. `bytes` is derived from
  * the original whose hash is `sha256` by the load's own rewrites, which `variant` names.
  */
-export function meterOnce(bytes: Uint8Array, sha256: string, variant: string, what = "module"): Promise<Uint8Array> {
-  const key = keyOf(sha256, variant);
+export function meterOnce(bytes: Uint8Array, sha256: string, variant: string, what = "module", options: MeterOptions = {}): Promise<Uint8Array> {
+  const key = keyOf(sha256, options.reset === undefined ? variant : `${variant}-reset-${options.reset}`);
   let entry = memory.get(key);
   if (!entry) {
     const path = bytes.byteLength >= DISK_CACHE_BYTES && privateDir() ? join(METERED_DIR, `${key}.wasm`) : undefined;
     entry = (async () => {
       const cached = path ? readDisk(path) : undefined;
       if (cached) return cached;
-      const out = await instrument(bytes, what);
+      const out = await instrument(bytes, what, options);
       if (path) writeDisk(path, out);
       return out;
     })();
