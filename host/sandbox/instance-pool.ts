@@ -32,7 +32,7 @@ const MAX_KEPT_BYTES = 64 << 20;
 const kept = new Map<string, Kept>();
 let keptBytes = 0;
 
-/** What each reusable module's data segments write into a zeroed memory, up to its last non-zero byte. */
+/** What each reusable module's data segments write into a zeroed memory (the bytes below its last segment's end). */
 const images = new WeakMap<WebAssembly.Module, Uint8Array>();
 
 export function keyOf(moduleId: string, pages: number, kv: boolean): string {
@@ -51,13 +51,10 @@ export function takeInstance(key: string, module: WebAssembly.Module): Kept | un
   return k;
 }
 
-/** Remembers what a new instance's memory holds before any guest code ran (instantiation wrote only its data segments). */
-export function recordImage(module: WebAssembly.Module, memory: WebAssembly.Memory): void {
+/** Remembers what a new instance's memory holds before any guest code ran: instantiation wrote only its data segments, all below `imageBytes`. */
+export function recordImage(module: WebAssembly.Module, memory: WebAssembly.Memory, imageBytes: number): void {
   if (images.has(module)) return;
-  const words = new Uint32Array(memory.buffer);
-  let end = words.length;
-  while (end > 0 && words[end - 1] === 0) end--;
-  images.set(module, new Uint8Array(memory.buffer, 0, end * 4).slice());
+  images.set(module, new Uint8Array(memory.buffer, 0, Math.min(imageBytes, memory.buffer.byteLength)).slice());
 }
 
 /** Keeps an instance after a successful invocation: its memory zeroed now, so it holds no caller's data while it waits. */

@@ -3,6 +3,14 @@ import type { Capability } from "./capabilities.js";
 import type { ComponentCode } from "./component/protocol.js";
 import type { PluginLimits } from "./limits.js";
 
+/** How a worker puts a used instance back into a fresh one's state (abi/README.md §8). */
+export interface Reuse {
+  /** The export that sets the globals to their initial values and runs the start function (reset-export.ts). */
+  reset: string;
+  /** Instantiation writes data segments below this offset only (wasm-shape.ts dataEnd): the image a worker copies. */
+  imageBytes: number;
+}
+
 export interface LoadOptions {
   limits?: Partial<PluginLimits>;
   capabilities?: readonly string[];
@@ -18,8 +26,8 @@ export interface LoadedModule {
   module: WebAssembly.Module;
   memory: { initialPages: number; maxPages: number };
   byteLength: number;
-  /** The export that resets a used instance to a fresh one's state (reset-export.ts); absent: every invocation gets a fresh instance. */
-  reset?: string;
+  /** Set when a used instance may serve again (instance-pool.ts); absent: every invocation gets a fresh instance. */
+  reuse?: Reuse;
   /** Set for a component guest (issue #11): the worker runs it through component/run-component.ts. */
   component?: ComponentCode;
 }

@@ -25,7 +25,7 @@ function callSpec(module: LoadedModule, kvScope: KvScope | undefined): Omit<Call
     abiMajor: module.abi.major,
     kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : null,
     ...(module.component ? { component: module.component } : {}),
-    ...(module.reset !== undefined ? { reset: module.reset } : {}),
+    ...(module.reuse ? { reuse: module.reuse } : {}),
   };
 }
 

@@ -140,8 +140,10 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${prepared.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: prepared.initialPages, maxPages });
   }
   // Metered after every check: the counter's import is added to a module already allowed.
-  const reset = resetExportName(bounded.shape.exports.map((e) => e.name));
-  const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`, "module", { reset });
+  // Reusable only where what instantiation writes is known statically (see wasm-shape.ts dataEnd).
+  const imageBytes = bounded.shape.dataEnd;
+  const reset = imageBytes === undefined ? undefined : resetExportName(bounded.shape.exports.map((e) => e.name));
+  const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`, "module", reset === undefined ? {} : { reset });
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);
@@ -149,6 +151,6 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${(err as Error).message}`);
   }
   // The meter adds the reset only where it can restore everything (fuel/add-reset.ts).
-  const reusable = WebAssembly.Module.exports(module).some((e) => e.name === reset && e.kind === "function");
-  return { sha256, abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength, ...(reusable ? { reset } : {}) };
+  const reusable = reset !== undefined && WebAssembly.Module.exports(module).some((e) => e.name === reset && e.kind === "function");
+  return { sha256, abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength, ...(reusable ? { reuse: { reset, imageBytes: imageBytes! } } : {}) };
 }

@@ -8,6 +8,7 @@ import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import type { MessagePort } from "node:worker_threads";
 import type { ComponentCode } from "./component/protocol.js";
+import type { Reuse } from "./loaded-module.js";
 
 export interface LogLine { level: number; message: string }
 
@@ -31,8 +32,8 @@ export interface CallSpec {
   request: Uint8Array;
   /** Set for a component guest: the worker runs it through component/run-component.ts. */
   component?: ComponentCode;
-  /** The module's reset export (reset-export.ts): the worker may then reuse an instance (instance-pool.ts). */
-  reset?: string;
+  /** Set when the worker may reuse an instance of the module (instance-pool.ts). */
+  reuse?: Reuse;
   /** Return the reply's bytes and decoded value too (tests, the vectors, debugging). */
   raw?: boolean;
 }

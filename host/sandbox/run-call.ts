@@ -64,7 +64,7 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   let memory: WebAssembly.Memory | undefined;
   let abortMessage: string | undefined;
   const pages = startPages(spec);
-  const reuseKey = spec.reset !== undefined ? keyOf(spec.moduleId, pages, spec.kvScope !== null) : undefined;
+  const reuseKey = spec.reuse ? keyOf(spec.moduleId, pages, spec.kvScope !== null) : undefined;
   /** The instance, when it may be kept for the next invocation. */
   let lease: Kept | undefined;
   const fuel = fuelCounter();
@@ -146,10 +146,10 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
           [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global },
         });
         exports = instance.exports as unknown as GuestExports;
-        if (spec.reset !== undefined) {
+        if (spec.reuse) {
           // The module has no start function now: its reset runs it, on this first use too.
-          const reset = instance.exports[spec.reset] as () => void;
-          recordImage(module, memory);
+          const reset = instance.exports[spec.reuse.reset] as () => void;
+          recordImage(module, memory, spec.reuse.imageBytes);
           lease = { module, memory, exports, reset };
           reset();
         }

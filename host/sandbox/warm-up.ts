@@ -11,13 +11,14 @@ import type { StageInput } from "../pipeline/run-steps.js";
 import { DEFAULT_LIMITS, WASM_PAGE } from "./limits.js";
 import { PROGRESS_BYTES, PROGRESS_WAITING, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { hostMemory } from "./wasm-binary.js";
-import { CONTINUE_GUEST } from "./benign-guest.js";
+import { CONTINUE_GUEST, CONTINUE_GUEST_REUSABLE, CONTINUE_GUEST_REUSE } from "./benign-guest.js";
 
 
 export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise<void> {
   // The default memory limit, so the pool ends up holding memories of the most common shape.
   const prepared = hostMemory(Buffer.from(CONTINUE_GUEST, "base64"), DEFAULT_LIMITS.memoryBytes / WASM_PAGE);
-  if ("refused" in prepared) return;
+  const reusable = hostMemory(Buffer.from(CONTINUE_GUEST_REUSABLE, "base64"), DEFAULT_LIMITS.memoryBytes / WASM_PAGE);
+  if ("refused" in prepared || "refused" in reusable) return;
   const module = new WebAssembly.Module(prepared.bytes as Uint8Array<ArrayBuffer>);
   const payload = { tool_id: "warm-up", name: "warm-up", schema: { type: "object" }, arguments: { text: "x".repeat(512) }, call_id: "c" };
   const spec = { module, moduleId: "sluice:warm-up", memoryBytes: DEFAULT_LIMITS.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages }, inputBytes: 1 << 20, outputBytes: 1 << 20, fuel: DEFAULT_LIMITS.fuel, abiMajor: 1, kvScope: null };
@@ -27,6 +28,8 @@ export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise
     payload,
     steps: [{ bindingId: "warm-up", hookRef: "warm-up@0.0.0", policy: "fail-closed", observeOnly: false, config: {} }],
   };
+  // Most guests run on reused instances (instance-pool.ts): that path is warmed too.
+  const reuseSpec = { ...spec, module: new WebAssembly.Module(reusable.bytes as Uint8Array<ArrayBuffer>), moduleId: "sluice:warm-up-reusable", reuse: CONTINUE_GUEST_REUSE };
   const request = encode({ abi: "1.0", point: "tool.before", context: stage.context, payload, config: {} });
   const waiting = (): SharedArrayBuffer => {
     const progress = new SharedArrayBuffer(PROGRESS_BYTES);
@@ -34,9 +37,11 @@ export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise
     return progress;
   };
   for (let i = 0; i < rounds; i++) {
-    const calls: CallsTask = { kind: "calls", calls: [{ ...spec, request }], progress: waiting(), kvPath: null };
-    const staged: StageTask = { kind: "stage", stage, calls: [spec], progress: waiting(), kvPath: null };
-    await run(calls);
-    await run(staged);
+    for (const s of [spec, reuseSpec]) {
+      const calls: CallsTask = { kind: "calls", calls: [{ ...s, request }], progress: waiting(), kvPath: null };
+      const staged: StageTask = { kind: "stage", stage, calls: [s], progress: waiting(), kvPath: null };
+      await run(calls);
+      await run(staged);
+    }
   }
 }

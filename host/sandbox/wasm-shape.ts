@@ -26,6 +26,12 @@ export interface ModuleShape {
   elementSegments: number;
   elementEntries: number;
   dataSegments: number;
+  /**
+   * Where the last byte an active data segment writes ends (0 without any): what
+   * instantiation writes into a zeroed memory lies below it. Undefined when a segment's
+   * offset is anything but an `i32.const` (the host then never reuses the module's instances).
+   */
+  dataEnd: number | undefined;
   tags: number;
   /** Locals declared by the function body with the most, and its index among defined functions. */
   maxLocals: { count: number; function: number };
@@ -97,11 +103,46 @@ function elementEntries(c: Cursor): { segments: number; entries: number } {
   return { segments, entries };
 }
 
+/** Reads an i32.const offset expression's value, as an unsigned address; undefined for any other expression (skipped). */
+function constOffset(c: Cursor): number | undefined {
+  if (c.bytes[c.pos] === 0x41) {
+    const start = c.pos + 1;
+    let value = 0;
+    let shift = 0;
+    let b = 0;
+    let p = start;
+    do {
+      if (p >= c.bytes.length || p - start >= 5) throw new BinaryFormatError("bad i32.const in a data segment offset");
+      b = c.bytes[p++]!;
+      value |= (b & 0x7f) << shift;
+      shift += 7;
+    } while (b & 0x80);
+    if (shift < 32 && b & 0x40) value |= -1 << shift;
+    if (c.bytes[p] === 0x0b) { c.pos = p + 1; return value >>> 0; }
+  }
+  skipConstExpr(c);
+  return undefined;
+}
+
+function dataEnd(c: Cursor): number | undefined {
+  let end: number | undefined = 0;
+  for (let n = readU32(c); n > 0; n--) {
+    const flags = readU32(c);
+    if (flags === 2) readU32(c);
+    const offset = flags === 1 ? undefined : constOffset(c);
+    const size = readU32(c);
+    c.pos += size;
+    if (flags === 1) continue;
+    end = offset === undefined || end === undefined ? undefined : Math.max(end, offset + size);
+  }
+  return end;
+}
+
 /** Reads the module's declared shape. The module must already have passed WebAssembly.validate. */
 export function moduleShape(bytes: Uint8Array): ModuleShape {
   const shape: ModuleShape = {
     types: [], imports: [], functions: [], tables: [], globals: 0, exports: [],
-    elementSegments: 0, elementEntries: 0, dataSegments: 0, tags: 0,
+    elementSegments: 0, elementEntries: 0, dataSegments: 0, dataEnd: 0, tags: 0,
     maxLocals: { count: 0, function: -1 }, maxBodyBytes: { size: 0, function: -1 },
   };
   for (const section of sectionsOf(bytes)) {
@@ -135,7 +176,7 @@ export function moduleShape(bytes: Uint8Array): ModuleShape {
         }
         break;
       case SECTION.element: { const e = elementEntries(c); shape.elementSegments = e.segments; shape.elementEntries = e.entries; break; }
-      case SECTION.data: shape.dataSegments = countOf(bytes, section.contentStart); break;
+      case SECTION.data: shape.dataSegments = countOf(bytes, section.contentStart); shape.dataEnd = dataEnd(c); break;
       case SECTION.tag: shape.tags = countOf(bytes, section.contentStart); break;
       case SECTION.code:
         for (let n = readU32(c), f = 0; f < n; f++) {

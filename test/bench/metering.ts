@@ -59,7 +59,7 @@ export async function meteredAndBare(): Promise<MeteringPair[]> {
     const bare = await WebAssembly.compile(unmetered(prepared.bytes, reset) as Uint8Array<ArrayBuffer>);
     const spec: Omit<CallSpec, "module" | "moduleId"> = {
       memoryBytes: limits.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages },
-      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", request, ...(reset !== undefined ? { reset } : {}),
+      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", request, ...(reset !== undefined ? { reuse: { reset, imageBytes: boundShape(bytes, limits).shape.dataEnd! } } : {}),
     };
     const caller = (module: WebAssembly.Module, id: string) => {
       const full: CallSpec = { ...spec, module, moduleId: id };

@@ -83,7 +83,7 @@ async function loadUnmetered(host: Host, id: string): Promise<void> {
   const limits = loaded.limits;
   const prepared = hostMemory(boundShape(wasm, limits).bytes, limits.memoryBytes / WASM_PAGE);
   if ("refused" in prepared) throw new Error(`bench: ${prepared.refused}`);
-  (loaded as { module: WebAssembly.Module }).module = await WebAssembly.compile(unmetered(prepared.bytes, loaded.reset) as Uint8Array<ArrayBuffer>);
+  (loaded as { module: WebAssembly.Module }).module = await WebAssembly.compile(unmetered(prepared.bytes, loaded.reuse?.reset) as Uint8Array<ArrayBuffer>);
 }
 
 /** A host with the bench plugin bound once for guest.one, eight times for guest.eight, the TS twin for ts.one, and its unmetered twin for guest.one.unmetered. */

@@ -1,5 +1,6 @@
 // A worker may reuse a guest's instance (instance-pool.ts), but only ever hands the guest the
 // state a fresh instance would have: data segments, globals, start function, memory size.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
@@ -7,13 +8,15 @@ import { prepareModule } from "../../host/sandbox/prepare-module.js";
 import { sha256Hex } from "../../host/sandbox/loaded-module.js";
 import { keyOf, takeInstance } from "../../host/sandbox/instance-pool.js";
 import { runCall } from "../../host/sandbox/run-call.js";
+import { CONTINUE_GUEST, CONTINUE_GUEST_REUSABLE, CONTINUE_GUEST_REUSE } from "../../host/sandbox/benign-guest.js";
+import { moduleShape } from "../../host/sandbox/wasm-shape.js";
 import type { CallSpec } from "../../host/sandbox/protocol.js";
 import { fixture } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { benignCallSucceeds } from "../helpers/benign-call.js";
 
 /** What reuse-state.wat reports on a fresh instance of one page. */
-const FRESH = { a: 65, b: 7, c: 5, d: 1, e: 0, f: 1 };
+const FRESH = { a: 65, b: 7, c: 5, d: 1, e: 0, f: 1, g: 90 };
 
 let sandbox: Sandbox;
 // One worker, so every call of a module runs where the previous one left its instance.
@@ -28,7 +31,7 @@ async function inProcess(name: string) {
     module: loaded.module, moduleId: `reuse-test:${name}`, memoryBytes: loaded.limits.memoryBytes,
     memoryPages: { initial: loaded.memory.initialPages, maximum: loaded.memory.maxPages },
     inputBytes: loaded.limits.inputBytes, outputBytes: loaded.limits.outputBytes, fuel: loaded.limits.fuel,
-    abiMajor: 1, kvScope: null, ...(loaded.reset !== undefined ? { reset: loaded.reset } : {}),
+    abiMajor: 1, kvScope: null, ...(loaded.reuse ? { reuse: loaded.reuse } : {}),
   };
   const call = (req: Uint8Array) => runCall({ ...spec, request: req }, () => { throw new Error("no kv"); });
   const kept = () => takeInstance(keyOf(spec.moduleId, loaded.memory.initialPages, false), loaded.module) !== undefined;
@@ -38,7 +41,7 @@ async function inProcess(name: string) {
 describe("reused instances", () => {
   it("a module whose state the host can restore gets the reset export, and a used instance is kept", async () => {
     const { loaded, call, kept } = await inProcess("reuse-state");
-    expect(loaded.reset).toBe("sluice_reset");
+    expect(loaded.reuse).toEqual({ reset: "sluice_reset", imageBytes: 40_001 });
     const r = call(encode(request()));
     expect(r.ok && r.outcome.annotations).toEqual(FRESH);
     expect(kept()).toBe(true);
@@ -85,7 +88,7 @@ describe("reused instances", () => {
 
   it("a guest export named like the reset is never called by the host: the reset gets a fresh name", async () => {
     const { loaded, call } = await inProcess("reuse-name-clash");
-    expect(loaded.reset).toBe("sluice_reset_1");
+    expect(loaded.reuse?.reset).toBe("sluice_reset_1");
     for (let i = 0; i < 5; i++) {
       const r = call(encode(request()));
       expect(r.ok && r.outcome.annotations).toEqual({ calls: 1 });
@@ -102,7 +105,7 @@ describe("reused instances", () => {
 
   it("a module that writes its table gets a fresh instance for every call", async () => {
     const { loaded, call } = await inProcess("reuse-table-write");
-    expect(loaded.reset).toBeUndefined();
+    expect(loaded.reuse).toBeUndefined();
     for (let i = 0; i < 3; i++) {
       const r = call(encode(request()));
       expect(r.ok && r.outcome.annotations).toEqual({ seen: 0 });
@@ -116,12 +119,23 @@ describe("reused instances", () => {
 
   it("a module that drops a data segment gets a fresh instance for every call", async () => {
     const { loaded } = await inProcess("reuse-data-drop");
-    expect(loaded.reset).toBeUndefined();
+    expect(loaded.reuse).toBeUndefined();
     const mod = await sandbox.load(fixture("reuse-data-drop"));
     for (let i = 0; i < 3; i++) {
       const r = await sandbox.invoke(mod, request());
       expect(r.ok && r.outcome.annotations).toEqual({});
     }
     await benignCallSucceeds(sandbox);
+  });
+});
+
+describe("the worker's warm-up guests", () => {
+  it("are the fixtures their comments name, and the reusable one's reset and data end are right", () => {
+    const built = (name: string) => readFileSync(new URL(`../../build/fixtures/${name}.wasm`, import.meta.url)).toString("base64");
+    expect(CONTINUE_GUEST).toBe(built("continue"));
+    expect(CONTINUE_GUEST_REUSABLE).toBe(built("continue-reusable"));
+    const shape = moduleShape(Buffer.from(CONTINUE_GUEST_REUSABLE, "base64"));
+    expect(shape.dataEnd).toBe(CONTINUE_GUEST_REUSE.imageBytes);
+    expect(shape.exports.some((e) => e.name === CONTINUE_GUEST_REUSE.reset && e.kind === "function")).toBe(true);
   });
 });
