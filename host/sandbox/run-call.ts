@@ -53,6 +53,36 @@ function classifyThrow(err: unknown, memory: WebAssembly.Memory | undefined, spe
 }
 
 /**
+ * An instance whose start function has run: a kept one (instance-pool.ts) put back into a
+ * fresh one's state, or a new one. `onMemory` learns the memory before any guest code runs,
+ * so a failure there is still classified against it. `lease` is set when it may be kept.
+ */
+function instantiate(spec: CallSpec, pages: number, reuseKey: string | undefined, onMemory: (m: WebAssembly.Memory) => void): { memory: WebAssembly.Memory; exports: GuestExports; lease?: Kept } {
+  const module = moduleOf(spec);
+  const kept = reuseKey === undefined ? undefined : takeInstance(reuseKey, module);
+  if (kept) {
+    onMemory(kept.memory);
+    kept.reset();
+    return { memory: kept.memory, exports: kept.exports, lease: kept };
+  }
+  const memory = takeMemory(pages, spec.memoryPages.maximum);
+  onMemory(memory);
+  const instance = new WebAssembly.Instance(module, {
+    sluice_v1: bridgeImports(spec.kvScope !== null),
+    [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory },
+    [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuelCounter().global },
+  });
+  const exports = instance.exports as unknown as GuestExports;
+  if (!spec.reuse) return { memory, exports };
+  // The module has no start function now: its reset runs it, on this first use too.
+  const reset = instance.exports[spec.reuse.reset] as () => void;
+  recordImage(module, memory, spec.reuse.imageBytes);
+  const lease = { module, memory, exports, reset };
+  reset();
+  return { memory, exports, lease };
+}
+
+/**
  * Runs one guest invocation on a fresh instance, or on a used one put back into exactly a
  * fresh one's state (instance-pool.ts): no memory or globals survive it. Every failure comes
  * back as data with a code; nothing the guest does is thrown to the caller.
@@ -132,28 +162,9 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
   // Everything the guest runs (its start function included) runs with `host` behind the bridge.
   const reached = withHost(host, (): Uint8Array | CallReport => {
     try {
-      const module = moduleOf(spec);
-      let exports: GuestExports;
-      const kept = reuseKey === undefined ? undefined : takeInstance(reuseKey, module);
-      if (kept) {
-        ({ memory, exports } = lease = kept);
-        kept.reset();
-      } else {
-        memory = takeMemory(pages, spec.memoryPages.maximum);
-        const instance = new WebAssembly.Instance(module, {
-          sluice_v1: bridgeImports(spec.kvScope !== null),
-          [HOST_MEMORY_IMPORT.module]: { [HOST_MEMORY_IMPORT.name]: memory },
-          [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global },
-        });
-        exports = instance.exports as unknown as GuestExports;
-        if (spec.reuse) {
-          // The module has no start function now: its reset runs it, on this first use too.
-          const reset = instance.exports[spec.reuse.reset] as () => void;
-          recordImage(module, memory, spec.reuse.imageBytes);
-          lease = { module, memory, exports, reset };
-          reset();
-        }
-      }
+      const got = instantiate(spec, pages, reuseKey, (m) => { memory = m; });
+      const { exports } = got;
+      ({ memory, lease } = got);
       const len = spec.request.byteLength;
       const ptr = exports.sluice_alloc(len) >>> 0;
       if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
