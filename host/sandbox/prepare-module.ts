@@ -16,6 +16,9 @@ import { meterOnce } from "./fuel/metered-cache.js";
 import { resetExportName } from "./reset-export.js";
 import "./eager-compile.js";
 
+/** The largest data-segment image a reused instance gets back before each call (AssemblyScript hooks: a few KB). */
+const MAX_IMAGE_BYTES = 1 << 20;
+
 /** The exports every core guest must have, with the exact signature abi/README.md §2 gives them. */
 const REQUIRED_EXPORTS = [
   { name: "memory", kind: "memory" },
@@ -140,9 +143,10 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `module asks for ${prepared.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: prepared.initialPages, maxPages });
   }
   // Metered after every check: the counter's import is added to a module already allowed.
-  // Reusable only where what instantiation writes is known statically (see wasm-shape.ts dataEnd).
+  // Reusable only where what instantiation writes is known statically (see wasm-shape.ts dataEnd)
+  // and small: the image is written back before every call (a fresh instance writes only its segments).
   const imageBytes = bounded.shape.dataEnd;
-  const reset = imageBytes === undefined ? undefined : resetExportName(bounded.shape.exports.map((e) => e.name));
+  const reset = imageBytes === undefined || imageBytes > MAX_IMAGE_BYTES ? undefined : resetExportName(bounded.shape.exports.map((e) => e.name));
   const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`, "module", reset === undefined ? {} : { reset });
   let module: WebAssembly.Module;
   try {

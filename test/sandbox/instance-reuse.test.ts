@@ -117,6 +117,12 @@ describe("reused instances", () => {
     }
   });
 
+  it("a module whose data segments reach past 1 MiB gets a fresh instance for every call", async () => {
+    const { loaded, call } = await inProcess("reuse-far-data");
+    expect(loaded.reuse).toBeUndefined();
+    expect(call(encode(request())).ok).toBe(true);
+  });
+
   it("a module that drops a data segment gets a fresh instance for every call", async () => {
     const { loaded } = await inProcess("reuse-data-drop");
     expect(loaded.reuse).toBeUndefined();
