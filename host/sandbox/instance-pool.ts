@@ -1,9 +1,9 @@
 /**
  * Used instances kept for reuse, per worker thread. A fresh `WebAssembly.Instance` per
- * invocation cost about three quarters of a small hook's guest time on this machine (22-29 µs
- * of 30, against 8 µs for the same call on a reused instance), and V8 puts instances in its
- * old space, so at full load one per call also meant a full mark-compact of the worker
- * every few hundred milliseconds, pausing it for milliseconds.
+ * invocation was most of a small hook's guest time on this machine (the bench hook's 1 KB
+ * call: 23-26 µs on a fresh instance, 8 µs on a reused one), and V8 puts instances in its old
+ * space, so at full load one per call also meant a full mark-compact of the worker every few
+ * hundred milliseconds, pausing it for milliseconds.
  *
  * Reuse never changes what a guest can see (abi/README.md §8). Only a module the loader gave
  * a reset export (fuel/add-reset.ts) is kept, and only after an invocation that succeeded
