@@ -37,6 +37,12 @@ export class RestartBudget {
     this.offenders.set(moduleId, this.now());
   }
 
+  /** True while restarts are used up: only then can a call be refused (so callers skip building the list of ids). */
+  exhausted(): boolean {
+    this.refill();
+    return this.tokens < 1;
+  }
+
   /** The first of `moduleIds` that must wait because restarts are exhausted and it caused some; undefined when all may run. */
   refused(moduleIds: readonly string[]): string | undefined {
     this.refill();

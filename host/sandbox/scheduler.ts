@@ -93,7 +93,7 @@ export class Scheduler {
     if (lane) return this.runWatched<T>(lane, task, limits, signal);
     this.drainSoon();
     // Refused now rather than after waiting for a worker (checked again when one is free).
-    const refused = this.refusal(task.calls);
+    const refused = this.restarts.exhausted() ? this.refusal(task.calls) : undefined;
     return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal, readmitted);
   }
 
@@ -104,7 +104,7 @@ export class Scheduler {
     const lane = this.waiting.length === 0 ? this.lanes.freeLane(true) : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal);
     this.drainSoon();
-    const refused = this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) })));
+    const refused = this.restarts.exhausted() ? this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) }))) : undefined;
     return refused ?? this.enqueue<StageResult>({ stage, steps }, signal, readmitted);
   }
 
@@ -119,14 +119,16 @@ export class Scheduler {
     }
     return new Promise<Watched<T>>((resolve) => {
       const entry: Waiting = { ...job, signal, resolve: resolve as Waiting["resolve"] };
-      const onAbort = (): void => {
-        const at = this.waiting.indexOf(entry);
-        if (at < 0) return;
-        this.waiting.splice(at, 1);
-        resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled while it waited for a worker" } });
-      };
-      entry.detach = () => signal?.removeEventListener("abort", onAbort);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal) {
+        const onAbort = (): void => {
+          const at = this.waiting.indexOf(entry);
+          if (at < 0) return;
+          this.waiting.splice(at, 1);
+          resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled while it waited for a worker" } });
+        };
+        entry.detach = () => signal.removeEventListener("abort", onAbort);
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
       if (readmitted) this.waiting.unshift(entry);
       else this.waiting.push(entry);
     });
@@ -232,13 +234,17 @@ export class Scheduler {
 
   private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
     if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
-    const refused = this.refusal(task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls);
+    // Checked first: the calls are listed only when a refusal is possible at all (this runs for every task).
+    const refused = this.restarts.exhausted() ? this.refusal(task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls) : undefined;
     if (refused) return refused;
     const progress = new SharedArrayBuffer(PROGRESS_BYTES);
     const index = new Int32Array(progress, 0, 2);
     Atomics.store(index, 0, PROGRESS_WAITING);
     let stop: { index: number; error: ErrorData } | undefined;
     let cancelledEarly: (() => void) | undefined;
+    // Only a call that can be cancelled races its reply against the cancellation.
+    const early = signal ? new Promise<void>((resolve) => { cancelledEarly = resolve; }) : undefined;
+    const replyOf = (posted: Promise<unknown>): Promise<unknown> => (early ? Promise.race([posted, early]) : posted);
     const onCancel = (): void => {
       // Finished: its reply is on the way, and the worker may already run the next task.
       if (Atomics.load(index, 0) >= limits.length) return;
@@ -247,7 +253,6 @@ export class Scheduler {
       if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) cancelledEarly?.();
       else lane.kill();
     };
-    const early = new Promise<void>((resolve) => { cancelledEarly = resolve; });
     this.running++;
     signal?.addEventListener("abort", onCancel, { once: true });
     const unwatch = watchClock(progress, limits, (i) => {
@@ -256,10 +261,10 @@ export class Scheduler {
     });
     try {
       // A worker is sent each module once; one that has since dropped it asks again.
-      let value = await Promise.race([lane.post({ ...task, progress, calls: this.modules.withModules(lane, task.calls, false) }, this.spinFor(lane)), early]);
+      let value = await replyOf(lane.post({ ...task, progress, calls: this.modules.withModules(lane, task.calls, false) }, this.spinFor(lane)));
       if (isMissingModules(value) && !stop) {
         Atomics.store(index, 0, PROGRESS_WAITING);
-        value = await Promise.race([lane.post({ ...task, progress, calls: this.modules.withModules(lane, task.calls, true) }, this.spinFor(lane)), early]);
+        value = await replyOf(lane.post({ ...task, progress, calls: this.modules.withModules(lane, task.calls, true) }, this.spinFor(lane)));
       }
       // Capped, so one slow task (a GC pause) does not stop the polling for the next several.
       this.busyMicros += (Math.min(lane.lastBusyMicros, 2 * this.options.spin.caller) - this.busyMicros) / 8;
