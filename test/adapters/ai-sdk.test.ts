@@ -5,6 +5,7 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { guardTools, sluiceMiddleware } from "sluice/ai-sdk";
 import { adapterHost, EMAIL, leaks, type AdapterHost } from "./setup.js";
+import { applyParams, paramsOf } from "../../host/adapters/ai-sdk/params.js";
 
 let h: AdapterHost;
 beforeAll(async () => { h = await adapterHost(); });
@@ -173,6 +174,39 @@ describe("sluice/ai-sdk", () => {
     expect(await s.text).toBe("from the cache");
     expect(inner.doGenerateCalls).toHaveLength(0);
     expect(inner.doStreamCalls).toHaveLength(0);
+  });
+
+  it("shows hooks every declared param the call sets, and hands the model each one a hook changed", async () => {
+    const seen: unknown[] = [];
+    h.host.registerHook("params-seen", (req) => { seen.push((req.payload as { params?: unknown }).params); return { kind: "continue" }; });
+    const patch = (path: string, value: unknown) => ({ point: "model.chat.before" as const, config: { mode: "patch", path, value } });
+    h.bind([
+      { hookRef: "params-seen", point: "model.chat.before", config: {} },
+      patch("/params/seed", 7), patch("/params/frequency_penalty", 0.5), patch("/params/presence_penalty", -0.5),
+      patch("/params/tool_choice", { type: "function", function: { name: "orders.search" } }), patch("/params/stop", "END"),
+    ]);
+    const inner = new MockLanguageModelV4({ doGenerate: answer("ok") });
+    await generateText({
+      model: guarded(inner), prompt: "hello", seed: 11, frequencyPenalty: 0.1, presencePenalty: 0.2, stopSequences: ["STOP"], toolChoice: "auto",
+      tools: { "orders.search": tool({ description: "search", inputSchema: jsonSchema({ type: "object", properties: {} }) }) },
+    });
+    expect(seen[0]).toEqual({ seed: 11, frequency_penalty: 0.1, presence_penalty: 0.2, stop: ["STOP"], tool_choice: "auto" });
+    expect(inner.doGenerateCalls[0]).toMatchObject({ seed: 7, frequencyPenalty: 0.5, presencePenalty: -0.5, stopSequences: ["END"], toolChoice: { type: "tool", toolName: "orders.search" } });
+  });
+
+  it("fails the call, naming the param, when a hook sets a value the AI SDK cannot carry", async () => {
+    h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/params/tool_choice", value: { type: "bogus" } } }]);
+    const inner = new MockLanguageModelV4({ doGenerate: answer("ok") });
+    await expect(generateText({
+      model: guarded(inner), prompt: "hello", toolChoice: "auto", maxRetries: 0,
+      tools: { "orders.search": tool({ description: "search", inputSchema: jsonSchema({ type: "object", properties: {} }) }) },
+    })).rejects.toMatchObject({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } });
+    expect(inner.doGenerateCalls).toHaveLength(0);
+    const out = { prompt: [] } as unknown as Parameters<typeof applyParams>[0];
+    expect(() => applyParams(out, {}, { logit_bias: { "42": 1 } })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/logit_bias" } }));
+    applyParams(out, {}, { response_format: { type: "json_schema", json_schema: { name: "r", schema: { type: "object" } } } });
+    expect(out.responseFormat).toEqual({ type: "json", name: "r", schema: { type: "object" } });
+    expect(paramsOf({ prompt: [], responseFormat: { type: "json" } })).toEqual({ response_format: { type: "json_object" } });
   });
 
   it("hands the model what a before hook changed, and everything no hook may touch as the caller sent it", async () => {
