@@ -4,6 +4,7 @@ import { Agent, Runner, run, setTracingDisabled, tool, Usage, type AgentInputIte
 import { z } from "zod";
 import { guardTool, SluiceModel, SluiceModelProvider } from "sluice/openai-agents";
 import { adapterHost, EMAIL, leaks, type AdapterHost } from "./setup.js";
+import { paramsOf, settingsAfter } from "../../host/adapters/openai-agents/params.js";
 
 let h: AdapterHost;
 beforeAll(async () => { setTracingDisabled(true); h = await adapterHost(); });
@@ -101,6 +102,32 @@ describe("sluice/openai-agents", () => {
       { type: "message", role: "user", content: [{ type: "input_text", text: "find shoes" }], providerData: { tag: 1 } },
     ]);
     expect(inner.calls[0]).toMatchObject({ systemInstructions: "be brief", input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "find boots" }], providerData: { tag: 1 } }] });
+  });
+
+  it("shows hooks the declared params the agent's model settings set, and hands the model each one a hook changed", async () => {
+    const seen: unknown[] = [];
+    h.host.registerHook("params-seen", (req) => { seen.push((req.payload as { params?: unknown }).params); return { kind: "continue" }; });
+    const patch = (path: string, value: unknown) => ({ point: "model.chat.before" as const, config: { mode: "patch", path, value } });
+    h.bind([
+      { hookRef: "params-seen", point: "model.chat.before", config: {} },
+      patch("/params/frequency_penalty", 0.5), patch("/params/presence_penalty", -0.5), patch("/params/parallel_tool_calls", false),
+      patch("/params/tool_choice", { type: "function", function: { name: "orders_search" } }),
+    ]);
+    const inner = new ScriptedModel([{ output: [say("done")] }]);
+    const modelSettings = { frequencyPenalty: 0.1, presencePenalty: 0.2, parallelToolCalls: true, toolChoice: "auto", truncation: "auto" as const };
+    await run(new Agent({ name: "support", model: new SluiceModel({ model: inner, modelId: "scripted", host: h.host, context }), modelSettings, tools: [searchTool([])], resetToolChoice: false }), "find shoes");
+    expect(seen[0]).toEqual({ frequency_penalty: 0.1, presence_penalty: 0.2, parallel_tool_calls: true, tool_choice: "auto" });
+    expect(inner.calls[0]!.modelSettings).toMatchObject({ frequencyPenalty: 0.5, presencePenalty: -0.5, parallelToolCalls: false, toolChoice: "orders_search", truncation: "auto" });
+  });
+
+  it("fails the call, naming the param, when a hook sets a value the Agents SDK cannot carry", async () => {
+    h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/params/tool_choice", value: { type: "bogus" } } }]);
+    const inner = new ScriptedModel([{ output: [say("done")] }]);
+    const agent = new Agent({ name: "support", model: new SluiceModel({ model: inner, modelId: "scripted", host: h.host, context }), modelSettings: { toolChoice: "auto" }, tools: [searchTool([])] });
+    await expect(run(agent, "find shoes")).rejects.toMatchObject({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } });
+    expect(inner.calls).toHaveLength(0);
+    expect(() => settingsAfter({}, { seed: 3 })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/seed" } }));
+    expect(paramsOf({ toolChoice: "orders_search" })).toEqual({ tool_choice: { type: "function", function: { name: "orders_search" } } });
   });
 
   it("a rejected prompt fails the run with the hook's reason and never calls the model", async () => {

@@ -3,6 +3,7 @@ import type { CallContext, ChatRequest, Host } from "../../index.js";
 import { answerOf, chunkOf, pieceOf, responseOf, type Piece } from "../shared/host-chat.js";
 import { inputAfter, messagesOf, type MappedInput } from "./items.js";
 import { answerOfOutput, outputOf } from "./output.js";
+import { paramsOf, settingsAfter } from "./params.js";
 
 /** What a {@link SluiceModel} is built from. */
 export interface SluiceModelOptions {
@@ -43,16 +44,13 @@ export class SluiceModel implements Model {
   private shown(request: ModelRequest): { mapped: MappedInput; chat: ChatRequest } {
     const mapped = messagesOf(request);
     const tools = request.tools.flatMap((t) => (t.type === "function" ? [{ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters as Record<string, unknown> }] : []));
-    const settings = request.modelSettings ?? {};
-    const params = { ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}), ...(settings.topP !== undefined ? { top_p: settings.topP } : {}), ...(settings.maxTokens !== undefined ? { max_tokens: settings.maxTokens } : {}) };
+    const params = paramsOf(request.modelSettings ?? {});
     return { mapped, chat: { model: this.options.modelId, messages: mapped.messages, ...(tools.length ? { tools } : {}), ...(Object.keys(params).length ? { params } : {}) } };
   }
 
   /** The model's request after the hooks: their messages and params, everything else as the runner sent it. */
   private requestAfter(request: ModelRequest, mapped: MappedInput, hooked: ChatRequest, signal: AbortSignal): ModelRequest {
-    const p = (hooked.params ?? {}) as { temperature?: number; top_p?: number; max_tokens?: number };
-    const modelSettings = { ...request.modelSettings, temperature: p.temperature, topP: p.top_p, maxTokens: p.max_tokens };
-    for (const key of ["temperature", "topP", "maxTokens"] as const) if (modelSettings[key] === undefined) delete modelSettings[key];
+    const modelSettings = settingsAfter(request.modelSettings ?? {}, (hooked.params ?? {}) as Record<string, unknown>);
     return { ...request, ...inputAfter(request, mapped, hooked.messages), modelSettings, signal };
   }
 
