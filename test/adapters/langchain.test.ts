@@ -7,6 +7,7 @@ import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage, type BaseMessage 
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import { fakeModel } from "@langchain/core/testing";
+import { optionsAfter } from "../../host/adapters/langchain/params.js";
 import { InMemoryCache } from "@langchain/core/caches";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
@@ -301,6 +302,25 @@ describe("sluice/langchain: the wrapped model runs with no callback manager", ()
 });
 
 describe("sluice/langchain: what the wrapped model may be", () => {
+  it("shows hooks the call's stop and tool_choice, hands the model a hook's change to them, and refuses one to a param LangChain keeps on the model", async () => {
+    const seen: unknown[] = [];
+    h.host.registerHook("params-seen", (req) => { seen.push((req.payload as { params?: unknown }).params); return { kind: "continue" }; });
+    h.bind([
+      { hookRef: "params-seen", point: "model.chat.before", config: {} },
+      { point: "model.chat.before", config: { mode: "patch", path: "/params/stop", value: ["B"] } },
+      { point: "model.chat.before", config: { mode: "patch", path: "/params/tool_choice", value: "required" } },
+    ]);
+    const model = fakeModel().respond(new AIMessage("done"));
+    await new SluiceChatModel({ model, host: h.host, context }).invoke("hi", { stop: ["A"], tool_choice: "auto" });
+    expect(seen[0]).toEqual({ stop: ["A"], tool_choice: "auto" });
+    expect(model.calls[0]!.options).toMatchObject({ stop: ["B"], tool_choice: "any" });
+    const other = fakeModel().respond(new AIMessage("done"));
+    expect(() => optionsAfter({}, {}, { temperature: 0 })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/temperature" } }));
+    h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/params/tool_choice", value: { type: "bogus" } } }]);
+    await expect(new SluiceChatModel({ model: other, host: h.host, context }).invoke("hi", { tool_choice: "auto" })).rejects.toMatchObject({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } });
+    expect(other.calls).toHaveLength(0);
+  });
+
   it("keeps the call options a binding carries and drops its callbacks", async () => {
     h.bind([]);
     const model = fakeModel().respond(new AIMessage("done"));

@@ -7,6 +7,7 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import type { CallContext, ChatRequest, Host } from "../../index.js";
 import { answerOf, chunkOf, pieceOf, responseOf, type Answer, type Piece } from "../shared/host-chat.js";
+import { optionsAfter, paramsOf } from "./params.js";
 import { generate, resolveModel, stream, type ResolvedModel } from "./inner-model.js";
 import { chatMessageOf, messagesAfter, reasoningOf, textOf, toolCallsOf } from "./messages.js";
 
@@ -134,20 +135,21 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
 
   private requestOf(messages: BaseMessage[], options: SluiceChatModelCallOptions): ChatRequest {
     const tools = (options.tools ?? []).map((t) => convertToOpenAITool(t as never).function).map((f) => ({ name: f.name, ...(f.description ? { description: f.description } : {}), parameters: (f.parameters ?? { type: "object" }) as Record<string, unknown> }));
-    return { model: this.modelId, messages: messages.map(chatMessageOf), ...(tools.length ? { tools } : {}) };
+    const params = paramsOf(options);
+    return { model: this.modelId, messages: messages.map(chatMessageOf), ...(tools.length ? { tools } : {}), ...(Object.keys(params).length ? { params } : {}) };
   }
 
-  /** The call's own options for the wrapped model: all but the tools (bound by its own bindTools) and what LangChain adds. */
-  private static callOf(options: SluiceChatModelCallOptions): Record<string, unknown> {
+  /** The call's own options for the wrapped model, with the hooks' params: all but the tools (bound by its own bindTools) and what LangChain adds. */
+  private static callOf(options: SluiceChatModelCallOptions, shown: ChatRequest, hooked: ChatRequest): Record<string, unknown> {
     const { tools: _tools, signal: _signal, promptIndex: _index, ...call } = options as SluiceChatModelCallOptions & { promptIndex?: number };
-    return call;
+    return optionsAfter(call, (shown.params ?? {}) as Record<string, unknown>, (hooked.params ?? {}) as Record<string, unknown>);
   }
 
   async _generate(messages: BaseMessage[], options: SluiceChatModelCallOptions): Promise<ChatResult> {
     const shown = this.requestOf(messages, options);
     let real: AIMessage | undefined;
     const r = await this.host.chat(this.contextOf(messages, options), shown, async (request, op) => {
-      real = await generate(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options), options.tools, op.signal);
+      real = await generate(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options, shown, request), options.tools, op.signal);
       return responseOf(answerOfMessage(real));
     }, ORIGINAL);
     if (!r.ok) throw r.error;
@@ -159,7 +161,7 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
     const shown = this.requestOf(messages, options);
     const emitting = this.host.chatStream(this.contextOf(messages, options), shown, async function* (this: SluiceChatModel, request: ChatRequest, op: { signal: AbortSignal }) {
       const read = chunkReader();
-      for await (const chunk of stream(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options), options.tools, op.signal)) yield chunkOf(read(chunk));
+      for await (const chunk of stream(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options, shown, request), options.tools, op.signal)) yield chunkOf(read(chunk));
     }.bind(this), ORIGINAL);
     for await (const emitted of emitting) {
       const piece = pieceOf(emitted);
