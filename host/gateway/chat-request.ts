@@ -105,6 +105,11 @@ export function toUpstreamBody(body: WireChatBody, view: ChatRequest, effective:
   const maxKey = body.max_tokens == null && body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
   const seen = (view.params ?? {}) as Record<string, unknown>;
   const now = (effective.params ?? {}) as Record<string, unknown>;
+  // Hooks see the request's token limit as max_tokens, whichever key the client used: a
+  // second limit a hook adds could not be written without contradicting the first.
+  if (now.max_completion_tokens !== undefined) {
+    throw new SluiceError("PATCH_FORBIDDEN", `a hook set params.max_completion_tokens; the gateway shows the request's token limit as params.max_tokens (written back under the key the client sent): change that`, { path: "/params/max_completion_tokens" });
+  }
   // Only a param a hook changed is written; the rest of the body is the client's, byte for byte.
   for (const [wire, key] of [...WIRE_PARAMS.map((k) => [k, k] as const), [maxKey, "max_tokens"] as const]) {
     if (same(now[key], seen[key])) continue;

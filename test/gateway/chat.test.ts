@@ -160,6 +160,23 @@ describe("gateway chat completions: reasoning text (issue 17)", () => {
   });
 });
 
+describe("gateway chat completions: the token limit", () => {
+  it("a hook's change to max_tokens reaches the upstream under the client's key; a second limit a hook adds is refused with PATCH_FORBIDDEN and nothing is sent", async () => {
+    gw.host.registerHook("clamp-tokens", () => ({ kind: "patch_input", patch: [{ op: "replace", path: "/params/max_tokens", value: 10 }] }));
+    gw.bind([{ id: "clamp", hookRef: "clamp-tokens", point: "model.chat.before" }]);
+    await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "hi" }], max_completion_tokens: 500 });
+    expect(gw.stub.bodies.at(-1)).toMatchObject({ max_completion_tokens: 10 });
+    expect(gw.stub.bodies.at(-1)).not.toHaveProperty("max_tokens");
+    gw.host.registerHook("second-limit", () => ({ kind: "patch_input", patch: [{ op: "add", path: "/params/max_completion_tokens", value: 10 }] }));
+    gw.bind([{ id: "second", hookRef: "second-limit", point: "model.chat.before" }]);
+    const sent = gw.stub.bodies.length;
+    const err = await gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "hi" }], max_tokens: 500 }).catch((e: unknown) => e);
+    expect(JSON.stringify((err as { error?: unknown }).error ?? err)).toContain("PATCH_FORBIDDEN");
+    expect(JSON.stringify((err as { error?: unknown }).error ?? err)).toContain("max_completion_tokens");
+    expect(gw.stub.bodies.length).toBe(sent);
+  });
+});
+
 describe("gateway chat completions: real bodies pass through (issue 17)", () => {
   it("forwards what the AI SDK sends (content parts, file and audio parts, provider options) unchanged, and shows the hooks the parts", async () => {
     const { AI_SDK } = await import("../fixtures/payloads/frameworks.js");
