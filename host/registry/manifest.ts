@@ -16,9 +16,12 @@ import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { compileConfigSchema } from "./config-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
 import { explainErrors, problemsText } from "./validation-message.js";
+import { yamlNestingBound } from "./yaml-depth.js";
 
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
+/** A manifest nested (or indented) deeper than this is refused before it is parsed (see yaml-depth.ts). */
+export const MANIFEST_MAX_NESTING = 256;
 
 /** What a binding does when its hook fails: stop the operation (fail-closed) or go on without it (fail-open). */
 export type FailurePolicy = "fail-closed" | "fail-open";
@@ -134,6 +137,8 @@ function invalid(message: string, details: Record<string, unknown> = {}): Sluice
 export function parseManifest(text: string): Manifest {
   const size = Buffer.byteLength(text, "utf8");
   if (size > MANIFEST_MAX_BYTES) throw invalid(`is ${size} bytes; the limit is ${MANIFEST_MAX_BYTES}`, { size, limit: MANIFEST_MAX_BYTES });
+  const nesting = yamlNestingBound(text);
+  if (nesting > MANIFEST_MAX_NESTING) throw invalid(`is nested or indented too deeply (column ${nesting}; the limit is ${MANIFEST_MAX_NESTING})`, { nesting, limit: MANIFEST_MAX_NESTING });
   let value: unknown;
   try {
     const doc = parseDocument(text, { schema: "core", uniqueKeys: true, merge: false, prettyErrors: true });
