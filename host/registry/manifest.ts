@@ -20,7 +20,7 @@ import { yamlNestingBound } from "./yaml-depth.js";
 
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
-/** A manifest nested (or indented) deeper than this is refused before it is parsed (see yaml-depth.ts). */
+/** A manifest nested deeper than this is refused before it is parsed (see yaml-depth.ts); the parser overflows its stack near 1,000. */
 export const MANIFEST_MAX_NESTING = 256;
 
 /** What a binding does when its hook fails: stop the operation (fail-closed) or go on without it (fail-open). */
@@ -138,7 +138,7 @@ export function parseManifest(text: string): Manifest {
   const size = Buffer.byteLength(text, "utf8");
   if (size > MANIFEST_MAX_BYTES) throw invalid(`is ${size} bytes; the limit is ${MANIFEST_MAX_BYTES}`, { size, limit: MANIFEST_MAX_BYTES });
   const nesting = yamlNestingBound(text);
-  if (nesting > MANIFEST_MAX_NESTING) throw invalid(`is nested or indented too deeply (column ${nesting}; the limit is ${MANIFEST_MAX_NESTING})`, { nesting, limit: MANIFEST_MAX_NESTING });
+  if (nesting > MANIFEST_MAX_NESTING) throw invalid(`is nested too deeply (up to ${nesting} levels; the limit is ${MANIFEST_MAX_NESTING})`, { nesting, limit: MANIFEST_MAX_NESTING });
   let value: unknown;
   try {
     const doc = parseDocument(text, { schema: "core", uniqueKeys: true, merge: false, prettyErrors: true });
