@@ -14,7 +14,7 @@ export function moduleIdOf(module: LoadedModule): string {
   return `${module.sha256}/${module.memory.maxPages}`;
 }
 
-function callSpec(module: LoadedModule, kvScope: KvScope | undefined): Omit<CallSpec, "request"> {
+function callSpec(module: LoadedModule, kvScope: KvScope | undefined): CallSpec {
   return {
     moduleId: moduleIdOf(module),
     memoryBytes: module.limits.memoryBytes,
@@ -33,7 +33,7 @@ export class LoadedModules {
   private readonly loads = new Map<string, Promise<LoadedModule>>();
   /** Compiled modules by id, to send to a worker that has not seen them. */
   private readonly compiled = new Map<string, WebAssembly.Module>();
-  private readonly specs = new WeakMap<LoadedModule, Map<string, Omit<CallSpec, "request">>>();
+  private readonly specs = new WeakMap<LoadedModule, Map<string, CallSpec>>();
 
   /** Validates, caps, meters and compiles a guest once; later loads of the same bytes and limits share it. */
   async load(bytes: Uint8Array, options: LoadOptions = {}): Promise<LoadedModule> {
@@ -50,7 +50,7 @@ export class LoadedModules {
     return loaded;
   }
 
-  spec(module: LoadedModule, kvScope: KvScope | undefined): Omit<CallSpec, "request"> {
+  spec(module: LoadedModule, kvScope: KvScope | undefined): CallSpec {
     // One spec per module and kv scope, built once: specs are sent, never modified.
     const scope = module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : "";
     let byScope = this.specs.get(module);
@@ -66,7 +66,7 @@ export class LoadedModules {
   }
 
   /** The calls of a task, carrying the compiled modules this lane's worker lacks (all of them when `all`). */
-  withModules<C extends Omit<CallSpec, "request">>(lane: Lane, calls: C[], all: boolean): C[] {
+  withModules<C extends CallSpec>(lane: Lane, calls: C[], all: boolean): C[] {
     if (!all && calls.every((c) => lane.modules.has(c.moduleId))) return calls;
     return calls.map((c) => {
       if (!all && lane.modules.has(c.moduleId)) return c;

@@ -12,7 +12,7 @@ import type { Reuse } from "./loaded-module.js";
 
 export interface LogLine { level: number; message: string }
 
-/** One guest invocation inside a task. */
+/** How to run one module's guest: built once per module (and kv scope) and sent as is, call after call. */
 export interface CallSpec {
   /** Sent only when the worker asked for it (see module-cache.ts); the worker keeps one Module per id. */
   module?: WebAssembly.Module;
@@ -29,18 +29,24 @@ export interface CallSpec {
   abiMajor: number;
   /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */
   kvScope: string | null;
-  request: Uint8Array;
   /** Set for a component guest: the worker runs it through component/run-component.ts. */
   component?: ComponentCode;
   /** Set when the worker may reuse an instance of the module (instance-pool.ts). */
   reuse?: Reuse;
+}
+
+/** One invocation's input: the encoded request envelope. */
+export interface CallRequest {
+  bytes: Uint8Array;
   /** Return the reply's bytes and decoded value too (tests, the vectors, debugging). */
-  raw?: boolean;
+  raw: boolean;
 }
 
 export interface CallsTask {
   kind: "calls";
+  /** The module of each call, and (same index) its request. Kept apart so the specs go out unchanged. */
   calls: CallSpec[];
+  requests: CallRequest[];
   /** Int32 [0]: index of the call now running (-1 before, calls.length after); Float64 [1]: its start time, epoch ms (NaN while the worker does host work). */
   progress: SharedArrayBuffer;
   kvPath: string | null;
@@ -53,7 +59,7 @@ export interface StageTask {
   /** Chunk stages only: payloads of the chunks after `stage.payload`, run in order in this one task, each starting from the holds the previous one left. */
   more?: Record<string, unknown>[];
   /** One per step: how to run that step's guest (the request is built in the worker). */
-  calls: Omit<CallSpec, "request" | "raw">[];
+  calls: CallSpec[];
   progress: SharedArrayBuffer;
   kvPath: string | null;
 }
@@ -68,7 +74,7 @@ export interface StagesTask {
   stages: StageInput[];
   /** Int32 per stage: 0 waiting, 1 taken by the worker, 2 withdrawn by its caller (skipped; its result is null). */
   claims: SharedArrayBuffer;
-  calls: Omit<CallSpec, "request" | "raw">[];
+  calls: CallSpec[];
   progress: SharedArrayBuffer;
   kvPath: string | null;
 }

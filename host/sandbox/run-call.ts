@@ -3,7 +3,8 @@ import type { ErrorCode } from "../errors/codes.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { KV_STATUS, type SyncKvStore } from "./kv-store.js";
 import { KvStoreFailure } from "./kv-failure.js";
-import type { CallReport, CallSpec, LogLine } from "./protocol.js";
+import type { CallReport, CallRequest, CallSpec, LogLine } from "./protocol.js";
+import { callReport, type GuestResult } from "./call-report.js";
 import { runComponentCall } from "./component/run-component.js";
 import { returnMemory, takeMemory } from "./memory-pool.js";
 import { keepInstance, keyOf, recordImage, takeInstance, type GuestExports, type Kept } from "./instance-pool.js";
@@ -23,9 +24,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: false });
  */
 const HEADROOM_PER_REQUEST_BYTE = 4;
 
-function startPages(spec: CallSpec): number {
+function startPages(spec: CallSpec, requestBytes: number): number {
   const { initial, maximum } = spec.memoryPages;
-  return Math.min(maximum, initial + Math.floor((spec.request.byteLength * HEADROOM_PER_REQUEST_BYTE) / WASM_PAGE));
+  return Math.min(maximum, initial + Math.floor((requestBytes * HEADROOM_PER_REQUEST_BYTE) / WASM_PAGE));
 }
 
 /** Thrown by the abort import to unwind the guest; never leaves this file. */
@@ -87,29 +88,29 @@ function instantiate(spec: CallSpec, pages: number, reuseKey: string | undefined
  * fresh one's state (instance-pool.ts): no memory or globals survive it. Every failure comes
  * back as data with a code; nothing the guest does is thrown to the caller.
  */
-export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
-  if (spec.component) return runComponentCall({ ...spec, component: spec.component }, kv);
+export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvStore): CallReport {
+  if (spec.component) return runComponentCall(spec as CallSpec & { component: NonNullable<CallSpec["component"]> }, request, kv);
   const logs: LogLine[] = [];
   let droppedLogs = 0;
   let memory: WebAssembly.Memory | undefined;
   let abortMessage: string | undefined;
-  const pages = startPages(spec);
+  const pages = startPages(spec, request.bytes.byteLength);
   const reuseKey = spec.reuse ? keyOf(spec.moduleId, pages, spec.kvScope !== null) : undefined;
   /** The instance, when it may be kept for the next invocation. */
   let lease: Kept | undefined;
   const fuel = fuelCounter();
   fuel.set(spec.fuel);
   const t0 = performance.now();
-  const done = (r: { ok: true; outcome: import("../../abi/envelope.js").Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport => {
-    const report = { ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0, fuel: fuelUsed(spec.fuel, fuel) };
+  const done = (r: GuestResult): CallReport => {
+    const report = callReport(r, { logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0, fuel: fuelUsed(spec.fuel, fuel) });
     // Last: the reply has been decoded (or copied) out of this memory by now.
     const keep = lease !== undefined && r.ok && memory!.buffer.byteLength === pages * WASM_PAGE && keepInstance(reuseKey!, lease);
     if (memory && !keep) returnMemory(memory, pages, spec.memoryPages.maximum);
     return report;
   };
 
-  if (spec.request.byteLength > spec.inputBytes) {
-    return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${spec.request.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: spec.request.byteLength, limit: spec.inputBytes }) });
+  if (request.bytes.byteLength > spec.inputBytes) {
+    return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${request.bytes.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: request.bytes.byteLength, limit: spec.inputBytes }) });
   }
 
   // Bounds are checked against the current buffer: memory.grow detaches old views.
@@ -165,12 +166,12 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
       const got = instantiate(spec, pages, reuseKey, (m) => { memory = m; });
       const { exports } = got;
       ({ memory, lease } = got);
-      const len = spec.request.byteLength;
+      const len = request.bytes.byteLength;
       const ptr = exports.sluice_alloc(len) >>> 0;
       if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
       const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);
       if (!input) return done({ ok: false, error: fail("GUEST_MEMORY_LIMIT", `sluice_alloc(${len}) returned ${ptr}, not a usable buffer`, { limitBytes: spec.memoryBytes }) });
-      input.set(spec.request);
+      input.set(request.bytes);
       const packed = exports.sluice_handle(ptr, len);
       if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
       if (typeof packed !== "bigint") return done({ ok: false, error: fail("OUTPUT_INVALID", "sluice_handle must return an i64 (out_ptr << 32 | out_len)") });
@@ -180,5 +181,5 @@ export function runCall(spec: CallSpec, kv: () => SyncKvStore): CallReport {
       return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
     }
   });
-  return reached instanceof Uint8Array ? done(readReply(reached, spec.raw, spec.abiMajor)) : reached;
+  return reached instanceof Uint8Array ? done(readReply(reached, request.raw, spec.abiMajor)) : reached;
 }

@@ -6,7 +6,7 @@ import { IdleRest } from "./idle-rest.js";
 import { BOOT_FAILURES_REPORTED, LanePool } from "./lane-pool.js";
 import type { LoadedModule, LoadOptions } from "./load-module.js";
 import { LoadedModules, moduleIdOf, type KvScope } from "./loaded-modules.js";
-import type { CallReport, CallSpec, CallsTask, LogLine, StageTask, WireStageResult } from "./protocol.js";
+import type { CallReport, CallsTask, LogLine, StageTask, WireStageResult } from "./protocol.js";
 import { fromWire } from "./protocol.js";
 import { RestartBudget } from "./restart-budget.js";
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from "./sandbox-options.js";
@@ -118,13 +118,10 @@ export class Sandbox {
    */
   async runCalls(planned: readonly PlannedCall[], signal?: AbortSignal): Promise<InvokeResult[]> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
-    const calls: CallSpec[] = planned.map(({ module, request, options = {} }) => ({
-      ...this.modules.spec(module, options.kvScope),
-      request,
-      ...(options.raw ? { raw: true } : {}),
-    }));
+    const calls = planned.map(({ module, options }) => this.modules.spec(module, options?.kvScope));
+    const requests = planned.map(({ request, options }) => ({ bytes: request, raw: options?.raw === true }));
     const limits = planned.map(({ module, options }) => Math.min(options?.timeoutMs ?? module.limits.timeoutMs, module.limits.timeoutMs));
-    const task: CallsTask = { kind: "calls", calls, progress: NO_PROGRESS, kvPath: this.options.kvPath };
+    const task: CallsTask = { kind: "calls", calls, requests, progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const outcome = await this.scheduler.schedule<CallReport[]>(task, limits, signal);
     if (outcome.ok) return outcome.value.map(toResult);
     return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0, fuel: 0 }));

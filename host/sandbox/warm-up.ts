@@ -38,7 +38,7 @@ export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise
   };
   for (let i = 0; i < rounds; i++) {
     for (const s of [spec, reuseSpec]) {
-      const calls: CallsTask = { kind: "calls", calls: [{ ...s, request }], progress: waiting(), kvPath: null };
+      const calls: CallsTask = { kind: "calls", calls: [s], requests: [{ bytes: request, raw: false }], progress: waiting(), kvPath: null };
       const staged: StageTask = { kind: "stage", stage, calls: [s], progress: waiting(), kvPath: null };
       await run(calls);
       await run(staged);

@@ -42,7 +42,7 @@ function progress(task: Task): (i: number) => void {
 function runCalls(task: CallsTask): CallReport[] {
   const mark = progress(task);
   const kv = kvAt(task.kvPath, task.calls);
-  const reports = task.calls.map((call, i) => { mark(i); return runCall(call, kv); });
+  const reports = task.calls.map((call, i) => { mark(i); return runCall(call, task.requests[i]!, kv); });
   mark(task.calls.length);
   return reports;
 }
@@ -61,7 +61,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
       mark(k * steps + i);
-      const report = runCall({ ...task.calls[i]!, request: bytes }, kv);
+      const report = runCall(task.calls[i]!, { bytes, raw: false }, kv);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
@@ -91,7 +91,7 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
       mark(first + i);
-      const report = runCall({ ...task.calls[first + i]!, request: bytes }, kv);
+      const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv);
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
     }), stage.payload));

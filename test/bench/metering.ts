@@ -59,12 +59,12 @@ export async function meteredAndBare(): Promise<MeteringPair[]> {
     const bare = await WebAssembly.compile(unmetered(prepared.bytes, reset) as Uint8Array<ArrayBuffer>);
     const spec: Omit<CallSpec, "module" | "moduleId"> = {
       memoryBytes: limits.memoryBytes, memoryPages: { initial: prepared.initialPages, maximum: prepared.maxPages },
-      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", request, ...(reset !== undefined ? { reuse: { reset, imageBytes: boundShape(bytes, limits).shape.dataEnd! } } : {}),
+      inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: "bench\u0000metering", ...(reset !== undefined ? { reuse: { reset, imageBytes: boundShape(bytes, limits).shape.dataEnd! } } : {}),
     };
     const caller = (module: WebAssembly.Module, id: string) => {
       const full: CallSpec = { ...spec, module, moduleId: id };
       return () => {
-        const r = runCall(full, kv);
+        const r = runCall(full, { bytes: request, raw: false }, kv);
         if (!r.ok) throw new Error(`${name} (${id}): ${r.error.code} ${r.error.message}`);
         return r.fuel;
       };
@@ -96,14 +96,14 @@ export async function meteredAndBareComponent(): Promise<MeteringPair> {
   const request = firstRequest("order-search-limit")!;
   const spec = (cores: Record<string, WebAssembly.Module>, id: string): CallSpec => ({
     module: loaded.module, moduleId: id, memoryBytes: limits.memoryBytes, memoryPages: { initial: loaded.memory.initialPages, maximum: loaded.memory.maxPages },
-    inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: null, request,
+    inputBytes: limits.inputBytes, outputBytes: limits.outputBytes, fuel: limits.fuel, abiMajor: 1, kvScope: null,
     component: { ...loaded.component, id, cores },
   });
   const metered = spec(loaded.component.cores, `bench:js:metered`);
   const bare = spec(bareCores, `bench:js:bare`);
   await pendingComponents([metered, bare]);
   const caller = (s: CallSpec) => () => {
-    const r = runCall(s, () => { throw new Error("no kv"); });
+    const r = runCall(s, { bytes: request, raw: false }, () => { throw new Error("no kv"); });
     if (!r.ok) throw new Error(`order-search-limit-js (${s.moduleId}): ${r.error.code} ${r.error.message}`);
     return r.fuel;
   };

@@ -74,7 +74,7 @@ describe("arbitrary guest replies never crash the host", () => {
     const spec = { module: echo.module, moduleId: "echo", memoryBytes: echo.limits.memoryBytes, memoryPages: { initial: echo.memory.initialPages, maximum: echo.memory.maxPages }, inputBytes: echo.limits.inputBytes, outputBytes: echo.limits.outputBytes, fuel: echo.limits.fuel, abiMajor: 1, kvScope: null };
     let accepted = 0;
     fc.assert(fc.property(replyBytes, (bytes) => {
-      const report = runCall({ ...spec, request: bytes }, () => { throw new Error("no kv"); });
+      const report = runCall(spec, { bytes, raw: false }, () => { throw new Error("no kv"); });
       checkReport(report);
       if (report.ok) accepted++;
     }), { numRuns: 3_000 });

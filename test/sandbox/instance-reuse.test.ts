@@ -27,13 +27,13 @@ afterAll(() => sandbox.close());
 async function inProcess(name: string) {
   const bytes = fixture(name);
   const loaded = await prepareModule(bytes, sha256Hex(bytes));
-  const spec: Omit<CallSpec, "request"> = {
+  const spec: CallSpec = {
     module: loaded.module, moduleId: `reuse-test:${name}`, memoryBytes: loaded.limits.memoryBytes,
     memoryPages: { initial: loaded.memory.initialPages, maximum: loaded.memory.maxPages },
     inputBytes: loaded.limits.inputBytes, outputBytes: loaded.limits.outputBytes, fuel: loaded.limits.fuel,
     abiMajor: 1, kvScope: null, ...(loaded.reuse ? { reuse: loaded.reuse } : {}),
   };
-  const call = (req: Uint8Array) => runCall({ ...spec, request: req }, () => { throw new Error("no kv"); });
+  const call = (req: Uint8Array) => runCall(spec, { bytes: req, raw: false }, () => { throw new Error("no kv"); });
   const kept = () => takeInstance(keyOf(spec.moduleId, loaded.memory.initialPages, false), loaded.module) !== undefined;
   return { loaded, call, kept };
 }

@@ -10,11 +10,11 @@ import { readReply, replyWindow } from "../read-reply.js";
 import { KV_LIMITS } from "../kv-store.js";
 import { LOG_LIMITS, MEMORY_FULL_RATIO } from "../limits.js";
 import { readFile } from "node:fs/promises";
-import type { Outcome } from "../../../abi/envelope.js";
 import type { ErrorCode } from "../../errors/codes.js";
 import type { ErrorData } from "../../errors/sluice-error.js";
 import type { SyncKvStore } from "../kv-store.js";
-import type { CallReport, CallSpec, LogLine } from "../protocol.js";
+import type { CallReport, CallRequest, CallSpec, LogLine } from "../protocol.js";
+import { callReport, type GuestResult } from "../call-report.js";
 import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../fuel/counter.js";
@@ -142,7 +142,7 @@ function clip(message: string): string {
 }
 
 /** Runs one invocation of a component guest. Like runCall, every failure is data, never thrown. */
-export function runComponentCall(spec: CallSpec & { component: ComponentCode }, kv: () => SyncKvStore): CallReport {
+export function runComponentCall(spec: CallSpec & { component: ComponentCode }, request: CallRequest, kv: () => SyncKvStore): CallReport {
   const code = spec.component;
   const logs: LogLine[] = [];
   let droppedLogs = 0;
@@ -157,11 +157,11 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   const fuel = fuelCounter();
   fuel.set(spec.fuel);
   const t0 = performance.now();
-  const done = (r: { ok: true; outcome: Outcome; reply?: unknown; replyBytes?: Uint8Array } | { ok: false; error: ErrorData }): CallReport =>
-    ({ ...r, logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memoryBytes(), fuel: fuelUsed(spec.fuel, fuel) });
+  const done = (r: GuestResult): CallReport =>
+    callReport(r, { logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memoryBytes(), fuel: fuelUsed(spec.fuel, fuel) });
 
-  if (spec.request.byteLength > spec.inputBytes) {
-    return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${spec.request.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: spec.request.byteLength, limit: spec.inputBytes }) });
+  if (request.bytes.byteLength > spec.inputBytes) {
+    return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${request.bytes.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: request.bytes.byteLength, limit: spec.inputBytes }) });
   }
   const instantiate = glues.get(code.glueSha256);
   if (typeof instantiate !== "function") {
@@ -232,7 +232,7 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     const exports = instantiate(getCoreModule, imports, instantiateCore);
     const handler = exports[code.handler] as { handle?: (request: Uint8Array) => unknown } | undefined;
     if (typeof handler?.handle !== "function") return done({ ok: false, error: fail("MODULE_MISSING_EXPORT", `component does not export ${code.handler}.handle`) });
-    const out = handler.handle(spec.request);
+    const out = handler.handle(request.bytes);
     if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (!(out instanceof Uint8Array) || !window) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
   } catch (err) {
@@ -241,5 +241,5 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage, spec.fuel) });
   }
 
-  return done(readReply(window, spec.raw, spec.abiMajor));
+  return done(readReply(window, request.raw, spec.abiMajor));
 }
