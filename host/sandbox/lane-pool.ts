@@ -48,6 +48,8 @@ export class LanePool {
       idleTimeout: Number.POSITIVE_INFINITY,
       // Bounds the worker's JS heap only; guest memory is bounded by the module's own maximum.
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
+      // Set in each new thread before it loads the worker file, so a replacement's warm-up waits too.
+      niceIncrement: this.options.workerNice,
     });
     // A worker that dies with no task is replaced by Piscina; the event must not crash the host.
     this.pool.on("error", () => {});
