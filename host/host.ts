@@ -38,6 +38,7 @@ import type { QuarantineStore } from "./reliability/quarantine-store.js";
 import { createObserver, type Observer } from "./events/observer.js";
 import type { AgentReport } from "./events/agent-report.js";
 import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
+import { withKeys } from "./objects/with-keys.js";
 
 /** Options of {@link createHost}: the sandbox's, plus the host's identity, records, observer and failure handling. */
 export interface HostOptions extends SandboxOptions {
@@ -252,7 +253,7 @@ export class Host implements StageRunner {
   private stagesFor(ctx: CallContext, matchTarget: MatchTarget, callId: string | undefined, resuming?: OperationRecord): OperationStages {
     // A child's operations run on the release of the parent operation in flight: a child's chain never differs from what its parent's release allows.
     const release = (!resuming && ctx.parentOperationId !== undefined ? this.inFlight.get(ctx.parentOperationId) : undefined) ?? this.current;
-    const target: MatchTarget = { ...matchTarget, instanceId: matchTarget.instanceId ?? ctx.instanceId ?? "main" };
+    const target: MatchTarget = withKeys(matchTarget, { instanceId: matchTarget.instanceId ?? ctx.instanceId ?? "main" });
     const operationId = resuming?.operationId ?? randomUUID();
     this.inFlight.set(operationId, release);
     const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);

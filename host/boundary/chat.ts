@@ -11,6 +11,7 @@ import type { StageRunner } from "./stage-runner.js";
 import { runOperation } from "./operation.js";
 import { instanceOf } from "./instance.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** A content part of a message or an answer (ABI 1.1); a part of any other type passes through untouched. */
 export type ContentPart =
@@ -151,7 +152,7 @@ function isJsonObject(text: string): boolean {
 
 /** What model.chat.before is given, before the declared view is taken. */
 function beforeInput(ctx: CallContext, request: ChatRequest, stream: boolean): Record<string, unknown> {
-  return { ...request, purpose: ctx.purpose ?? "action", stream };
+  return withKeys(request, { purpose: ctx.purpose ?? "action", stream });
 }
 
 /** model.chat.before's payload: the declared view of the request, with the call's purpose and whether it streams. */

@@ -3,6 +3,7 @@ import { validatePayload } from "../pipeline/validators.js";
 import { instanceOf } from "./instance.js";
 import type { StageRunner } from "./stage-runner.js";
 import type { CallContext, HookTrace } from "./types.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export type LifecyclePoint = "run.start" | "run.end" | "subtask.start" | "subtask.end";
 
@@ -10,10 +11,10 @@ export type LifecyclePoint = "run.start" | "run.end" | "subtask.start" | "subtas
 export async function lifecycle(runner: StageRunner, point: LifecyclePoint, ctx: CallContext, payload: Record<string, unknown>): Promise<{ ok: true; hooks: HookTrace[] } | { ok: false; error: SluiceError; hooks: HookTrace[] }> {
   const valid = validatePayload(point, payload);
   if (!valid.ok) return { ok: false, error: SluiceError.fromData(valid.error), hooks: [] };
-  const stages = runner.begin(ctx, { ...(ctx.purpose ? { purpose: ctx.purpose } : {}), instance: instanceOf(ctx), spaceId: ctx.spaceId });
+  const stages = runner.begin(ctx, withKeys(ctx.purpose ? { purpose: ctx.purpose } : {}, { instance: instanceOf(ctx), spaceId: ctx.spaceId }));
   const r = await stages.run(point, payload);
   stages.end();
-  const hooks = r.reports.map((s) => ({ ...s, point }));
+  const hooks = r.reports.map((s) => withKeys(s, { point }));
   if (r.failure) return { ok: false, error: SluiceError.fromData(r.failure), hooks };
   if (r.stop?.kind === "reject") return { ok: false, error: new SluiceError("HOOK_REJECTED", `${point} rejected by binding ${r.stop.bindingId}: ${r.stop.code} ${r.stop.reason}`, { bindingId: r.stop.bindingId, hookCode: r.stop.code, reason: r.stop.reason }), hooks };
   return { ok: true, hooks };

@@ -12,6 +12,7 @@ import type { StageResult } from "../pipeline/run-steps.js";
 import type { OperationJournal } from "../records/journal.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
 import type { StageRunner } from "./stage-runner.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export interface OperationSpec<Real, Out> {
   operation: "chat" | "tool" | "embedding";
@@ -59,7 +60,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   const hooks: HookTrace[] = [];
   const annotations: Record<string, unknown> = {};
   const record = (point: PointName, r: StageResult): StageResult => {
-    for (const step of r.reports) { hooks.push({ ...step, point }); Object.assign(annotations, step.annotations); }
+    for (const step of r.reports) { hooks.push(withKeys(step, { point })); Object.assign(annotations, step.annotations); }
     return r;
   };
   const artifacts: Record<string, unknown>[] = [];
@@ -180,7 +181,7 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
  * DEADLINE_EXCEEDED in every phase (the executors only know "cancelled").
  */
 export function cancellation(error: ErrorData, signal: AbortSignal): ErrorData {
-  return error.code === "CALL_CANCELLED" && signal.aborted ? { ...cancelled(signal), ...(error.details ? { details: error.details } : {}) } : error;
+  return error.code === "CALL_CANCELLED" && signal.aborted ? withKeys(cancelled(signal), error.details ? { details: error.details } : {}) : error;
 }
 
 function isCancel(error: ErrorData): boolean {

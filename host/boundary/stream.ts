@@ -18,6 +18,7 @@ import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, Hook
 import { originalError } from "./error-mode.js";
 import { thrownError } from "./guard.js";
 import { checkedChunk, type ChunkFields } from "./model-answer.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Chunks read ahead of the hooks at most; a slow consumer slows the source down beyond that. */
 const READ_AHEAD = 64;
@@ -103,12 +104,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   const t0 = performance.now();
   const purpose = ctx.purpose ?? "action";
   const own = streamSignal(ctx.signal);
-  const stages = runner.begin({ ...ctx, signal: own.signal }, { purpose, modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId });
+  const stages = runner.begin(withKeys(ctx, { signal: own.signal }), { purpose, modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId });
   const facts: ExecutionFacts = { operationId: stages.operationId, revision: stages.revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: stages.operationId, durationMs: 0 };
   const hooks: HookTrace[] = [];
   const annotations: Record<string, unknown> = {};
   const record = (point: PointName, r: StageResult): StageResult => {
-    for (const step of r.reports) { hooks.push({ ...step, point }); Object.assign(annotations, step.annotations); }
+    for (const step of r.reports) { hooks.push(withKeys(step, { point })); Object.assign(annotations, step.annotations); }
     return r;
   };
   const calls: ToolCallOut[] = [];

@@ -4,6 +4,7 @@ import { instanceOf } from "./instance.js";
 import { runOperation } from "./operation.js";
 import type { StageRunner } from "./stage-runner.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export { argumentsValidator } from "./tool-schema.js";
 
@@ -46,7 +47,7 @@ export function tool(
     before: "tool.before",
     after: "tool.after",
     payload: { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}) },
-    target: { ...(ctx.purpose ? { purpose: ctx.purpose } : {}), toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId },
+    target: withKeys(ctx.purpose ? { purpose: ctx.purpose } : {}, { toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId }),
     callId: call.callId,
     // Runs on the final arguments, after every hook; no binding can turn it off.
     finalCheck: (input) => {

@@ -4,6 +4,7 @@
  */
 import { canonicalJson } from "./canonical-json.js";
 import type { PointName, Purpose } from "./points.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export type Instance = "main" | "child";
 
@@ -91,11 +92,10 @@ export function matchBindings(bindings: readonly Binding[], point: PointName, ta
       continue;
     }
     const first = kept[at]!;
-    kept[at] = {
-      ...first,
-      failurePolicy: first.failurePolicy === "fail-closed" || b.failurePolicy === "fail-closed" ? "fail-closed" : "fail-open",
+    kept[at] = withKeys(first, {
+      failurePolicy: first.failurePolicy === "fail-closed" || b.failurePolicy === "fail-closed" ? "fail-closed" as const : "fail-open" as const,
       observeOnly: first.observeOnly && b.observeOnly,
-    };
+    });
     keys.forEach((k) => byKey.set(k, at));
   }
   return kept;

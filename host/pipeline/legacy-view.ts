@@ -18,6 +18,7 @@
  */
 import { canonicalJson } from "./canonical-json.js";
 import type { PointName } from "./points.js";
+import { withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, unknown>;
 
@@ -57,7 +58,7 @@ function writeBack(holder: Json, source: Source, text: unknown): Json {
     case "field": next[source.field] = text; break;
     case "part": {
       const parts = [...(next.content as unknown[])];
-      parts[source.index] = { ...(parts[source.index] as Json), [source.field]: typeof text === "string" ? text : "" };
+      parts[source.index] = withKeys(parts[source.index] as Json, { [source.field]: typeof text === "string" ? text : "" });
       next.content = parts;
       break;
     }
@@ -82,10 +83,10 @@ function beforeView(payload: Json): LegacyPresentation | undefined {
     const { refusal: _r, reasoning_content: _rc, tool_calls, content: _c, ...rest } = m;
     sourcesOf(m).forEach(({ source, text }, k) => {
       map.push({ message, source, text });
-      shown.push({ ...rest, role: m.role === "developer" ? "system" : m.role, content: text, ...(k === 0 && tool_calls !== undefined ? { tool_calls } : {}) });
+      shown.push(withKeys(rest, { role: m.role === "developer" ? "system" : m.role, content: text, ...(k === 0 && tool_calls !== undefined ? { tool_calls } : {}) }));
     });
   });
-  const view: Json = { ...payload, messages: shown, ...(params && stopText !== undefined ? { params: { ...params, stop: [stopText] } } : {}) };
+  const view: Json = withKeys(payload, { messages: shown, ...(params && stopText !== undefined ? { params: withKeys(params, { stop: [stopText] }) } : {}) });
   return {
     views: [view],
     back: ([result]) => {
@@ -96,7 +97,7 @@ function beforeView(payload: Json): LegacyPresentation | undefined {
         if (now !== text) out[message] = writeBack(out[message]!, source, now);
       });
       out.push(...next.slice(map.length));
-      const back: Json = { ...payload, messages: out };
+      const back: Json = withKeys(payload, { messages: out });
       if (isObject(result!.params)) {
         const p = { ...result!.params };
         if (stopText !== undefined && canonicalJson(p.stop) === canonicalJson([stopText])) p.stop = stopText;
@@ -112,14 +113,14 @@ function afterView(payload: Json): LegacyPresentation | undefined {
   if (sources.length === 1 && sources[0]!.source.kind === "content") return undefined;
   const { refusal: _r, reasoning_content: _rc, ...rest } = payload;
   return {
-    views: sources.map(({ text }) => ({ ...rest, content: text })),
+    views: sources.map(({ text }) => withKeys(rest, { content: text })),
     back: (results) => {
       let out: Json = { ...payload };
       sources.forEach(({ source, text }, k) => {
         const now = results[k]!.content;
         if (now !== text) out = writeBack(out, source, now);
         // Annotations are the guest's labels, whichever text it was shown: the last word wins per key.
-        if (isObject(results[k]!.annotations)) out.annotations = { ...(isObject(out.annotations) ? out.annotations : {}), ...results[k]!.annotations };
+        if (isObject(results[k]!.annotations)) out.annotations = withKeys(isObject(out.annotations) ? out.annotations : {}, results[k]!.annotations as Json);
       });
       return out;
     },

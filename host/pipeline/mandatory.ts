@@ -9,6 +9,7 @@
  */
 import type { Binding } from "./bindings.js";
 import type { StageResult } from "./run-steps.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /**
  * The mandatory bindings that must run again: those that ran in the first pass and were
@@ -26,13 +27,12 @@ export function recheckOf<H extends { binding: Binding }>(hooks: readonly H[], f
 
 /** The stage's result after the recheck: the second pass decides; both passes' reports are kept, in order. */
 export function joinRecheck(first: StageResult, second: StageResult): StageResult {
-  return {
-    ...second,
+  return withKeys(second, {
     reports: [...first.reports, ...second.reports],
     // Unwinding counts the before hooks of the ordered list: every one of them was reached.
     reached: first.reached,
-    carries: { ...first.carries, ...second.carries },
-  };
+    carries: withKeys(first.carries, second.carries),
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { getPoint, type Invariant, type PointName, type PointSpec } from "./poin
 import { fail } from "./result.js";
 import { isDeclared } from "./declared-view.js";
 import { schemaProblem } from "./validators.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** The write part of a plugin's grant: JSON Pointer prefixes it may patch. Absent = no limit beyond the point's own. */
 export interface WriteGrant {
@@ -81,14 +82,14 @@ function checkPath(spec: PointSpec, op: PatchOp, i: number, grant: WriteGrant | 
   if (bad !== undefined) return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} contains the segment "${bad}", which is never patchable`, where);
   if (!spec.patchable.some((prefix) => isUnder(path, parsePointer(prefix)!))) {
     const allowed = spec.patchable.length ? `patchable fields: ${spec.patchable.join(", ")}` : "nothing is patchable there";
-    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} is not patchable at ${spec.name}; ${allowed}`, { ...where, allowed: spec.patchable });
+    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} is not patchable at ${spec.name}; ${allowed}`, withKeys(where, { allowed: spec.patchable }));
   }
   if (!isDeclared(spec.schema, path)) {
-    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} names a field ${spec.name} does not declare; undeclared fields pass through untouched and are never patchable`, { ...where, undeclared: true });
+    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} names a field ${spec.name} does not declare; undeclared fields pass through untouched and are never patchable`, withKeys(where, { undeclared: true }));
   }
   if (grant?.write && !grant.write.some((prefix) => { const p = parsePointer(prefix); return p !== undefined && isUnder(path, p); })) {
     const granted = grant.write.length ? `granted write fields: ${grant.write.join(", ")}` : "it was granted no write fields";
-    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} is not granted to this plugin; ${granted}`, { ...where, granted: grant.write });
+    return fail("PATCH_FORBIDDEN", `patch[${i}].path ${op.path} is not granted to this plugin; ${granted}`, withKeys(where, { granted: grant.write }));
   }
   return path;
 }

@@ -15,6 +15,7 @@ import { readView } from "./read-view.js";
 import { presentToV10, type LegacyPresentation } from "./legacy-view.js";
 import { schemaProblem } from "./validators.js";
 import { digestOf } from "../records/digest.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export interface StepSpec {
   bindingId: string;
@@ -96,7 +97,7 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
   const result = (extra: Partial<StageResult> = {}): StageResult => ({ payload, reports, reached: reports.length - 1, carries, ...(holds ? { holds } : {}), ...extra });
 
   for (const [i, step] of steps.entries()) {
-    const seen = chunked ? { ...payload, delta: holds![i]! + String(payload.delta ?? "") } : payload;
+    const seen = chunked ? withKeys(payload, { delta: holds![i]! + String(payload.delta ?? "") }) : payload;
     const report: StepReport = { bindingId: step.bindingId, hookRef: step.hookRef, outcome: "failed", durationMs: 0 };
     reports.push(report);
     const known = input.failed?.[i];
@@ -106,7 +107,7 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
         : await invoke(i, {
           abi: ABI_VERSION_STRING,
           point,
-          context: { ...input.context, binding_id: step.bindingId, point },
+          context: withKeys(input.context, { binding_id: step.bindingId, point }),
           payload: readView(view, step.read),
           config: step.config,
           ...(step.carry !== undefined ? { carry: step.carry } : {}),
@@ -166,14 +167,14 @@ async function runPresented(point: PointName, legacy: LegacyPresentation, once: 
     durationMs += ran.invoked.durationMs;
     if (ran.invoked.fuel !== undefined) fuel = (fuel ?? 0) + ran.invoked.fuel;
     const spent = { durationMs, ...(fuel !== undefined ? { fuel } : {}) };
-    if (!ran.invoked.ok || !ran.applied.ok || ran.applied.stop) return { invoked: { ...ran.invoked, ...spent }, applied: ran.applied };
+    if (!ran.invoked.ok || !ran.applied.ok || ran.applied.stop) return { invoked: withKeys(ran.invoked, spent), applied: ran.applied };
     if (ran.invoked.outcome.kind !== "continue") outcome = ran.invoked.outcome;
     Object.assign(annotations, ran.invoked.outcome.annotations);
     results.push(ran.applied.payload);
   }
   const payload = legacy.back(results);
   const problem = schemaProblem(point, payload);
-  const merged = { ...outcome, ...(Object.keys(annotations).length ? { annotations } : {}) } as Outcome;
+  const merged = withKeys(outcome, Object.keys(annotations).length ? { annotations } : {}) as Outcome;
   return {
     invoked: { ok: true, outcome: merged, durationMs, ...(fuel !== undefined ? { fuel } : {}) },
     applied: problem === null ? { ok: true, payload } : { ok: false, error: { code: "PATCH_INVALID", message: `${point} payload fails the point's schema once the 1.0 guest's changes are written back: ${problem}`, details: { point } } },
@@ -195,7 +196,7 @@ function apply(point: PointName, step: StepSpec, payload: Record<string, unknown
         const emitted = chunkEmission(String(payload.delta), payload.is_last === true, outcome);
         if (!emitted.ok) return emitted;
         holds[i] = emitted.hold;
-        return { ok: true, payload: { ...payload, delta: emitted.emit } };
+        return { ok: true, payload: withKeys(payload, { delta: emitted.emit }) };
       }
       return outcome.kind === "continue" ? { ok: true, payload } : applyRedaction(point, payload, outcome.content, grant);
     case "patch_input":

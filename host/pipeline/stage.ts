@@ -13,6 +13,7 @@ import type { ResolvedHook } from "./hooks.js";
 import { joinRecheck, recheckOf } from "./mandatory.js";
 import type { PointName } from "./points.js";
 import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepReport, type StepSpec } from "./run-steps.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export interface StageRun {
   point: PointName;
@@ -79,7 +80,7 @@ export async function runStage(sandbox: Sandbox, run: StageRun): Promise<StageRe
   const first = await runOrdered(sandbox, run);
   const again = isChunk(run) ? [] : recheckOf(run.hooks, first);
   if (again.length === 0) return first;
-  return joinRecheck(first, await runOrdered(sandbox, { ...run, payload: first.payload, hooks: again }));
+  return joinRecheck(first, await runOrdered(sandbox, withKeys(run, { payload: first.payload, hooks: again })));
 }
 
 async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult> {
@@ -105,8 +106,8 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
     all.reached = start + part.reached;
     Object.assign(all.carries, part.carries);
     if (all.holds) all.holds.push(...(part.holds ?? group.map(() => "")));
-    if (part.stop) return { ...all, stop: part.stop };
-    if (part.failure) return { ...all, failure: part.failure };
+    if (part.stop) return withKeys(all, { stop: part.stop });
+    if (part.failure) return withKeys(all, { failure: part.failure });
     start = end;
   }
   return all;
@@ -140,7 +141,7 @@ function guestSteps(input: StageInput, group: readonly ResolvedHook[], kvSpace?:
 async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard, kvSpace?: string): Promise<StageResult> {
   const failed = prefailed(sandbox, group, guard);
   // Nothing left to run: the failure policies decide here, without a thread hop.
-  if (Object.keys(failed).length === group.length) return runSteps({ ...input, failed }, () => { throw new Error("unreachable: every step was pre-failed"); });
+  if (Object.keys(failed).length === group.length) return runSteps(withKeys(input, { failed }), () => { throw new Error("unreachable: every step was pre-failed"); });
   const result = await runGuestTasks(sandbox, input, group, signal, failed, kvSpace);
   if (guard) for (const report of result.reports) guard.observe(report);
   return result;
@@ -169,7 +170,7 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
   const results: StageResult[] = [];
   let holds: readonly string[] = holds0;
   for (const payload of payloads) {
-    const r = await runStage(sandbox, { ...run, payload, holds });
+    const r = await runStage(sandbox, withKeys(run, { payload, holds }));
     results.push(r);
     if (r.stop || r.failure) break;
     holds = r.holds ?? holds;
@@ -186,7 +187,7 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
 async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>, kvSpace?: string): Promise<StageResult> {
   const steps = guestSteps(input, group, kvSpace);
   for (;;) {
-    const r = await sandbox.runStage({ ...input, failed }, steps, neverAborts(signal) ? undefined : signal);
+    const r = await sandbox.runStage(withKeys(input, { failed }), steps, neverAborts(signal) ? undefined : signal);
     if (r.ok) return r.value;
     if (r.error.code === "CALL_CANCELLED" || r.error.code === "QUEUE_FULL" || r.error.code === "EXECUTOR_CLOSED" || failed[r.index]) {
       return { payload: input.payload, reports: [], reached: -1, carries: {}, failure: r.error };

@@ -13,6 +13,7 @@ import type { LoadedModule, LoadOptions } from "./loaded-module.js";
 import type { LoaderReply, LoaderRequest } from "./loader-protocol.js";
 import { workerFile } from "./worker-file.js";
 import { CONTINUE_GUEST } from "./benign-guest.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export { sha256Hex, type LoadedModule, type LoadOptions } from "./loaded-module.js";
 
@@ -128,7 +129,7 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}, s
   const worker = (loader ??= startLoader());
   worker.ref();
   const id = nextId++;
-  const begin: LoaderRequest = { kind: "begin", id, length: bytes.byteLength, sha256: hash, options: { ...(options.limits ? { limits: { ...options.limits } } : {}), ...(options.capabilities ? { capabilities: [...options.capabilities] } : {}) } };
+  const begin: LoaderRequest = { kind: "begin", id, length: bytes.byteLength, sha256: hash, options: withKeys(options.limits ? { limits: { ...options.limits } } : {}, options.capabilities ? { capabilities: [...options.capabilities] } : {}) };
   const result = new Promise<LoadedModule>((resolve, reject) => {
     const timer = setTimeout(() => {
       pending.delete(id);

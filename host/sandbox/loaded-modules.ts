@@ -6,6 +6,7 @@
 import { loadModule, sha256Async, type LoadedModule, type LoadOptions } from "./load-module.js";
 import type { Lane } from "./lane.js";
 import type { CallSpec } from "./protocol.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Key-value scope of a call: the space, and the owner within it. */
 export type KvScope = { spaceId: string; ownerId: string };
@@ -71,7 +72,7 @@ export class LoadedModules {
     return calls.map((c) => {
       if (!all && lane.modules.has(c.moduleId)) return c;
       lane.modules.add(c.moduleId);
-      return { ...c, module: this.compiled.get(c.moduleId) };
+      return withKeys(c, { module: this.compiled.get(c.moduleId) }) as unknown as C;
     });
   }
 }

@@ -9,6 +9,7 @@ import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import type { MessagePort } from "node:worker_threads";
 import type { ComponentCode } from "./component/protocol.js";
 import type { Reuse } from "./loaded-module.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export interface LogLine { level: number; message: string }
 
@@ -89,12 +90,12 @@ export type WireStageResult = Omit<StageResult, "payload"> & { payload: Record<s
 
 /** Turns a stage result into its wire form (worker side). */
 export function toWire(result: StageResult, given: Record<string, unknown>): WireStageResult {
-  return result.payload === given ? { ...result, payload: null } : result;
+  return result.payload === given ? withKeys(result, { payload: null }) : result;
 }
 
 /** Restores a stage result from its wire form (main side). */
 export function fromWire(result: WireStageResult, given: Record<string, unknown>): StageResult {
-  return result.payload === null ? { ...result, payload: given } : (result as StageResult);
+  return result.payload === null ? withKeys(result, { payload: given }) : (result as StageResult);
 }
 
 /** `fuel`: what the invocation used (above the budget when it ran out); the same for the same module, input and config on any machine. */

@@ -11,6 +11,7 @@ import { fromWire } from "./protocol.js";
 import { RestartBudget } from "./restart-budget.js";
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from "./sandbox-options.js";
 import { NO_PROGRESS, Scheduler, type StageOutcome, type StageStep } from "./scheduler.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export type { SandboxOptions } from "./sandbox-options.js";
 
@@ -148,7 +149,7 @@ export class Sandbox {
     const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
     const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
     const given = [stage.payload, ...more];
-    return r.ok ? { ok: true, value: r.value.map((v, k) => fromWire(v, given[k]!)) } : { ...r, index: r.index % steps.length };
+    return r.ok ? { ok: true, value: r.value.map((v, k) => fromWire(v, given[k]!)) } : withKeys(r, { index: r.index % steps.length });
   }
 
   /**

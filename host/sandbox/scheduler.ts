@@ -16,6 +16,7 @@ import { PROGRESS_BYTES, PROGRESS_CANCELLED, PROGRESS_WAITING, type CallSpec, ty
 import type { RestartBudget } from "./restart-budget.js";
 import type { ResolvedOptions } from "./sandbox-options.js";
 import { watchClock } from "./watch-clock.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Stages of other operations that waited go to a worker together, at most this many. */
 const STAGES_PER_TASK = 16;
@@ -264,10 +265,10 @@ export class Scheduler {
     });
     try {
       // A worker is sent each module once; one that has since dropped it asks again.
-      let value = await replyOf(lane.post({ ...task, progress, calls: this.modules.withModules(lane, task.calls, false) }, this.spinFor(lane)));
+      let value = await replyOf(lane.post(withKeys(task, { progress, calls: this.modules.withModules(lane, task.calls, false) }), this.spinFor(lane)));
       if (isMissingModules(value) && !stop) {
         Atomics.store(index, 0, PROGRESS_WAITING);
-        value = await replyOf(lane.post({ ...task, progress, calls: this.modules.withModules(lane, task.calls, true) }, this.spinFor(lane)));
+        value = await replyOf(lane.post(withKeys(task, { progress, calls: this.modules.withModules(lane, task.calls, true) }), this.spinFor(lane)));
       }
       // Capped, so one slow task (a GC pause) does not stop the polling for the next several.
       this.busyMicros += (Math.min(lane.lastBusyMicros, 2 * this.options.spin.caller) - this.busyMicros) / 8;

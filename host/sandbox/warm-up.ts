@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS, WASM_PAGE } from "./limits.js";
 import { PROGRESS_BYTES, PROGRESS_WAITING, type CallsTask, type StageTask, type Task } from "./protocol.js";
 import { hostMemory } from "./wasm-binary.js";
 import { CONTINUE_GUEST, CONTINUE_GUEST_REUSABLE, CONTINUE_GUEST_REUSE } from "./benign-guest.js";
+import { withKeys } from "../objects/with-keys.js";
 
 
 export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise<void> {
@@ -29,7 +30,7 @@ export async function warmUp(run: (task: Task) => unknown, rounds = 30): Promise
     steps: [{ bindingId: "warm-up", hookRef: "warm-up@0.0.0", policy: "fail-closed", observeOnly: false, config: {} }],
   };
   // Most guests run on reused instances (instance-pool.ts): that path is warmed too.
-  const reuseSpec = { ...spec, module: new WebAssembly.Module(reusable.bytes as Uint8Array<ArrayBuffer>), moduleId: "sluice:warm-up-reusable", reuse: CONTINUE_GUEST_REUSE };
+  const reuseSpec = withKeys(spec, { module: new WebAssembly.Module(reusable.bytes as Uint8Array<ArrayBuffer>), moduleId: "sluice:warm-up-reusable", reuse: CONTINUE_GUEST_REUSE });
   const request = encode({ abi: "1.0", point: "tool.before", context: stage.context, payload, config: {} });
   const waiting = (): SharedArrayBuffer => {
     const progress = new SharedArrayBuffer(PROGRESS_BYTES);

@@ -9,6 +9,7 @@ import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
 import { serve } from "./serve.js";
 import { pendingComponents } from "./component/run-component.js";
+import { withKeys } from "../objects/with-keys.js";
 
 
 const stores = new Map<string, SyncKvStore>();
@@ -57,7 +58,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
   const payloads = [task.stage.payload, ...(task.more ?? [])];
   let holds = task.stage.holds;
   for (const [k, payload] of payloads.entries()) {
-    const result = await runSteps({ ...task.stage, payload, ...(holds ? { holds } : {}) }, (i, request) => {
+    const result = await runSteps(withKeys(task.stage, holds ? { payload, holds } : { payload }), (i, request) => {
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
       mark(k * steps + i);

@@ -87,6 +87,8 @@ async function loadUnmetered(host: Host, id: string): Promise<void> {
 }
 
 /** A host with the bench plugin bound once for guest.one, eight times for guest.eight, the TS twin for ts.one, and its unmetered twin for guest.one.unmetered. */
+const BENCH_CTX = { ...CTX, purpose: "action" } as const;
+
 export async function benchHost(workers?: number): Promise<BenchHost> {
   const host = createHost(workers ? { workers } : {});
   await host.loadPlugin({ id: "bench", version: "1.0.0", wasm: benchWasm("sluice-hook") });
@@ -103,7 +105,9 @@ export async function benchHost(workers?: number): Promise<BenchHost> {
     host,
     async stage(toolId, payload) {
       const target: MatchTarget = { purpose: "action", toolId, instance: "main", spaceId: CTX.spaceId };
-      const r = await host.begin({ ...CTX, purpose: "action" }, target).run("tool.before", payload);
+      // Ended as a boundary call ends it: an operation left open stays in the host's in-flight table.
+      const stages = host.begin(BENCH_CTX, target);
+      const r = await stages.run("tool.before", payload).finally(() => stages.end());
       if (r.failure || r.reports.some((s) => s.outcome !== "continue")) throw new Error(`bench stage failed: ${JSON.stringify(r.failure ?? r.reports)}`);
     },
   };

@@ -19,6 +19,7 @@ import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../fuel/counter.js";
 import { KvStoreFailure } from "../kv-failure.js";
+import { withKeys } from "../../objects/with-keys.js";
 
 
 type Instantiate = (
@@ -208,7 +209,7 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   const handleExport = `${code.handler}#handle`;
   const instantiateCore = (module: WebAssembly.Module, importObject: WebAssembly.Imports = {}): WebAssembly.Instance => {
     // Set last: whatever the glue passed under the reserved name, the counter is the host's (no core module may import it itself).
-    const instance = new WebAssembly.Instance(module, { ...boundedImports(importObject), [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global } });
+    const instance = new WebAssembly.Instance(module, withKeys(boundedImports(importObject), { [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global } }));
     for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push({ memory: value, initial: value.buffer.byteLength });
     const handle = instance.exports[handleExport];
     if (typeof handle !== "function") return instance;
@@ -225,7 +226,7 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
       window = w.bytes;
       return ret;
     };
-    return { exports: Object.freeze({ ...instance.exports, [handleExport]: checked }) } as WebAssembly.Instance;
+    return { exports: Object.freeze(withKeys(instance.exports, { [handleExport]: checked })) } as WebAssembly.Instance;
   };
 
   try {

@@ -1,0 +1,46 @@
+/**
+ * withKeys is `{ ...base, ...extra }` for the hot paths: the same keys, values and order,
+ * objects made the same way sharing one hidden class, and a "__proto__" key in data kept as
+ * data (never made the prototype).
+ */
+import { setFlagsFromString } from "node:v8";
+import { describe, expect, it } from "vitest";
+import { withKeys } from "../../host/objects/with-keys.js";
+
+setFlagsFromString("--allow-natives-syntax");
+const sameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
+
+describe("withKeys", () => {
+  it("has the keys of both, extra's values winning, in spread order", () => {
+    const base = { a: 1, b: 2, c: 3 };
+    const out = withKeys(base, { b: 20, d: 4 });
+    expect(out).toEqual({ a: 1, b: 20, c: 3, d: 4 });
+    expect(Object.keys(out)).toEqual(Object.keys({ ...base, ...{ b: 20, d: 4 } }));
+    expect(base).toEqual({ a: 1, b: 2, c: 3 });
+  });
+
+  it("copies own symbol keys and leaves out inherited ones, as spread does", () => {
+    const s = Symbol("s");
+    const base = Object.assign(Object.create({ inherited: true }), { own: 1, [s]: 2 }) as Record<string | symbol, unknown>;
+    const out = withKeys(base, { x: 3 }) as Record<string | symbol, unknown>;
+    expect(out[s]).toBe(2);
+    expect("inherited" in out).toBe(false);
+    expect(out).toEqual({ own: 1, x: 3, [s]: 2 });
+  });
+
+  it("keeps a __proto__ key from parsed data as a plain key, not the prototype", () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+    const out = withKeys(hostile, { b: 2 }) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.polluted).toBeUndefined();
+    expect(Object.hasOwn(out, "__proto__")).toBe(true);
+    expect(out.a).toBe(1);
+    expect(out.b).toBe(2);
+  });
+
+  it("gives objects made the same way one hidden class (what the helper is for)", () => {
+    const make = (i: number) => withKeys({ id: "x", n: i, flag: null }, { request: i, more: true });
+    const made = Array.from({ length: 50 }, (_, i) => make(i));
+    expect(made.slice(1).every((o) => sameMap(o, made[0]!))).toBe(true);
+  });
+});
