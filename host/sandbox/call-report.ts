@@ -3,7 +3,7 @@
  * Built key by key rather than as `{ ...result, logs, ... }`: on Node 20 (V8 11.3) an object
  * spread followed by keys its source lacks gets a new hidden class every time, and at tens
  * of thousands of calls a second those maps made most of what survived each young-generation
- * collection (NOTES: object spread).
+ * collection (host/objects/with-keys.ts).
  */
 import type { Outcome } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";

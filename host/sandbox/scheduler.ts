@@ -119,7 +119,7 @@ export class Scheduler {
       return Promise.resolve({ ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } });
     }
     return new Promise<Watched<T>>((resolve) => {
-      // Key by key: `{ ...job, signal, resolve }` would give every entry a hidden class of its own on Node 20 (NOTES: object spread).
+      // Key by key: `{ ...job, signal, resolve }` would give every entry a hidden class of its own on Node 20 (host/objects/with-keys.ts).
       const entry: Waiting = "task" in job
         ? { task: job.task, limits: job.limits, signal, resolve: resolve as Waiting["resolve"] }
         : { stage: job.stage, steps: job.steps, signal, resolve: resolve as Waiting["resolve"] };
