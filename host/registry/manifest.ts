@@ -16,12 +16,11 @@ import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { compileConfigSchema } from "./config-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
 import { explainErrors, problemsText } from "./validation-message.js";
-import { yamlNestingBound } from "./yaml-depth.js";
+import { MANIFEST_MAX_NESTING, yamlNestingBound } from "./yaml-depth.js";
 
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
-/** A manifest nested deeper than this is refused before it is parsed (see yaml-depth.ts); the parser overflows its stack near 1,000. */
-export const MANIFEST_MAX_NESTING = 256;
+export { MANIFEST_MAX_NESTING } from "./yaml-depth.js";
 
 /** What a binding does when its hook fails: stop the operation (fail-closed) or go on without it (fail-open). */
 export type FailurePolicy = "fail-closed" | "fail-open";

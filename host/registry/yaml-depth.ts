@@ -1,3 +1,6 @@
+/** A manifest nested deeper than this is refused before it is parsed; the parser overflows its stack near 1,000. */
+export const MANIFEST_MAX_NESTING = 256;
+
 /**
  * An upper bound of a YAML text's nesting, read before it is parsed. The `yaml` parser
  * recurses once per level, and V8 aborts the whole process (not a RangeError) when it must

@@ -17,6 +17,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parse as parseYaml } from "yaml";
+import { MANIFEST_MAX_NESTING, yamlNestingBound } from "../registry/yaml-depth.js";
 import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Binding } from "../pipeline/bindings.js";
@@ -60,7 +61,11 @@ export interface PluginManifest {
 /** Reads and parses `<pluginDir>/hook.yaml`. Throws when it is not YAML or lacks id, version, entry or points. */
 export async function readManifest(pluginDir: string): Promise<PluginManifest> {
   const file = path.join(pluginDir, "hook.yaml");
-  const value: unknown = parseYaml(await readFile(file, "utf8"));
+  const text = await readFile(file, "utf8");
+  // Bounded first, as uploads are: the parser's recursion on a deeply nested file can abort the process (registry/yaml-depth.ts).
+  const nesting = yamlNestingBound(text);
+  if (nesting > MANIFEST_MAX_NESTING) throw new Error(`${file}: nested too deeply (up to ${nesting} levels; the limit is ${MANIFEST_MAX_NESTING})`);
+  const value: unknown = parseYaml(text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`${file}: not a YAML map`);
   const m = value as Record<string, unknown>;
   for (const key of ["id", "version", "entry"] as const) {
