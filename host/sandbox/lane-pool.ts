@@ -49,7 +49,9 @@ export class LanePool {
       // Bounds the worker's JS heap only; guest memory is bounded by the module's own maximum.
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
       // Set in each new thread before it loads the worker file, so a replacement's warm-up waits too.
-      niceIncrement: this.options.workerNice,
+      // Linux only: there a nice value belongs to one thread; macOS would lower the whole
+      // process, and Windows takes thread-priority constants instead.
+      niceIncrement: process.platform === "linux" ? this.options.workerNice : 0,
     });
     // A worker that dies with no task is replaced by Piscina; the event must not crash the host.
     this.pool.on("error", () => {});

@@ -33,7 +33,8 @@ export interface SandboxOptions {
    * runs the event loop, the guests' watchdog and the API then comes first, and guest code
    * waits: on two cores at full load the event loop's stalls over 2.5 ms fell from 79 to 8 in
    * five seconds. Where every core has room it changes nothing. Applied by Piscina through
-   * @napi-rs/nice when each worker starts (per thread on Linux).
+   * @napi-rs/nice when each worker starts; Linux only (elsewhere a nice value is not a
+   * thread's own, and the option is ignored).
    */
   workerNice?: number;
   /**
