@@ -23,6 +23,21 @@ export function readU32(c: Cursor): number {
   throw new BinaryFormatError("LEB128 integer too long");
 }
 
+/** A signed LEB128 32-bit integer (an `i32.const` operand), at most five bytes. */
+export function readS32(c: Cursor): number {
+  let result = 0;
+  let shift = 0;
+  let b = 0;
+  do {
+    if (c.pos >= c.bytes.length) throw new BinaryFormatError("unexpected end of module");
+    if (shift >= 35) throw new BinaryFormatError("LEB128 integer too long");
+    b = c.bytes[c.pos++]!;
+    result |= (b & 0x7f) << shift;
+    shift += 7;
+  } while (b & 0x80);
+  return shift < 32 && b & 0x40 ? result | (-1 << shift) : result;
+}
+
 function writeU32(value: number): number[] {
   const out: number[] = [];
   do {

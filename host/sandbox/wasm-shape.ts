@@ -6,7 +6,7 @@
  * funcref table does). The host reads the shape once at load, before compiling, so every
  * such resource is bounded statically; the signature of every export is read too.
  */
-import { BinaryFormatError, importsOf, readName, readU32, sectionsOf, type Cursor, type ImportEntry } from "./wasm-binary.js";
+import { BinaryFormatError, importsOf, readName, readS32, readU32, sectionsOf, type Cursor, type ImportEntry } from "./wasm-binary.js";
 
 const SECTION = { type: 1, import: 2, function: 3, table: 4, memory: 5, global: 6, export: 7, start: 8, element: 9, code: 10, data: 11, tag: 13 } as const;
 const VALTYPES: Readonly<Record<number, string>> = { 0x7f: "i32", 0x7e: "i64", 0x7d: "f32", 0x7c: "f64", 0x7b: "v128", 0x70: "funcref", 0x6f: "externref" };
@@ -105,20 +105,12 @@ function elementEntries(c: Cursor): { segments: number; entries: number } {
 
 /** Reads an i32.const offset expression's value, as an unsigned address; undefined for any other expression (skipped). */
 function constOffset(c: Cursor): number | undefined {
+  const at = c.pos;
   if (c.bytes[c.pos] === 0x41) {
-    const start = c.pos + 1;
-    let value = 0;
-    let shift = 0;
-    let b = 0;
-    let p = start;
-    do {
-      if (p >= c.bytes.length || p - start >= 5) throw new BinaryFormatError("bad i32.const in a data segment offset");
-      b = c.bytes[p++]!;
-      value |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b & 0x80);
-    if (shift < 32 && b & 0x40) value |= -1 << shift;
-    if (c.bytes[p] === 0x0b) { c.pos = p + 1; return value >>> 0; }
+    c.pos++;
+    const value = readS32(c);
+    if (c.bytes[c.pos] === 0x0b) { c.pos++; return value >>> 0; }
+    c.pos = at;
   }
   skipConstExpr(c);
   return undefined;
