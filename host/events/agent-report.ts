@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import type { EventFields } from "../../abi/events/index.js";
 import { fail, type Checked } from "../pipeline/result.js";
 import type { ContentDigest } from "./json-safe.js";
+import { withKeys } from "../objects/with-keys.js";
 
 const label = { type: "string", pattern: "^[A-Za-z0-9_.:@/-]{1,128}$" } as const;
 const operationId = { type: "string", minLength: 1 } as const;
@@ -86,21 +87,20 @@ export function reportFields(report: AgentReport, scope: Scope, payloads: boolea
       const status = report.status ?? "ready";
       return {
         type: report.type,
-        fields: { ...scope, agent_name: report.agentName, agent_version: report.agentVersion ?? null, capabilities: [...report.capabilities], status, error_code: status === "failed" ? report.errorCode! : null },
+        fields: withKeys(scope, { agent_name: report.agentName, agent_version: report.agentVersion ?? null, capabilities: [...report.capabilities], status, error_code: status === "failed" ? report.errorCode! : null }),
       };
     }
     case "agent.thought":
       return {
         type: report.type,
-        fields: {
-          ...scope, operation_id: report.operationId ?? null, step: report.step ?? null, kind: report.kind ?? "other",
+        fields: withKeys(scope, { operation_id: report.operationId ?? null, step: report.step ?? null, kind: report.kind ?? "other",
           content_sha256: digest(report.content), content_length: report.content.length, ...(payloads ? { content: report.content } : {}),
-        },
+        }),
       };
     case "agent.decision":
       return {
         type: report.type,
-        fields: { ...scope, operation_id: report.operationId ?? null, decision: report.decision, alternatives: [...report.alternatives], reason_sha256: digest(report.reason), ...(payloads ? { reason: report.reason } : {}) },
+        fields: withKeys(scope, { operation_id: report.operationId ?? null, decision: report.decision, alternatives: [...report.alternatives], reason_sha256: digest(report.reason), ...(payloads ? { reason: report.reason } : {}) }),
       };
   }
 }

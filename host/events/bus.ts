@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createEventRegistry, eventSchemaId, EVENT_SCHEMA_VERSION, type CustomEvent, type EventFields, type EventOf, type EventRegistry, type EventType, type SchemaNode, type SluiceEvent } from "../../abi/events/index.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Receives events; may be async. Its errors and rejections are reported, never propagated. */
 export type EventListener = (event: SluiceEvent) => void | Promise<void>;
@@ -86,14 +87,14 @@ export class EventBus {
     const props = schema?.properties as Record<string, { const?: unknown; enum?: unknown[] }> | undefined;
     if (!schema || this.registry.isBuiltIn(String(props!.type!.const))) return fail("CUSTOM_EVENT_INVALID", `no custom event schema is registered as ${schemaId}`, { schema: schemaId });
     const type = String(props!.type!.const);
-    const event = { ...fields, schema_version: props!.schema_version!.enum!.at(-1), type, $schema: schemaId, id: randomUUID(), time: new Date().toISOString() } as CustomEvent;
+    const event = withKeys(fields, { schema_version: props!.schema_version!.enum!.at(-1), type, $schema: schemaId, id: randomUUID(), time: new Date().toISOString() }) as CustomEvent;
     const check = this.registry.validate(event);
     if (!check.ok) {
       this.options.onInvalid?.(type);
       return fail("CUSTOM_EVENT_INVALID", `the ${type} event fails its schema ${schemaId}: ${check.problem}`, { type, schema: schemaId });
     }
     if ([...this.listeners].some((l) => l.custom)) this.dispatch(event, true);
-    return { ...OK, event };
+    return withKeys(OK, { event });
   }
 
   /** Completes, validates and dispatches one event; returns it, or null when dropped or unheard. */

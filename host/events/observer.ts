@@ -59,10 +59,10 @@ export class Observer {
     this.metrics = metricsFor(options.registry);
     this.payloads = options.payloads ?? false;
     this.bus = new EventBus({
-      ...(options.invalidEvents ? { invalidEvents: options.invalidEvents } : {}),
-      ...(options.report ? { report: options.report } : {}),
       onInvalid: (type) => this.metrics.eventsInvalid.inc({ type }),
       onListenerError: (type) => this.metrics.listenerErrors.inc({ type }),
+      ...(options.invalidEvents ? { invalidEvents: options.invalidEvents } : {}),
+      ...(options.report ? { report: options.report } : {}),
     });
   }
 

@@ -21,6 +21,7 @@ import { endBoundarySpan, nowMs, recordHookSpans, startBoundarySpan } from "../t
 import { stepDurationMs } from "../telemetry/step-duration.js";
 import { eventError, eventMessage } from "./event-error.js";
 import { jsonSafe, type ContentDigest } from "./json-safe.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 
 /**
  * What an observation reports to: the observer, seen from below (it imports this file,
@@ -107,8 +108,7 @@ export class OperationObservation {
       const started = nowMs();
       return work().then((r) => { this.stage(point, r, started); return r; });
     };
-    return {
-      ...stages,
+    return withChanges(stages, {
       run: (point, payload) => {
         // The before stage runs only on a payload the boundary has checked: the call's fields are sound here, never before.
         if (point === "tool.before") this.toolRequested(stages);
@@ -124,17 +124,16 @@ export class OperationObservation {
         const started = nowMs();
         return stages.chunks(payloads, holds).then((rs) => { for (const r of rs) this.stage("model.chat.chunk", r, started); return rs; });
       },
-    };
+    });
   }
 
   private toolRequested(stages: OperationStages): void {
     const s = this.subject;
     if (s.operation !== "tool" || this.requested || !this.observer.listening) return;
     this.requested = true;
-    this.observer.publish("tool.invocation.requested", {
-      ...this.scope(), operation_id: stages.operationId, revision: stages.revision, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name,
+    this.observer.publish("tool.invocation.requested", withKeys(this.scope(), { operation_id: stages.operationId, revision: stages.revision, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name,
       parameters_sha256: this.digest(s.call.arguments), ...(this.observer.payloads && isRecord(s.call.arguments) ? { parameters: jsonSafe(s.call.arguments) as Record<string, unknown> } : {}),
-    });
+    }));
   }
 
   private stage(point: PointName, r: StageResult, startedMs: number): void {
@@ -144,12 +143,11 @@ export class OperationObservation {
     if (!this.observer.listening) return;
     const operation = this.subject.operation;
     for (const step of r.reports) {
-      this.observer.publish("hook.executed", {
-        ...this.scope(), operation_id: this.operationId!, operation, point, binding_id: step.bindingId, hook_ref: step.hookRef,
+      this.observer.publish("hook.executed", withKeys(this.scope(), { operation_id: this.operationId!, operation, point, binding_id: step.bindingId, hook_ref: step.hookRef,
         outcome: step.outcome, duration_ms: Math.max(0, stepDurationMs(step)), error_code: step.error?.code ?? null,
         ...(step.fuel !== undefined ? { fuel: step.fuel } : {}),
         call_id: this.subject.operation === "tool" ? toolIds(this.subject.call).call_id : null,
-      });
+      }));
     }
   }
 
@@ -167,38 +165,34 @@ export class OperationObservation {
       const common = { called: f.called, real_status: f.realStatus, attempts: f.attempts, duration_ms: Math.max(0, f.durationMs) };
       if (r.ok) {
         const view = (r.output as unknown as ToolOutput).view;
-        this.observer.publish("tool.invocation.completed", {
-          ...this.scope(), operation_id: f.operationId, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name, ...common,
+        this.observer.publish("tool.invocation.completed", withKeys(this.scope(), { operation_id: f.operationId, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name, ...common,
           outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
           result_sha256: this.digest(view ?? null), ...(payloads ? { result: jsonSafe(view) ?? null } : {}),
-        });
+        }));
       } else {
-        this.observer.publish("tool.invocation.failed", {
-          ...this.scope(), operation_id: operationId, ...toolIds(s.call), ...common,
+        this.observer.publish("tool.invocation.failed", withKeys(this.scope(), { operation_id: operationId, ...toolIds(s.call), ...common,
           outcome: outcome as "failed" | "rejected" | "blocked" | "cancelled", phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads),
-        });
+        }));
       }
     } else if (!r.ok) {
-      this.observer.publish("agent.error", { ...this.scope(), operation_id: operationId, operation: s.operation, phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads) });
+      this.observer.publish("agent.error", withKeys(this.scope(), { operation_id: operationId, operation: s.operation, phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads) }));
     } else if (s.operation === "chat" || s.operation === "embedding") {
-      const completion = {
-        ...this.scope(), operation_id: f.operationId, revision: f.revision, model: s.model, called: f.called, real_status: f.realStatus,
+      const completion = withKeys(this.scope(), { operation_id: f.operationId, revision: f.revision, model: s.model, called: f.called, real_status: f.realStatus,
         attempts: f.attempts, duration_ms: Math.max(0, f.durationMs),
-      };
+      });
       if (s.operation === "chat") {
         const answer = r.output as unknown as ChatResponse;
-        this.observer.publish("model.chat.completed", {
-          ...completion, outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
+        this.observer.publish("model.chat.completed", withKeys(completion, { outcome: outcome as "succeeded" | "short_circuited", short_circuited_by: f.shortCircuitedBy ?? null,
           purpose: s.ctx.purpose === "compaction" || s.ctx.purpose === "completion" ? s.ctx.purpose : "action", streamed: s.streamed === true,
           finish_reason: String(answer.finish_reason), tool_call_count: Array.isArray(answer.tool_calls) ? answer.tool_calls.length : 0,
           usage: usageView(answer.usage),
           content_sha256: this.digest(answer.content ?? null),
           refusal_sha256: typeof answer.refusal === "string" ? this.digest(answer.refusal) : null,
           reasoning_sha256: typeof answer.reasoning_content === "string" ? this.digest(answer.reasoning_content) : null, ...(payloads ? { content: typeof answer.content === "string" ? answer.content : null } : {}),
-        });
+        }));
       } else {
         const out = r.output as unknown as EmbedOutput;
-        this.observer.publish("model.embedding.completed", { ...completion, outcome: "succeeded", count: out.vectors.length, dimension: out.dimension, signature: out.signature });
+        this.observer.publish("model.embedding.completed", withKeys(completion, { outcome: "succeeded", count: out.vectors.length, dimension: out.dimension, signature: out.signature }));
       }
     }
   }
@@ -219,11 +213,11 @@ export class OperationObservation {
         parent_instance_id: typeof p.parent_instance_id === "string" ? p.parent_instance_id : null, actor_id: s.ctx.actorId ?? null,
         operation_id: this.operationId, revision: this.revision,
       };
-      if (starting) this.observer.publish("agent.started", { ...agent, ...(this.observer.payloads && typeof p.task === "string" ? { task: p.task } : {}) });
-      else this.observer.publish("agent.stopped", { ...agent, status: p.status as "succeeded" | "failed" | "cancelled" });
+      if (starting) this.observer.publish("agent.started", withKeys(agent, { ...(this.observer.payloads && typeof p.task === "string" ? { task: p.task } : {}) }));
+      else this.observer.publish("agent.stopped", withKeys(agent, { status: p.status as "succeeded" | "failed" | "cancelled" }));
     }
     if (!r.ok) {
-      this.observer.publish("agent.error", { ...this.scope(), operation_id: this.operationId, operation: s.operation, phase: "lifecycle", ...eventError(r.error, this.observer.payloads) });
+      this.observer.publish("agent.error", withKeys(this.scope(), { operation_id: this.operationId, operation: s.operation, phase: "lifecycle", ...eventError(r.error, this.observer.payloads) }));
     }
   }
 

@@ -19,3 +19,8 @@ export function withKeys<A extends object, B extends object>(base: A, extra: B):
   if (Object.hasOwn(base, "__proto__") || Object.hasOwn(extra, "__proto__")) return { ...base, ...extra } as unknown as Without<A, keyof B> & B;
   return Object.assign({}, base, extra) as unknown as Without<A, keyof B> & B;
 }
+
+/** `{ ...base, ...changes }` where the changes are some of base's own keys: the result keeps base's type. */
+export function withChanges<A extends object>(base: A, changes: Partial<A>): A {
+  return withKeys(base, changes) as unknown as A;
+}

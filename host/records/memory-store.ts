@@ -2,6 +2,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 
 const DEFAULT_LIMIT = 1000;
 
@@ -26,9 +27,9 @@ export function createMemoryRecords(options: { resultRetentionMs?: number } = {}
     update: (id, changes, result) => now(() => {
       const r = records.get(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = { ...r, ...copy(changes) };
+      const next = withChanges(r, copy(changes));
       records.set(id, next);
-      if (result) results.set(id, { ...copy(result), storedAt: Date.now() });
+      if (result) results.set(id, withKeys(copy(result), { storedAt: Date.now() }));
       if (next.phase === "finished") results.delete(id);
     }),
     get: (id) => now(() => { const r = records.get(id); return r && copy(r); }),
@@ -61,7 +62,7 @@ export function createMemoryRecords(options: { resultRetentionMs?: number } = {}
       r.owner = owner;
       return "claimed";
     }),
-    appendAudit: (rows) => now(() => { for (const row of rows) audit.push({ ...copy(row), seq: ++seq }); }),
+    appendAudit: (rows) => now(() => { for (const row of rows) audit.push(withKeys(copy(row), { seq: ++seq })); }),
     audit: (q: AuditQuery = {}) => now(() => audit
       .filter((a) => (q.operationId === undefined || a.operationId === q.operationId) && (q.bindingId === undefined || a.bindingId === q.bindingId)
         && (q.from === undefined || a.at >= q.from) && (q.to === undefined || a.at < q.to))

@@ -9,6 +9,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 
 export interface PostgresRecordsOptions {
   /** How long a real result is kept for resume after it was stored (default 24 h). */
@@ -55,7 +56,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
     update: (id, changes, result) => guard("update", () => db.transaction(async (sql) => {
       const { rows } = await sql.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
       if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = { ...(JSON.parse(rows[0].record) as OperationRecord), ...changes };
+      const next = withChanges(JSON.parse(rows[0].record) as OperationRecord, changes);
       await write(sql, next);
       if (result) {
         await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, JSON.stringify(result), Date.now()]);
@@ -91,7 +92,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
         const r = JSON.parse(row.record) as OperationRecord;
         const running = r.realStatus === "running";
         if (running) interrupted.push(r.operationId);
-        await write(sql, { ...r, owner: null, ...(running ? { realStatus: "unknown", updatedAt: now } : {}) });
+        await write(sql, withChanges(r, running ? { owner: null, realStatus: "unknown", updatedAt: now } : { owner: null }));
       }
       return interrupted;
     }, "read committed")),
@@ -109,7 +110,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       const row = rows[0];
       if (!row) return "missing";
       if (row.owner === owner || row.live) return "busy";
-      await write(sql, { ...(JSON.parse(row.record) as OperationRecord), owner });
+      await write(sql, withKeys((JSON.parse(row.record) as OperationRecord), { owner }));
       return "claimed";
     }, "read committed")),
     appendAudit: (records) => guard("audit", async () => {

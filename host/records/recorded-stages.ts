@@ -1,5 +1,6 @@
 import type { OperationStages } from "../boundary/stage-runner.js";
 import type { OperationJournal } from "./journal.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Stages that audit every hook they run into the operation's journal. */
 export interface RecordedStages extends OperationStages {
@@ -7,11 +8,10 @@ export interface RecordedStages extends OperationStages {
 }
 
 export function recordedStages(stages: OperationStages, journal: OperationJournal): RecordedStages {
-  return {
-    ...stages,
+  return withKeys(stages, {
     journal,
     run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
     runAfter: (point, payload, before) => stages.runAfter(point, payload, before).then((r) => { journal.stage(point, payload, r); return r; }),
     diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
-  };
+  } satisfies Pick<RecordedStages, "journal" | "run" | "runAfter" | "diagnostic">);
 }

@@ -17,6 +17,7 @@ import type { OperationStages, StageRunner } from "../boundary/stage-runner.js";
 import type { BoundaryResult, CallContext, ExecutionFacts } from "../boundary/types.js";
 import type { OperationStore } from "./store.js";
 import type { OperationKind, OperationRecord, StoredResult } from "./types.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Options of resuming a recorded operation after a crash. */
 export interface ResumeOptions {
@@ -78,7 +79,7 @@ function notFound(operationId: string): SluiceError {
 
 function resumeStored(host: ResumeHost, record: OperationRecord, result: StoredResult, options: ResumeOptions): Promise<BoundaryResult<unknown>> {
   const { identity } = record;
-  const ctx: CallContext = { ...identity.ctx, ...(options.signal ? { signal: options.signal } : {}), ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) };
+  const ctx: CallContext = withKeys(identity.ctx, withKeys((options.signal ? { signal: options.signal } : {}), { ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) }));
   const runner: StageRunner = { begin: () => host.resumeStages(record, ctx) };
   const spec: OperationSpec<unknown, unknown> = {
     operation: identity.operation, ctx, before: identity.beforePoint, after: identity.afterPoint, payload: {}, target: identity.target,

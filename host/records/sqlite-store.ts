@@ -15,6 +15,7 @@ import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 
 /** Options of {@link openSqliteRecords}: durability and how long real results are kept for resume. */
 export interface SqliteRecordsOptions {
@@ -148,7 +149,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     update: (id, changes, result) => guard("update", () => db.transaction(() => {
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = { ...r, ...changes };
+      const next = withChanges(r, changes);
       write(next);
       if (result) q.putResult.run(id, JSON.stringify(result), Date.now());
       // A finished operation can no longer resume: its real result has no reason to stay.
@@ -172,8 +173,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const unknown: string[] = [];
       for (const r of held) {
         if (r.owner != null && r.owner !== owner && live(r.owner, now)) continue;
-        if (r.realStatus === "running") { write({ ...r, owner: null, realStatus: "unknown", updatedAt: now }); unknown.push(r.operationId); }
-        else if (r.owner != null) write({ ...r, owner: null });
+        if (r.realStatus === "running") { write(withKeys(r, { owner: null, realStatus: "unknown", updatedAt: now })); unknown.push(r.operationId); }
+        else if (r.owner != null) write(withKeys(r, { owner: null }));
       }
       return unknown;
     }).immediate()),
@@ -183,7 +184,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const row = q.ownerOf.get(id) as { owner: string | null } | undefined;
       if (!row) return "missing";
       if (row.owner !== null && (row.owner === owner || live(row.owner, now))) return "busy";
-      write({ ...read(id)!, owner });
+      write(withKeys(read(id)!, { owner }));
       return "claimed";
     }).immediate()),
     appendAudit: (rows) => guard("audit", () => db.transaction(() => { for (const row of rows) q.audit.run(auditRow(row)); })()),

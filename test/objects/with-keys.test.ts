@@ -5,7 +5,7 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { describe, expect, it } from "vitest";
-import { withKeys } from "../../host/objects/with-keys.js";
+import { withChanges, withKeys } from "../../host/objects/with-keys.js";
 
 setFlagsFromString("--allow-natives-syntax");
 const sameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
@@ -36,6 +36,12 @@ describe("withKeys", () => {
     expect(Object.hasOwn(out, "__proto__")).toBe(true);
     expect(out.a).toBe(1);
     expect(out.b).toBe(2);
+  });
+
+  it("withChanges applies a partial update and leaves the base as it was", () => {
+    const base = { id: "op", phase: "running" as string, attempts: 1 };
+    expect(withChanges(base, { phase: "finished", attempts: undefined })).toEqual({ id: "op", phase: "finished", attempts: undefined });
+    expect(base).toEqual({ id: "op", phase: "running", attempts: 1 });
   });
 
   it("gives objects made the same way one hidden class (what the helper is for)", () => {
