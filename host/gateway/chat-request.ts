@@ -8,6 +8,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest } from "../boundary/chat.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { WireChatBody, WireMessage } from "./wire.js";
+import { withKeys } from "../objects/with-keys.js";
 
 const ROLES: Readonly<Record<string, ChatMessage["role"]>> = { system: "system", developer: "system", user: "user", assistant: "assistant", tool: "tool", function: "tool" };
 
@@ -101,7 +102,7 @@ export function toUpstreamBody(body: WireChatBody, view: ChatRequest, effective:
     if (original === undefined) return m;
     return withChanges(original, view.messages[i], m);
   });
-  const out: Record<string, unknown> = { ...body, messages };
+  const out: Record<string, unknown> = withKeys(body, { messages });
   const maxKey = body.max_tokens == null && body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
   const seen = (view.params ?? {}) as Record<string, unknown>;
   const now = (effective.params ?? {}) as Record<string, unknown>;

@@ -9,6 +9,7 @@ import type { ChatResponse, ToolCallOut } from "../boundary/chat.js";
 import { answerText, usageView } from "../boundary/chat.js";
 import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
 import type { CompletionMeta, WireToolCallDelta, WireUsage } from "./wire.js";
+import { withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
@@ -38,7 +39,7 @@ function usageOf(u: Json | undefined | null): ChatResponse["usage"] | undefined 
 /** The upstream's usage, with the counts the hooks saw (a short-circuit has no upstream usage). */
 export function wireUsage(usage: ChatResponse["usage"], upstream: WireUsage | undefined): WireUsage {
   const u = usageView(usage);
-  return { ...(upstream ?? {}), prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.input_tokens + u.output_tokens };
+  return withKeys(upstream ?? {}, { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.input_tokens + u.output_tokens });
 }
 
 /** An upstream chat completion as the result of the operation the hooks wrap. */
@@ -84,34 +85,42 @@ export function fromChunk(json: Json): StreamChunk {
     ? delta.tool_calls.map((d: Json) => ({
         index: Number(d?.index ?? 0),
         ...(typeof d?.id === "string" ? { id: d.id } : {}),
-        ...(d?.function ? { function: { ...(typeof d.function.name === "string" ? { name: d.function.name } : {}), ...(typeof d.function.arguments === "string" ? { arguments: d.function.arguments } : {}) } } : {}),
+        ...(d?.function ? { function: functionDelta(d.function) } : {}),
       }))
     : undefined;
   const usage = usageOf(json.usage);
   const reasoning = delta.reasoning_content ?? delta.reasoning;
-  return {
-    ...(typeof delta.content === "string" ? { delta: delta.content } : {}),
-    ...(typeof reasoning === "string" && reasoning !== "" ? { reasoning_content: reasoning } : {}),
-    ...(typeof delta.refusal === "string" && delta.refusal !== "" ? { refusal: delta.refusal } : {}),
-    ...(tool_calls?.length ? { tool_calls } : {}),
-    ...(typeof choice?.finish_reason === "string" ? { finish_reason: choice.finish_reason } : {}),
-    ...(usage ? { usage } : {}),
-    ...(typeof json.id === "string" ? { provider_request_id: json.id } : {}),
-  };
+  // Key by key, once per streamed chunk (see host/objects/with-keys.ts for why not spreads).
+  const out: StreamChunk = {};
+  if (typeof delta.content === "string") out.delta = delta.content;
+  if (typeof reasoning === "string" && reasoning !== "") out.reasoning_content = reasoning;
+  if (typeof delta.refusal === "string" && delta.refusal !== "") out.refusal = delta.refusal;
+  if (tool_calls?.length) out.tool_calls = tool_calls;
+  if (typeof choice?.finish_reason === "string") out.finish_reason = choice.finish_reason;
+  if (usage) out.usage = usage;
+  if (typeof json.id === "string") out.provider_request_id = json.id;
+  return out;
+}
+
+function functionDelta(f: Json): { name?: string; arguments?: string } {
+  const out: { name?: string; arguments?: string } = {};
+  if (typeof f.name === "string") out.name = f.name;
+  if (typeof f.arguments === "string") out.arguments = f.arguments;
+  return out;
 }
 
 /** A whole completion as one stream chunk: its content, its tool calls as complete deltas, its finish_reason and usage. */
 export function completionChunk(json: Json): StreamChunk {
   const c = fromCompletion(json);
-  return {
-    ...(answerText(c.content) !== "" ? { delta: answerText(c.content) } : {}),
-    ...(typeof c.reasoning_content === "string" && c.reasoning_content !== "" ? { reasoning_content: c.reasoning_content } : {}),
-    ...(typeof c.refusal === "string" && c.refusal !== "" ? { refusal: c.refusal } : {}),
-    ...(c.tool_calls.length ? { tool_calls: c.tool_calls.map((t, index) => ({ index, id: t.id, function: { name: t.function.name, arguments: t.function.arguments } })) } : {}),
-    finish_reason: c.finish_reason,
-    usage: c.usage,
-    ...(c.provider_request_id ? { provider_request_id: c.provider_request_id } : {}),
-  };
+  const out: StreamChunk = {};
+  if (answerText(c.content) !== "") out.delta = answerText(c.content);
+  if (typeof c.reasoning_content === "string" && c.reasoning_content !== "") out.reasoning_content = c.reasoning_content;
+  if (typeof c.refusal === "string" && c.refusal !== "") out.refusal = c.refusal;
+  if (c.tool_calls.length) out.tool_calls = c.tool_calls.map((t, index) => ({ index, id: t.id, function: { name: t.function.name, arguments: t.function.arguments } }));
+  out.finish_reason = c.finish_reason;
+  out.usage = c.usage;
+  if (c.provider_request_id) out.provider_request_id = c.provider_request_id;
+  return out;
 }
 
 /** A client chunk. The first carries the role; tool_call deltas go out as the upstream sent them. */
@@ -130,8 +139,11 @@ export function usageChunk(meta: CompletionMeta, usage: ChatResponse["usage"]): 
 /** The delta of an emitted chunk, or null when it carries nothing for the client. */
 export function deltaOf(chunk: EmittedChunk): { content?: string; reasoning_content?: string; refusal?: string; tool_calls?: WireToolCallDelta[] } | null {
   const calls = chunk.tool_calls?.map((d): WireToolCallDelta => ({ index: d.index, ...(d.id ? { id: d.id, type: "function" as const } : {}), ...(d.function ? { function: d.function } : {}) }));
-  const reasoning = chunk.reasoning_content ? { reasoning_content: chunk.reasoning_content } : {};
-  const refusal = chunk.refusal ? { refusal: chunk.refusal } : {};
   if (chunk.delta === "" && !calls && !chunk.reasoning_content && !chunk.refusal) return null;
-  return { ...reasoning, ...refusal, ...(chunk.delta !== "" ? { content: chunk.delta } : {}), ...(calls ? { tool_calls: calls } : {}) };
+  const out: { content?: string; reasoning_content?: string; refusal?: string; tool_calls?: WireToolCallDelta[] } = {};
+  if (chunk.reasoning_content) out.reasoning_content = chunk.reasoning_content;
+  if (chunk.refusal) out.refusal = chunk.refusal;
+  if (chunk.delta !== "") out.content = chunk.delta;
+  if (calls) out.tool_calls = calls;
+  return out;
 }

@@ -12,6 +12,7 @@ import { completionChunk, fromChunk, fromCompletion, metaOf } from "./chat-respo
 import { sanitiseUpstreamError } from "./upstream-error.js";
 import type { Upstream } from "./upstream.js";
 import type { CompletionMeta, WireChatBody, WireUsage } from "./wire.js";
+import { withKeys } from "../objects/with-keys.js";
 
 export interface UpstreamFacts {
   meta?: CompletionMeta;
@@ -42,7 +43,7 @@ export function completionCall(upstream: Upstream, body: WireChatBody, view: Cha
 export function chunksCall(upstream: Upstream, body: WireChatBody, view: ChatRequest, facts: UpstreamFacts) {
   return async function* (effective: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamChunk> {
     // Usage is always asked for, so the result (and metering) has the real counts; the client gets it only if it asked.
-    const payload = { ...toUpstreamBody(body, view, effective), stream: true, stream_options: { ...(body.stream_options ?? {}), include_usage: true } };
+    const payload = withKeys(toUpstreamBody(body, view, effective), { stream: true, stream_options: withKeys(body.stream_options ?? {}, { include_usage: true }) });
     let finished = false;
     for await (const data of upstream.events("/chat/completions", payload, signal)) {
       if (data === "[DONE]" || data.trim() === "[DONE]") return;

@@ -11,6 +11,7 @@ import { clientSignal } from "./client-signal.js";
 import { replyError } from "./openai-error.js";
 import type { Upstream } from "./upstream.js";
 import type { WireEmbeddingBody } from "./wire.js";
+import { withKeys } from "../objects/with-keys.js";
 
 function invalid(message: string, param: string): SluiceError {
   return new SluiceError("REQUEST_INVALID", message, { param });
@@ -49,7 +50,7 @@ export function embeddings(host: Host, upstream: Upstream) {
     let usage: unknown;
     let model: string | undefined;
     const r = await host.embed({ spaceId: caller.spaceId, actorId: caller.id, purpose: "embedding", signal: clientSignal(reply.raw) }, { model: body.model, texts }, async (effective, op) => {
-      const json = await upstream.json("/embeddings", { ...body, input: effective, encoding_format: "float" }, op.signal);
+      const json = await upstream.json("/embeddings", withKeys(body, { input: effective, encoding_format: "float" }), op.signal);
       if (!Array.isArray(json.data)) throw new SluiceError("UPSTREAM_FAILED", "the upstream's embedding answer has no data array");
       usage = json.usage;
       model = typeof json.model === "string" ? json.model : undefined;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { GatewayKeyRecord, GatewayKeys } from "./keys.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** What the gateway key management routes need: the key store and the admin token. */
 export interface GatewayKeyRoutesOptions {
@@ -35,11 +36,11 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
       tags: ["gateway"],
       summary: "Create a gateway API key for a space; the answer holds the key, which is not shown again.",
       body: { type: "object", required: ["space_id"], additionalProperties: false, properties: { space_id: { type: "string" }, name: { type: ["string", "null"], maxLength: 200 } } },
-      response: { 201: { ...keyView, required: [...keyView.required, "key"], properties: { ...keyView.properties, key: { type: "string" } } } },
+      response: { 201: withKeys(keyView, { required: [...keyView.required, "key"], properties: withKeys(keyView.properties, { key: { type: "string" } }) }) },
     },
   }, async (request, reply) => {
     const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null });
-    return reply.code(201).send({ ...view(record), key });
+    return reply.code(201).send(withKeys(view(record), { key }));
   });
 
   app.get<{ Querystring: { space_id?: string } }>("/gateway/keys", {

@@ -3,6 +3,7 @@ import type { Host } from "../host.js";
 import type { GatewayKeys } from "./keys.js";
 import { resolveServerLimits, type ServerLimits } from "../api/server-limits.js";
 import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../api/auth-failures.js";
+import { withChanges } from "../objects/with-keys.js";
 
 /** What {@link createGateway} needs: the host that runs the hooks, the key store, the upstream and the server's limits. */
 export interface GatewayOptions {
@@ -54,6 +55,6 @@ export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
     bodyLimit,
     logger: o.logger ?? { level: "error", stream: process.stderr },
     limits: resolveServerLimits(o.limits),
-    authFailures: { ...DEFAULT_AUTH_FAILURE_LIMIT, ...o.authFailures },
+    authFailures: withChanges(DEFAULT_AUTH_FAILURE_LIMIT, o.authFailures ?? {}),
   };
 }

@@ -10,6 +10,7 @@ import { answerText, usageView } from "../boundary/chat.js";
 import type { ToolCallDelta } from "../boundary/stream.js";
 import { sseNamedEvent } from "./sse.js";
 import type { CompletionMeta, WireChatBody, WireError } from "./wire.js";
+import { withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
@@ -73,7 +74,7 @@ export function toResponse(ids: ResponseIds, meta: CompletionMeta, body: Json, o
   if (reasoning !== null) output.push(reasoningItem(ids.reasoning, reasoning));
   if ((out.content !== null && out.content !== "") || out.tool_calls.length === 0) output.push(messageItem(ids.message, answerText(out.content), "completed"));
   out.tool_calls.forEach((c, i) => output.push(callItem(ids.call(i), c, "completed")));
-  return { ...shell(ids, meta, body, meta.created), ...statusOf(out.finish_reason), output, usage: usageOf(out.usage, meta.usage) };
+  return withKeys(shell(ids, meta, body, meta.created), withKeys(statusOf(out.finish_reason), { output, usage: usageOf(out.usage, meta.usage) }));
 }
 
 /**
@@ -181,7 +182,7 @@ export class ResponseEvents {
     }
     if (!this.output.some((i) => i.type === "message" || i.type === "function_call")) frames += this.emptyMessage();
     const { status, incomplete_details } = statusOf(out.finish_reason);
-    const response = { ...shell(this.ids, this.meta, this.body, this.created), status, incomplete_details, output: this.output, usage: usageOf(out.usage, this.meta.usage) };
+    const response = withKeys(shell(this.ids, this.meta, this.body, this.created), { status, incomplete_details, output: this.output, usage: usageOf(out.usage, this.meta.usage) });
     return frames + this.event(status === "completed" ? "response.completed" : "response.incomplete", { response });
   }
 

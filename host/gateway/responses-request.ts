@@ -42,7 +42,7 @@ function partOf(p: unknown, where: string): WireContentPart {
       if (typeof p.image_url !== "string") throw invalid(`${where}: only images given by image_url can be sent to a chat upstream`, `${where}.image_url`);
       return { type: "image_url", image_url: { url: p.image_url, ...(typeof p.detail === "string" ? { detail: p.detail } : {}) } };
     case "input_file":
-      return { type: "file", file: { ...(typeof p.file_data === "string" ? { file_data: p.file_data } : {}), ...(typeof p.file_id === "string" ? { file_id: p.file_id } : {}), ...(typeof p.filename === "string" ? { filename: p.filename } : {}) } };
+      return { type: "file", file: fileOf(p) };
     case "input_audio":
       return { type: "input_audio", input_audio: p.input_audio };
     default:
@@ -141,4 +141,11 @@ export function readResponsesBody(body: unknown): { chat: WireChatBody; stream: 
   if (typeof body.user === "string") chat.user = body.user;
   if (typeof body.safety_identifier === "string") chat.user ??= body.safety_identifier;
   return { chat: readChatBody(chat), stream: body.stream === true };
+}
+
+/** A file part's fields, each only when the client gave it as a string. */
+function fileOf(p: Record<string, unknown>): Record<string, string> {
+  const file: Record<string, string> = {};
+  for (const key of ["file_data", "file_id", "filename"] as const) if (typeof p[key] === "string") file[key] = p[key];
+  return file;
 }

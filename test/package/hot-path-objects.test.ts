@@ -11,8 +11,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures.js";
 
-/** The folders whose code runs for every call: the sandbox (both threads), the pipeline, the boundary, the events of each hook and operation. */
-const HOT = ["host/sandbox", "host/pipeline", "host/boundary", "host/events"];
+/** The folders whose code runs for every call: the sandbox (both threads), the pipeline, the boundary, the events of each hook and operation, the gateway (per request and per streamed chunk). */
+const HOT = ["host/sandbox", "host/pipeline", "host/boundary", "host/events", "host/gateway"];
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
