@@ -6,7 +6,7 @@
  * express fails the call with PATCH_FORBIDDEN naming it: a hook's change is never dropped.
  */
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
-import { SluiceError } from "../../errors/sluice-error.js";
+import { functionChoice, functionChoiceName, refuseParam, writeSame } from "../shared/params.js";
 
 type Call = LanguageModelV4CallOptions;
 type ToolChoice = NonNullable<Call["toolChoice"]>;
@@ -16,18 +16,16 @@ type ResponseFormat = NonNullable<Call["responseFormat"]>;
 const SAME = [["temperature", "temperature"], ["topP", "top_p"], ["maxOutputTokens", "max_tokens"], ["seed", "seed"], ["presencePenalty", "presence_penalty"], ["frequencyPenalty", "frequency_penalty"]] as const;
 const NOT_CARRIED = ["logit_bias", "parallel_tool_calls", "max_completion_tokens"] as const;
 
-function refuse(param: string, why: string): never {
-  throw new SluiceError("PATCH_FORBIDDEN", `a hook set params.${param}, which the AI SDK adapter cannot pass to the model: ${why}`, { path: `/params/${param}` });
-}
+const refuse = (param: string, why: string): never => refuseParam("AI SDK", param, why);
 
 function toolChoiceShown(c: ToolChoice): unknown {
-  return c.type === "tool" ? { type: "function", function: { name: c.toolName } } : c.type;
+  return c.type === "tool" ? functionChoice(c.toolName) : c.type;
 }
 
 function toolChoiceCarried(v: unknown): ToolChoice {
   if (v === "auto" || v === "none" || v === "required") return { type: v };
-  const name = (v as { type?: unknown; function?: { name?: unknown } } | null)?.function?.name;
-  if ((v as { type?: unknown })?.type === "function" && typeof name === "string") return { type: "tool", toolName: name };
+  const name = functionChoiceName(v);
+  if (name !== undefined) return { type: "tool", toolName: name };
   return refuse("tool_choice", `expected "auto", "none", "required" or { type: "function", function: { name } }`);
 }
 
@@ -60,11 +58,7 @@ export function paramsOf(call: Call): Record<string, unknown> {
 
 /** Writes the params after the hooks into `out` (the caller's call, copied): what a hook removed is removed. */
 export function applyParams(out: Call, shown: Record<string, unknown>, params: Record<string, unknown>): void {
-  const target = out as Record<string, unknown>;
-  for (const [from, to] of SAME) {
-    if (params[to] === undefined) delete target[from];
-    else target[from] = params[to];
-  }
+  writeSame(out as Record<string, unknown>, SAME, params);
   // ABI 1.1 allows `stop` as one string; the AI SDK takes a list.
   if (params.stop === undefined) delete out.stopSequences;
   else out.stopSequences = typeof params.stop === "string" ? [params.stop] : (params.stop as string[]);

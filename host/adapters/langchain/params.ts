@@ -5,20 +5,18 @@
  * so a hook that sets any other declared param fails the call with PATCH_FORBIDDEN naming
  * it: the adapter cannot pass it to the model, and a hook's change is never dropped.
  */
-import { SluiceError } from "../../errors/sluice-error.js";
+import { functionChoice, functionChoiceName, refuseParam } from "../shared/params.js";
 
 const MODES: Record<string, string> = { auto: "auto", none: "none", any: "required" };
 
-function refuse(param: string, why: string): never {
-  throw new SluiceError("PATCH_FORBIDDEN", `a hook set params.${param}, which the LangChain adapter cannot pass to the model: ${why}`, { path: `/params/${param}` });
-}
+const refuse = (param: string, why: string): never => refuseParam("LangChain", param, why);
 
 /** The params hooks see for these call options. */
 export function paramsOf(options: { stop?: string[]; tool_choice?: unknown }): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   if (options.stop !== undefined) params.stop = options.stop;
   const choice = options.tool_choice;
-  if (typeof choice === "string") params.tool_choice = MODES[choice] ?? { type: "function", function: { name: choice } };
+  if (typeof choice === "string") params.tool_choice = MODES[choice] ?? functionChoice(choice);
   else if (choice !== undefined) params.tool_choice = choice;
   return params;
 }
@@ -31,11 +29,11 @@ export function optionsAfter(call: Record<string, unknown>, shown: Record<string
   // Unchanged, the caller's own value goes through (the shown one is a translation of it).
   if (JSON.stringify(params.tool_choice) !== JSON.stringify(shown.tool_choice)) {
     const choice = params.tool_choice;
-    const name = (choice as { type?: unknown; function?: { name?: unknown } } | undefined)?.function?.name;
+    const name = functionChoiceName(choice);
     if (choice === undefined) delete out.tool_choice;
     else if (choice === "auto" || choice === "none") out.tool_choice = choice;
     else if (choice === "required") out.tool_choice = "any";
-    else if ((choice as { type?: unknown }).type === "function" && typeof name === "string") out.tool_choice = name;
+    else if (name !== undefined) out.tool_choice = name;
     else refuse("tool_choice", `expected "auto", "none", "required" or { type: "function", function: { name } }`);
   }
   for (const key of Object.keys(params)) if (key !== "stop" && key !== "tool_choice") refuse(key, "a LangChain model's sampling settings are fields of the model, not options of the call");
