@@ -5,23 +5,15 @@
  * (host/objects/with-keys.ts; withKeys is the replacement). Literals that start with their
  * own keys and spread after them are fine and allowed.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures.js";
+import { sources } from "../helpers/sources.js";
 
 /** The folders whose code runs for every call: the sandbox (both threads), the pipeline, the boundary, the events of each hook and operation, the gateway (per request and per streamed chunk). */
 const HOT = ["host/sandbox", "host/pipeline", "host/boundary", "host/events", "host/gateway"];
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (/\.c?ts$/.test(p) && !p.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 /** `file:line` of every object literal that starts with a spread and has more members. */
 export function spreadThenKeys(file: string, text: string): string[] {

@@ -1,19 +1,11 @@
 // Imports point one way (api/cli → registry/gateway → host → boundary → pipeline → sandbox
 // → abi): no file of host/ or abi/ reaches itself through its imports, type-only imports
 // included (a type import that closes a circle is still a design knot).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures.js";
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (/\.c?ts$/.test(p) && !p.endsWith(".d.ts")) out.push(resolve(p));
-  }
-  return out;
-}
+import { sources } from "../helpers/sources.js";
 
 function importGraph(files: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
