@@ -316,6 +316,7 @@ describe("sluice/langchain: what the wrapped model may be", () => {
     expect(model.calls[0]!.options).toMatchObject({ stop: ["B"], tool_choice: "any" });
     const other = fakeModel().respond(new AIMessage("done"));
     expect(() => optionsAfter({}, {}, { temperature: 0 })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/temperature" } }));
+    expect(() => optionsAfter({}, {}, { tool_choice: null })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } }));
     h.bind([{ point: "model.chat.before", config: { mode: "patch", path: "/params/tool_choice", value: { type: "bogus" } } }]);
     await expect(new SluiceChatModel({ model: other, host: h.host, context }).invoke("hi", { tool_choice: "auto" })).rejects.toMatchObject({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } });
     expect(other.calls).toHaveLength(0);

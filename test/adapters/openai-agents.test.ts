@@ -127,6 +127,7 @@ describe("sluice/openai-agents", () => {
     await expect(run(agent, "find shoes")).rejects.toMatchObject({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } });
     expect(inner.calls).toHaveLength(0);
     expect(() => settingsAfter({}, { seed: 3 })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/seed" } }));
+    expect(() => settingsAfter({}, { tool_choice: null })).toThrow(expect.objectContaining({ code: "PATCH_FORBIDDEN", details: { path: "/params/tool_choice" } }));
     expect(paramsOf({ toolChoice: "orders_search" })).toEqual({ tool_choice: { type: "function", function: { name: "orders_search" } } });
   });
 
