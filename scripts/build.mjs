@@ -41,6 +41,24 @@ async function upToDate(out, inputs) {
   } catch { return false; }
 }
 
+// The operator console (console/, issue #33): one Vite build into build/console, which
+// `sluice serve` serves at /console. Static files only, no inline script (the page's CSP
+// allows none), rebuilt only when a source is newer than the built index.
+{
+  const consoleSrc = join(root, "console");
+  const consoleOut = join(root, "build/console");
+  const sources = async (dir) => (await readdir(dir, { withFileTypes: true })).flatMap((e) => (e.isDirectory() ? [] : [join(dir, e.name)]));
+  const inputs = [...(await sources(consoleSrc)), ...(await sources(join(consoleSrc, "src"))), ...(await sources(join(consoleSrc, "src/pages")))];
+  if (!(await upToDate(join(consoleOut, "index.html"), inputs))) {
+    const { build } = await import("vite");
+    await build({
+      root: consoleSrc, base: "/console/", configFile: false, logLevel: "warn",
+      build: { outDir: consoleOut, emptyOutDir: true, target: "es2022", sourcemap: false, assetsInlineLimit: 0, modulePreload: { polyfill: false }, reportCompressedSize: false },
+    });
+  }
+  log(`console built (${Date.now() - t0} ms)`);
+}
+
 // WAT fixtures: tiny hostile and benign guests.
 const watDir = join(root, "test/fixtures/wat");
 const fixturesOut = join(root, "build/fixtures");

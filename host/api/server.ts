@@ -26,6 +26,9 @@ import { recordRoutes } from "../records/http.js";
 import { quarantineRoutes } from "./routes/quarantine.js";
 import { replayRoutes } from "./routes/replay.js";
 import { statusRoutes } from "./routes/status.js";
+import { consoleRoutes } from "./routes/console.js";
+import { fleetRoutes } from "./routes/fleet.js";
+import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "../gateway/key-routes.js";
 import type { GatewayKeys } from "../gateway/keys.js";
@@ -112,8 +115,18 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   quarantineRoutes(app, registry.host);
   // Behind the same bearer token as every route (Prometheus sends it with `authorization`).
   app.get("/metrics", { schema: { hide: true } }, metricsHandler(registry.host.observer.registry));
+  metricsSummaryRoutes(app, registry.host.observer.registry);
+  fleetRoutes(app, registry, () => listeningUrl(app, options.host ?? "127.0.0.1"));
+  consoleRoutes(app);
   if (options.gatewayKeys) await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys });
   return app;
+}
+
+/** `http://host:port` of the listening server. */
+function listeningUrl(app: FastifyInstance, host: string, fallbackPort?: number): string {
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : fallbackPort;
+  return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 }
 
 /**

@@ -1,0 +1,36 @@
+/** Extensions: the active release's list in order, enable/disable and reorder (each a new revision, activated at once). */
+import { api } from "../api.js";
+import { clear, h, short, table } from "../dom.js";
+import type { Page } from "./page.js";
+
+interface Item { extension_id: string; pair_id: string; hook_ref: string; node_id: string; hook_type: string; enabled: boolean; mandatory: boolean; order: number; priority: number; failure_policy: string; code_sha256?: string }
+interface List { sdk_interface_version: string; view: string; revision: number; order_mode: string; items: Item[]; deprecations: unknown[] }
+
+export const extensionsPage: Page = (root, ctx) => {
+  const out = h("div", { "aria-live": "polite" });
+  clear(root, out);
+  const run = async (f: () => Promise<unknown>): Promise<void> => {
+    try { await f(); await load(); } catch (err) { out.prepend(ctx.errorBox(err)); }
+  };
+  const load = async (): Promise<void> => {
+    const list = await api<List>("GET", "/api/v1/pipeline/extensions");
+    const ids = list.items.map((i) => i.extension_id);
+    const move = (i: number, by: number) => {
+      const order = [...ids];
+      const [x] = order.splice(i, 1);
+      order.splice(i + by, 0, x!);
+      return run(() => api("PUT", "/api/v1/pipeline/order", { order }));
+    };
+    clear(out,
+      h("p", null, `Active release r${list.revision} · order mode ${list.order_mode} · SDK interface version `, h("strong", { "data-testid": "interface-version" }, list.sdk_interface_version)),
+      table("Extensions in order", ["#", "Extension", "Pair", "Plugin", "Point", "Type", "Priority", "Failure policy", "Code", "State", "", "Order"],
+        list.items.map((it, i) => [i + 1, it.extension_id, it.pair_id, it.hook_ref, it.node_id, it.hook_type, it.priority, it.failure_policy, short(it.code_sha256), it.enabled ? "enabled" : h("strong", null, "disabled"),
+          h("button", { type: "button", class: it.enabled ? "secondary" : "primary", "aria-label": `${it.enabled ? "Disable" : "Enable"} ${it.extension_id}`, disabled: it.mandatory && it.enabled,
+            onclick: () => void run(() => api("PATCH", `/api/v1/pipeline/extensions/${encodeURIComponent(it.extension_id)}`, { enabled: !it.enabled })) }, it.enabled ? "Disable" : "Enable"),
+          h("span", { class: "move" },
+            h("button", { type: "button", class: "secondary", "aria-label": `Move ${it.extension_id} up`, disabled: i === 0, onclick: () => void move(i, -1) }, "↑"),
+            h("button", { type: "button", class: "secondary", "aria-label": `Move ${it.extension_id} down`, disabled: i === ids.length - 1, onclick: () => void move(i, 1) }, "↓"))]),
+        { "data-testid": "extensions" }));
+  };
+  load().catch(ctx.fail);
+};
