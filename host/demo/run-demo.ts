@@ -59,6 +59,7 @@ async function setUp(options: DemoOptions, print: Print): Promise<{ registry: Re
     const server = await startApiServer({ registry, token, host: "127.0.0.1", port: options.port ?? 0 });
     print(`Registry in ${dataDir}: ${DEMO_PLUGINS.length} plugins uploaded, ${DEMO_BINDINGS.length} bindings, release r${release.revision} active.`);
     print(`Management API: ${server.url}/api/v1 (token ${token}); OpenAPI at ${server.url}/api/v1/openapi.json`);
+    print(`Operator console: ${server.url}/console/ (sign in with the token above)`);
     return { registry, url: server.url, token, close: async () => { await server.close(); await registry.close(); } };
   } catch (err) {
     await registry.close();
