@@ -171,6 +171,9 @@ describe("the console in a browser", () => {
 
     await go("overview");
     await expect.poll(() => page.locator("[data-testid=errors-total]").textContent(), { timeout: 10_000 }).not.toBe("0");
+    await expect.poll(() => page.locator("tbody tr", { hasText: "guard-prompts-strict" }).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator("[data-testid=call-rate]").textContent(), { timeout: 10_000 }).toMatch(/^\d/);
+    await checked("overview-live");
 
     await go("operations");
     const failed = page.locator("[data-testid=operations] tbody tr", { hasText: "HOOK_FAILED" }).or(page.locator("[data-testid=operations] tbody tr", { hasText: "GUEST_TRAP" })).first();
@@ -187,7 +190,8 @@ describe("the console in a browser", () => {
     const { items } = await api<{ items: { id: string; sha256: string }[] }>("GET", "/api/v1/plugins");
     await expect.poll(() => plugins.textContent()).toContain(items.find((p) => p.id === "pii-redact")!.sha256.slice(0, 16));
     expect(await plugins.textContent()).toContain("timeout_ms 200");
-    expect(await plugins.textContent()).toMatch(/of \d/);
+    // pii-redact ran at model.chat.after: its fuel per call against the default budget.
+    expect(await plugins.locator("tr", { hasText: "pii-redact" }).textContent()).toMatch(/\d+ \/ \d+ of 5\.00e\+7 \(p99 [\d.]+ %, \d+ calls\)/);
     await checked("plugins");
   });
 

@@ -43,7 +43,7 @@ export const overviewPage: Page = (root, ctx) => {
     clear(fleet, table(f.shared ? "Hosts on this database" : "This host (SQLite: one host)", ["Host", "API", "Serving", "Active", "Release error", "Seen"],
       f.items.map((x) => [x.host_id === f.this_host ? `${x.host_id.slice(0, 8)} (this host)` : x.host_id.slice(0, 8), x.url, `r${x.serving_revision}`, `r${x.active_revision}`, x.release_error ?? "", when(x.seen_at)]), { "data-testid": "fleet" }));
     clear(quarantined, table("Quarantined plugins", ["Plugin", "Failures", "Last error"], q.items.map((x) => [h("a", { href: "#/quarantine" }, x.ref), x.failures, x.lastError.code])));
-    clear(hooks, table("Hooks (since this host started)", ["Point", "Binding", "Calls", "Failed", "p50 ms", "p99 ms", "Fuel p50", "Fuel p99"],
+    clear(hooks, table("Hooks since this host started (p50/p99 estimated from the histogram buckets)", ["Point", "Binding", "Calls", "Failed", "p50 ms", "p99 ms", "Fuel p50", "Fuel p99"],
       m.hooks.map((x) => [x.point, x.binding, x.calls, x.failed, num(x.p50_ms), num(x.p99_ms), num(x.fuel_p50), num(x.fuel_p99)])));
   }, ctx, status);
 };

@@ -4,26 +4,27 @@ import { clear, h, short, table, when } from "../dom.js";
 import { paginate, type Page } from "./page.js";
 
 interface Plugin { id: string; version: string; sha256: string; size: number; created_at: string; manifest: { limits: Record<string, number>; capabilities: string[]; points: Record<string, { read?: string[]; write?: string[] } | null>; failure_policy: string } }
-interface Hook { binding: string; calls: number; fuel_p50: number | null; fuel_p99: number | null; p99_ms: number | null }
 
 export const pluginsPage: Page = (root, ctx) => {
   const out = h("div");
   clear(root, out);
   const load = async (): Promise<void> => {
-    const [plugins, ext, metrics] = await Promise.all([
+    // Exact per-call fuel from the audit records (each hook run's fuel; the first 5000 runs kept).
+    const [plugins, audit, metrics] = await Promise.all([
       api<{ items: Plugin[] }>("GET", "/api/v1/plugins"),
-      api<{ items: { extension_id: string; hook_ref: string }[] }>("GET", "/api/v1/pipeline/extensions"),
-      api<{ hooks: Hook[]; default_fuel_budget: number }>("GET", "/api/v1/metrics/summary"),
+      api<{ items: { hookRef: string; fuel: number | null }[] }>("GET", "/api/v1/audit?limit=5000"),
+      api<{ default_fuel_budget: number }>("GET", "/api/v1/metrics/summary"),
     ]);
-    const byBinding = new Map(metrics.hooks.map((m) => [m.binding, m]));
+    const fuelByRef = new Map<string, number[]>();
+    for (const a of audit.items) if (a.fuel !== null) fuelByRef.set(a.hookRef, [...(fuelByRef.get(a.hookRef) ?? []), a.fuel]);
+    const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
     const fuelOf = (ref: string) => {
-      const hooks = ext.items.filter((e) => e.hook_ref === ref).map((e) => byBinding.get(e.extension_id)).filter((m): m is Hook => m !== undefined && m.fuel_p50 !== null);
-      if (!hooks.length) return null;
-      return { p50: Math.max(...hooks.map((m) => m.fuel_p50 ?? 0)), p99: Math.max(...hooks.map((m) => m.fuel_p99 ?? 0)) };
+      const used = [...(fuelByRef.get(ref) ?? [])].sort((a, b) => a - b);
+      return used.length ? { p50: quantile(used, 0.5), p99: quantile(used, 0.99), calls: used.length } : null;
     };
     const fmt = (n: number) => (n >= 1e5 ? n.toExponential(2) : String(Math.round(n)));
     const items = [...plugins.items].sort((a, b) => a.id.localeCompare(b.id) || b.created_at.localeCompare(a.created_at));
-    clear(out, paginate(items, 25, (slice) => table("Plugin versions", ["Plugin", "Version", "sha256", "Size", "Limits", "Grants", "Capabilities", "Fuel p50 / p99 of budget", "Uploaded"],
+    clear(out, paginate(items, 25, (slice) => table("Plugin versions", ["Plugin", "Version", "sha256", "Size", "Limits", "Grants", "Capabilities", "Fuel per call p50 / p99 of budget", "Uploaded"],
       slice.map((p) => {
         const ref = `${p.id}@${p.version}`;
         const f = fuelOf(ref);
@@ -33,7 +34,7 @@ export const pluginsPage: Page = (root, ctx) => {
           Object.entries(p.manifest.limits).map(([k, v]) => `${k} ${v}`).join(", "),
           h("ul", { class: "plain" }, grants.map((g) => h("li", null, g))),
           p.manifest.capabilities.join(", ") || "none",
-          f ? `${fmt(f.p50)} / ${fmt(f.p99)}${budget ? ` of ${fmt(budget)} (${((f.p99 / budget) * 100).toFixed(1)} %)` : ""}` : budget ? `– of ${fmt(budget)}` : "–",
+          f ? `${fmt(f.p50)} / ${fmt(f.p99)} of ${fmt(budget)} (p99 ${((f.p99 / budget) * 100).toFixed(2)} %, ${f.calls} calls)` : `no calls recorded; budget ${fmt(budget)}`,
           when(p.created_at)];
       }), { "data-testid": "plugins" }), "Plugin versions"));
   };
