@@ -137,18 +137,26 @@ describe("the console in a browser", () => {
     await page.getByRole("button", { name: "Disable normalize-answer" }).click();
     await expect.poll(() => page.getByRole("button", { name: "Enable normalize-answer" }).count()).toBe(1);
     await checked("extensions");
+    // Reorder: move the first extension down one place (a new revision, activated at once).
+    const [first, second] = (await api<{ items: { extension_id: string }[] }>("GET", "/api/v1/pipeline/extensions")).items.map((i) => i.extension_id);
+    await page.getByRole("button", { name: `Move ${first} down` }).click();
+    await expect.poll(async () => (await api<{ items: { extension_id: string }[] }>("GET", "/api/v1/pipeline/extensions")).items.slice(0, 2).map((i) => i.extension_id)).toEqual([second, first]);
     const { active_revision } = await api<{ active_revision: number }>("GET", "/api/v1/releases");
-    expect(active_revision).toBe(3);
-    await expect.poll(async () => (await api<{ serving_revision: number }>("GET", "/api/v1/status")).serving_revision).toBe(3);
+    expect(active_revision).toBe(4);
+    await expect.poll(async () => (await api<{ serving_revision: number }>("GET", "/api/v1/status")).serving_revision).toBe(4);
     expect((await chat("And of Spain?")).status).toBe(200);
     await go("operations");
-    const first = page.locator("[data-testid=operations] tbody tr").first();
-    await expect.poll(() => first.textContent()).toContain("r3");
-    await first.locator("a").click();
+    const newest = page.locator("[data-testid=operations] tbody tr").first();
+    await expect.poll(() => newest.textContent()).toContain("r4");
+    await newest.locator("a").click();
     const audit = page.locator("[data-testid=audit]");
     await expect.poll(() => audit.textContent()).toContain("redact-answer");
     expect(await audit.textContent()).not.toContain("normalize-answer");
     await checked("operation");
+    // The payload store is on: the operation replays with a stored plugin version.
+    await page.selectOption("#replay-ref", "pii-redact@1.0.0");
+    await page.getByRole("button", { name: "Replay" }).click();
+    await expect.poll(() => page.locator("[data-testid=replay-result]").textContent()).toContain("pii-redact@1.0.0");
   });
 
   it("shows a trapping plugin quarantined with why, lifts it, and opens the failed operation", async () => {

@@ -61,6 +61,7 @@ describe("the packed tarball", () => {
     expect(files).toContain("dist/host/index.d.ts");
     expect(files).toContain("dist/host/cli/main.js");
     expect(files).toContain("build/plugins/pii-redact.wasm");
+    expect(files).toContain("build/console/index.html");
     expect(files).toContain("plugins/pii-redact/hook.yaml");
     expect(files).toContain("guest-sdk/assembly/index.ts");
     expect(files).toContain("abi/README.md");
