@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../../host/api/server.js";
@@ -39,6 +40,8 @@ describe("the console's files", () => {
     const js = await app.inject({ url: `/console/${script}` });
     expect(js.statusCode).toBe(200);
     expect(js.headers["content-type"]).toContain("text/javascript");
+    // A lean bundle: the issue allows about 200 KB of compressed JavaScript.
+    expect(gzipSync(js.rawPayload).byteLength).toBeLessThan(200 * 1024);
     expect((await app.inject({ url: "/console" })).headers.location).toBe("/console/");
   });
 

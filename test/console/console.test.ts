@@ -80,6 +80,7 @@ describe("the console in a browser", () => {
     expect(await page.locator("[data-testid=serving-revision]").textContent()).toBe("r1");
     expect(page.url()).not.toContain(CONSOLE_TOKEN);
     expect(await browser.context.cookies()).toEqual([]);
+    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 1]);
     await expect.poll(() => page.locator("[data-testid=fleet]").textContent()).toContain("this host");
     await checked("overview");
   });
@@ -190,6 +191,13 @@ describe("the console in a browser", () => {
     await expect.poll(() => audit.textContent()).toContain("GUEST_TRAP");
     expect(await page.locator("[data-testid=operation]").textContent()).toContain("trap");
     await screenshot(page, "operation-failed");
+  });
+
+  it("shows the API's error on a page, never a blank page", async () => {
+    await go("operations/no-such-operation");
+    const error = page.locator(".error");
+    await expect.poll(() => error.textContent()).toContain("OPERATION_NOT_FOUND");
+    expect(await error.textContent()).toContain("no operation record no-such-operation");
   });
 
   it("shows plugin versions with digests, limits and fuel against the budget", async () => {
