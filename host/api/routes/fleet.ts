@@ -6,7 +6,18 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { Registry } from "../../registry/registry.js";
+import type { MigrationSet } from "../../storage/migrations.js";
+import { migratePostgres } from "../../storage/postgres.js";
 import { anyObject, errorResponses } from "../schemas.js";
+
+/** The heartbeat table, migrated by the one runner on a host's first beat (two hosts at once take its lock in turn). */
+export const FLEET_SCHEMA: MigrationSet = {
+  component: "console-fleet",
+  migrations: {
+    sqlite: [],
+    postgres: [{ version: 1, name: "console hosts", sql: "CREATE TABLE sluice_console_hosts (host_id text PRIMARY KEY, url text NOT NULL, active_revision integer NOT NULL, serving_revision integer NOT NULL, release_error text, seen_at timestamptz NOT NULL)" }],
+  },
+};
 
 const HEARTBEAT_MS = 2_000;
 const STALE_MS = 30_000;
@@ -30,7 +41,7 @@ export function fleetRoutes(app: FastifyInstance, registry: Registry, url: () =>
   if (db) {
     let ready: Promise<unknown> | undefined;
     const beat = async (): Promise<void> => {
-      ready ??= db.query(`CREATE TABLE IF NOT EXISTS sluice_console_hosts (host_id text PRIMARY KEY, url text NOT NULL, active_revision integer NOT NULL, serving_revision integer NOT NULL, release_error text, seen_at timestamptz NOT NULL)`);
+      ready ??= migratePostgres(db, [FLEET_SCHEMA]);
       await ready;
       const r = await self();
       await db.query(
