@@ -96,10 +96,18 @@ export const MANIFEST_SCHEMA = {
       type: "object",
       minProperties: 1,
       propertyNames: { enum: POINT_NAMES },
+      properties: {
+        // Only the after point of a chat can name a hook that rewrites its stream in its place.
+        "model.chat.after": {
+          type: ["object", "null"],
+          additionalProperties: false,
+          properties: { read: pointers, write: pointers, stream_rewrite: { enum: ["chunk"] } },
+        },
+      },
       additionalProperties: {
         type: ["object", "null"],
         additionalProperties: false,
-        properties: { read: pointers, write: pointers, stream_rewrite: { enum: ["chunk"] } },
+        properties: { read: pointers, write: pointers },
       },
     },
     config_schema: { type: "object" },
@@ -179,9 +187,6 @@ export function validateManifest(value: unknown): Manifest {
       if (!point.patchable.some((p) => path === p || path.startsWith(`${p}/`))) {
         throw invalid(`points.${name}.write: ${path} is outside what ${name} lets a hook change (${point.patchable.join(", ") || "nothing"})`, { field: `points.${name}.write`, path });
       }
-    }
-    if (grant?.stream_rewrite !== undefined && name !== "model.chat.after") {
-      throw invalid(`points.${name}.stream_rewrite: only model.chat.after declares a stream rewrite (it names the chunk hook that rewrites the stream in its place)`, { field: `points.${name}.stream_rewrite` });
     }
     if (grant?.stream_rewrite === "chunk" && !("model.chat.chunk" in raw.points)) {
       throw invalid(`points.model.chat.after.stream_rewrite: chunk needs a model.chat.chunk hook; add model.chat.chunk to points`, { field: "points.model.chat.after.stream_rewrite" });

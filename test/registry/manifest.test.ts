@@ -48,7 +48,7 @@ describe("parseManifest", () => {
   });
 
   it.each([
-    ["stream_rewrite at a point other than model.chat.after", { points: { "tool.before": { stream_rewrite: "chunk" } } }, /MANIFEST_INVALID: hook.yaml: points.tool.before.stream_rewrite: only model.chat.after/],
+    ["stream_rewrite at a point other than model.chat.after", { points: { "tool.before": { stream_rewrite: "chunk" } } }, /MANIFEST_INVALID: hook.yaml: unknown property "stream_rewrite" at \/points\/tool.before \(allowed: read, write\)/],
     ["stream_rewrite without a model.chat.chunk hook", { points: { "model.chat.after": { write: ["/content"], stream_rewrite: "chunk" } } }, /MANIFEST_INVALID: hook.yaml: points.model.chat.after.stream_rewrite: chunk needs a model.chat.chunk hook/],
     ["a stream_rewrite other than chunk", { points: { "model.chat.chunk": null, "model.chat.after": { stream_rewrite: "after" } } }, /MANIFEST_INVALID.*stream_rewrite/],
   ])("refuses %s", (_name, overrides, message) => {
