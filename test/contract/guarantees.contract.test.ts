@@ -314,6 +314,17 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
         expect(chunks).toEqual(["a ****** answer [checked]"]);
       });
 
+      it("a short-circuit's served answer streams through the twin too, and the after hook judges it read-only", async () => {
+        bind([{ id: "cache", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "cached secret" } } }, ...redactor()]);
+        let called = false;
+        const stream = host.chatStream(ctx, chatRequest, async function* () { called = true; yield { delta: "never" }; });
+        expect(await collect(stream)).toBe("cached ******");
+        const r = await stream.result;
+        expect(called).toBe(false);
+        expect(r.annotations.seen_answer).toBe("cached ******");
+        expect(r.hooks.find((h) => h.bindingId === "rw-after")).toMatchObject({ outcome: "continue" });
+      });
+
       it("a call that is not streamed is unchanged: the declaring after hook rewrites the answer", async () => {
         bind(redactor({ append: " [checked]" }));
         const r = await host.chat(ctx, chatRequest, async () => answer("a secret answer"));

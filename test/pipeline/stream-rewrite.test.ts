@@ -62,6 +62,11 @@ describe("streamPlan: when a stream holds its text back for model.chat.after", (
     expect(streamPlan([h("rewriter", "model.chat.chunk", { hookRef: "rewriter" }), h("c", "model.chat.chunk", { declares: true })], after).hold).toBe(false);
   });
 
+  it("a mandatory twin (mandatory chunk bindings run last) covers its mandatory after binding", () => {
+    const chunk = [h("other", "model.chat.chunk", { hookRef: "other" }), h("c", "model.chat.chunk", { declares: true, mandatory: true })];
+    expect(ids(streamPlan(chunk, [h("a", "model.chat.after", { declares: true, mandatory: true })]))).toEqual({ hold: false, readOnly: ["a"] });
+  });
+
   it("several extensions: one declares and another writer does not → hold; both declare with twins in order → stream, both read-only", () => {
     const mine = [h("c1", "model.chat.chunk", { declares: true }), h("a1", "model.chat.after", { declares: true })] as const;
     const other = (declares: boolean) => [h("c2", "model.chat.chunk", { hookRef: "other", declares }), h("a2", "model.chat.after", { hookRef: "other", declares })] as const;
