@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { SluiceError } from "./errors/sluice-error.js";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
-import type { GuestPlugin, Grants, InProcessHook, ResolvedHook } from "./pipeline/hooks.js";
+import type { GuestPlugin, Grants, InProcessHook, InProcessHookOptions, ResolvedHook } from "./pipeline/hooks.js";
 import { getPoint, isPointName, type PointName } from "./pipeline/points.js";
 import { chunkOrder } from "./pipeline/mandatory.js";
 import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
 import type { StageResult } from "./pipeline/run-steps.js";
 import { runChunkStages, runStage } from "./pipeline/stage.js";
+import { streamPlan } from "./pipeline/stream-rewrite.js";
 import { embeddingIndexSignature } from "./pipeline/signature.js";
 import type { Capability } from "./sandbox/capabilities.js";
 import type { PluginLimits } from "./sandbox/limits.js";
@@ -108,7 +109,7 @@ const MATCH_CACHE_SIZE = 4096;
 export class Host implements StageRunner {
   readonly sandbox: Sandbox;
   private readonly plugins = new Map<string, GuestPlugin>();
-  private readonly inProcess = new Map<string, InProcessHook>();
+  private readonly inProcess = new Map<string, { hook: InProcessHook; options: InProcessHookOptions }>();
   private matched = new WeakMap<Release, Map<string, ResolvedHook[]>>();
   private current: Release = resolveRelease({ revision: 0, bindings: [] });
   private currentSince: number | null = null;
@@ -188,10 +189,17 @@ export class Host implements StageRunner {
     return plugin;
   }
 
-  /** Registers a trusted in-process TypeScript hook, referred to by `name` in bindings. */
-  registerHook(name: string, hook: InProcessHook): void {
+  /**
+   * Registers a trusted in-process TypeScript hook, referred to by `name` in bindings.
+   * `options.streamRewrite: "chunk"` declares what a guest declares in hook.yaml: its chunk
+   * hook is its stream rewrite, so on a stream its model.chat.after hook judges read-only.
+   *
+   * @example host.registerHook("redact", redactHook, { streamRewrite: "chunk" });
+   */
+  registerHook(name: string, hook: InProcessHook, options: InProcessHookOptions = {}): void {
     if (name.includes("@")) throw new SluiceError("CONFIG_INVALID", `in-process hook names cannot contain "@" (reserved for plugin refs): ${name}`);
-    this.inProcess.set(name, hook);
+    if (options.streamRewrite !== undefined && options.streamRewrite !== "chunk") throw new SluiceError("CONFIG_INVALID", `registerHook ${name}: streamRewrite must be "chunk" when given, got ${JSON.stringify(options.streamRewrite)}`, { field: "streamRewrite" });
+    this.inProcess.set(name, { hook, options: options.streamRewrite ? { streamRewrite: options.streamRewrite } : {} });
     this.matched = new WeakMap();
   }
 
@@ -217,8 +225,8 @@ export class Host implements StageRunner {
   private resolve(binding: Binding): ResolvedHook {
     const plugin = this.plugins.get(binding.hookRef);
     if (plugin) return { kind: "guest", binding, plugin };
-    const hook = this.inProcess.get(binding.hookRef);
-    if (hook) return { kind: "in-process", binding, hook };
+    const registered = this.inProcess.get(binding.hookRef);
+    if (registered) return { kind: "in-process", binding, hook: registered.hook, options: registered.options };
     throw new SluiceError("CONFIG_INVALID", `binding ${binding.id} refers to "${binding.hookRef}", which is neither a loaded plugin (id@version) nor a registered in-process hook`, { binding: binding.id });
   }
 
@@ -264,7 +272,7 @@ export class Host implements StageRunner {
     };
     const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
     const hooksAt = (point: PointName): ResolvedHook[] => this.hooksFor(release, point, target);
-    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; progress?: (bindingId: string) => void };
+    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => void };
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
@@ -286,8 +294,9 @@ export class Host implements StageRunner {
       revision: release.revision,
       signal,
       run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return r; }),
-      runAfter: (point, payload, before) => run(point, payload, paired(point, before), {
+      runAfter: (point, payload, before, readOnly) => run(point, payload, paired(point, before), {
         carries: before.carries,
+        ...(readOnly && readOnly.size > 0 ? { readOnly } : {}),
         ...(afterProgress ? { progress: (bindingId: string) => afterProgress!(point, bindingId) } : {}),
       }),
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
@@ -296,6 +305,7 @@ export class Host implements StageRunner {
         return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard }).then((r) => keyReports(r, this.digests));
       },
       outputMayChange: (point) => hooksAt(point).some((h) => !h.binding.observeOnly),
+      streamPlan: (before) => streamPlan(paired("model.chat.chunk", before), paired("model.chat.after", before)),
       chunk: (payload, holds) => run("model.chat.chunk", payload, chunkStage(), { holds, carries: lastBefore?.carries ?? {} }),
       chunks: (payloads, holds) => {
         const hooks = chunkStage();

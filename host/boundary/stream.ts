@@ -4,7 +4,8 @@
  * not seen, and nothing emitted after a block. `model.chat.after` runs on every stream
  * once it ends, on the assembled answer: when one of its bindings may change the answer,
  * the text is held back until it has run (no unscanned byte is emitted); when all of them
- * only observe, chunks flow as they come and the after stage sees them read-only.
+ * only observe, or rewrite through their declared chunk twin (pipeline/stream-rewrite.ts),
+ * chunks flow as they come and the after stage sees them read-only.
  */
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { schemaProblem, validatePayload } from "../pipeline/validators.js";
@@ -179,8 +180,10 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       }
     }
     phase = "operation";
-    // An after binding that may change the answer: hold the text back until it has run.
-    const hold = stages.outputMayChange("model.chat.after");
+    // An after binding that may change the answer holds the text back until it has run,
+    // unless its chunk twin is its declared stream rewrite (then it judges read-only).
+    const plan = stages.streamPlan(before);
+    const hold = plan.hold;
     const src = source;
 
     // What a chunk tells about the whole answer, whatever the hooks do with its text.
@@ -331,12 +334,12 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     // The after stage sees the whole answer; what was already emitted stays as it was.
     phase = "after";
     const seen = chatAfterPayload(request.model, real);
-    const after = record("model.chat.after", await stages.runAfter("model.chat.after", seen, before));
+    const after = record("model.chat.after", await stages.runAfter("model.chat.after", seen, before, plan.readOnly));
     if (after.failure) { const failure = cancellation(after.failure, stages.signal); throw await end("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (after.stop?.kind === "block") {
       throw await end("after", { code: "HOOK_BLOCKED", message: `blocked by binding ${after.stop.bindingId}: ${after.stop.code} ${after.stop.reason}`, details: { bindingId: after.stop.bindingId, hookCode: after.stop.code, reason: after.stop.reason } }, "blocked");
     }
-    // Chunks went out as they came unless an after binding may change the answer; then the after stage's answer is the one.
+    // Chunks went out as they came unless the stream held them; then the after stage's answer is the one.
     const output = hold ? chatOutput(real, seen, after.payload) : real;
     await end(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded", output);
     if (hold) {

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   // Pipeline semantics.
   OUTCOME_NOT_ALLOWED: { status: 502, summary: "The hook returned an outcome its point does not allow." },
   PATCH_FORBIDDEN: { status: 502, summary: "The patch touches a field the point does not allow or does not declare (undeclared fields pass through untouched), or one the plugin's grant does not allow, or a model param the framework adapter in use cannot pass to the model; the error names the path." },
+  ANSWER_ALREADY_STREAMED: { status: 502, summary: "A model.chat.after hook whose manifest declares `stream_rewrite: chunk` returned patch_output or redact on a streamed answer: its chunk hook is its stream rewrite, the text was already sent, so on a stream it may only continue, block or annotate (abi/README.md §4.3). Its binding's failure policy decides." },
   PATCH_INVALID: { status: 502, summary: "The patch cannot be applied, or its result fails the point's schema." },
   PAYLOAD_INVALID: { status: 400, summary: "What the caller gave the boundary (the call context, the payload, or an agent report) does not match its schema; the error names the field." },
   FINAL_CHECK_FAILED: { status: 400, summary: "The final input failed the service's last check (tool schema, authorization, path rules)." },

@@ -114,7 +114,7 @@ export class OperationObservation {
         if (point === "tool.before") this.toolRequested(stages);
         return timed(point, () => stages.run(point, payload));
       },
-      runAfter: (point, payload, before) => timed(point, () => stages.runAfter(point, payload, before)),
+      runAfter: (point, payload, before, readOnly) => timed(point, () => stages.runAfter(point, payload, before, readOnly)),
       diagnostic: (point, payload) => {
         if (point === "operation.error") this.phase = payload.phase as Phase;
         return timed(point, () => stages.diagnostic(point, payload));

@@ -10,8 +10,22 @@ import type { PointName } from "./points.js";
  */
 export type InProcessHook = (request: RequestEnvelope, options: { signal: AbortSignal }) => Outcome | Promise<Outcome>;
 
-/** What a plugin was granted per point: payload fields it may read and write (JSON Pointer prefixes). */
-export type Grants = Partial<Record<PointName, { read?: readonly string[]; write?: readonly string[] }>>;
+/**
+ * What a plugin was granted per point: payload fields it may read and write (JSON Pointer
+ * prefixes). `streamRewrite: "chunk"` (at model.chat.after only) is the manifest's
+ * declaration that the plugin's chunk hook is its stream rewrite: on a stream its after
+ * hook judges the answer read-only instead of holding the text back (stream-rewrite.ts).
+ */
+export type Grants = Partial<Record<PointName, { read?: readonly string[]; write?: readonly string[]; streamRewrite?: StreamRewrite }>>;
+
+/** Which hook of an extension rewrites a stream; only `chunk` exists. */
+export type StreamRewrite = "chunk";
+
+/** What an in-process hook declares when it is registered (a guest declares it in hook.yaml). */
+export interface InProcessHookOptions {
+  /** Its chunk hook is its stream rewrite: see {@link Grants}. */
+  streamRewrite?: StreamRewrite;
+}
 
 /** A loaded guest plugin, as a release refers to it (`id@version`). */
 export interface GuestPlugin {
@@ -24,4 +38,4 @@ export interface GuestPlugin {
 
 export type ResolvedHook =
   | { kind: "guest"; binding: Binding; plugin: GuestPlugin }
-  | { kind: "in-process"; binding: Binding; hook: InProcessHook };
+  | { kind: "in-process"; binding: Binding; hook: InProcessHook; options?: InProcessHookOptions };

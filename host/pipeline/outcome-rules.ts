@@ -43,6 +43,19 @@ export function checkObserveOnly(outcome: Outcome): Checked {
   return OK;
 }
 
+/**
+ * An after hook that declared its chunk hook as its stream rewrite judges a streamed
+ * answer read-only (stream-rewrite.ts): the text has already reached the caller, so an
+ * outcome that would change it is refused rather than silently dropped; continue, block
+ * and annotations keep their meaning.
+ */
+export function checkStreamedAnswer(outcome: Outcome, bindingId: string): Checked {
+  if (outcome.kind === "patch_output" || outcome.kind === "redact") {
+    return fail("ANSWER_ALREADY_STREAMED", `binding ${bindingId} returned "${outcome.kind}" on a streamed answer its chunk hook already rewrote (stream_rewrite: chunk): the text has been sent; rewrite it at model.chat.chunk, or block`, { outcome: outcome.kind, bindingId, streamed: true });
+  }
+  return OK;
+}
+
 export type ChunkEmission = { ok: true; emit: string; hold: string } | { ok: false; error: ErrorData };
 
 /**

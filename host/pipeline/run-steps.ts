@@ -8,7 +8,7 @@ import { ABI_VERSION_STRING } from "../../abi/version.js";
 import type { HookContext, Outcome, OutcomeKind, RequestEnvelope } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { EffectiveFailurePolicy } from "./failure-policy.js";
-import { checkObserveOnly, checkOutcome, chunkEmission } from "./outcome-rules.js";
+import { checkObserveOnly, checkOutcome, checkStreamedAnswer, chunkEmission } from "./outcome-rules.js";
 import { applyPatch, applyRedaction } from "./patch.js";
 import { getPoint, type PointName } from "./points.js";
 import { readView } from "./read-view.js";
@@ -31,6 +31,8 @@ export interface StepSpec {
   pair?: string;
   /** What this extension's before hook handed to its after (and chunk) hooks. */
   carry?: unknown;
+  /** The answer was streamed already and this after hook's chunk twin rewrote it: it judges read-only (pipeline/stream-rewrite.ts). */
+  streamed?: boolean;
   /** The ABI minor the guest was built for, when older than the host's: it is shown payloads as that minor reads them (legacy-view.ts). */
   abiMinor?: number;
 }
@@ -187,6 +189,10 @@ function apply(point: PointName, step: StepSpec, payload: Record<string, unknown
   if (step.observeOnly) {
     const observed = checkObserveOnly(outcome);
     if (!observed.ok) return observed;
+  }
+  if (step.streamed) {
+    const judged = checkStreamedAnswer(outcome, step.bindingId);
+    if (!judged.ok) return judged;
   }
   const grant = step.write ? { write: step.write } : undefined;
   switch (outcome.kind) {

@@ -23,6 +23,8 @@ export interface StageRun {
   /** carry values from the before stage, by pair (extension). */
   carries?: Record<string, unknown>;
   holds?: readonly string[];
+  /** After bindings that judge an already streamed answer read-only (pipeline/stream-rewrite.ts). */
+  readOnly?: ReadonlySet<string>;
   signal: AbortSignal;
   /** Keeps quarantined plugins from running and learns from each guest step's report (host/reliability). */
   guard?: StageGuard;
@@ -45,7 +47,8 @@ export interface StageGuard {
 /** Steps without a carry depend only on the hook and the point: built once (they are never modified). */
 const plainSteps = new WeakMap<ResolvedHook, Map<PointName, StepSpec>>();
 
-function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
+function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined, readOnly?: ReadonlySet<string>): StepSpec {
+  if (readOnly?.has(h.binding.id)) return withKeys(buildStep(point, h, carries), { streamed: true });
   if (carries && h.binding.pair in carries) return buildStep(point, h, carries);
   let byPoint = plainSteps.get(h);
   if (!byPoint) plainSteps.set(h, (byPoint = new Map()));
@@ -96,7 +99,7 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
       point: run.point,
       context: run.context,
       payload,
-      steps: group.map((h) => stepOf(run.point, h, run.carries)),
+      steps: group.map((h) => stepOf(run.point, h, run.carries, run.readOnly)),
       ...(all.holds ? { holds: (run.holds ?? []).slice(start, end) } : {}),
     };
     const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal, run.guard, run.kvSpace) : await runInProcess(input, group, run.signal);

@@ -11,7 +11,7 @@ export function recordedStages(stages: OperationStages, journal: OperationJourna
   return withKeys(stages, {
     journal,
     run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
-    runAfter: (point, payload, before) => stages.runAfter(point, payload, before).then((r) => { journal.stage(point, payload, r); return r; }),
+    runAfter: (point, payload, before, readOnly) => stages.runAfter(point, payload, before, readOnly).then((r) => { journal.stage(point, payload, r); return r; }),
     diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
   } satisfies Pick<RecordedStages, "journal" | "run" | "runAfter" | "diagnostic">);
 }

@@ -38,6 +38,12 @@ export interface ExtensionItem {
   priority: number;
   failure_policy: string;
   capability_boundary: string;
+  /**
+   * At model.chat.after, when the plugin's manifest declares it: `chunk`, its chunk hook is
+   * its stream rewrite, so on a stream this hook judges the answer read-only and the text is
+   * not held back (abi/README.md §4.3).
+   */
+  stream_rewrite?: "chunk";
   registered_at: string;
   code_sha256?: string;
 }
@@ -68,6 +74,7 @@ export function extensionList(
 ): ExtensionList {
   const sorted = [...bindings].sort((a, b) => a.position - b.position);
   const pairs = pairIds(sorted.map((b) => ({ id: b.id, hookRef: b.hook_ref, point: b.point, extension: b.extension })));
+  const streamRewrite = (b: BindingRecord | ReleaseBinding) => b.point === "model.chat.after" ? plugin(b.hook_ref)?.manifest.points["model.chat.after"]?.stream_rewrite : undefined;
   const items = sorted.map((b, order): ExtensionItem => ({
     extension_id: b.id,
     pair_id: pairs.get(b.id)!,
@@ -80,6 +87,7 @@ export function extensionList(
     priority: b.priority,
     failure_policy: b.failure_policy,
     capability_boundary: plugin(b.hook_ref)?.manifest.capability_boundary ?? "",
+    ...(streamRewrite(b) ? { stream_rewrite: streamRewrite(b)! } : {}),
     registered_at: b.registered_at,
     ...("code_sha256" in b ? { code_sha256: b.code_sha256 } : {}),
   }));

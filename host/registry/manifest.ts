@@ -31,6 +31,12 @@ export interface PointGrant {
   read?: string[];
   /** JSON Pointer prefixes the plugin may patch; each must lie within what the point allows. */
   write?: string[];
+  /**
+   * At model.chat.after only: `chunk` declares that the plugin's model.chat.chunk hook is its
+   * stream rewrite, so on a stream its after hook judges the answer read-only and the text
+   * is not held back (abi/README.md §4.3).
+   */
+  stream_rewrite?: "chunk";
 }
 
 /** The limits a manifest asks for, in the manifest's units (MB, ms, KB). */
@@ -90,6 +96,14 @@ export const MANIFEST_SCHEMA = {
       type: "object",
       minProperties: 1,
       propertyNames: { enum: POINT_NAMES },
+      properties: {
+        // Only the after point of a chat can name a hook that rewrites its stream in its place.
+        "model.chat.after": {
+          type: ["object", "null"],
+          additionalProperties: false,
+          properties: { read: pointers, write: pointers, stream_rewrite: { enum: ["chunk"] } },
+        },
+      },
       additionalProperties: {
         type: ["object", "null"],
         additionalProperties: false,
@@ -174,7 +188,10 @@ export function validateManifest(value: unknown): Manifest {
         throw invalid(`points.${name}.write: ${path} is outside what ${name} lets a hook change (${point.patchable.join(", ") || "nothing"})`, { field: `points.${name}.write`, path });
       }
     }
-    points[name as PointName] = { ...(grant?.read ? { read: [...grant.read] } : {}), ...(grant?.write ? { write: [...grant.write] } : {}) };
+    if (grant?.stream_rewrite === "chunk" && !("model.chat.chunk" in raw.points)) {
+      throw invalid(`points.model.chat.after.stream_rewrite: chunk needs a model.chat.chunk hook; add model.chat.chunk to points`, { field: "points.model.chat.after.stream_rewrite" });
+    }
+    points[name as PointName] = { ...(grant?.read ? { read: [...grant.read] } : {}), ...(grant?.write ? { write: [...grant.write] } : {}), ...(grant?.stream_rewrite ? { stream_rewrite: grant.stream_rewrite } : {}) };
   }
   const configSchema = (raw.config_schema as Record<string, unknown> | undefined) ?? { type: "object" };
   compileConfigSchema(configSchema);
@@ -216,7 +233,7 @@ export function manifestLimits(m: Manifest): Partial<PluginLimits> {
 export function manifestGrants(m: Manifest): Grants {
   const grants: Grants = {};
   for (const [point, g] of Object.entries(m.points) as [PointName, PointGrant][]) {
-    grants[point] = { ...(g.read ? { read: g.read } : {}), write: g.write ?? [] };
+    grants[point] = { ...(g.read ? { read: g.read } : {}), write: g.write ?? [], ...(g.stream_rewrite ? { streamRewrite: g.stream_rewrite } : {}) };
   }
   return grants;
 }

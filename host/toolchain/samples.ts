@@ -41,6 +41,8 @@ export type FailurePolicy = "fail-closed" | "fail-open";
 export interface ManifestPointGrant {
   read?: string[];
   write?: string[];
+  /** model.chat.after: the chunk hook is the stream rewrite (host/registry/manifest.ts). */
+  stream_rewrite?: "chunk";
 }
 
 /** `hook.yaml`, as written (no schema validation here: the registry validates uploads). */
@@ -82,7 +84,7 @@ export async function readManifest(pluginDir: string): Promise<PluginManifest> {
 export function manifestGrants(m: PluginManifest): Grants {
   const grants: Grants = {};
   for (const [point, g] of Object.entries(m.points) as [PointName, ManifestPointGrant | null][]) {
-    grants[point] = { ...(g?.read ? { read: [...g.read] } : {}), write: [...(g?.write ?? [])] };
+    grants[point] = { ...(g?.read ? { read: [...g.read] } : {}), write: [...(g?.write ?? [])], ...(g?.stream_rewrite === "chunk" ? { streamRewrite: "chunk" as const } : {}) };
   }
   return grants;
 }

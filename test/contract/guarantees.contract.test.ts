@@ -12,6 +12,7 @@ import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import type { StreamChunk } from "../../host/boundary/stream.js";
 import { BACKSTOP_FUEL, fixture, pluginWasm } from "../helpers/fixtures.js";
 import { twin } from "./twin.js";
+import { gatedChunks, gatedSource } from "../helpers/gated-source.js";
 
 let host: Host;
 let records: OperationStore;
@@ -25,6 +26,9 @@ beforeAll(async () => {
   // The "loop" mode stands for a hook still running when a deadline passes: it gets the host's largest fuel budget, so the clock ends it, not its fuel.
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL } });
   host.registerHook("contract", twin);
+  // The same hook, declaring (as hook.yaml's `stream_rewrite: chunk` does) that its chunk hook is its stream rewrite.
+  await host.loadPlugin({ id: "contract-streamed", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL }, grants: { "model.chat.after": { streamRewrite: "chunk" } } });
+  host.registerHook("contract-streamed", twin, { streamRewrite: "chunk" });
   for (const id of ["workspace-path-guard", "pii-redact", "prompt-guard"]) await host.loadPlugin({ id, version: "1.0.0", wasm: pluginWasm(id) });
   await host.loadPlugin({ id: "response-cache", version: "1.0.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
 });
@@ -38,7 +42,6 @@ const answer = (content: string | null, over: Partial<ChatResponse> = {}): ChatR
 const streamOf = (parts: string[], extra: StreamChunk[] = []) => async function* () { for (const delta of parts) yield { delta }; yield* extra; };
 const collect = async (stream: AsyncIterable<{ delta: string }>) => { let text = ""; for await (const c of stream) text += c.delta; return text; };
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e) => e);
-
 for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process hook", "contract"]] as const) {
   describe(`pipeline guarantees: ${kind}`, () => {
     const bind = (bindings: (Omit<BindingInput, "hookRef"> & { hookRef?: string })[], orderMode: "staged" | "symmetric" = "staged") =>
@@ -232,6 +235,100 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
         expect(await collect(stream)).toBe("my ******");
         const r = await stream.result;
         expect(r.hooks.filter((h) => h.point === "model.chat.chunk").slice(0, 2).map((h) => h.bindingId)).toEqual(["late", "mask"]);
+      });
+    });
+
+    describe("3b. an extension whose chunk hook is its stream rewrite streams", () => {
+      const declared = ref === "contract" ? "contract-streamed" : "contract-streamed@1.0.0";
+      const redactor = (config: Record<string, unknown> = {}, over: Partial<BindingInput> = {}) => [
+        { id: "rw-chunk", point: "model.chat.chunk" as const, hookRef: declared, config: { mode: "redactor", ...config }, ...over },
+        { id: "rw-after", point: "model.chat.after" as const, hookRef: declared, config: { mode: "redactor", ...config }, ...over },
+      ];
+
+      it("nothing is held back: the first chunk reaches the consumer before the source sends the rest, and the after hook judges the assembled answer read-only", async () => {
+        bind(redactor());
+        const gate = gatedSource();
+        const stream = host.chatStream(ctx, chatRequest, gatedChunks(gate, "my secret is ", ["out, the sec", "ret stays"]));
+        const chunks: string[] = [];
+        for await (const c of stream) { chunks.push(c.delta); gate.read(c.delta); }
+        expect(gate.order).toEqual(["consumer read", "source sent the rest"]);
+        expect(chunks[0]).toBe("my ****** is ");
+        expect(chunks.join("")).toBe("my ****** is out, the ****** stays");
+        for (const c of chunks) expect(c).not.toMatch(/sec|cret/);
+        const r = await stream.result;
+        expect(r.ok && r.output.content).toBe("my ****** is out, the ****** stays");
+        expect(r.annotations.seen_answer).toBe("my ****** is out, the ****** stays");
+        expect(r.hooks.find((h) => h.bindingId === "rw-after")).toMatchObject({ point: "model.chat.after", outcome: "continue" });
+      });
+
+      it("its after hook's rewrite of a streamed answer is refused with ANSWER_ALREADY_STREAMED: fail-closed ends the call with HOOK_FAILED, fail-open records it and keeps the streamed answer", async () => {
+        bind(redactor({ append: " [checked]" }));
+        const closed = host.chatStream(ctx, chatRequest, streamOf(["a secret ", "answer"]));
+        const emitted: string[] = [];
+        const err = await failure((async () => { for await (const c of closed) emitted.push(c.delta); })());
+        expect(err).toMatchObject({ code: "HOOK_FAILED", details: { bindingId: "rw-after", cause: { code: "ANSWER_ALREADY_STREAMED" } } });
+        expect(emitted.join("")).toBe("a ****** answer");
+
+        // Fail-open on the after hook only: a twin that failed open would let a chunk through unscanned, so it would hold the stream.
+        const [chunkTwin, afterHook] = redactor({ append: " [checked]" });
+        bind([chunkTwin!, { ...afterHook!, failurePolicy: "fail-open" }]);
+        const open = host.chatStream(ctx, chatRequest, streamOf(["a secret ", "answer"]));
+        expect(await collect(open)).toBe("a ****** answer");
+        const r = await open.result;
+        expect(r.ok && r.output.content).toBe("a ****** answer");
+        expect(r.hooks.find((h) => h.bindingId === "rw-after")).toMatchObject({ outcome: "failed", error: { code: "ANSWER_ALREADY_STREAMED" } });
+      });
+
+      it("its after hook may still block: the call ends with HOOK_BLOCKED once the stream ends (the text already went out, as the chunk hook let it)", async () => {
+        bind(redactor({ block: true }));
+        const emitted: string[] = [];
+        const stream = host.chatStream(ctx, chatRequest, streamOf(["a secret ", "answer"]));
+        const err = await failure((async () => { for await (const c of stream) emitted.push(c.delta); })());
+        expect(err).toMatchObject({ code: "HOOK_BLOCKED", details: { bindingId: "rw-after", hookCode: "answer.denied" } });
+        expect(emitted.join("")).toBe("a ****** answer");
+        expect((await stream.result).facts.realStatus).toBe("succeeded");
+      });
+
+      it("another after binding that may rewrite, with no chunk twin, holds the whole stream back as before", async () => {
+        bind([...redactor(), { id: "tail", point: "model.chat.after", priority: 1_000, config: { mode: "append", tag: "[checked]" } }]);
+        const gate = gatedSource();
+        const stream = host.chatStream(ctx, chatRequest, gatedChunks(gate, "my secret is ", ["out"]));
+        const chunks: string[] = [];
+        for await (const c of stream) { chunks.push(c.delta); gate.read(c.delta); }
+        expect(gate.order).toEqual(["source gave up waiting", "source sent the rest", "consumer read"]);
+        expect(chunks).toEqual(["my ****** is out[checked]"]);
+      });
+
+      it("a twin that fails open is no twin: the stream holds back and the after hook may rewrite", async () => {
+        bind(redactor({ append: " [checked]" }, { failurePolicy: "fail-open" }));
+        const chunks: string[] = [];
+        for await (const c of host.chatStream(ctx, chatRequest, streamOf(["a secret ", "answer"]))) chunks.push(c.delta);
+        expect(chunks).toEqual(["a ****** answer [checked]"]);
+      });
+
+      it("a twin bound with another config is no twin: the stream holds back and the after hook may rewrite", async () => {
+        bind([redactor()[0]!, { ...redactor({ append: " [checked]" })[1]! }]);
+        const stream = host.chatStream(ctx, chatRequest, streamOf(["a secret ", "answer"]));
+        const chunks: string[] = [];
+        for await (const c of stream) chunks.push(c.delta);
+        expect(chunks).toEqual(["a ****** answer [checked]"]);
+      });
+
+      it("a short-circuit's served answer streams through the twin too, and the after hook judges it read-only", async () => {
+        bind([{ id: "cache", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "cached secret" } } }, ...redactor()]);
+        let called = false;
+        const stream = host.chatStream(ctx, chatRequest, async function* () { called = true; yield { delta: "never" }; });
+        expect(await collect(stream)).toBe("cached ******");
+        const r = await stream.result;
+        expect(called).toBe(false);
+        expect(r.annotations.seen_answer).toBe("cached ******");
+        expect(r.hooks.find((h) => h.bindingId === "rw-after")).toMatchObject({ outcome: "continue" });
+      });
+
+      it("a call that is not streamed is unchanged: the declaring after hook rewrites the answer", async () => {
+        bind(redactor({ append: " [checked]" }));
+        const r = await host.chat(ctx, chatRequest, async () => answer("a secret answer"));
+        expect(r.ok && r.output.content).toBe("a ****** answer [checked]");
       });
     });
 

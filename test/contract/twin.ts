@@ -39,6 +39,13 @@ export const twin: InProcessHook = async (req: RequestEnvelope, { signal }) => {
     case "context": return { kind: "continue", annotations: { ctx: req.context } };
     case "observe": return { kind: "continue", annotations: { [`seen_${tag}`]: p[cfg.field] ?? null } };
     case "mask": return mask(String(p.delta ?? ""), p.is_last === true);
+    case "redactor": {
+      if (req.point === "model.chat.chunk") return mask(String(p.delta ?? ""), p.is_last === true);
+      if (cfg.block) return { kind: "block", code: "answer.denied", reason: "denied after the stream" };
+      const content = String(p.content ?? "");
+      const masked = content.replaceAll(SECRET, "******") + (cfg.append ?? "");
+      return masked === content ? { kind: "continue", annotations: { seen_answer: content } } : { kind: "redact", content: masked, annotations: { seen_answer: content } };
+    }
     case "loop": return new Promise<Outcome>((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true }));
     case "abort": throw new Error("boom");
     case "texts": {

@@ -39,6 +39,22 @@ describe("parseManifest", () => {
     expect(manifestGrants(m)).toEqual({ "tool.before": { write: [] } });
   });
 
+  it("reads stream_rewrite: chunk at model.chat.after as the plugin's stream-rewrite declaration (pii-redact declares it)", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const pii = parseManifest(await readFile(new URL("../../plugins/pii-redact/hook.yaml", import.meta.url), "utf8"));
+    expect(pii.points["model.chat.after"]).toEqual({ read: ["/content"], write: ["/content"], stream_rewrite: "chunk" });
+    expect(manifestGrants(pii)["model.chat.after"]).toEqual({ read: ["/content"], write: ["/content"], streamRewrite: "chunk" });
+    expect(manifestGrants(pii)["model.chat.chunk"]).not.toHaveProperty("streamRewrite");
+  });
+
+  it.each([
+    ["stream_rewrite at a point other than model.chat.after", { points: { "tool.before": { stream_rewrite: "chunk" } } }, /MANIFEST_INVALID: hook.yaml: unknown property "stream_rewrite" at \/points\/tool.before \(allowed: read, write\)/],
+    ["stream_rewrite without a model.chat.chunk hook", { points: { "model.chat.after": { write: ["/content"], stream_rewrite: "chunk" } } }, /MANIFEST_INVALID: hook.yaml: points.model.chat.after.stream_rewrite: chunk needs a model.chat.chunk hook/],
+    ["a stream_rewrite other than chunk", { points: { "model.chat.chunk": null, "model.chat.after": { stream_rewrite: "after" } } }, /MANIFEST_INVALID.*stream_rewrite/],
+  ])("refuses %s", (_name, overrides, message) => {
+    expect(refused(manifestYaml(overrides))).toMatch(message);
+  });
+
   it.each([
     ["an id with path characters", { id: "../etc" }, /MANIFEST_INVALID.*\/id/],
     ["a version that is not semver", { version: "1.0" }, /MANIFEST_INVALID.*\/version/],

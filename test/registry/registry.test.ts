@@ -229,4 +229,17 @@ describe("Registry: extensions as pairs, instances by id", () => {
     expect(received).toMatchObject({ limit: 100 });
     expect(await code(() => r.createBinding({ id: "bad-ext", hook_ref: LIMIT, point: "tool.before", extension: "Not An Id" }))).toBe("BINDING_INVALID");
   });
+
+  it("shows pii-redact's after binding as streamed by its chunk hook (stream_rewrite: chunk, from its hook.yaml), and a registry-published pair streams", async () => {
+    const r = await openRegistry();
+    await r.upload({ manifest: readFileSync(new URL("../../plugins/pii-redact/hook.yaml", import.meta.url), "utf8"), wasm: pluginWasm("pii-redact") });
+    await r.createBinding({ id: "redact-answer", hook_ref: "pii-redact@1.0.0", point: "model.chat.after", priority: 40 });
+    await r.createBinding({ id: "redact-stream", hook_ref: "pii-redact@1.0.0", point: "model.chat.chunk", priority: 10 });
+    await r.publish({ activate: true });
+    const items = (await r.extensions()).items;
+    expect(items.map((i) => [i.extension_id, i.stream_rewrite])).toEqual([["redact-answer", "chunk"], ["redact-stream", undefined]]);
+    const stages = r.host.begin({ spaceId: "s1" }, { purpose: "action", instance: "main", spaceId: "s1" });
+    expect(stages.streamPlan({ payload: {}, reports: [], reached: -1, carries: {} })).toMatchObject({ hold: false, readOnly: new Set(["redact-answer"]) });
+    stages.end();
+  });
 });
