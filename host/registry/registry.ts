@@ -206,8 +206,9 @@ export class Registry {
     registry.dataDir = dataDir;
     // Operations a dead host left running have an unknown outcome, and are never retried
     // automatically; those of live hosts sharing the database are left alone.
-    if (records) await host.recover();
     try {
+      // Inside the try: a record this host cannot read (RECORD_UNREADABLE) must not leave the stores and workers open.
+      if (records) await host.recover();
       await registry.restore();
       if (options.followReleases !== false) {
         const follow = options.followReleases ?? {};

@@ -6,7 +6,8 @@
  * secret in no form (UTF-8, UTF-16, hex, base64), while serving and after shutdown; after
  * a restart the stored result still opens, and resume returns it.
  */
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sluice, spawnSluice, stop, waitFor } from "../cli/run-cli.js";
@@ -29,11 +30,15 @@ afterEach(async () => {
 
 interface Served { api: string; gateway: string; child: ReturnType<typeof spawnSluice> }
 
-async function start(dataDir: string, database: string | undefined): Promise<Served> {
-  const child = spawnSluice(["serve", "--port", "0", "--gateway-port", "0", "--payload-store"], {
+function serveEnv(dataDir: string, database: string | undefined, keyFile: string | undefined): Record<string, string> {
+  return {
     SLUICE_DATA_DIR: dataDir, SLUICE_TOKEN: TOKEN, SLUICE_WORKERS: "1", SLUICE_LOG_LEVEL: "warn", SLUICE_UPSTREAM: upstream!.url,
-    ...(database !== undefined ? { SLUICE_DATABASE_URL: database } : {}),
-  });
+    ...(database !== undefined ? { SLUICE_DATABASE_URL: database } : {}), ...(keyFile !== undefined ? { SLUICE_DIGEST_KEY_FILE: keyFile } : {}),
+  };
+}
+
+async function start(dataDir: string, database: string | undefined, keyFile?: string): Promise<Served> {
+  const child = spawnSluice(["serve", "--port", "0", "--gateway-port", "0", "--payload-store"], serveEnv(dataDir, database, keyFile));
   children.push(child);
   const out = await waitFor(child, /sluice listening on \S+/);
   return { child, api: /sluice listening on (\S+)/.exec(out)![1]!, gateway: /gateway listening on (\S+)\/v1/.exec(out)![1]! };
@@ -57,10 +62,23 @@ const toolTurn = {
   ],
 };
 
+/** A key file outside any data folder, as a fleet's hosts share one. */
+function keyFileOf(dir: string): string {
+  const file = path.join(dir, "fleet.key");
+  writeFileSync(file, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600 });
+  return file;
+}
+
+/**
+ * On SQLite the host keeps its key in the data folder; on PostgreSQL the hosts share a key
+ * file, and the restart is another host (a data folder of its own) with that key.
+ */
 async function scenario(database: string | undefined): Promise<void> {
   upstream = await startStubUpstream();
-  const dataDir = path.join(tempDir("sluice-sealed-"), "data");
-  let s = await start(dataDir, database);
+  const work = tempDir("sluice-sealed-");
+  const dataDir = path.join(work, "data");
+  const keyFile = database !== undefined ? keyFileOf(work) : undefined;
+  let s = await start(dataDir, database, keyFile);
   const wasm = readFileSync(new URL("../../build/fixtures/malformed-output.wasm", import.meta.url));
   expect((await call(`${s.api}/api/v1/plugins`, { body: { manifest: BROKEN, wasm_base64: wasm.toString("base64") } })).status).toBe(201);
   expect((await call(`${s.api}/api/v1/bindings`, { body: { id: "broken", hook_ref: "broken@1.0.0", point: "model.chat.after", failure_policy: "fail-closed" } })).status).toBe(201);
@@ -94,15 +112,27 @@ async function scenario(database: string | undefined): Promise<void> {
   expect(filesHolding(dataDir, SECRET)).toEqual([]);
   if (database !== undefined) expect((await tablesHolding(database, SECRET)).holding).toEqual([]);
 
-  // Restarted on the same folder (its digest.key): the sealed result opens, and resume returns it.
-  s = await start(dataDir, database);
+  let next = dataDir;
+  if (database !== undefined) {
+    // A host given another key cannot read the fleet's records: it refuses to start, naming the row, not its content.
+    const wrong = spawnSluice(["serve", "--port", "0", "--gateway-port", "0"], serveEnv(path.join(work, "wrong"), database, keyFileOf(tempDir("sluice-wrong-key-"))));
+    children.push(wrong);
+    let err = "";
+    wrong.stderr.on("data", (d: Buffer) => { err += d; });
+    expect(await new Promise<number | null>((resolve) => wrong.once("exit", resolve))).not.toBe(0);
+    expect(err).toMatch(/RECORD_UNREADABLE: records store: operation_records\.record of \S+ cannot be read: it is sealed under key [0-9a-f]{8}, this host's key is [0-9a-f]{8}; hosts sharing a database must share the key/);
+    expect(err).not.toContain("4821");
+    next = path.join(work, "second-host");
+  }
+  // Restarted (SQLite: the same folder and its digest.key; PostgreSQL: another host with the fleet's key): the sealed result opens, and resume returns it.
+  s = await start(next, database, keyFile);
   expect((await call(`${s.api}/api/v1/bindings/broken`, { method: "DELETE" })).status).toBe(204);
   expect((await sluice(["publish", "--activate"], { SLUICE_URL: s.api, SLUICE_TOKEN: TOKEN })).code).toBe(0);
   const resumed = await call(`${s.api}/api/v1/operations/${id}/resume`, { body: {} });
   expect(resumed.status).toBe(200);
   expect(JSON.stringify(resumed.json.output)).toContain(`tool said: ${SECRET}`);
   expect(upstream.chatCalls).toBe(2);
-  expect(filesHolding(dataDir, SECRET)).toEqual([]);
+  for (const dir of [dataDir, next]) expect(filesHolding(dir, SECRET)).toEqual([]);
   if (database !== undefined) expect((await tablesHolding(database, SECRET)).holding).toEqual([]);
 }
 
@@ -111,7 +141,7 @@ describe("sluice serve keeps no plaintext at rest", () => {
     await scenario(undefined);
   }, 120_000);
 
-  it("PostgreSQL: no row of any table holds it either; resume after a restart reads it", async () => {
+  it("PostgreSQL: no row of any table holds it either; another host with the fleet's key resumes it, one with another key refuses to start", async () => {
     await scenario(await testDatabaseUrl("sealed-serve"));
   }, 120_000);
 });
