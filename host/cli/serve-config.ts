@@ -31,7 +31,7 @@ export const SERVE_OPTIONS = {
   headersTimeoutMs: { flag: "--headers-timeout-ms <ms>", env: "SLUICE_HEADERS_TIMEOUT_MS", description: "request headers must arrive within it", default: "10000" },
   keepAliveTimeoutMs: { flag: "--keep-alive-timeout-ms <ms>", env: "SLUICE_KEEP_ALIVE_TIMEOUT_MS", description: "idle kept-alive connections are closed after it", default: "5000" },
   maxConnections: { flag: "--max-connections <n>", env: "SLUICE_MAX_CONNECTIONS", description: "open connections beyond it are refused", default: "256" },
-  digestKeyFile: { flag: "--digest-key-file <file>", env: "SLUICE_DIGEST_KEY_FILE", description: "key of the records' digests (HMAC-SHA-256); default <data-dir>/digest.key, generated on first start" },
+  digestKeyFile: { flag: "--digest-key-file <file>", env: "SLUICE_DIGEST_KEY_FILE", description: "the deployment's key: it keys the records' digests (HMAC-SHA-256) and seals stored results and payloads (AES-256-GCM); hosts sharing a --database must share it; default <data-dir>/digest.key, generated on first start" },
   resultRetentionMs: { flag: "--result-retention-ms <ms>", env: "SLUICE_RESULT_RETENTION_MS", description: "how long a resumable operation's real result is kept before it is deleted", default: "86400000" },
   payloadStore: { flag: "--payload-store", env: "SLUICE_PAYLOAD_STORE", description: "keep every stage's payloads (content) in <data-dir>/payloads.db for --payload-retention-ms, so operations can be replayed (`sluice replay`)", boolean: true },
   payloadRetentionMs: { flag: "--payload-retention-ms <ms>", env: "SLUICE_PAYLOAD_RETENTION_MS", description: "how long the payload store keeps an operation's payloads", default: "86400000" },

@@ -83,6 +83,7 @@ export const ERROR_CODES = {
   OPERATION_NOT_FOUND: { status: 404, summary: "No operation record with that id (records are kept only when the host has a records store)." },
   PAYLOADS_UNAVAILABLE: { status: 409, summary: "The operation's payloads are not in the payload store, so it cannot be replayed: the store is not enabled (`sluice serve --payload-store`), or they expired or were recorded before it was." },
   OPERATION_NOT_RESUMABLE: { status: 409, summary: "The operation cannot be resumed: it finished, never ran, or its real result is unknown (never retried automatically); details give its phase and real status." },
+  RECORD_UNREADABLE: { status: 500, summary: "A stored record, real result or payload does not open: it is sealed under another key (hosts sharing a database must share the key: `--digest-key-file`), or its ciphertext was changed or moved to another row. Details name the column, the row and the key ids; never any content." },
   OPERATION_BUSY: { status: 409, summary: "Another live host (or this one) is running or resuming the operation now; retry once it ends, or once that host is gone and its lease has expired. Details name the operation and the owner." },
 
   // Gateway mode (OpenAI-compatible model gateway).

@@ -1,6 +1,6 @@
 /**
  * Records, audit and protected payloads on PostgreSQL, shared by every host of a fleet.
- * The record is kept as JSON (the source of truth, as on SQLite) beside the columns that
+ * The record is kept as sealed JSON (the source of truth, as on SQLite; records/sealed.ts) beside the columns that
  * queries filter on. Operations across hosts: `operation_owners` holds each host's lease;
  * `claim` and `markInterrupted` lock the rows they change (SELECT … FOR UPDATE) and read
  * the leases in the same transaction, so two hosts never take the same operation.
@@ -10,13 +10,21 @@ import { int, postgresStoreError, type PostgresEngine, type Sql } from "../stora
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
+import { ephemeralSealer, type Sealer } from "./sealed.js";
 
 export interface PostgresRecordsOptions {
   /** How long a real result is kept for resume after it was stored (default 24 h). */
   resultRetentionMs?: number;
   /** How often expired results are deleted (default: the retention, at most 10 minutes). */
   pruneIntervalMs?: number;
+  /** Seals the records and results (records/sealed.ts); every host sharing the database must use the same key. Default: a random key (readable by this process only). */
+  sealer?: Sealer;
 }
+
+const RECORD = "operation_records.record";
+const RESULT = "operation_results.result";
+const PAYLOAD = "protected_payloads.body";
+type RecordRow = { operation_id: string; record: string };
 
 const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Owners whose lease is current at $now: the live hosts. */
@@ -30,8 +38,8 @@ async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function write(sql: Sql, r: OperationRecord): Promise<void> {
-  await sql.query("UPDATE operation_records SET phase = $1, real_status = $2, owner = $3, record = $4 WHERE operation_id = $5", [r.phase, r.realStatus, r.owner ?? null, JSON.stringify(r), r.operationId]);
+async function write(sql: Sql, sealer: Sealer, r: OperationRecord): Promise<void> {
+  await sql.query("UPDATE operation_records SET phase = $1, real_status = $2, owner = $3, record = $4 WHERE operation_id = $5", [r.phase, r.realStatus, r.owner ?? null, sealer.seal(r, { column: RECORD, id: r.operationId }), r.operationId]);
 }
 
 /**
@@ -43,6 +51,8 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
   if (!(retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: resultRetentionMs must be positive, got ${retentionMs}`);
   const pruneEveryMs = options.pruneIntervalMs ?? Math.min(retentionMs, 10 * 60 * 1000);
   if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
+  const sealer = options.sealer ?? ephemeralSealer();
+  const unseal = (row: RecordRow) => sealer.open(row.record, { column: RECORD, id: row.operation_id }) as OperationRecord;
   const pruneResults = (now = Date.now()) => guard("prune", async () => (await db.query("DELETE FROM operation_results WHERE stored_at <= $1", [now - retentionMs])).rowCount ?? 0);
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
 
@@ -51,26 +61,26 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       await db.query(
         `INSERT INTO operation_records (operation_id, phase, real_status, owner, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record`,
-        [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, JSON.stringify(r)]);
+        [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, sealer.seal(r, { column: RECORD, id: r.operationId })]);
     }),
     update: (id, changes, result) => guard("update", () => db.transaction(async (sql) => {
-      const { rows } = await sql.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
+      const { rows } = await sql.query<RecordRow>("SELECT operation_id, record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
       if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = withChanges(JSON.parse(rows[0].record) as OperationRecord, changes);
-      await write(sql, next);
+      const next = withChanges(unseal(rows[0]), changes);
+      await write(sql, sealer, next);
       if (result) {
-        await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, JSON.stringify(result), Date.now()]);
+        await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, sealer.seal(result, { column: RESULT, id }), Date.now()]);
       }
       // A finished operation can no longer resume: its real result has no reason to stay.
       if (next.phase === "finished") await sql.query("DELETE FROM operation_results WHERE operation_id = $1", [id]);
     }, "read committed")),
     get: (id) => guard("read", async () => {
-      const { rows } = await db.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1", [id]);
-      return rows[0] && (JSON.parse(rows[0].record) as OperationRecord);
+      const { rows } = await db.query<RecordRow>("SELECT operation_id, record FROM operation_records WHERE operation_id = $1", [id]);
+      return rows[0] && unseal(rows[0]);
     }),
     result: (id) => guard("read", async () => {
       const { rows } = await db.query<{ result: string }>("SELECT result FROM operation_results WHERE operation_id = $1", [id]);
-      return rows[0] && (JSON.parse(rows[0].result) as StoredResult);
+      return rows[0] && (sealer.open(rows[0].result, { column: RESULT, id }) as StoredResult);
     }),
     pruneResults,
     list: (query: OperationQuery = {}) => guard("list", async () => {
@@ -79,20 +89,20 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       if (query.phase !== undefined) { args.push(query.phase); where.push(`phase = $${args.length}`); }
       if (query.realStatus !== undefined) { args.push(query.realStatus); where.push(`real_status = $${args.length}`); }
       args.push(query.limit ?? 1000);
-      const { rows } = await db.query<{ record: string }>(`SELECT record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, seq DESC LIMIT $${args.length}`, args);
-      return rows.map((r) => JSON.parse(r.record) as OperationRecord);
+      const { rows } = await db.query<RecordRow>(`SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, seq DESC LIMIT $${args.length}`, args);
+      return rows.map(unseal);
     }),
     markInterrupted: (owner, now = Date.now()) => guard("recover", () => db.transaction(async (sql) => {
-      const { rows } = await sql.query<{ record: string }>(
-        `SELECT record FROM operation_records
+      const { rows } = await sql.query<RecordRow>(
+        `SELECT operation_id, record FROM operation_records
           WHERE phase <> 'finished' AND (owner IS NULL OR owner = $1 OR owner NOT IN (${LIVE.replace("$NOW", "$2")}))
           FOR UPDATE`, [owner, now]);
       const interrupted: string[] = [];
       for (const row of rows) {
-        const r = JSON.parse(row.record) as OperationRecord;
+        const r = unseal(row);
         const running = r.realStatus === "running";
         if (running) interrupted.push(r.operationId);
-        await write(sql, withChanges(r, running ? { owner: null, realStatus: "unknown", updatedAt: now } : { owner: null }));
+        await write(sql, sealer, withChanges(r, running ? { owner: null, realStatus: "unknown", updatedAt: now } : { owner: null }));
       }
       return interrupted;
     }, "read committed")),
@@ -104,13 +114,13 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
     }),
     claim: (id, owner, now = Date.now()): Promise<ClaimResult> => guard("claim", () => db.transaction(async (sql) => {
       // The row lock makes two claims of one operation take turns; the second sees the first's owner.
-      const { rows } = await sql.query<{ record: string; owner: string | null; live: boolean }>(
-        `SELECT record, owner, (owner IS NOT NULL AND owner IN (${LIVE.replace("$NOW", "$2")})) AS live
+      const { rows } = await sql.query<RecordRow & { owner: string | null; live: boolean }>(
+        `SELECT operation_id, record, owner, (owner IS NOT NULL AND owner IN (${LIVE.replace("$NOW", "$2")})) AS live
            FROM operation_records WHERE operation_id = $1 FOR UPDATE`, [id, now]);
       const row = rows[0];
       if (!row) return "missing";
       if (row.owner === owner || row.live) return "busy";
-      await write(sql, withKeys((JSON.parse(row.record) as OperationRecord), { owner }));
+      await write(sql, sealer, withKeys(unseal(row), { owner }));
       return "claimed";
     }, "read committed")),
     appendAudit: (records) => guard("audit", async () => {
@@ -154,21 +164,22 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
   };
 }
 
-/** The opt-in protected payload store on `db` (already migrated). */
-export function postgresPayloads(db: PostgresEngine, options: { retentionMs: number }): PayloadStore {
+/** The opt-in protected payload store on `db` (already migrated), its content sealed by `options.sealer` (default: a random key). */
+export function postgresPayloads(db: PostgresEngine, options: { retentionMs: number; sealer?: Sealer }): PayloadStore {
+  const sealer = options.sealer ?? ephemeralSealer();
   if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
   const what = (w: string) => `payload store: ${w}`;
   return {
     retentionMs: options.retentionMs,
     put: async (ref, value, now = Date.now()) => {
       try {
-        await db.query("INSERT INTO protected_payloads (ref, body, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ref) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at", [ref, JSON.stringify(value ?? null), now + options.retentionMs]);
+        await db.query("INSERT INTO protected_payloads (ref, body, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ref) DO UPDATE SET body = excluded.body, expires_at = excluded.expires_at", [ref, sealer.seal(value ?? null, { column: PAYLOAD, id: ref }), now + options.retentionMs]);
       } catch (err) { throw postgresStoreError(err, what("put")); }
     },
     get: async (ref, now = Date.now()) => {
       try {
         const { rows } = await db.query<{ body: string }>("SELECT body FROM protected_payloads WHERE ref = $1 AND expires_at > $2", [ref, now]);
-        return rows[0] && JSON.parse(rows[0].body);
+        return rows[0] && sealer.open(rows[0].body, { column: PAYLOAD, id: ref });
       } catch (err) { throw postgresStoreError(err, what("get")); }
     },
     prune: async (now = Date.now()) => {

@@ -5,6 +5,7 @@
  * own. A write is on disk (`synchronous` permitting) when its promise resolves.
  */
 import { hostname } from "node:os";
+import path from "node:path";
 import type Database from "better-sqlite3";
 import { createRequire } from "node:module";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -13,6 +14,8 @@ import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
+import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
+import { loadDeploymentKey } from "../storage/deployment-key.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
@@ -32,6 +35,13 @@ export interface SqliteRecordsOptions {
   resultRetentionMs?: number;
   /** How often expired results are deleted, by a timer of the store's own. Default: the retention, at most 10 minutes. */
   pruneIntervalMs?: number;
+  /**
+   * The deployment's secret, which seals what the file keeps (records, real results,
+   * payloads: records/sealed.ts). Default: `digest.key` in the database's folder, created
+   * when missing (a Registry's data folder keeps the same file); a `:memory:` database
+   * uses a random key.
+   */
+  key?: Uint8Array | string;
 }
 
 export const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -76,6 +86,15 @@ function open(file: string, migrations: MigrationSet, options: SqliteRecordsOpti
   }
 }
 
+function sealerFor(file: string, key: Uint8Array | string | undefined): Sealer {
+  if (key !== undefined) return createSealer(key);
+  return file === ":memory:" ? ephemeralSealer() : createSealer(loadDeploymentKey(path.dirname(path.resolve(file))));
+}
+
+const RECORD = "operation_records.record";
+const RESULT = "operation_results.result";
+const PAYLOAD = "protected_payloads.body";
+
 /**
  * Opens (creating and migrating) the records database at `file`.
  *
@@ -91,17 +110,20 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
   // The records share `sluice.db` with the registry, whose transactions await: never block waiting for its lock.
   const busyMs = 0;
+  const sealer = sealerFor(file, options.key);
   const db = open(file, RECORDS_MIGRATIONS, options, busyMs);
+  const seal = (r: OperationRecord) => sealer.seal(r, { column: RECORD, id: r.operationId });
+  const unseal = (row: { operation_id: string; record: string }) => sealer.open(row.record, { column: RECORD, id: row.operation_id }) as OperationRecord;
   const q = {
     insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, owner, record) VALUES (?, ?, ?, ?, ?, ?)"),
-    get: db.prepare("SELECT record FROM operation_records WHERE operation_id = ?"),
+    get: db.prepare("SELECT operation_id, record FROM operation_records WHERE operation_id = ?"),
     set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ?"),
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
     putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result, stored_at) VALUES (?, ?, ?)"),
     dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
     expire: db.prepare("DELETE FROM operation_results WHERE stored_at <= ?"),
     // What markInterrupted may have to release: unfinished and held, or running without an owner.
-    held: db.prepare("SELECT record FROM operation_records WHERE phase != 'finished' AND (owner IS NOT NULL OR real_status = 'running')"),
+    held: db.prepare("SELECT operation_id, record FROM operation_records WHERE phase != 'finished' AND (owner IS NOT NULL OR real_status = 'running')"),
     ownerOf: db.prepare("SELECT owner FROM operation_records WHERE operation_id = ?"),
     lease: db.prepare("SELECT lease_until, pid, machine FROM operation_owners WHERE owner = ?"),
     heartbeat: db.prepare("INSERT INTO operation_owners (owner, lease_until, pid, machine) VALUES (?, ?, ?, ?) ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until, pid = excluded.pid, machine = excluded.machine"),
@@ -110,8 +132,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @at)`),
   };
   const read = (id: string): OperationRecord | undefined => {
-    const row = q.get.get(id) as { record: string } | undefined;
-    return row && JSON.parse(row.record);
+    const row = q.get.get(id) as { operation_id: string; record: string } | undefined;
+    return row && unseal(row);
   };
   const live = (owner: string, now: number): boolean => {
     const lease = q.lease.get(owner) as { lease_until: number; pid: number | null; machine: string | null } | undefined;
@@ -120,7 +142,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     // is not a supported setup): one whose process is gone is not live, even within its lease.
     return lease.machine !== MACHINE || lease.pid === null || processAlive(lease.pid);
   };
-  const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, JSON.stringify(r), r.operationId);
+  const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, seal(r), r.operationId);
   // Done at once when the file is free; while another connection holds the write lock, retried without blocking the event loop.
   const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => { throw storeError(err, what); });
   // WAL frames keep a deleted row's old page until the WAL is rewritten: truncating it
@@ -145,31 +167,31 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   });
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
   return {
-    insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, JSON.stringify(r)); }),
+    insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, seal(r)); }),
     update: (id, changes, result) => guard("update", () => db.transaction(() => {
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
       const next = withChanges(r, changes);
       write(next);
-      if (result) q.putResult.run(id, JSON.stringify(result), Date.now());
+      if (result) q.putResult.run(id, sealer.seal(result, { column: RESULT, id }), Date.now());
       // A finished operation can no longer resume: its real result has no reason to stay.
       if (next.phase === "finished" && q.dropResult.run(id).changes > 0) scrubSoon();
     }).immediate()),
     get: (id) => guard("read", () => read(id)),
     result: (id) => guard("read", () => {
       const row = q.result.get(id) as { result: string } | undefined;
-      return row && (JSON.parse(row.result) as StoredResult);
+      return row && (sealer.open(row.result, { column: RESULT, id }) as StoredResult);
     }),
     list: (query: OperationQuery = {}) => guard("list", () => {
       const where: string[] = [];
       const args: unknown[] = [];
       if (query.phase !== undefined) { where.push("phase = ?"); args.push(query.phase); }
       if (query.realStatus !== undefined) { where.push("real_status = ?"); args.push(query.realStatus); }
-      const sql = `SELECT record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, query.limit ?? 1000) as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
+      const sql = `SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+      return (db.prepare(sql).all(...args, query.limit ?? 1000) as { operation_id: string; record: string }[]).map(unseal);
     }),
     markInterrupted: (owner, now = Date.now()) => guard("recover", () => db.transaction(() => {
-      const held = (q.held.all() as { record: string }[]).map((r) => JSON.parse(r.record) as OperationRecord);
+      const held = (q.held.all() as { operation_id: string; record: string }[]).map(unseal);
       const unknown: string[] = [];
       for (const r of held) {
         if (r.owner != null && r.owner !== owner && live(r.owner, now)) continue;
@@ -223,18 +245,20 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
 
 /**
  * Opens the opt-in protected payload store. Give it a file of its own (created 0600 in a
- * private directory): it holds the content the records deliberately leave out.
+ * private directory): it holds the content the records deliberately leave out, sealed
+ * under `options.key` (default: `digest.key` in the file's folder, as for the records).
  */
 export function openSqlitePayloads(file: string, options: SqliteRecordsOptions & { retentionMs: number }): PayloadStore {
   if (!(options.retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `payload store: retentionMs must be positive, got ${options.retentionMs}`);
+  const sealer = sealerFor(file, options.key);
   const db = open(file, PAYLOAD_MIGRATIONS, options, 5000);
   const put = db.prepare("INSERT OR REPLACE INTO protected_payloads (ref, body, expires_at) VALUES (?, ?, ?)");
   const get = db.prepare("SELECT body FROM protected_payloads WHERE ref = ? AND expires_at > ?");
   const prune = db.prepare("DELETE FROM protected_payloads WHERE expires_at <= ?");
   return {
     retentionMs: options.retentionMs,
-    put: async (ref, value, now = Date.now()) => { try { put.run(ref, JSON.stringify(value ?? null), now + options.retentionMs); } catch (err) { throw storeError(err, "payload put"); } },
-    get: async (ref, now = Date.now()) => { const row = get.get(ref, now) as { body: string } | undefined; return row && JSON.parse(row.body); },
+    put: async (ref, value, now = Date.now()) => { try { put.run(ref, sealer.seal(value ?? null, { column: PAYLOAD, id: ref }), now + options.retentionMs); } catch (err) { throw storeError(err, "payload put"); } },
+    get: async (ref, now = Date.now()) => { const row = get.get(ref, now) as { body: string } | undefined; return row && sealer.open(row.body, { column: PAYLOAD, id: ref }); },
     prune: async (now = Date.now()) => prune.run(now).changes,
     close: async () => { if (db.open) db.close(); },
   };

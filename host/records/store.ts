@@ -13,6 +13,10 @@
  * IMMEDIATE transaction; PostgreSQL with a conditional `UPDATE ... WHERE owner IS NULL OR
  * owner NOT IN (live owners)` or `SELECT ... FOR UPDATE` in one transaction).
  *
+ * Engines that persist seal every value that can carry content (the record, the stored
+ * result, a payload) before writing it (sealed.ts): no call's content reaches a file or a
+ * table in plaintext, and a value that does not open is RECORD_UNREADABLE.
+ *
  * One contract suite runs against every engine: test/records/store.contract.test.ts over
  * test/helpers/store-engines.ts.
  */

@@ -8,6 +8,7 @@ import { GATEWAY_KEY_MIGRATIONS } from "../gateway/sqlite-key-store.js";
 import type { GatewayKeyStore } from "../gateway/key-store.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
 import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
+import { createSealer, ephemeralSealer } from "../records/sealed.js";
 import type { OperationStore, PayloadStore } from "../records/store.js";
 import { postgresQuarantineStore } from "../reliability/postgres-quarantine-store.js";
 import { QUARANTINE_MIGRATIONS } from "../reliability/sqlite-quarantine-store.js";
@@ -48,9 +49,15 @@ export interface PostgresStores {
   close(): Promise<void>;
 }
 
-export interface OpenPostgresStoresOptions extends PostgresOptions, PostgresRecordsOptions {
+export interface OpenPostgresStoresOptions extends PostgresOptions, Omit<PostgresRecordsOptions, "sealer"> {
   /** Opens the protected payload store with this retention. */
   payloadRetentionMs?: number;
+  /**
+   * The fleet's secret (every host the same: `sluice serve --digest-key-file`), which seals
+   * records, real results and payloads (records/sealed.ts). Default: a random key, so what
+   * this process stores opens in this process only.
+   */
+  key?: Uint8Array | string;
 }
 
 async function openMigrated(url: string, options: OpenPostgresStoresOptions): Promise<PostgresEngine> {
@@ -65,8 +72,9 @@ async function openMigrated(url: string, options: OpenPostgresStoresOptions): Pr
 }
 
 function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOptions): PostgresStores {
-  const records = postgresRecords(db, options);
-  const payloads = options.payloadRetentionMs !== undefined ? postgresPayloads(db, { retentionMs: options.payloadRetentionMs }) : undefined;
+  const sealer = options.key !== undefined ? createSealer(options.key) : ephemeralSealer();
+  const records = postgresRecords(db, { ...options, sealer });
+  const payloads = options.payloadRetentionMs !== undefined ? postgresPayloads(db, { retentionMs: options.payloadRetentionMs, sealer }) : undefined;
   return {
     db, records, kvLocation: url,
     registry: postgresRegistryStore(db),

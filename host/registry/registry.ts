@@ -53,7 +53,7 @@ export interface RegistryOptions {
   busyTimeoutMs?: number;
   /** Largest module accepted on upload. Default 4 MiB, at most the host's 16 MiB. */
   maxModuleBytes?: number;
-  /** Key of the records' digests; default `<data>/digest.key`, generated on first open (digest-key.ts explains rotation). */
+  /** Key of the records' digests and of their sealed content; default `<data>/digest.key`, generated on first open (digest-key.ts explains rotation). */
   digestSecret?: Uint8Array | string;
   /** How long a real result is kept for resume after its operation was last updated; then it is deleted. Default 24 h. */
   resultRetentionMs?: number;
@@ -170,11 +170,13 @@ export class Registry {
     } catch (err) {
       throw new SluiceError("STORE_UNAVAILABLE", `cannot create the data directory ${dataDir}: ${(err as Error).message}`, { dataDir });
     }
+    // The deployment's secret: the records' digests, and the key sealing their content.
+    const key = loadDigestKey(dataDir, options.digestSecret);
     let shared: PostgresStores | undefined;
     if (options.database !== undefined) {
       const { openPostgresStores } = await import("./postgres-stores.js");
       shared = await openPostgresStores(options.database, {
-        applicationName: "sluice",
+        applicationName: "sluice", key,
         ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}),
         ...(options.payloadRetentionMs !== undefined ? { payloadRetentionMs: options.payloadRetentionMs } : {}),
       });
@@ -183,8 +185,8 @@ export class Registry {
     const artifacts: Artifacts = shared?.artifacts ?? new ArtifactStore(path.join(dataDir, "artifacts"));
     // Operation records and audit live in the same database (their own tables), so a
     // restarted server can resume what a crash interrupted.
-    const records = options.host ? undefined : shared?.records ?? openSqliteRecords(path.join(dataDir, "sluice.db"), options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {});
-    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), ...(shared ? { quarantineStore: shared.quarantine } : {}), records, digestSecret: loadDigestKey(dataDir, options.digestSecret), ...options.hostOptions });
+    const records = options.host ? undefined : shared?.records ?? openSqliteRecords(path.join(dataDir, "sluice.db"), { key, ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}) });
+    const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), ...(shared ? { quarantineStore: shared.quarantine } : {}), records, digestSecret: key, ...options.hostOptions });
     const registry = new Registry(store, artifacts, host, options.host === undefined, maxModuleBytes);
     // The PostgreSQL stores share one pool: closed together by shared.close().
     registry.ownedRecords = shared ? undefined : records;
@@ -204,8 +206,9 @@ export class Registry {
     registry.dataDir = dataDir;
     // Operations a dead host left running have an unknown outcome, and are never retried
     // automatically; those of live hosts sharing the database are left alone.
-    if (records) await host.recover();
     try {
+      // Inside the try: a record this host cannot read (RECORD_UNREADABLE) must not leave the stores and workers open.
+      if (records) await host.recover();
       await registry.restore();
       if (options.followReleases !== false) {
         const follow = options.followReleases ?? {};

@@ -61,7 +61,8 @@ export const DIGEST_SECRET = "crash-test-digest-secret-0123456789";
 export async function openRecordsAt(location: string): Promise<{ records: OperationStore; close(): Promise<void> }> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPostgresStores } = await import("../../host/registry/postgres-stores.js");
-    const stores = await openPostgresStores(location, { max: 2 });
+    // A fleet's hosts share the key that seals their records (and keys their digests).
+    const stores = await openPostgresStores(location, { max: 2, key: DIGEST_SECRET });
     return { records: stores.records, close: () => stores.close() };
   }
   const records = openSqliteRecords(location);

@@ -15,8 +15,8 @@ import { testDatabaseUrl } from "../helpers/postgres.js";
 let hosts: PostgresStores[];
 beforeAll(async () => {
   const url = await testDatabaseUrl("concurrency");
-  // Four hosts starting at once: the migration runs once, under its lock.
-  hosts = await Promise.all([1, 2, 3, 4].map(() => openPostgresStores(url, { max: 4 })));
+  // Four hosts starting at once: the migration runs once, under its lock. A fleet shares its key (it seals the records).
+  hosts = await Promise.all([1, 2, 3, 4].map(() => openPostgresStores(url, { max: 4, key: "fleet-key-0123456789abcdef" })));
 });
 afterAll(async () => {
   await Promise.all((hosts ?? []).map((h) => h.close()));

@@ -40,7 +40,8 @@ async function serve(config: ServeConfig): Promise<void> {
     const { ensurePrivateDir } = await import("../../storage/private-files.js");
     const { openSqlitePayloads } = await import("../../records/sqlite-store.js");
     ensurePrivateDir(path.resolve(config.dataDir));
-    payloads = openSqlitePayloads(path.join(config.dataDir, "payloads.db"), { retentionMs: config.payloadRetentionMs });
+    // Sealed under the deployment's key (the given file, else <data>/digest.key, as the registry's records).
+    payloads = openSqlitePayloads(path.join(config.dataDir, "payloads.db"), { retentionMs: config.payloadRetentionMs, ...(digestSecret !== undefined ? { key: digestSecret } : {}) });
   }
   const { redactDatabaseUrl } = await import("../../storage/postgres.js");
   const registry = await step(`opening ${config.database !== undefined ? redactDatabaseUrl(config.database) : config.dataDir}`, () => Registry.open({
