@@ -17,7 +17,7 @@ export function logServerErrors(app: FastifyInstance): void {
   app.addHook("onResponse", async (request, reply) => {
     if (reply.statusCode < 500) return;
     const cause = causes.get(request);
-    request.log.error({ ...errorFields(cause), status: reply.statusCode, method: request.method, url: request.url.split("?")[0] }, "request answered with a server error");
+    request.log.error({ status: reply.statusCode, method: request.method, url: request.url.split("?")[0], ...errorFields(cause) }, "request answered with a server error");
   });
 }
 

@@ -65,7 +65,7 @@ export function shouldRetry(error: SluiceError): boolean {
 export function streamErrorBody(reply: FastifyReply, err: unknown): WireError {
   const error = asSluiceError(err);
   const { status, body } = toOpenAIError(error, String(reply.request.id));
-  if (status >= 500) reply.request.log.error({ ...errorFields(error), method: "POST", url: reply.request.url }, "stream ended with a server error");
+  if (status >= 500) reply.request.log.error({ method: "POST", url: reply.request.url, ...errorFields(error) }, "stream ended with a server error");
   return body;
 }
 
