@@ -55,11 +55,20 @@ export const OUTCOME_KINDS: readonly OutcomeKind[] = [
 ];
 
 /** Size limits of a guest's reply fields: outcome code length and the bytes of reason, carry and annotations. */
-export const REPLY_LIMITS = { codeMax: 64, reasonBytes: 1024, carryBytes: 4096, annotationsBytes: 4096 } as const;
+export const REPLY_LIMITS = { codeMax: 64, reasonBytes: 1024, carryBytes: 4096, annotationsBytes: 4096, patchOps: 4096 } as const;
+/**
+ * The most operations one patch may hold (abi/README.md §4.2): ample for a patch per
+ * message of a long conversation, and a bound on the host's work per reply (a 1 MiB reply
+ * fits about 25,000 small operations). More is PATCH_INVALID.
+ */
+export const PATCH_MAX_OPS = REPLY_LIMITS.patchOps;
 const CODE_PATTERN = /^[a-z0-9_.-]{1,64}$/;
 
 /** A guest reply read as an outcome, or the reason it is not a valid one. */
-export type ParseResult = { ok: true; outcome: Outcome } | { ok: false; message: string };
+export type ParseResult =
+  | { ok: true; outcome: Outcome }
+  /** `code`: set when the fault has its own code (a patch past {@link PATCH_MAX_OPS} is PATCH_INVALID); otherwise the caller's. */
+  | { ok: false; message: string; code?: "PATCH_INVALID"; details?: Record<string, unknown> };
 
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
@@ -103,6 +112,11 @@ function utf8Length(s: string): number {
 export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMajor?: number): ParseResult {
   const fail = (message: string): ParseResult => ({ ok: false, message });
   if (!isMap(reply)) return fail("reply must be a map");
+  // Counted first, before any walk over the operations.
+  const patch = reply.patch;
+  if (Array.isArray(patch) && patch.length > PATCH_MAX_OPS) {
+    return { ok: false, code: "PATCH_INVALID", message: `the patch has ${patch.length} operations; a patch holds at most ${PATCH_MAX_OPS} operations`, details: { limit: PATCH_MAX_OPS, size: patch.length } };
+  }
   if (!isPlain(reply)) return fail("reply holds a value that is not plain data (extension type, or nesting deeper than 64)");
   if (typeof reply.abi !== "string" || !/^(0|[1-9]\d{0,3})\.(0|[1-9]\d{0,3})$/.test(reply.abi)) return fail("reply.abi must be a \"major.minor\" string");
   // A module speaks one major: a reply in another is a guest that does not know the contract it runs under.

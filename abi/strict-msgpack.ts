@@ -15,17 +15,60 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constru
 
 export type ScanResult =
   | { ok: true }
-  /** `malformed`: the bytes break an encoding rule; otherwise the value uses a reserved key (a shape rule). */
-  | { ok: false; malformed: boolean; message: string };
+  /**
+   * `malformed`: the bytes break an encoding rule; otherwise the value uses a reserved key
+   * (a shape rule), or `tooLong` says which top-level array holds more elements than allowed.
+   */
+  | { ok: false; malformed: boolean; message: string; tooLong?: { key: string; size: number; max: number } };
+
+/** Bounds checked while scanning, before the values behind them are walked. */
+export interface ScanOptions {
+  /** The most elements the array under each named top-level key may hold (the reply's `patch`). */
+  topLevelArrayMax?: Readonly<Record<string, number>>;
+}
 
 class Malformed extends Error {}
 class Reserved extends Error {}
+class TooLong extends Error {
+  constructor(readonly key: string, readonly size: number, readonly max: number) { super(`${key} holds ${size} elements; at most ${max} are allowed`); }
+}
 
 const keyDecoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Checks that `bytes` hold exactly one ABI msgpack value. */
-export function scanStrict(bytes: Uint8Array): ScanResult {
+/** A short ASCII key is read without the decoder (most keys are); anything else goes through it. */
+function keyOf(bytes: Uint8Array): string {
+  if (bytes.length > 32) return keyDecoder.decode(bytes);
+  let key = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c >= 0x80) return keyDecoder.decode(bytes);
+    key += String.fromCharCode(c);
+  }
+  return key;
+}
+
+/** Whether `s` is valid UTF-8: a short ASCII string is checked here, where a native call would cost more than the check. */
+function utf8(s: Uint8Array): boolean {
+  if (s.length > 64) return isUtf8(s);
+  for (let i = 0; i < s.length; i++) if (s[i]! >= 0x80) return isUtf8(s);
+  return true;
+}
+
+/**
+ * Checks that `bytes` hold exactly one ABI msgpack value. The path of each value is kept
+ * as a trail of segments and spelled out only for an error: building a string per value
+ * cost most of the scan of a large reply.
+ */
+export function scanStrict(bytes: Uint8Array, options: ScanOptions = {}): ScanResult {
   let pos = 0;
+  const trail: (string | number)[] = [];
+  const limits = options.topLevelArrayMax;
+  /** The JSON Pointer of the value at `depth` (1 is the top level). */
+  const pathAt = (depth: number): string => {
+    let p = "";
+    for (let i = 0; i < depth - 1; i++) p += `/${typeof trail[i] === "number" ? trail[i] : escape(trail[i] as string)}`;
+    return p;
+  };
   const need = (n: number): void => {
     if (n > bytes.length - pos) throw new Malformed(`a value at byte ${pos} declares ${n} more bytes than remain`);
   };
@@ -39,7 +82,7 @@ export function scanStrict(bytes: Uint8Array): ScanResult {
   const str = (len: number): Uint8Array => {
     need(len);
     const s = bytes.subarray(pos, pos + len);
-    if (!isUtf8(s)) throw new Malformed(`the string at byte ${pos} is not valid UTF-8`);
+    if (!utf8(s)) throw new Malformed(`the string at byte ${pos} is not valid UTF-8`);
     pos += len;
     return s;
   };
@@ -50,13 +93,13 @@ export function scanStrict(bytes: Uint8Array): ScanResult {
     if (b === 0xdb) return be(4);
     return undefined;
   };
-  const value = (depth: number, path: string): void => {
-    if (depth > MAX_DEPTH) throw new Malformed(`nesting is deeper than ${MAX_DEPTH} at ${path || "/"}`);
+  const value = (depth: number): void => {
+    if (depth > MAX_DEPTH) throw new Malformed(`nesting is deeper than ${MAX_DEPTH} at ${pathAt(depth) || "/"}`);
     const at = pos;
     const b = u8();
     if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) return;
-    if (b >= 0x80 && b <= 0x8f) return map(b & 0x0f, depth, path);
-    if (b >= 0x90 && b <= 0x9f) return array(b & 0x0f, depth, path);
+    if (b >= 0x80 && b <= 0x8f) return map(b & 0x0f, depth);
+    if (b >= 0x90 && b <= 0x9f) return array(b & 0x0f, depth);
     const s = strHeader(b);
     if (s !== undefined) { str(s); return; }
     switch (b) {
@@ -69,40 +112,47 @@ export function scanStrict(bytes: Uint8Array): ScanResult {
       case 0xcd: case 0xd1: need(2); pos += 2; return;
       case 0xce: case 0xd2: need(4); pos += 4; return;
       case 0xcf: case 0xd3: need(8); pos += 8; return;
-      case 0xdc: return array(be(2), depth, path);
-      case 0xdd: return array(be(4), depth, path);
-      case 0xde: return map(be(2), depth, path);
-      case 0xdf: return map(be(4), depth, path);
+      case 0xdc: return array(be(2), depth);
+      case 0xdd: return array(be(4), depth);
+      case 0xde: return map(be(2), depth);
+      case 0xdf: return map(be(4), depth);
       case 0xc1: throw new Malformed(`byte ${at} is 0xc1, which msgpack never uses`);
       default: throw new Malformed(`byte ${at} starts an extension (0x${b.toString(16)}); the ABI uses no extensions or timestamps`);
     }
   };
-  const array = (n: number, depth: number, path: string): void => {
+  const array = (n: number, depth: number): void => {
+    if (depth === 2 && limits !== undefined) {
+      const key = trail[0] as string;
+      const max = Object.hasOwn(limits, key) ? limits[key]! : undefined;
+      if (max !== undefined && n > max) throw new TooLong(key, n, max);
+    }
     need(n); // every element takes at least one byte
-    for (let i = 0; i < n; i++) value(depth + 1, `${path}/${i}`);
+    for (let i = 0; i < n; i++) { trail[depth - 1] = i; value(depth + 1); }
   };
-  const map = (n: number, depth: number, path: string): void => {
+  const map = (n: number, depth: number): void => {
     need(n * 2);
     const seen: string[] = [];
     const seenSet = n > 16 ? new Set<string>() : undefined;
     for (let i = 0; i < n; i++) {
       const at = pos;
       const len = strHeader(u8());
-      if (len === undefined) throw new Malformed(`map key at byte ${at} (${path || "/"}) is not a string; the ABI's map keys are strings`);
-      const key = keyDecoder.decode(str(len));
-      if (seenSet ? seenSet.has(key) : seen.includes(key)) throw new Malformed(`map key "${clip(key)}" appears twice at ${path || "/"}`);
+      if (len === undefined) throw new Malformed(`map key at byte ${at} (${pathAt(depth) || "/"}) is not a string; the ABI's map keys are strings`);
+      const key = keyOf(str(len));
+      if (seenSet ? seenSet.has(key) : seen.includes(key)) throw new Malformed(`map key "${clip(key)}" appears twice at ${pathAt(depth) || "/"}`);
       if (seenSet) seenSet.add(key); else seen.push(key);
-      if (RESERVED_KEYS.has(key)) throw new Reserved(`map key "${key}" at ${path || "/"} is reserved (__proto__, constructor and prototype are refused)`);
-      value(depth + 1, `${path}/${escape(key)}`);
+      if (RESERVED_KEYS.has(key)) throw new Reserved(`map key "${key}" at ${pathAt(depth) || "/"} is reserved (__proto__, constructor and prototype are refused)`);
+      trail[depth - 1] = key;
+      value(depth + 1);
     }
   };
   try {
-    value(1, "");
+    value(1);
     if (pos !== bytes.length) throw new Malformed(`${bytes.length - pos} bytes follow the value`);
     return { ok: true };
   } catch (err) {
     if (err instanceof Malformed) return { ok: false, malformed: true, message: err.message };
     if (err instanceof Reserved) return { ok: false, malformed: false, message: err.message };
+    if (err instanceof TooLong) return { ok: false, malformed: false, message: err.message, tooLong: { key: err.key, size: err.size, max: err.max } };
     throw err;
   }
 }

@@ -87,7 +87,8 @@ export type HostEvents = QuarantineEvents;
 export interface PluginInput {
   id: string;
   version: string;
-  wasm: Uint8Array;
+  /** The module's bytes: read, never changed or detached (the host copies what it sends to its threads). */
+  wasm: Uint8Array | ArrayBuffer;
   grants?: Grants;
   capabilities?: readonly Capability[];
   limits?: Partial<PluginLimits>;

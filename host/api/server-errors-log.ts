@@ -17,6 +17,24 @@ export function logServerErrors(app: FastifyInstance): void {
   app.addHook("onResponse", async (request, reply) => {
     if (reply.statusCode < 500) return;
     const cause = causes.get(request);
-    request.log.error({ err: cause instanceof Error ? cause : undefined, cause: cause instanceof Error ? undefined : cause, status: reply.statusCode, method: request.method, url: request.url.split("?")[0] }, "request answered with a server error");
+    request.log.error({ status: reply.statusCode, method: request.method, url: request.url.split("?")[0], ...errorFields(cause) }, "request answered with a server error");
   });
+}
+
+/**
+ * `err` for pino, plus `detail`: every message down the error's causes, through a
+ * SluiceError's `details.cause` too (how a boundary keeps the wrapped call's error), which
+ * pino's serializer does not follow. Clients get the short message; the log has why (a
+ * socket error and the address it tried, a database driver's text).
+ */
+export function errorFields(cause: unknown): { err?: Error; cause?: unknown; detail?: string } {
+  if (!(cause instanceof Error)) return { cause };
+  const messages: string[] = [];
+  let at: unknown = cause;
+  for (let depth = 0; at instanceof Error && depth < 8; depth++) {
+    if (!messages.includes(at.message)) messages.push(at.message);
+    const details = (at as { details?: { cause?: unknown } }).details;
+    at = details?.cause instanceof Error ? details.cause : at.cause;
+  }
+  return { err: cause, ...(messages.length > 1 ? { detail: messages.join(" <- ") } : {}) };
 }

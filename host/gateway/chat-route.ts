@@ -14,7 +14,7 @@ import { deltaOf, ownMeta, toChunk, toCompletion, usageChunk } from "./chat-resp
 import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
 import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
-import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
+import { replyError, streamErrorBody } from "./openai-error.js";
 import { sseEvent, writeFrame } from "./sse.js";
 import type { Upstream } from "./upstream.js";
 import type { WireChatBody } from "./wire.js";
@@ -61,9 +61,7 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
     }
   } catch (err) {
     // Headers are sent: the error travels as an event, which OpenAI clients raise as an APIError.
-    const error = asSluiceError(err);
-    if (toOpenAIError(error).status >= 500) reply.request.log.error({ err: error, method: "POST", url: reply.request.url }, "stream ended with a server error");
-    await writeFrame(res, sseEvent(toOpenAIError(error).body));
+    await writeFrame(res, sseEvent(streamErrorBody(reply, err)));
   } finally {
     res.end();
   }

@@ -8,7 +8,7 @@ import type { FastifyReply } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import type { WireError } from "./wire.js";
-import { noteServerError } from "../api/server-errors-log.js";
+import { errorFields, noteServerError } from "../api/server-errors-log.js";
 
 /**
  * Answers `error` (before any byte was sent) in OpenAI's format, with `x-should-retry: false`
@@ -16,7 +16,7 @@ import { noteServerError } from "../api/server-errors-log.js";
  * with its cause.
  */
 export function replyError(reply: FastifyReply, error: SluiceError): FastifyReply {
-  const { status, body } = toOpenAIError(error);
+  const { status, body } = toOpenAIError(error, String(reply.request.id));
   if (status >= 500) noteServerError(reply.request, error);
   if (!shouldRetry(error)) reply.header("x-should-retry", "false");
   return reply.code(status).send(body);
@@ -58,7 +58,32 @@ export function shouldRetry(error: SluiceError): boolean {
   return RETRYABLE.has(e.code);
 }
 
-export function toOpenAIError(error: SluiceError): { status: number; body: WireError } {
+/**
+ * The error event that ends a stream whose headers are sent (OpenAI clients raise it as an
+ * APIError); a server error is logged with its detail first, as {@link replyError} does.
+ */
+export function streamErrorBody(reply: FastifyReply, err: unknown): WireError {
+  const error = asSluiceError(err);
+  const { status, body } = toOpenAIError(error, String(reply.request.id));
+  if (status >= 500) reply.request.log.error({ method: "POST", url: reply.request.url, ...errorFields(error) }, "stream ended with a server error");
+  return body;
+}
+
+/**
+ * Codes whose message names the server's own resources (a database driver's text, a file,
+ * an address): a gateway client gets what failed, the log gets the message.
+ */
+const WITHHELD: Partial<Record<ErrorCode, string>> = {
+  INTERNAL_ERROR: "internal error",
+  STORE_UNAVAILABLE: "the gateway's store cannot be read or written",
+  STORE_FULL: "the gateway's store is full",
+};
+
+/**
+ * `requestId`: a server error's message ends with it, so a client can quote it and an
+ * operator find the log line that has the detail.
+ */
+export function toOpenAIError(error: SluiceError, requestId?: string): { status: number; body: WireError } {
   // The boundary wraps what the upstream call threw; the upstream's own code is the one that explains it.
   const cause = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : undefined;
   const e = cause ?? error;
@@ -73,11 +98,12 @@ export function toOpenAIError(error: SluiceError): { status: number; body: WireE
   const status = ERROR_CODES[e.code].status;
   const hook = e.code === "HOOK_REJECTED" || e.code === "HOOK_BLOCKED";
   const reason = e.details.reason;
+  const message = hook && typeof reason === "string" && reason !== "" ? reason : WITHHELD[e.code] ?? e.message;
   return {
     status,
     body: {
       error: {
-        message: hook && typeof reason === "string" && reason !== "" ? reason : e.code === "INTERNAL_ERROR" ? "internal error" : e.message,
+        message: status >= 500 && requestId !== undefined ? `${message} (request id ${requestId})` : message,
         type: typeFor(status),
         code: hook && typeof e.details.hookCode === "string" ? e.details.hookCode : e.code,
         param: typeof e.details.param === "string" ? e.details.param : null,

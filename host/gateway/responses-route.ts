@@ -22,7 +22,7 @@ import { ownMeta } from "./chat-response.js";
 import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
 import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
-import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
+import { replyError, streamErrorBody } from "./openai-error.js";
 import { readResponsesBody } from "./responses-request.js";
 import { ResponseEvents, responseIds, toResponse } from "./responses-output.js";
 import { writeFrame } from "./sse.js";
@@ -81,10 +81,7 @@ export function responses(host: Host, upstream: Upstream) {
       if (result.ok) await writeFrame(res, reasoning() + events.finish(result.output, withhold && facts.reasoning !== ""));
     } catch (err) {
       // Headers are sent: the error travels as an event, which OpenAI clients raise as an APIError.
-      const error = asSluiceError(err);
-      const { status, body } = toOpenAIError(error);
-      if (status >= 500) reply.request.log.error({ err: error, method: "POST", url: reply.request.url }, "stream ended with a server error");
-      await writeFrame(res, frames + events.error(body));
+      await writeFrame(res, frames + events.error(streamErrorBody(reply, err)));
     } finally {
       res.end();
     }

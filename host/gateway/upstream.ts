@@ -6,7 +6,8 @@
  * UPSTREAM_TIMEOUT when the upstream is silent past the timeout, UPSTREAM_TOO_LARGE when
  * its answer passes the size limit (bodies are read as a stream and stopped there, never
  * buffered whole), UPSTREAM_FAILED for anything else it does wrong; the caller's own
- * abort is rethrown as it came. Upstream error text is sanitised (upstream-error.ts).
+ * abort is rethrown as it came. Upstream error text is sanitised (upstream-error.ts); a
+ * socket error is never in the message (it names the gateway's network), only in the cause.
  */
 import { Pool, type Dispatcher } from "undici";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
@@ -46,6 +47,7 @@ export class Upstream {
     try {
       call.arm();
       const res = await this.post(path, body, call.signal);
+      call.answered();
       const text = await readCapped(res, this.config.maxBytes, path);
       call.complete();
       try {
@@ -70,6 +72,7 @@ export class Upstream {
     try {
       call.arm();
       const res = await this.post(path, body, call.signal);
+      call.answered();
       // A JSON answer to a stream request is one event: the caller reads it as a whole completion.
       if (/^application\/json\b/i.test(header(res, "content-type"))) {
         const text = await readCapped(res, this.config.maxBytes, path);
@@ -111,6 +114,7 @@ export class Upstream {
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     let complete = false;
+    let answered = false;
     const onAbort = () => inner.abort(outer.reason);
     outer.addEventListener("abort", onAbort, { once: true });
     if (outer.aborted) onAbort();
@@ -118,6 +122,8 @@ export class Upstream {
       signal: inner.signal,
       arm: () => { timer = setTimeout(() => { timedOut = true; inner.abort(); }, timeoutMs); },
       disarm: () => clearTimeout(timer),
+      /** The upstream's status and headers arrived: a failure now is a connection lost mid-answer. */
+      answered: () => { answered = true; },
       /** The whole answer was read: the connection goes back to the pool. */
       complete: () => { clearTimeout(timer); complete = true; },
       done: () => {
@@ -130,8 +136,8 @@ export class Upstream {
         if (outer.aborted) return outer.reason;
         if (timedOut) return new SluiceError("UPSTREAM_TIMEOUT", `the upstream sent nothing for ${timeoutMs} ms`, { timeoutMs });
         if (isSluiceError(err)) return err;
-        const cause = (err as Error)?.cause as Error | undefined;
-        return new SluiceError("UPSTREAM_FAILED", `the upstream could not be reached: ${cause?.message ?? (err as Error)?.message ?? String(err)}`, {});
+        // The socket's error (an address, a port, an errno) stays in the cause, for the server log: the client learns only what failed.
+        return new SluiceError("UPSTREAM_FAILED", answered ? "the upstream's connection failed while it was answering" : "the upstream could not be reached", {}, { cause: err });
       },
     };
   }

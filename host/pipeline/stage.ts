@@ -219,7 +219,9 @@ async function runInProcess(input: StageInput, group: readonly ResolvedHook[], s
       const raw = await Promise.race([Promise.resolve().then(() => h.hook(structuredClone(request), { signal: both })), stopped]);
       // The same reply checks a guest's outcome gets, so trusted hooks cannot bend the rules either.
       const parsed = parseReply(toReply(raw), (v) => encode(v).byteLength);
-      return parsed.ok ? { ok: true, outcome: parsed.outcome, durationMs: took() }
+      if (parsed.ok) return { ok: true, outcome: parsed.outcome, durationMs: took() };
+      return parsed.code
+        ? { ok: false, error: { code: parsed.code, message: `in-process hook returned an invalid outcome: ${parsed.message}`, ...(parsed.details ? { details: parsed.details } : {}) }, durationMs: took() }
         : { ok: false, error: { code: "HOOK_EXCEPTION", message: `in-process hook returned an invalid outcome: ${parsed.message}` }, durationMs: took() };
     } catch (err) {
       if (err === both) {

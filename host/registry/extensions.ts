@@ -4,9 +4,10 @@
  */
 import { ABI_VERSION } from "../../abi/version.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
-import { pairIds } from "../pipeline/pairs.js";
+import { pairings } from "../pipeline/pairs.js";
+import { toHostBinding } from "./binding-input.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
-import type { BindingRecord, PluginRecord, ReleaseBinding } from "./records.js";
+import type { BindingRecord, MatchSpec, PluginRecord, ReleaseBinding } from "./records.js";
 
 /** The semantic version of the guest interface (ABI and SDK contract), apart from each plugin's own version. */
 export const SDK_INTERFACE_VERSION = `${ABI_VERSION.major}.${ABI_VERSION.minor}.0`;
@@ -26,6 +27,12 @@ export interface ExtensionItem {
   extension_id: string;
   /** The pre/post pair the binding belongs to (pipeline/pairs.ts): carries and symmetric unwinding follow it. */
   pair_id: string;
+  /** The bindings it pairs with: its pair's bindings at the other points of its operation that can run in one call with it (its scope's counterparts). */
+  pairs_with: string[];
+  /** Bindings of the same plugin at the same point that can run in one call with it, without extension ids: why it is its own pair. */
+  ambiguous_with: string[];
+  /** Which calls it runs for (spaces, purposes, tools, ...); absent fields match everything. */
+  match: MatchSpec;
   hook_ref: string;
   /** The hook point. */
   node_id: PointName;
@@ -73,11 +80,14 @@ export function extensionList(
   plugin: (ref: string) => PluginRecord | undefined,
 ): ExtensionList {
   const sorted = [...bindings].sort((a, b) => a.position - b.position);
-  const pairs = pairIds(sorted.map((b) => ({ id: b.id, hookRef: b.hook_ref, point: b.point, extension: b.extension })));
+  const pairs = pairings(sorted.map(toHostBinding));
   const streamRewrite = (b: BindingRecord | ReleaseBinding) => b.point === "model.chat.after" ? plugin(b.hook_ref)?.manifest.points["model.chat.after"]?.stream_rewrite : undefined;
   const items = sorted.map((b, order): ExtensionItem => ({
     extension_id: b.id,
-    pair_id: pairs.get(b.id)!,
+    pair_id: pairs.get(b.id)!.pair,
+    pairs_with: pairs.get(b.id)!.pairsWith,
+    ambiguous_with: pairs.get(b.id)!.ambiguousWith,
+    match: b.match,
     hook_ref: b.hook_ref,
     node_id: b.point,
     hook_type: hookType(b.point),

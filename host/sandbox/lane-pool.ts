@@ -47,7 +47,12 @@ export class LanePool {
       maxThreads: this.full,
       idleTimeout: Number.POSITIVE_INFINITY,
       // Bounds the worker's JS heap only; guest memory is bounded by the module's own maximum.
-      resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
+      // The stack bounds a guest's recursion too (about 33,000 frames of a minimal function at
+      // 2 MiB): a stack overflow costs time that grows faster than its depth (unwinding every
+      // frame, first touches of fresh stack pages), measured 8-32 ms at 2 MiB against
+      // 40-230 ms at 4 MiB on a loaded two-core machine, where 4 MiB ran past the 100 ms
+      // default limit and ended in GUEST_TIMEOUT instead of GUEST_STACK_OVERFLOW.
+      resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 2 },
       // Set in each new thread before it loads the worker file, so a replacement's warm-up waits too.
       // Linux only: there a nice value belongs to one thread; macOS would lower the whole
       // process, and Windows takes thread-priority constants instead.

@@ -118,12 +118,23 @@ export async function sha256Async(bytes: Uint8Array): Promise<string> {
 }
 
 /**
+ * The module bytes a caller gave, as a view (never a copy, never changed): a Uint8Array
+ * (a Node Buffer included) or an ArrayBuffer; anything else is MODULE_INVALID.
+ */
+export function moduleBytes(wasm: unknown): Uint8Array {
+  if (wasm instanceof Uint8Array) return wasm;
+  if (wasm instanceof ArrayBuffer) return new Uint8Array(wasm);
+  throw new SluiceError("MODULE_INVALID", `the module must be a Uint8Array (or Buffer) or an ArrayBuffer of WebAssembly bytes, got ${wasm === null ? "null" : typeof wasm}`);
+}
+
+/**
  * Validates a guest statically and compiles it with its memory and tables capped, on the
  * loader thread. No guest code runs (not even its start function): that only ever
  * happens inside a sandbox worker.
  * @example const module = await loadModule(await readFile("hook.wasm"), { limits: { timeoutMs: 50 } });
  */
-export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}, sha256?: string): Promise<LoadedModule> {
+export async function loadModule(wasm: Uint8Array | ArrayBuffer, options: LoadOptions = {}, sha256?: string): Promise<LoadedModule> {
+  const bytes = moduleBytes(wasm);
   const hash = sha256 ?? (await sha256Async(bytes));
   clearTimeout(idleTimer);
   const worker = (loader ??= startLoader());
@@ -141,10 +152,12 @@ export async function loadModule(bytes: Uint8Array, options: LoadOptions = {}, s
   });
   worker.postMessage(begin);
   // Sent in slices, each copied and transferred: structured clone would copy the whole module in one turn.
+  // A copy, never `bytes.slice`: on a Node Buffer that is a view, and transferring it would
+  // detach the caller's ArrayBuffer (or, for a pooled Buffer, unrelated Buffers' memory).
   for (let at = 0; at < bytes.byteLength; at += SLICE) {
     if (at > 0) await nextTurn();
     if (!pending.has(id)) break;
-    const part = bytes.slice(at, at + SLICE);
+    const part = new Uint8Array(bytes.subarray(at, at + SLICE));
     worker.postMessage({ kind: "part", id, offset: at, part } satisfies LoaderRequest, [part.buffer]);
   }
   return result;

@@ -3,7 +3,7 @@
  * call spec of each module (built once, sent as is), and the compiled modules each lane's
  * worker still lacks. The worker's side is module-cache.ts.
  */
-import { loadModule, sha256Async, type LoadedModule, type LoadOptions } from "./load-module.js";
+import { loadModule, moduleBytes, sha256Async, type LoadedModule, type LoadOptions } from "./load-module.js";
 import type { Lane } from "./lane.js";
 import type { CallSpec } from "./protocol.js";
 import { withKeys } from "../objects/with-keys.js";
@@ -37,7 +37,8 @@ export class LoadedModules {
   private readonly specs = new WeakMap<LoadedModule, Map<string, CallSpec>>();
 
   /** Validates, caps, meters and compiles a guest once; later loads of the same bytes and limits share it. */
-  async load(bytes: Uint8Array, options: LoadOptions = {}): Promise<LoadedModule> {
+  async load(wasm: Uint8Array | ArrayBuffer, options: LoadOptions = {}): Promise<LoadedModule> {
+    const bytes = moduleBytes(wasm);
     // Hashed in slices: a 15 MB module would hold the event loop for ~30 ms at once.
     const sha256 = await sha256Async(bytes);
     const key = `${sha256}|${JSON.stringify(options.limits ?? {})}|${[...(options.capabilities ?? [])].sort().join(",")}`;

@@ -1,5 +1,5 @@
 import { decode, encode } from "../../abi/codec.js";
-import { parseReply, type Outcome } from "../../abi/envelope.js";
+import { PATCH_MAX_OPS, parseReply, type Outcome } from "../../abi/envelope.js";
 import { scanStrict } from "../../abi/strict-msgpack.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 
@@ -24,13 +24,21 @@ export function replyWindow(memory: ArrayBuffer, ptr: number, len: number, outpu
   return { ok: true, bytes: new Uint8Array(memory, ptr, len) };
 }
 
+const SCAN_OPTIONS = { topLevelArrayMax: { patch: PATCH_MAX_OPS } } as const;
+
+function patchTooLong(size: number): ErrorData {
+  return { code: "PATCH_INVALID", message: `the patch has ${size} operations; a patch holds at most ${PATCH_MAX_OPS} operations`, details: { limit: PATCH_MAX_OPS, size } };
+}
+
 /**
  * Decodes a guest's reply bytes and checks the envelope: the one place untrusted output
  * becomes an outcome. Encoding faults (abi/README.md §4) are OUTPUT_MALFORMED, shape
  * faults OUTPUT_INVALID; a reply must speak the module's own ABI major.
  */
 export function readReply(bytes: Uint8Array, raw: boolean | undefined, abiMajor: number): ReplyResult {
-  const scan = scanStrict(bytes);
+  // A patch past its limit is refused when its header is read, before its operations are walked.
+  const scan = scanStrict(bytes, SCAN_OPTIONS);
+  if (!scan.ok && scan.tooLong) return { ok: false, error: patchTooLong(scan.tooLong.size) };
   if (!scan.ok) {
     return scan.malformed
       ? { ok: false, error: { code: "OUTPUT_MALFORMED", message: `reply is not valid ABI msgpack: ${scan.message}` } }
@@ -43,7 +51,11 @@ export function readReply(bytes: Uint8Array, raw: boolean | undefined, abiMajor:
     return { ok: false, error: { code: "OUTPUT_MALFORMED", message: `reply is not valid msgpack: ${(err as Error).message}` } };
   }
   const parsed = parseReply(reply, (v) => encode(v).byteLength, abiMajor);
-  if (!parsed.ok) return { ok: false, error: { code: "OUTPUT_INVALID", message: `reply is not a valid envelope: ${parsed.message}` } };
+  if (!parsed.ok) {
+    return parsed.code
+      ? { ok: false, error: { code: parsed.code, message: parsed.message, ...(parsed.details ? { details: parsed.details } : {}) } }
+      : { ok: false, error: { code: "OUTPUT_INVALID", message: `reply is not a valid envelope: ${parsed.message}` } };
+  }
   // Copied only when asked for: the bytes are a view into guest memory that is reused.
   return raw ? { ok: true, outcome: parsed.outcome, reply, replyBytes: bytes.slice() } : { ok: true, outcome: parsed.outcome };
 }

@@ -86,10 +86,12 @@ function instantiate(spec: CallSpec, pages: number, reuseKey: string | undefined
 /**
  * Runs one guest invocation on a fresh instance, or on a used one put back into exactly a
  * fresh one's state (instance-pool.ts): no memory or globals survive it. Every failure comes
- * back as data with a code; nothing the guest does is thrown to the caller.
+ * back as data with a code; nothing the guest does is thrown to the caller. `returned` is
+ * called once the guest has returned, before its reply is decoded and checked: that work
+ * is the host's, and must not run on the guest's clock (worker.ts stops it there).
  */
-export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvStore): CallReport {
-  if (spec.component) return runComponentCall(spec as CallSpec & { component: NonNullable<CallSpec["component"]> }, request, kv);
+export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvStore, returned: () => void = noop): CallReport {
+  if (spec.component) return runComponentCall(spec as CallSpec & { component: NonNullable<CallSpec["component"]> }, request, kv, returned);
   const logs: LogLine[] = [];
   let droppedLogs = 0;
   let memory: WebAssembly.Memory | undefined;
@@ -181,5 +183,9 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
       return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
     }
   });
-  return reached instanceof Uint8Array ? done(readReply(reached, request.raw, spec.abiMajor)) : reached;
+  if (!(reached instanceof Uint8Array)) return reached;
+  returned();
+  return done(readReply(reached, request.raw, spec.abiMajor));
 }
+
+function noop(): void {}

@@ -97,7 +97,7 @@ export class Sandbox {
   }
 
   /** Validates, caps, meters and compiles a guest once; later loads of the same bytes and limits share it. */
-  load(bytes: Uint8Array, options: LoadOptions = {}): Promise<LoadedModule> {
+  load(bytes: Uint8Array | ArrayBuffer, options: LoadOptions = {}): Promise<LoadedModule> {
     return this.modules.load(bytes, options);
   }
 

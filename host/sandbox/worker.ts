@@ -28,6 +28,8 @@ function kvAt(path: string | null, calls: readonly { kvScope: string | null }[])
 }
 
 let pause: () => void = () => {};
+/** Stops the running call's clock: the guest returned, and what follows (decoding and checking its reply, applying it) is the host's work. */
+const guestReturned = (): void => pause();
 
 function progress(task: Task): (i: number) => void {
   const index = new Int32Array(task.progress, 0, 2);
@@ -43,7 +45,7 @@ function progress(task: Task): (i: number) => void {
 function runCalls(task: CallsTask): CallReport[] {
   const mark = progress(task);
   const kv = kvAt(task.kvPath, task.calls);
-  const reports = task.calls.map((call, i) => { mark(i); return runCall(call, task.requests[i]!, kv); });
+  const reports = task.calls.map((call, i) => { mark(i); return runCall(call, task.requests[i]!, kv, guestReturned); });
   mark(task.calls.length);
   return reports;
 }
@@ -62,7 +64,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
       mark(k * steps + i);
-      const report = runCall(task.calls[i]!, { bytes, raw: false }, kv);
+      const report = runCall(task.calls[i]!, { bytes, raw: false }, kv, guestReturned);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
@@ -92,7 +94,7 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
       mark(first + i);
-      const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv);
+      const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv, guestReturned);
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
     }), stage.payload));

@@ -214,6 +214,29 @@ describe("Registry", () => {
 });
 
 describe("Registry: extensions as pairs, instances by id", () => {
+  it("shows, in a multi-tenant set-up, each binding's pair and the bindings of its own space it pairs with", async () => {
+    const r = await openRegistry();
+    const points = { before: "model.chat.before", after: "model.chat.after", chunk: "model.chat.chunk" } as const;
+    const chatPoints = Object.fromEntries(Object.values(points).map((p) => [p, { read: [], write: [] }]));
+    for (const p of ["probe-a", "probe-b"]) await r.upload({ manifest: manifestYaml({ id: p, points: chatPoints, config_schema: { type: "object" } }), wasm: fixture("continue") });
+    for (const space of ["order", "sc", "ops"]) {
+      for (const p of ["probe-a", "probe-b"]) {
+        for (const [at, point] of Object.entries(points)) await r.createBinding({ id: `${space}-${p}-${at}`, hook_ref: `${p}@1.0.0`, point, match: { spaces: [space] }, config: { space } });
+      }
+    }
+    // Two bindings of probe-b at one point for the same calls: which before goes with which after is ambiguous.
+    await r.createBinding({ id: "ops-probe-b-before-2", hook_ref: "probe-b@1.0.0", point: "model.chat.before", match: { spaces: ["ops"] }, config: { second: true } });
+    await r.publish({ activate: true });
+    const items = new Map((await r.extensions()).items.map((i) => [i.extension_id, i]));
+    for (const space of ["order", "sc", "ops"]) {
+      expect(items.get(`${space}-probe-a-before`)).toMatchObject({ pair_id: "ref:probe-a@1.0.0", pairs_with: [`${space}-probe-a-after`, `${space}-probe-a-chunk`], ambiguous_with: [], match: { spaces: [space] } });
+      expect(items.get(`${space}-probe-a-chunk`)).toMatchObject({ pair_id: "ref:probe-a@1.0.0", pairs_with: [`${space}-probe-a-before`, `${space}-probe-a-after`] });
+    }
+    expect(items.get("sc-probe-b-after")).toMatchObject({ pair_id: "ref:probe-b@1.0.0", pairs_with: ["sc-probe-b-before", "sc-probe-b-chunk"] });
+    expect(items.get("ops-probe-b-before")).toMatchObject({ pair_id: "binding:ops-probe-b-before", pairs_with: [], ambiguous_with: ["ops-probe-b-before-2"] });
+    expect(items.get("ops-probe-b-after")).toMatchObject({ pair_id: "ref:probe-b@1.0.0", pairs_with: ["ops-probe-b-chunk"] });
+  });
+
   it("shows each binding's pair in the extension list and matches bindings on instance ids", async () => {
     const r = await openRegistry();
     await r.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });

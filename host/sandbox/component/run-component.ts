@@ -143,7 +143,8 @@ function clip(message: string): string {
 }
 
 /** Runs one invocation of a component guest. Like runCall, every failure is data, never thrown. */
-export function runComponentCall(spec: CallSpec & { component: ComponentCode }, request: CallRequest, kv: () => SyncKvStore): CallReport {
+/** `returned`: called once the guest has returned, before the host decodes its reply (run-call.ts). */
+export function runComponentCall(spec: CallSpec & { component: ComponentCode }, request: CallRequest, kv: () => SyncKvStore, returned: () => void = () => {}): CallReport {
   const code = spec.component;
   const logs: LogLine[] = [];
   let droppedLogs = 0;
@@ -242,5 +243,6 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage, spec.fuel) });
   }
 
+  returned();
   return done(readReply(window, request.raw, spec.abiMajor));
 }
