@@ -9,6 +9,7 @@
  */
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import type { EmittedChunk } from "../../index.js";
+import { ChannelText } from "../shared/channel-text.js";
 import { splitBack } from "../shared/split-back.js";
 import type { LogEntry, StreamLog, TextDeltaPart } from "./stream.js";
 
@@ -29,33 +30,6 @@ export interface Replay {
   end(finish: LanguageModelV4StreamPart): void;
 }
 
-/** One delta's place in its channel's text. */
-interface Segment { id: string; at: number; from: number; to: number }
-
-/** A channel's text as the model streamed it, and how far the consumer has been given it. */
-interface Source { text: string; segments: Segment[]; pos: number }
-
-/** Held text longer than this is attributed to the chunk that releases it (pii-redact holds at most 256 characters). */
-const MAX_HOLD = 4096;
-
-/**
- * How much of `text` (the channel's source up to the chunk, from `pos`) the hooks still
- * hold after emitting `out`: the hold whose cut leaves the source ending most like `out`
- * ends (text after a redaction is the source's own), the smallest on a tie.
- */
-function heldOf(text: string, pos: number, out: string): number {
-  let best = 0;
-  let bestMatch = -1;
-  for (let h = 0; h <= Math.min(text.length - pos, MAX_HOLD); h++) {
-    const end = text.length - h;
-    let m = 0;
-    while (m < out.length && m < end - pos && text[end - 1 - m] === out[out.length - 1 - m]) m++;
-    if (m > bestMatch) { best = h; bestMatch = m; }
-    if (m === out.length) break;
-  }
-  return best;
-}
-
 export function replay(log: StreamLog, emit: Emit): Replay {
   let cursor = 0;
   let wrote = false;
@@ -63,9 +37,8 @@ export function replay(log: StreamLog, emit: Emit): Replay {
   let scanned = 0;
   const open = new Set<string>();
   const last: Partial<Record<Channel, string>> = {};
-  const sources: Record<Channel, Source> = { content: { text: "", segments: [], pos: 0 }, reasoning: { text: "", segments: [], pos: 0 } };
-  /** Where each part's text ends in its channel (so far); its end waits until the consumer has been given that far. */
-  const endOf = new Map<string, { channel: Channel; to: number }>();
+  const sources: Record<Channel, ChannelText> = { content: new ChannelText(), reasoning: new ChannelText() };
+  const channelOfPart = new Map<string, Channel>();
   const deferred: LanguageModelV4StreamPart[] = [];
   // Provider metadata of a delta whose text the hooks held back: it goes with the part's next delta.
   const pending = new Map<string, TextDeltaPart["providerMetadata"]>();
@@ -74,13 +47,12 @@ export function replay(log: StreamLog, emit: Emit): Replay {
     for (; scanned < log.entries.length; scanned++) {
       const e = log.entries[scanned]!;
       if (e.kind !== "text") continue;
-      const src = sources[e.channel];
-      src.segments.push({ id: e.part.id, at: e.at, from: src.text.length, to: src.text.length + e.part.delta.length });
-      src.text += e.part.delta;
-      endOf.set(e.part.id, { channel: e.channel, to: src.text.length });
+      sources[e.channel].add(e.part.id, e.at, e.part.delta);
+      channelOfPart.set(e.part.id, e.channel);
     }
   };
-  const waiting = (id: string): boolean => { const e = endOf.get(id); return e !== undefined && sources[e.channel].pos < e.to; };
+  // A part whose text the hooks still hold: its end waits until that text has gone out.
+  const waiting = (id: string): boolean => { const c = channelOfPart.get(id); return c !== undefined && sources[c].waiting(id); };
   const relay = (p: LanguageModelV4StreamPart): void => {
     const c = channelOf(p);
     if (c && isStart(p)) { open.add(p.id); last[c] = p.id; }
@@ -101,6 +73,7 @@ export function replay(log: StreamLog, emit: Emit): Replay {
     return b;
   };
   const flush = (b: number): void => {
+    scan();
     for (; cursor < b; cursor++) {
       const e = log.entries[cursor]!;
       // A delta the hooks held back or removed: its text, if any, goes out with a later chunk.
@@ -138,21 +111,9 @@ export function replay(log: StreamLog, emit: Emit): Replay {
     flush(b);
     const ownEntry = log.entries[b];
     const own = ownEntry?.kind === "text" && ownEntry.channel === c && ownEntry.at === k ? ownEntry.part : undefined;
-    const src = sources[c];
-    const upTo = src.segments.filter((g) => g.at <= k).at(-1)?.to ?? src.pos;
-    const seen = src.text.slice(0, Math.max(upTo, src.pos));
-    // The last chunk flushes every hold.
-    const q = seen.length - (isLast ? 0 : heldOf(seen, src.pos, out));
-    const window: { id: string; text: string }[] = [];
-    for (const g of src.segments) {
-      if (g.to <= src.pos || g.from >= q) continue;
-      const piece = src.text.slice(Math.max(g.from, src.pos), Math.min(g.to, q));
-      if (window.at(-1)?.id === g.id) window.at(-1)!.text += piece;
-      else window.push({ id: g.id, text: piece });
-    }
-    src.pos = Math.max(q, src.pos);
-    if (window.length === 0) deltaOf(c, own?.id ?? last[c] ?? "", out, own);
-    else splitBack(window.map((w) => w.text), out).forEach((t, i) => deltaOf(c, window[i]!.id, t, own));
+    const pieces = sources[c].take(out, k, isLast);
+    if (pieces.length === 0) deltaOf(c, own?.id ?? last[c] ?? "", out, own);
+    else for (const piece of pieces) deltaOf(c, piece.key, piece.text, own);
     release();
   };
 
@@ -188,7 +149,7 @@ export function replay(log: StreamLog, emit: Emit): Replay {
         done.add(p.id);
         emit({ type: p.type === "text-end" ? "text-delta" : "reasoning-delta", id: p.id, delta: changed });
       }
-      relay(p);
+      emit(p);
     }
     cursor = log.entries.length;
     // Text a hook wrote where the model gave none: a part of its own.
