@@ -4,7 +4,7 @@
  * tool calls, usage, response), except where a hook changed the text.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateText, jsonSchema, streamText, tool, wrapLanguageModel } from "ai";
+import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { sluiceMiddleware } from "sluice/ai-sdk";
@@ -160,5 +160,21 @@ describe("sluice/ai-sdk round trip", () => {
     const got = await streamed(true);
     expect(JSON.stringify(got)).not.toContain("smith");
     expect(byPart(got)).toEqual(redacted(byPart(bare)));
+  });
+
+  it("a multi-step streamText sends the model back its reasoning with its encrypted and redacted data and every part's metadata, as without Sluice", async () => {
+    const prompts = async (wrap: boolean) => {
+      const second: LanguageModelV4StreamPart[] = [{ type: "text-start", id: "x" }, { type: "text-delta", id: "x", delta: "done" }, { type: "text-end", id: "x" }, { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }];
+      const inner = new MockLanguageModelV4({ doStream: [{ stream: convertArrayToReadableStream(structuredClone(STREAMED)) }, { stream: convertArrayToReadableStream(second) }] });
+      const executing = { "orders.search": tool({ inputSchema: jsonSchema({ type: "object", properties: { query: { type: "string" } } }), execute: async () => "2 orders" }) };
+      const r = streamText({ model: wrap ? wrapped(inner) : inner, tools: executing, prompt: "my orders", stopWhen: stepCountIs(2) });
+      await r.consumeStream();
+      return plain(inner.doStreamCalls[1]!.prompt);
+    };
+    const bare = await prompts(false);
+    expect(JSON.stringify(bare)).toContain("enc-1");
+    expect(JSON.stringify(bare)).toContain("opaque-redacted");
+    h.bind([noop("model.chat.before"), noop("model.chat.chunk"), noop("model.chat.after")]);
+    expect(await prompts(true)).toEqual(bare);
   });
 });
