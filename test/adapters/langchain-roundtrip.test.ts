@@ -4,9 +4,10 @@
  * additional kwargs, response metadata, usage, tool calls), except where a hook changed the text.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, isAIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
+import { fakeModel } from "@langchain/core/testing";
 import { SluiceChatModel } from "sluice/langchain";
 import { adapterHost, EMAIL, type AdapterHost } from "./setup.js";
 
@@ -119,5 +120,18 @@ describe("sluice/langchain round trip", () => {
     const got = await streamed(true);
     expect(JSON.stringify(got)).not.toContain("smith");
     expect(got.whole).toEqual(redacted(bare.whole));
+  });
+
+  it("stream of a model that does not stream: the consumer gets a chunk (it concatenates), with the message's own fields", async () => {
+    h.bind([noop("model.chat.before"), noop("model.chat.chunk")]);
+    const got: AIMessageChunk[] = [];
+    for await (const c of await new SluiceChatModel({ model: fakeModel().respond(message()), host: h.host, context: { spaceId: "space-a" } }).stream("my orders")) got.push(c);
+    const whole = got.reduce((a, b) => a.concat(b));
+    expect(comparable(view(whole))).toMatchObject({ id: "msg-1", content: message().content, additional_kwargs: message().additional_kwargs, usage_metadata: usage, tool_calls: [call] });
+    const plainText: AIMessageChunk[] = [];
+    const answer = new AIMessage({ id: "msg-2", content: "plain answer", response_metadata: { model_name: "fake-model-2" } });
+    for await (const c of await new SluiceChatModel({ model: fakeModel().respond(answer), host: h.host, context: { spaceId: "space-a" } }).stream("hi")) plainText.push(c);
+    expect(plainText.every((c) => isAIMessageChunk(c))).toBe(true);
+    expect(comparable(view(plainText[0]!))).toMatchObject({ id: "msg-2", content: "plain answer", response_metadata: { model_name: "fake-model-2" } });
   });
 });

@@ -5,7 +5,7 @@
  * leave is written back slot by slot, so blocks stay blocks, with their ids, signatures
  * and indexes, and a message's other fields are its own.
  */
-import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, isAIMessageChunk } from "@langchain/core/messages";
 import type { ToolCallDelta } from "../../index.js";
 
 type Block = Record<string, unknown>;
@@ -60,8 +60,14 @@ export function messageWith(m: AIMessage, texts: readonly { slot: Slot; text: st
   return new AIMessage({ ...fieldsOf(m), ...withTexts(m, texts), tool_calls: m.tool_calls ?? [], invalid_tool_calls: m.invalid_tool_calls ?? [] } as never);
 }
 
-/** A chunk whose tool calls came whole, with them as tool call chunks too (`calls`: their deltas, as the host was given them), so concatenated chunks keep them. */
+/**
+ * The model's chunk as the consumer's chunk: a whole message (from a model that does not
+ * stream) as a chunk, and tool calls that came whole as tool call chunks too (`calls`:
+ * their deltas, as the host was given them), so concatenated chunks keep them.
+ */
 export function withCallChunks(c: AIMessageChunk, calls: readonly ToolCallDelta[]): AIMessageChunk {
+  const message = !isAIMessageChunk(c as never);
+  if (message && !c.tool_calls?.length) return new AIMessageChunk({ ...fieldsOf(c), content: c.content, additional_kwargs: c.additional_kwargs } as never);
   if (c.tool_call_chunks?.length || !c.tool_calls?.length) return c;
   const tool_call_chunks = calls.map((d) => ({ type: "tool_call_chunk" as const, index: d.index, ...(d.id ? { id: d.id } : {}), ...(d.function?.name ? { name: d.function.name } : {}), args: d.function?.arguments ?? "" }));
   return new AIMessageChunk({ ...fieldsOf(c), content: c.content, additional_kwargs: c.additional_kwargs, tool_call_chunks } as never);
