@@ -1,6 +1,7 @@
 /** An AI SDK generate result as the host's answer, and the result the caller gets after the hooks. */
 import type { LanguageModelV4Content, LanguageModelV4FinishReason, LanguageModelV4GenerateResult, LanguageModelV4Usage } from "@ai-sdk/provider";
 import type { Answer, Usage } from "../shared/host-chat.js";
+import { splitBack } from "../shared/split-back.js";
 
 /** The AI SDK's finish reasons by OpenAI's names, which the host speaks. */
 export const TO_OPENAI: Record<LanguageModelV4FinishReason["unified"], string> = {
@@ -31,23 +32,46 @@ export function answerOfResult(r: LanguageModelV4GenerateResult): Answer {
   return { text: text === "" && toolCalls.length > 0 ? null : text, ...(reasoning ? { reasoning } : {}), toolCalls, finishReason: TO_OPENAI[r.finishReason.unified], usage: usageOf(r.usage) };
 }
 
+/** Each text (or reasoning) part's text after the hooks: the hooked join mapped back onto the parts. */
+function textsAfter(content: readonly LanguageModelV4Content[], type: "text" | "reasoning", hooked: string): Map<number, string> {
+  const at = content.flatMap((c, i) => (c.type === type ? [i] : []));
+  const texts = splitBack(at.map((i) => (content[i] as { text: string }).text), hooked);
+  return new Map(at.map((i, k) => [i, texts[k]!]));
+}
+
 /**
- * The caller's result: the hooked answer's text, reasoning and tool calls in place of the
- * model's; what hooks never see (sources, files, provider-executed tools, metadata) as the
- * model returned it. `real` is absent when a hook served the answer.
+ * The caller's result: the model's own, part for part (each text and reasoning part with
+ * its provider metadata: signatures, item ids, redacted reasoning), with only the text the
+ * hooks changed rewritten in the parts it came from (see splitBack). What hooks never see
+ * (sources, files, provider-executed tools, metadata) is as the model returned it. `real`
+ * is absent when a hook served the answer.
  */
 export function resultOf(answer: Answer, real: LanguageModelV4GenerateResult | undefined, modelId: string): LanguageModelV4GenerateResult {
-  const original = real?.content ?? [];
-  const firstText = original.find((c) => c.type === "text");
-  // Provider metadata (a reasoning signature, say) stays with the text it came with.
-  const firstReasoning = original.find((c) => c.type === "reasoning");
-  const calls = new Map(original.flatMap((c) => (c.type === "tool-call" ? [[c.toolCallId, c] as const] : [])));
-  const content: LanguageModelV4Content[] = [
-    ...(answer.reasoning ? [{ ...(firstReasoning ?? {}), type: "reasoning" as const, text: answer.reasoning }] : []),
-    ...original.filter((c) => c.type !== "text" && c.type !== "reasoning" && !(c.type === "tool-call" && !c.providerExecuted)),
-    ...(answer.text ? [{ ...(firstText ?? {}), type: "text" as const, text: answer.text }] : []),
-    ...answer.toolCalls.map((c) => ({ ...(calls.get(c.id) ?? {}), type: "tool-call" as const, toolCallId: c.id, toolName: c.function.name, input: c.function.arguments })),
-  ];
-  if (!real) return { content, finishReason: finishOf(answer.finishReason), usage: sdkUsage(answer.usage), warnings: [], response: { modelId } };
+  if (!real) {
+    const content: LanguageModelV4Content[] = [
+      ...(answer.reasoning ? [{ type: "reasoning" as const, text: answer.reasoning }] : []),
+      ...(answer.text ? [{ type: "text" as const, text: answer.text }] : []),
+      ...answer.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.function.name, input: c.function.arguments })),
+    ];
+    return { content, finishReason: finishOf(answer.finishReason), usage: sdkUsage(answer.usage), warnings: [], response: { modelId } };
+  }
+  const original = real.content;
+  const text = textsAfter(original, "text", answer.text ?? "");
+  const reasoning = textsAfter(original, "reasoning", answer.reasoning ?? "");
+  const calls = new Map(answer.toolCalls.map((c) => [c.id, c]));
+  const content: LanguageModelV4Content[] = [];
+  for (const [i, c] of original.entries()) {
+    const now = c.type === "text" ? text.get(i) : c.type === "reasoning" ? reasoning.get(i) : undefined;
+    if (now !== undefined) { content.push(now === (c as { text: string }).text ? c : { ...c, text: now } as LanguageModelV4Content); continue; }
+    if (c.type !== "tool-call" || c.providerExecuted) { content.push(c); continue; }
+    const call = calls.get(c.toolCallId);
+    if (!call) continue;
+    calls.delete(c.toolCallId);
+    content.push(call.function.name === c.toolName && call.function.arguments === c.input ? c : { ...c, toolName: call.function.name, input: call.function.arguments });
+  }
+  // Text a hook wrote where the model gave none.
+  if (!text.size && answer.text) content.push({ type: "text", text: answer.text });
+  if (!reasoning.size && answer.reasoning) content.unshift({ type: "reasoning", text: answer.reasoning });
+  for (const c of calls.values()) content.push({ type: "tool-call", toolCallId: c.id, toolName: c.function.name, input: c.function.arguments });
   return { ...real, content, finishReason: finishOf(answer.finishReason, real.finishReason) };
 }

@@ -4,7 +4,7 @@ import { answerOf, chunkOf, responseOf } from "../shared/host-chat.js";
 import { answerOfResult, resultOf } from "./answer.js";
 import { callOf, requestOf } from "./request.js";
 import { hookedParts } from "./parts-stream.js";
-import { pieceReader, type StreamAside } from "./stream.js";
+import { pieceReader, streamLog } from "./stream.js";
 
 /** Options of {@link sluiceMiddleware}. */
 export interface SluiceMiddlewareOptions {
@@ -54,11 +54,12 @@ export function sluiceMiddleware(options: SluiceMiddlewareOptions): LanguageMode
 
     async wrapStream({ params, model }) {
       const mapped = requestOf(idOf(model), params);
-      const aside: StreamAside = { extras: [] };
+      const log = streamLog();
       let opened: LanguageModelV4StreamResult | undefined;
-      const read = pieceReader(aside);
+      const read = pieceReader(log);
       const stream = host.chatStream(contextOf(options, params), mapped.request, async function* (request, op) {
         opened = await model.doStream(callOf(params, mapped, request, op.signal));
+        log.opened = true;
         const reader = opened.stream.getReader();
         try {
           for (let part = await reader.read(); !part.done; part = await reader.read()) {
@@ -73,7 +74,7 @@ export function sluiceMiddleware(options: SluiceMiddlewareOptions): LanguageMode
       const chunks = stream[Symbol.asyncIterator]();
       // The first effective chunk is awaited here, so a reject or a failure before any text throws from the call itself.
       const first = await chunks.next();
-      const parts = hookedParts(chunks, first, stream.result, aside);
+      const parts = hookedParts(chunks, first, stream.result, log);
       return { stream: parts, ...(opened?.request ? { request: opened.request } : {}), ...(opened?.response ? { response: opened.response } : {}) };
     },
   };

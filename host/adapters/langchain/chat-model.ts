@@ -5,11 +5,14 @@ import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
-import type { CallContext, ChatRequest, Host } from "../../index.js";
+import type { BoundaryResult, CallContext, ChatRequest, ChatResponse, EmittedChunk, Host } from "../../index.js";
 import { answerOf, chunkOf, pieceOf, responseOf, type Answer, type Piece } from "../shared/host-chat.js";
 import { optionsAfter, paramsOf } from "./params.js";
 import { generate, resolveModel, stream, type ResolvedModel } from "./inner-model.js";
-import { chatMessageOf, messagesAfter, reasoningOf, textOf, toolCallsOf } from "./messages.js";
+import { chatMessageOf, messagesAfter, textOf, toolCallsOf } from "./messages.js";
+import { contentSlots, joined, messageWith, reasoningSlots, withCallChunks } from "./answer-text.js";
+import { ChunkReplay } from "./chunk-replay.js";
+import { splitBack } from "../shared/split-back.js";
 
 /** Call options of a {@link SluiceChatModel}: the base ones, and the tools `bindTools` bound (handed to the wrapped model as they are). */
 export interface SluiceChatModelCallOptions extends BaseChatModelCallOptions {
@@ -44,8 +47,8 @@ function finishOf(m: { response_metadata?: Record<string, unknown> }, hasCalls: 
 
 function answerOfMessage(m: AIMessage): Answer {
   const toolCalls = toolCallsOf(m);
-  const text = textOf(m.content);
-  const reasoning = reasoningOf(m);
+  const text = joined(contentSlots(m));
+  const reasoning = joined(reasoningSlots(m));
   return {
     text: text === "" && toolCalls.length ? null : text, ...(reasoning ? { reasoning } : {}), toolCalls,
     finishReason: finishOf(m, toolCalls.length > 0) ?? "stop",
@@ -61,8 +64,8 @@ function answerOfMessage(m: AIMessage): Answer {
 function chunkReader(): (c: AIMessageChunk) => Piece {
   let next = 0;
   return (c) => {
-    const text = textOf(c.content);
-    const reasoning = reasoningOf(c);
+    const text = joined(contentSlots(c));
+    const reasoning = joined(reasoningSlots(c));
     const streamed = (c.tool_call_chunks ?? []).map((t, i) => ({ index: t.index ?? i, ...(t.id ? { id: t.id } : {}), function: { ...(t.name ? { name: t.name } : {}), ...(t.args ? { arguments: t.args } : {}) } }));
     for (const d of streamed) next = Math.max(next, d.index + 1);
     const whole = streamed.length ? [] : (c.tool_calls ?? []).map((t) => ({ index: next++, id: t.id ?? `call_${next}`, function: { name: t.name, arguments: JSON.stringify(t.args ?? {}) } }));
@@ -159,43 +162,76 @@ export class SluiceChatModel extends BaseChatModel<SluiceChatModelCallOptions> {
 
   override async *_streamResponseChunks(messages: BaseMessage[], options: SluiceChatModelCallOptions, runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const shown = this.requestOf(messages, options);
+    // The model's chunks in the order they went to the host: replayed to the consumer with the hooked text.
+    const log: AIMessageChunk[] = [];
+    let opened = false;
     const emitting = this.host.chatStream(this.contextOf(messages, options), shown, async function* (this: SluiceChatModel, request: ChatRequest, op: { signal: AbortSignal }) {
+      opened = true;
       const read = chunkReader();
-      for await (const chunk of stream(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options, shown, request), options.tools, op.signal)) yield chunkOf(read(chunk));
-    }.bind(this), ORIGINAL);
-    for await (const emitted of emitting) {
-      const piece = pieceOf(emitted);
-      const fields: ConstructorParameters<typeof AIMessageChunk>[0] & object = {
-        content: piece.text,
-        ...(piece.reasoning ? { additional_kwargs: { reasoning_content: piece.reasoning } } : {}),
-        ...(piece.toolCalls.length ? { tool_call_chunks: piece.toolCalls.map((d) => ({ type: "tool_call_chunk" as const, index: d.index, ...(d.id ? { id: d.id } : {}), ...(d.function?.name ? { name: d.function.name } : {}), args: d.function?.arguments ?? "" })) } : {}),
-      };
-      if (piece.isLast) {
-        // The call has settled when the last chunk comes: it carries the answer's finish reason and usage.
-        const r = await emitting.result;
-        if (r.ok) {
-          const a = answerOf(r.output);
-          Object.assign(fields, { response_metadata: { finish_reason: a.finishReason }, usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output } });
-        }
+      for await (const chunk of stream(this.resolved, messagesAfter(messages, shown.messages, request.messages), SluiceChatModel.callOf(options, shown, request), options.tools, op.signal)) {
+        const piece = read(chunk);
+        log.push(withCallChunks(chunk, piece.toolCalls ?? []));
+        yield chunkOf(piece);
       }
-      if (!piece.text && !piece.reasoning && !piece.toolCalls.length && !piece.isLast) continue;
-      const chunk = new ChatGenerationChunk({ message: new AIMessageChunk(fields), text: piece.text });
-      yield chunk;
-      await runManager?.handleLLMNewToken(piece.text, undefined, undefined, undefined, undefined, { chunk });
+    }.bind(this), ORIGINAL);
+    const replayed = new ChunkReplay(log);
+    for await (const emitted of emitting) {
+      const out = opened ? replayed.write(emitted) : await served(emitted, emitting.result);
+      for (const message of out) {
+        const text = joined(contentSlots(message));
+        const chunk = new ChatGenerationChunk({ message, text });
+        yield chunk;
+        await runManager?.handleLLMNewToken(text, undefined, undefined, undefined, undefined, { chunk });
+      }
     }
     const r = await emitting.result;
     if (!r.ok) throw r.error;
   }
 }
 
-/** The caller's message: the hooked answer, with the model's ids and metadata when it was called. */
+/** A chunk of a served answer (a hook's short-circuit: no model chunks to replay); the last carries the answer's finish reason and usage. */
+async function served(emitted: EmittedChunk, result: Promise<BoundaryResult<ChatResponse>>): Promise<AIMessageChunk[]> {
+  const piece = pieceOf(emitted);
+  const fields: ConstructorParameters<typeof AIMessageChunk>[0] & object = {
+    content: piece.text,
+    ...(piece.reasoning ? { additional_kwargs: { reasoning_content: piece.reasoning } } : {}),
+    ...(piece.toolCalls.length ? { tool_call_chunks: piece.toolCalls.map((d) => ({ type: "tool_call_chunk" as const, index: d.index, ...(d.id ? { id: d.id } : {}), ...(d.function?.name ? { name: d.function.name } : {}), args: d.function?.arguments ?? "" })) } : {}),
+  };
+  if (piece.isLast) {
+    // The call has settled when the last chunk comes.
+    const r = await result;
+    if (r.ok) {
+      const a = answerOf(r.output);
+      Object.assign(fields, { response_metadata: { finish_reason: a.finishReason }, usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output } });
+    }
+  }
+  if (!piece.text && !piece.reasoning && !piece.toolCalls.length && !piece.isLast) return [];
+  return [new AIMessageChunk(fields)];
+}
+
+/**
+ * The caller's message: the model's own (ids, content blocks, reasoning blocks, metadata,
+ * usage, tool calls), with only the text the hooks changed rewritten in the slots it came
+ * from (see splitBack); a served answer (`real` absent) built from the hooks' answer.
+ */
 function messageOf(a: Answer, real: AIMessage | undefined): AIMessage {
-  return new AIMessage({
-    content: a.text ?? "",
-    tool_calls: a.toolCalls.map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown>, type: "tool_call" as const })),
-    ...(real?.id ? { id: real.id } : {}),
-    additional_kwargs: { ...(real?.additional_kwargs ?? {}), ...(a.reasoning ? { reasoning_content: a.reasoning } : { reasoning_content: undefined }) },
-    response_metadata: { ...(real?.response_metadata ?? {}), finish_reason: a.finishReason },
-    usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output },
+  if (!real) {
+    return new AIMessage({
+      content: a.text ?? "",
+      tool_calls: a.toolCalls.map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) as Record<string, unknown>, type: "tool_call" as const })),
+      ...(a.reasoning ? { additional_kwargs: { reasoning_content: a.reasoning } } : {}),
+      response_metadata: { finish_reason: a.finishReason },
+      usage_metadata: { input_tokens: a.usage.input, output_tokens: a.usage.output, total_tokens: a.usage.input + a.usage.output },
+    });
+  }
+  const texts = [contentSlots(real), reasoningSlots(real)].flatMap((slots, n) => {
+    const now = splitBack(slots.map((s) => s.text), (n === 0 ? a.text : a.reasoning) ?? "");
+    return slots.map((s, i) => ({ slot: s.slot, text: now[i]! }));
   });
+  if (texts.every((t, i) => t.text === [...contentSlots(real), ...reasoningSlots(real)][i]!.text) && (reasoningSlots(real).length > 0 || !a.reasoning) && (contentSlots(real).length > 0 || !a.text)) return real;
+  const message = messageWith(real, texts);
+  // Text a hook wrote where the model gave none.
+  if (contentSlots(real).length === 0 && a.text) message.content = Array.isArray(message.content) ? [...message.content, { type: "text", text: a.text }] : a.text;
+  if (reasoningSlots(real).length === 0 && a.reasoning) message.additional_kwargs = { ...message.additional_kwargs, reasoning_content: a.reasoning };
+  return message;
 }

@@ -2,7 +2,7 @@ import { Usage, type Model, type ModelRequest, type ModelResponse, type StreamEv
 import type { CallContext, ChatRequest, Host } from "../../index.js";
 import { answerOf, chunkOf, pieceOf, responseOf, type Piece } from "../shared/host-chat.js";
 import { inputAfter, messagesOf, type MappedInput } from "./items.js";
-import { answerOfOutput, outputOf } from "./output.js";
+import { answerOfOutput, outputOf, outputSlots } from "./output.js";
 import { paramsOf, settingsAfter } from "./params.js";
 
 /** What a {@link SluiceModel} is built from. */
@@ -73,9 +73,19 @@ export class SluiceModel implements Model {
     const self = this;
     let done: ResponseDone | undefined;
     const stream = this.options.host.chatStream(this.contextOf(request), chat, async function* (hooked, op) {
+      const streamed = { text: "", reasoning: "" };
       for await (const event of inner.getStreamedResponse(self.requestAfter(request, mapped, hooked, op.signal))) {
         const piece = pieceOfEvent(event);
-        if (event.type === "response_done") done = event.response;
+        if (event.type === "response_done") {
+          done = event.response;
+          // Text of the final items the model did not stream (reasoning sent only with the response, say) goes through the chunk hooks now.
+          const slots = outputSlots(event.response.output as never);
+          for (const [key, text] of [["text", slots.content.map((s) => s.text).join("")], ["reasoning", slots.reasoning.map((s) => s.text).join("")]] as const) {
+            if (text.length > streamed[key].length && text.startsWith(streamed[key])) yield chunkOf({ [key]: text.slice(streamed[key].length) });
+          }
+        }
+        if (piece?.text) streamed.text += piece.text;
+        if (piece?.reasoning) streamed.reasoning += piece.reasoning;
         if (piece) yield chunkOf(piece);
       }
     }, ORIGINAL);

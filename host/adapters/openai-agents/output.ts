@@ -1,16 +1,39 @@
 /** The Agents SDK's model output items as the host's answer, and the items the caller gets after the hooks. */
 import type { AgentOutputItem, ModelResponse } from "@openai/agents";
 import type { Answer } from "../shared/host-chat.js";
+import { splitBack } from "../shared/split-back.js";
 
 type Any = Record<string, unknown>;
 
-const texts = (content: unknown, type: string): string =>
-  Array.isArray(content) ? (content as Any[]).flatMap((c) => (c.type === type && typeof c.text === "string" ? [c.text] : [])).join("") : "";
+/** Where a text of the output sits: item `item`, its `field` list (`content`, or a reasoning item's `rawContent`), part `part`. */
+interface Slot { item: number; field: "content" | "rawContent"; part: number; text: string }
+
+/**
+ * The output's texts, slot by slot: every output_text of every assistant message
+ * (content), every input_text of a reasoning item's content and reasoning_text of its
+ * rawContent (reasoning). Hooks see each channel's slots joined.
+ */
+export function outputSlots(output: readonly AgentOutputItem[]): { content: Slot[]; reasoning: Slot[] } {
+  const content: Slot[] = [];
+  const reasoning: Slot[] = [];
+  (output as unknown as Any[]).forEach((item, i) => {
+    const parts = (field: "content" | "rawContent", type: string, into: Slot[]): void => {
+      const list = item[field];
+      if (Array.isArray(list)) (list as Any[]).forEach((p, j) => { if (p?.type === type && typeof p.text === "string") into.push({ item: i, field, part: j, text: p.text }); });
+    };
+    if (item.type === "message" && item.role === "assistant") parts("content", "output_text", content);
+    if (item.type === "reasoning") { parts("content", "input_text", reasoning); parts("rawContent", "reasoning_text", reasoning); }
+  });
+  return { content, reasoning };
+}
+
+const joined = (slots: readonly Slot[]): string => slots.map((s) => s.text).join("");
 
 export function answerOfOutput(output: readonly AgentOutputItem[], usage: ModelResponse["usage"] | undefined): Answer {
   const items = output as unknown as Any[];
-  const text = items.flatMap((i) => (i.type === "message" && i.role === "assistant" ? [texts(i.content, "output_text")] : [])).join("");
-  const reasoning = items.flatMap((i) => (i.type === "reasoning" ? [texts(i.content, "input_text")] : [])).join("");
+  const slots = outputSlots(output);
+  const text = joined(slots.content);
+  const reasoning = joined(slots.reasoning);
   const toolCalls = items.flatMap((i) => (i.type === "function_call" ? [{ id: String(i.callId), type: "function" as const, function: { name: String(i.name), arguments: String(i.arguments ?? "{}") } }] : []));
   return {
     text: text === "" && toolCalls.length ? null : text, ...(reasoning ? { reasoning } : {}), toolCalls,
@@ -20,39 +43,36 @@ export function answerOfOutput(output: readonly AgentOutputItem[], usage: ModelR
 }
 
 /**
- * The caller's items: the hooked text in the first assistant message (one output_text),
- * the hooked reasoning in the first reasoning item (reasoning the host did not carry is
- * dropped, never handed on unscanned), the hooked function calls in place of the model's;
- * any other item as the model returned it.
+ * The caller's items: the model's own, part for part (annotations, provider data, ids,
+ * encrypted reasoning), with only the text the hooks changed rewritten in the parts it
+ * came from (see splitBack); the hooked function calls in place of the model's. Without
+ * `real` (a hook served the answer), items built from the answer.
  */
 export function outputOf(answer: Answer, real: readonly AgentOutputItem[] | undefined): AgentOutputItem[] {
   const calls = new Map(answer.toolCalls.map((c) => [c.id, c]));
-  let textDone = false;
-  let reasoningDone = false;
-  const out: Any[] = [];
-  for (const item of (real ?? []) as unknown as Any[]) {
-    if (item.type === "message" && item.role === "assistant") {
-      if (textDone) continue;
-      textDone = true;
-      if (answer.text) out.push({ ...item, content: [{ type: "output_text", text: answer.text }] });
-      continue;
-    }
-    if (item.type === "reasoning") {
-      if (reasoningDone) continue;
-      reasoningDone = true;
-      out.push({ ...item, content: answer.reasoning ? [{ type: "input_text", text: answer.reasoning }] : [], rawContent: undefined });
-      continue;
-    }
-    if (item.type === "function_call") {
-      const call = calls.get(String(item.callId));
-      if (!call) continue;
-      calls.delete(call.id);
-      out.push({ ...item, name: call.function.name, arguments: call.function.arguments });
-      continue;
-    }
-    out.push(item);
+  const out: Any[] = [...((real ?? []) as unknown as Any[])];
+  const slots = outputSlots(real ?? []);
+  for (const [channel, hooked] of [["content", answer.text ?? ""], ["reasoning", answer.reasoning ?? ""]] as const) {
+    const now = splitBack(slots[channel].map((s) => s.text), hooked);
+    slots[channel].forEach((s, k) => {
+      if (now[k] === s.text) return;
+      const item = (out[s.item] = { ...out[s.item] });
+      const list = (item[s.field] = [...(item[s.field] as Any[])]) as Any[];
+      list[s.part] = { ...list[s.part], text: now[k] };
+    });
   }
-  if (!textDone && answer.text) out.unshift({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: answer.text }] });
-  for (const c of calls.values()) out.push({ type: "function_call", callId: c.id, name: c.function.name, arguments: c.function.arguments, status: "completed" });
-  return out as unknown as AgentOutputItem[];
+  const kept = out.filter((item) => {
+    if (item.type !== "function_call") return true;
+    const call = calls.get(String(item.callId));
+    if (!call) return false;
+    calls.delete(call.id);
+    return true;
+  }).map((item) => {
+    const call = item.type === "function_call" ? answer.toolCalls.find((c) => c.id === String(item.callId)) : undefined;
+    return call && (call.function.name !== item.name || call.function.arguments !== item.arguments) ? { ...item, name: call.function.name, arguments: call.function.arguments } : item;
+  });
+  // Text a hook wrote where the model gave none.
+  if (slots.content.length === 0 && answer.text) kept.unshift({ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: answer.text }] });
+  for (const c of calls.values()) kept.push({ type: "function_call", callId: c.id, name: c.function.name, arguments: c.function.arguments, status: "completed" });
+  return kept as unknown as AgentOutputItem[];
 }
