@@ -35,6 +35,45 @@ async function write(sql: Sql, r: OperationRecord): Promise<void> {
 }
 
 /**
+ * An update as one statement, one round trip: the changes merged into the stored JSON by
+ * PostgreSQL (jsonb `||`, a shallow merge as withChanges; keys set to undefined removed),
+ * the filter columns taken from the merged record, the real result stored or, once the
+ * operation finished, deleted. One statement is one transaction, and the UPDATE locks the
+ * row, so concurrent updates of one operation apply in turn as with SELECT … FOR UPDATE.
+ * Resolves with the number of records updated (0: no such operation).
+ */
+async function updateInOneStatement(db: PostgresEngine, id: string, changes: Partial<OperationRecord>, result: StoredResult | undefined): Promise<number> {
+  const removed = Object.keys(changes).filter((k) => changes[k as keyof OperationRecord] === undefined);
+  const next = "((record::jsonb - $3::text[]) || $2::jsonb)";
+  const { rows } = await db.query<{ n: number }>(
+    `WITH u AS (
+       UPDATE operation_records SET record = ${next}::text, phase = ${next}->>'phase', real_status = ${next}->>'realStatus', owner = ${next}->>'owner'
+        WHERE operation_id = $1 RETURNING phase),
+     r AS (
+       INSERT INTO operation_results (operation_id, result, stored_at) SELECT $1, $4::text, $5 FROM u WHERE $4::text IS NOT NULL AND u.phase <> 'finished'
+       ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at),
+     d AS (DELETE FROM operation_results WHERE operation_id = $1 AND EXISTS (SELECT 1 FROM u WHERE u.phase = 'finished'))
+     SELECT count(*)::int AS n FROM u`,
+    [id, JSON.stringify(changes), removed, result ? JSON.stringify(result) : null, Date.now()]);
+  return rows[0]?.n ?? 0;
+}
+
+/** The same update read and written in JavaScript, in a transaction holding the row. */
+function updateInTransaction(db: PostgresEngine, id: string, changes: Partial<OperationRecord>, result: StoredResult | undefined): Promise<void> {
+  return db.transaction(async (sql) => {
+    const { rows } = await sql.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
+    if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
+    const next = withChanges(JSON.parse(rows[0].record) as OperationRecord, changes);
+    await write(sql, next);
+    if (result) {
+      await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, JSON.stringify(result), Date.now()]);
+    }
+    // A finished operation can no longer resume: its real result has no reason to stay.
+    if (next.phase === "finished") await sql.query("DELETE FROM operation_results WHERE operation_id = $1", [id]);
+  }, "read committed");
+}
+
+/**
  * The records store on `db` (already migrated: see openPostgresStores). Closing it stops
  * its prune timer; `db` stays the caller's.
  */
@@ -53,17 +92,16 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
          ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record`,
         [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, JSON.stringify(r)]);
     }),
-    update: (id, changes, result) => guard("update", () => db.transaction(async (sql) => {
-      const { rows } = await sql.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
-      if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = withChanges(JSON.parse(rows[0].record) as OperationRecord, changes);
-      await write(sql, next);
-      if (result) {
-        await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, JSON.stringify(result), Date.now()]);
+    update: (id, changes, result) => guard("update", async () => {
+      try {
+        if ((await updateInOneStatement(db, id, changes, result)) === 0) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
+        return;
+      } catch (err) {
+        // A record jsonb cannot hold (a \u0000 in a string): the same update, read and written in JavaScript.
+        if ((err as { code?: string })?.code !== "22P05") throw err;
       }
-      // A finished operation can no longer resume: its real result has no reason to stay.
-      if (next.phase === "finished") await sql.query("DELETE FROM operation_results WHERE operation_id = $1", [id]);
-    }, "read committed")),
+      await updateInTransaction(db, id, changes, result);
+    }),
     get: (id) => guard("read", async () => {
       const { rows } = await db.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1", [id]);
       return rows[0] && (JSON.parse(rows[0].record) as OperationRecord);
