@@ -754,7 +754,9 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
   return {
     id: 13, title: "shared stores on PostgreSQL beside SQLite: boundary call with records on each, kv per call (worker bridge), guest kv end to end", latency, values,
     targets: [
-      target("boundary call (one guest hook) with records on PostgreSQL: added p50 over no records", values.recordsAddedPostgresUs!, "<=", 3000, "us"),
+      // Issue 29: one statement per phase boundary on PostgreSQL (was a transaction of four to six, +3.6 ms).
+      target("boundary call (one guest hook) with records on PostgreSQL: added p50 over no records", values.recordsAddedPostgresUs!, "<=", 1000, "us"),
+      target("boundary call (one guest hook) with records on SQLite: added p50 over no records", values.recordsAddedSqliteUs!, "<=", 300, "us"),
       target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
       target("kv set (existing key) from a worker, PostgreSQL bridge, p50", values.kvSetPostgresUs!, "<=", 2000, "us"),
     ],
