@@ -97,8 +97,10 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
         if ((await updateInOneStatement(db, id, changes, result)) === 0) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
         return;
       } catch (err) {
-        // A record jsonb cannot hold (a \u0000 in a string): the same update, read and written in JavaScript.
-        if ((err as { code?: string })?.code !== "22P05") throw err;
+        // A record jsonb cannot hold (a \u0000 in a string: 22P05) or a stored text that is not
+        // JSON (22P02): the same update, read and written in JavaScript.
+        const code = (err as { code?: string })?.code;
+        if (code !== "22P05" && code !== "22P02") throw err;
       }
       await updateInTransaction(db, id, changes, result);
     }),
