@@ -46,10 +46,11 @@ export function defaultMaxConnections(limitsFile = "/proc/self/limits"): number 
   return Math.max(10_000, Math.min(1_000_000, Math.floor((descriptors - RESERVED_DESCRIPTORS) / 2) || 0));
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 30_000, maxConnections: defaultMaxConnections() };
+export const DEFAULT_SERVER_LIMITS: Omit<ServerLimits, "maxConnections"> = { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 30_000 };
 
 export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLimits {
-  const limits = { ...DEFAULT_SERVER_LIMITS, ...given };
+  // The descriptor limit is read when a server is built, not when the package is imported.
+  const limits = { ...DEFAULT_SERVER_LIMITS, maxConnections: given.maxConnections ?? defaultMaxConnections(), ...given };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new SluiceError("CONFIG_INVALID", `server limit ${name} must be a positive integer, got ${value}`, { [name]: value });
   }
