@@ -4,7 +4,9 @@
  * at a time for ever. Resolved once at the entry; the server is built with them.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 
@@ -17,14 +19,38 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** A socket with no traffic at all is closed after it. Default 30 000. */
   idleTimeoutMs: number;
-  /** Open connections beyond it are refused at once. Default 256. */
+  /**
+   * Open connections beyond it are answered 503 with retry-after, unread, and closed.
+   * Default {@link defaultMaxConnections}: from the file-descriptor limit, at least 10 000.
+   */
   maxConnections: number;
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 30_000, maxConnections: 256 };
+/** Descriptors kept for everything else the process opens: databases, plugin files, workers, logs. */
+const RESERVED_DESCRIPTORS = 512;
+
+/**
+ * A gateway's connection cap: half the descriptors left after a reserve (each client
+ * connection may hold an upstream one), and at least 10 000. Node raises its soft
+ * descriptor limit to the hard one at start, so /proc/self/limits reads the raised value.
+ */
+export function defaultMaxConnections(limitsFile = "/proc/self/limits"): number {
+  let descriptors = 0;
+  try {
+    const line = readFileSync(limitsFile, "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+    descriptors = soft === "unlimited" ? Number.MAX_SAFE_INTEGER : Number(soft);
+  } catch {
+    // Not Linux: no file to read; the floor applies.
+  }
+  return Math.max(10_000, Math.min(1_000_000, Math.floor((descriptors - RESERVED_DESCRIPTORS) / 2) || 0));
+}
+
+export const DEFAULT_SERVER_LIMITS: Omit<ServerLimits, "maxConnections"> = { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 30_000 };
 
 export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLimits {
-  const limits = { ...DEFAULT_SERVER_LIMITS, ...given };
+  // The descriptor limit is read when a server is built, not when the package is imported.
+  const limits = { ...DEFAULT_SERVER_LIMITS, maxConnections: given.maxConnections ?? defaultMaxConnections(), ...given };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new SluiceError("CONFIG_INVALID", `server limit ${name} must be a positive integer, got ${value}`, { [name]: value });
   }
@@ -33,13 +59,40 @@ export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLi
 }
 
 const REQUEST_ID = Symbol("sluice.requestId");
+const OVER_CAP = Symbol("sluice.overCap");
+
+/** Seconds a client refused for the connection cap is told to wait. */
+export const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** The management API's error body; the gateway passes its OpenAI-format one. */
+function apiBusyBody(error: SluiceError): unknown {
+  return { error: error.toData() };
+}
+
+/**
+ * Answers a request that arrived on a connection over the cap without handing it to the
+ * routes: 503, retry-after, and the connection closed after the answer. Node's own
+ * `server.maxConnections` destroys such sockets unanswered, which a client sees as a reset
+ * and an OpenAI client does not retry.
+ */
+function refuseOverCap(req: IncomingMessage, res: ServerResponse, maxConnections: number, busyBody: (e: SluiceError) => unknown): void {
+  const error = new SluiceError("CONNECTIONS_FULL", `the server holds its cap of ${maxConnections} connections; retry in ${BUSY_RETRY_AFTER_SECONDS} s`, { maxConnections, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS });
+  const body = JSON.stringify(busyBody(error));
+  // Answered once the body is read and dropped: closing a socket with unread bytes sends a
+  // reset, which can reach the client before the answer. The request timeout bounds the wait.
+  req.once("end", () => {
+    res.writeHead(503, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "retry-after": String(BUSY_RETRY_AFTER_SECONDS), connection: "close" });
+    res.end(body);
+  });
+  req.resume();
+}
 
 /**
  * Fastify's `serverFactory` and timeout options for these limits. Node checks the
  * request and header timeouts every `connectionsCheckingInterval` (30 s by default):
  * once a second here, so a limit is kept to within a second.
  */
-export function serverOptions(limits: ServerLimits) {
+export function serverOptions(limits: ServerLimits, busyBody: (error: SluiceError) => unknown = apiBusyBody) {
   return {
     // Every request gets a random id before Fastify sees it: logged as reqId, answered in x-request-id.
     genReqId: (req: IncomingMessage): string => (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] ?? randomUUID(),
@@ -53,12 +106,19 @@ export function serverOptions(limits: ServerLimits) {
         requestTimeout: limits.requestTimeoutMs,
         keepAliveTimeout: limits.keepAliveTimeoutMs,
       }, (req, res) => {
+        if ((req.socket as Socket & { [OVER_CAP]?: true })[OVER_CAP]) return refuseOverCap(req, res, limits.maxConnections, busyBody);
         const id = randomUUID();
         (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] = id;
         res.setHeader("x-request-id", id);
         handler(req, res);
       });
-      server.maxConnections = limits.maxConnections;
+      // Counted here rather than with server.maxConnections, so the connection over the cap is answered.
+      let open = 0;
+      server.on("connection", (socket: Socket & { [OVER_CAP]?: true }) => {
+        open += 1;
+        socket.once("close", () => { open -= 1; });
+        if (open > limits.maxConnections) socket[OVER_CAP] = true;
+      });
       return server;
     },
   };

@@ -6,6 +6,7 @@
 import { Option, type Command } from "commander";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "../api/log-options.js";
 import { isPostgresUrl, redactDatabaseUrl } from "../storage/postgres.js";
+import { defaultMaxConnections } from "../api/server-limits.js";
 import { CliError } from "./output.js";
 
 interface Spec {
@@ -30,7 +31,7 @@ export const SERVE_OPTIONS = {
   requestTimeoutMs: { flag: "--request-timeout-ms <ms>", env: "SLUICE_REQUEST_TIMEOUT_MS", description: "a whole request (headers and body) must arrive within it", default: "60000" },
   headersTimeoutMs: { flag: "--headers-timeout-ms <ms>", env: "SLUICE_HEADERS_TIMEOUT_MS", description: "request headers must arrive within it", default: "10000" },
   keepAliveTimeoutMs: { flag: "--keep-alive-timeout-ms <ms>", env: "SLUICE_KEEP_ALIVE_TIMEOUT_MS", description: "idle kept-alive connections are closed after it", default: "5000" },
-  maxConnections: { flag: "--max-connections <n>", env: "SLUICE_MAX_CONNECTIONS", description: "open connections beyond it are refused", default: "256" },
+  maxConnections: { flag: "--max-connections <n>", env: "SLUICE_MAX_CONNECTIONS", description: "open connections beyond it are answered 503 with retry-after (clients retry) (default: half the file-descriptor limit, at least 10000)" },
   digestKeyFile: { flag: "--digest-key-file <file>", env: "SLUICE_DIGEST_KEY_FILE", description: "the deployment's key: it keys the records' digests (HMAC-SHA-256) and seals stored results and payloads (AES-256-GCM); hosts sharing a --database must share it; default <data-dir>/digest.key, generated on first start" },
   resultRetentionMs: { flag: "--result-retention-ms <ms>", env: "SLUICE_RESULT_RETENTION_MS", description: "how long a resumable operation's real result is kept before it is deleted", default: "86400000" },
   payloadStore: { flag: "--payload-store", env: "SLUICE_PAYLOAD_STORE", description: "keep every stage's payloads (content) in <data-dir>/payloads.db for --payload-retention-ms, so operations can be replayed (`sluice replay`)", boolean: true },
@@ -120,7 +121,7 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
       requestTimeoutMs: integer("requestTimeoutMs", raw.requestTimeoutMs, 1, 3_600_000),
       headersTimeoutMs: integer("headersTimeoutMs", raw.headersTimeoutMs, 1, 3_600_000),
       keepAliveTimeoutMs: integer("keepAliveTimeoutMs", raw.keepAliveTimeoutMs, 1, 3_600_000),
-      maxConnections: integer("maxConnections", raw.maxConnections, 1, 1_000_000),
+      maxConnections: raw.maxConnections !== undefined ? integer("maxConnections", raw.maxConnections, 1, 1_000_000) : defaultMaxConnections(),
     },
     ...(raw.digestKeyFile !== undefined ? { digestKeyFile: String(raw.digestKeyFile) } : {}),
     resultRetentionMs: integer("resultRetentionMs", raw.resultRetentionMs, 1, 365 * 86_400_000),

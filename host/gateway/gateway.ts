@@ -59,7 +59,7 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
  */
 export function createGateway(options: GatewayOptions): FastifyInstance {
   const config = resolveGatewayOptions(options);
-  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits) }) as unknown as FastifyInstance;
+  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e) => toOpenAIError(e).body) }) as unknown as FastifyInstance;
   app.register(routes(config));
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions, POST /v1/responses and POST /v1/embeddings`));

@@ -42,6 +42,35 @@ async function write(sql: Sql, sealer: Sealer, r: OperationRecord): Promise<void
   await sql.query("UPDATE operation_records SET phase = $1, real_status = $2, owner = $3, record = $4 WHERE operation_id = $5", [r.phase, r.realStatus, r.owner ?? null, sealer.seal(r, { column: RECORD, id: r.operationId }), r.operationId]);
 }
 
+/** What this store last wrote for an operation it is running: the record and its sealed text. */
+interface Known { record: OperationRecord; sealed: string }
+/** In-flight operations of one host are few; past this the cache is dropped and refilled. */
+const KNOWN_MAX = 10_000;
+
+/**
+ * An update as one statement, one round trip, when this store wrote the record's current
+ * version itself: the new sealed record replaces the row only if the row still holds the
+ * sealed text this store wrote (a fresh nonce per write makes that text a version), and the
+ * real result is stored or, once the operation finished, deleted in the same statement.
+ * Resolves false when the row changed elsewhere (another host, a claim): the caller falls
+ * back to the transaction that reads the row under lock.
+ */
+async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined): Promise<string | undefined> {
+  const id = next.operationId;
+  const sealed = sealer.seal(next, { column: RECORD, id });
+  const { rows } = await db.query<{ n: number }>(
+    `WITH u AS (
+       UPDATE operation_records SET phase = $3, real_status = $4, owner = $5, record = $6
+        WHERE operation_id = $1 AND record = $2 RETURNING phase),
+     r AS (
+       INSERT INTO operation_results (operation_id, result, stored_at) SELECT $1, $7::text, $8 FROM u WHERE $7::text IS NOT NULL AND u.phase <> 'finished'
+       ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at),
+     d AS (DELETE FROM operation_results WHERE operation_id = $1 AND EXISTS (SELECT 1 FROM u WHERE u.phase = 'finished'))
+     SELECT count(*)::int AS n FROM u`,
+    [id, known.sealed, next.phase, next.realStatus, next.owner ?? null, sealed, result ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()]);
+  return (rows[0]?.n ?? 0) === 1 ? sealed : undefined;
+}
+
 /**
  * The records store on `db` (already migrated: see openPostgresStores). Closing it stops
  * its prune timer; `db` stays the caller's.
@@ -54,26 +83,44 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
   const sealer = options.sealer ?? ephemeralSealer();
   const unseal = (row: RecordRow) => sealer.open(row.record, { column: RECORD, id: row.operation_id }) as OperationRecord;
   const pruneResults = (now = Date.now()) => guard("prune", async () => (await db.query("DELETE FROM operation_results WHERE stored_at <= $1", [now - retentionMs])).rowCount ?? 0);
+  const known = new Map<string, Known>();
+  const remember = (record: OperationRecord, sealed: string) => {
+    if (record.phase === "finished") { known.delete(record.operationId); return; }
+    if (known.size >= KNOWN_MAX && !known.has(record.operationId)) known.clear();
+    known.set(record.operationId, { record, sealed });
+  };
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
 
   return {
     insert: (r) => guard("insert", async () => {
+      const sealed = sealer.seal(r, { column: RECORD, id: r.operationId });
       await db.query(
         `INSERT INTO operation_records (operation_id, phase, real_status, owner, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record`,
-        [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, sealer.seal(r, { column: RECORD, id: r.operationId })]);
+        [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, sealed]);
+      remember(r, sealed);
     }),
-    update: (id, changes, result) => guard("update", () => db.transaction(async (sql) => {
-      const { rows } = await sql.query<RecordRow>("SELECT operation_id, record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
-      if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = withChanges(unseal(rows[0]), changes);
-      await write(sql, sealer, next);
-      if (result) {
-        await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, sealer.seal(result, { column: RESULT, id }), Date.now()]);
+    update: (id, changes, result) => guard("update", async () => {
+      const mine = known.get(id);
+      if (mine) {
+        const next = withChanges(mine.record, changes);
+        const sealed = await updateInOneStatement(db, sealer, mine, next, result);
+        if (sealed !== undefined) return remember(next, sealed);
       }
-      // A finished operation can no longer resume: its real result has no reason to stay.
-      if (next.phase === "finished") await sql.query("DELETE FROM operation_results WHERE operation_id = $1", [id]);
-    }, "read committed")),
+      known.delete(id);
+      // The row changed elsewhere, or this store never wrote it: read it under lock.
+      await db.transaction(async (sql) => {
+        const { rows } = await sql.query<RecordRow>("SELECT operation_id, record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);
+        if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
+        const next = withChanges(unseal(rows[0]), changes);
+        await write(sql, sealer, next);
+        if (result) {
+          await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, sealer.seal(result, { column: RESULT, id }), Date.now()]);
+        }
+        // A finished operation can no longer resume: its real result has no reason to stay.
+        if (next.phase === "finished") await sql.query("DELETE FROM operation_results WHERE operation_id = $1", [id]);
+      }, "read committed");
+    }),
     get: (id) => guard("read", async () => {
       const { rows } = await db.query<RecordRow>("SELECT operation_id, record FROM operation_records WHERE operation_id = $1", [id]);
       return rows[0] && unseal(rows[0]);

@@ -2,11 +2,13 @@
  * The management API against an attacker (issue 16): a web page on the operator's
  * machine, a plugin author's config schema, a slow client, a token guesser.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiServer, startApiServer } from "../../host/api/server.js";
+import { defaultMaxConnections } from "../../host/api/server-limits.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
 import { fixture, manifestYaml, tempDir, toolPayload } from "../registry/fixtures.js";
@@ -158,11 +160,31 @@ describe("slow clients", () => {
     }
   });
 
-  it("refuses connections beyond the cap", async () => {
+  it("derives the default connection cap from the descriptor limit, at least 10 000", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "sluice-limits-"));
+    const limits = (soft: string) => {
+      const file = path.join(dir, soft);
+      writeFileSync(file, `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${soft}              ${soft}              files\n`);
+      return defaultMaxConnections(file);
+    };
+    expect(limits("1048576")).toBe((1048576 - 512) / 2);
+    expect(limits("1024")).toBe(10_000);
+    expect(limits("unlimited")).toBe(1_000_000);
+    expect(defaultMaxConnections(path.join(dir, "absent"))).toBe(10_000);
+    rmSync(dir, { recursive: true });
+  });
+
+  it("answers a connection beyond the cap 503 CONNECTIONS_FULL with retry-after, then closes it", async () => {
     const s = await serve({ limits: { maxConnections: 2 } });
     const held = [await socketTo(s), await socketTo(s)];
     const third = await socketTo(s);
+    third.socket.write(`GET /api/v1/status HTTP/1.1\r\nhost: 127.0.0.1:${s.port}\r\nauthorization: Bearer ${TOKEN}\r\n\r\n`);
     expect(await third.closed).toBeLessThan(1_000);
+    expect(third.received()).toMatch(/^HTTP\/1\.1 503 [^]*\r\nretry-after: 1\r\n[^]*"code":"CONNECTIONS_FULL"/i);
+    // A connection under the cap is served as before.
+    held[0]!.socket.write(`GET /api/v1/status HTTP/1.1\r\nhost: 127.0.0.1:${s.port}\r\nauthorization: Bearer ${TOKEN}\r\nconnection: close\r\n\r\n`);
+    await held[0]!.closed;
+    expect(held[0]!.received()).toMatch(/^HTTP\/1\.1 200 /);
     for (const h of held) h.socket.destroy();
   });
 });

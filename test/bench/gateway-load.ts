@@ -9,21 +9,29 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool } from "undici";
 import { stats, type Stats } from "./measure.js";
+import { openaiLatency, openaiConcurrent, openaiStreams, type OpenAICommand } from "./openai-load.js";
 
 export type LoadCommand =
   | { cmd: "upstream" }
   | { cmd: "latency"; targets: { name: string; origin: string; path: string; body: string; auth?: string }[]; warmup: number; samples: number; perRound: number }
   | { cmd: "rate"; origin: string; path: string; body: string; auth: string; rps: number; durationMs: number; maxInFlight: number }
   | { cmd: "abort"; origin: string; path: string; body: string; auth: string; repeats: number }
-  | { cmd: "hangs" };
+  | { cmd: "hangs" }
+  | OpenAICommand;
 export type LoadReply =
   | { port: number }
   | { latency: Record<string, Stats> }
   | { perSecond: number; completed: number; errors: number; latency: Stats }
   | { abortedAt: number[] }
   | { closedAt: number[] }
+  | { concurrent: { latency: Stats; errors: number; wrong: number; errorSamples: string[] } }
+  | { streams: Record<string, { firstText: Stats; whole: Stats; errors: number; wrong: number }> }
   | { error: string };
 
+/** The streamed answer: its pieces, sent STREAM_GAP_MS apart, as a model streams tokens. */
+export const STREAM_PIECES = ["Hello ", "from ", "the ", "fake ", "upstream", ", ", "write ", "to ", "me ", "any", "time", "."];
+export const STREAM_GAP_MS = 5;
+export const ANSWER = "Hello from the fake upstream.";
 const COMPLETION = JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion", created: 1_700_000_000, model: "bench", choices: [{ index: 0, message: { role: "assistant", content: "Hello from the fake upstream." }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } });
 const epoch = (): number => performance.timeOrigin + performance.now();
 /** When each "[hang]" request's connection closed, as the upstream saw it. */
@@ -39,12 +47,27 @@ function startUpstream(): Promise<number> {
         res.on("close", () => closedAt.push(epoch()));
         return;
       }
+      if (body.includes('"stream":true')) return streamAnswer(res);
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(COMPLETION) });
       res.end(COMPLETION);
     });
   });
   server.keepAliveTimeout = 60_000;
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+}
+
+function streamAnswer(res: import("node:http").ServerResponse): void {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_700_000_000, model: "bench", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.write(chunk({ role: "assistant", content: "" }));
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (i < STREAM_PIECES.length) { res.write(chunk({ content: STREAM_PIECES[i++] })); setTimeout(next, STREAM_GAP_MS); return; }
+    res.end(chunk({}, "stop") + "data: [DONE]\n\n");
+  };
+  setTimeout(next, STREAM_GAP_MS);
 }
 
 const pools = new Map<string, Pool>();
@@ -123,6 +146,9 @@ process.on("message", async (m: LoadCommand) => {
     else if (m.cmd === "latency") reply = { latency: await latency(m) };
     else if (m.cmd === "rate") reply = await rate(m);
     else if (m.cmd === "abort") reply = { abortedAt: await abort(m) };
+    else if (m.cmd === "openai-latency") reply = { latency: await openaiLatency(m) };
+    else if (m.cmd === "openai-concurrent") reply = { concurrent: await openaiConcurrent(m) };
+    else if (m.cmd === "openai-streams") reply = { streams: await openaiStreams(m) };
     else reply = { closedAt: closedAt.splice(0) };
     process.send!(reply);
   } catch (err) {

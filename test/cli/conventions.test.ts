@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { table } from "../../host/cli/output.js";
+import { defaultMaxConnections } from "../../host/api/server-limits.js";
 import { tempDir } from "../registry/fixtures.js";
 import { serve, sluice, type Server } from "./run-cli.js";
 
@@ -78,7 +79,7 @@ describe("sluice serve configuration", () => {
     const env = {
       SLUICE_DATA_DIR: "/srv/sluice", SLUICE_PORT: "9000", SLUICE_WORKERS: "3", SLUICE_UPSTREAM: "http://upstream.test/v1", SLUICE_UPSTREAM_API_KEY: "sk-upstream-secret-1234",
       SLUICE_TOKEN: "env-token-secret-abcdefghijklmnopqrstuvwxyz", SLUICE_LOG_LEVEL: "warn", SLUICE_ALLOWED_HOSTS: "a.example,b.example", SLUICE_PAYLOAD_STORE: "1",
-      SLUICE_MAX_MODULE_MB: "8", SLUICE_GATEWAY_PORT: "9001", SLUICE_REQUEST_TIMEOUT_MS: "30000",
+      SLUICE_MAX_MODULE_MB: "8", SLUICE_GATEWAY_PORT: "9001", SLUICE_REQUEST_TIMEOUT_MS: "30000", SLUICE_MAX_CONNECTIONS: "5000",
       SLUICE_DATABASE_URL: "postgres://fleet:db-secret-pw@db.internal:5432/sluice?sslmode=require",
     };
     const r = await sluice(["serve", "--print-config", "--json", "--port", "9100", "--log-level", "debug"], env);
@@ -86,11 +87,15 @@ describe("sluice serve configuration", () => {
     expect(r.stdout).not.toContain("secret");
     expect(JSON.parse(r.stdout)).toEqual({
       dataDir: "/srv/sluice", database: "postgres://fleet:***@db.internal:5432/sluice?sslmode=require", host: "127.0.0.1", port: 9100, token: "(set)", allowedHosts: ["a.example", "b.example"],
-      limits: { requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 5000, maxConnections: 256 },
+      limits: { requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 5000, maxConnections: 5000 },
       resultRetentionMs: 86400000, payloadStore: true, payloadRetentionMs: 86400000, workers: 3, maxModuleBytes: 8 * 1024 * 1024,
       gateway: { upstream: "http://upstream.test/v1", port: 9001, timeoutMs: 60000, maxBytes: 16 * 1024 * 1024, apiKey: "(set)" },
       logLevel: "debug",
     });
+    // Without one, the cap fits a gateway: from the descriptor limit, never under 10 000.
+    const defaults = JSON.parse((await sluice(["serve", "--print-config", "--json"], {})).stdout);
+    expect(defaults.limits.maxConnections).toBe(defaultMaxConnections());
+    expect(defaults.limits.maxConnections).toBeGreaterThanOrEqual(10_000);
     const text = await sluice(["serve", "--print-config"], {});
     expect(text.stdout.split("\n").slice(0, 5)).toEqual(['dataDir = ".sluice/data"', 'database = "(SQLite in <data-dir>)"', 'host = "127.0.0.1"', "port = 8787", 'token = "(generated into <data-dir>/api-token on start unless it exists)"']);
   });

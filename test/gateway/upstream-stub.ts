@@ -6,7 +6,7 @@
  * "[huge]" sends 256 MiB (one endless JSON body, or one endless stream event), "[badkey]"
  * answers 401 naming a masked key, "[leaky]" 400 with a key in its message, "[think]" adds
  * reasoning (REASONING, as `reasoning_content`, streamed in two pieces before the text),
- * "[long]" finishes with finish_reason "length". With tools it
+ * "[long]" finishes with finish_reason "length", "[slow]" answers after 150 ms. With tools it
  * calls the first tool; after a tool
  * message it answers "tool said: …"; otherwise "You said: <text>". Streams are cut into
  * 4-character pieces so patterns split across chunks.
@@ -57,6 +57,7 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     if (text.includes("[fail]")) return json(res, 500, { error: { message: "upstream exploded", type: "server_error", code: null } });
     if (text.includes("[limit]")) return json(res, 429, { error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_exceeded", param: null } });
     if (text.includes("[hang]")) return;
+    if (text.includes("[slow]")) await new Promise((resolve) => setTimeout(resolve, 150));
     if (text.includes("[badkey]")) return json(res, 401, { error: { message: "Incorrect API key provided: sk-upstr*******cret. You can find your API key at https://platform.example/account/api-keys.", type: "invalid_request_error", code: "invalid_api_key", param: null } });
     if (text.includes("[leaky]")) return json(res, 400, { error: { message: "Bad request for key sk-upstream-secret: context too long", type: "invalid_request_error", code: "context_length_exceeded", param: "messages" } });
     if (text.includes("[huge]")) {

@@ -42,6 +42,19 @@ for (const [name, make] of stores) {
       await expect(s.update("missing", { phase: "finished" })).rejects.toMatchObject({ code: "OPERATION_NOT_FOUND" });
     });
 
+    it("an update changes only its keys, keeps text of any kind, and unsets a key set to undefined", async () => {
+      const s = await open();
+      await s.insert(record("op-1", { usage: { input_tokens: 3, output_tokens: 4 }, providerRequestId: "req-1" }));
+      // A NUL character (jsonb cannot hold one) and other text a guest's error may carry.
+      const message = "hook said \u0000 \"quoted\" ünïcödé \u2028 😀";
+      await s.update("op-1", { phase: "operation", realStatus: "running", error: { code: "HOOK_FAILED", message }, providerRequestId: undefined, updatedAt: 2_000 });
+      const got = await s.get("op-1");
+      expect(got).toEqual({ ...record("op-1", { usage: { input_tokens: 3, output_tokens: 4 } }), phase: "operation", realStatus: "running", error: { code: "HOOK_FAILED", message }, updatedAt: 2_000, providerRequestId: undefined });
+      expect((await s.list({ realStatus: "running" })).map((r) => r.operationId)).toEqual(["op-1"]);
+      await s.update("op-1", { owner: "host-b" });
+      expect((await s.get("op-1"))?.owner).toBe("host-b");
+    });
+
     it("deletes the real result when the operation finishes", async () => {
       const s = await open();
       await s.insert(record("op-1"));
