@@ -19,6 +19,7 @@ import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
+import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -628,6 +629,28 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
     ],
   };
 }
+/**
+ * Scenario 16 (issue #30): fuel prices what it buys. The costliest unit of each kind of work
+ * (fuel-prices.ts), repeated at the default budget: each must end GUEST_FUEL_EXHAUSTED (or,
+ * for a caught abort or host trap, its own code at once) within twice the documented time of
+ * a default budget, on a worker that is never replaced.
+ */
+async function fuelPrices(c: Counts): Promise<ScenarioResult> {
+  const runs = await runPriceFixtures(Math.max(1, Math.min(c.coldRepeats, 7)), (name) => built(`fixtures/${name}.wasm`));
+  const latency: Record<string, Stats> = {};
+  const values: Record<string, number | string> = { documentedMsPerDefaultBudget: DOCUMENTED_MS_PER_DEFAULT_BUDGET, loadAverage: loadavg()[0]! };
+  const targets: Target[] = [];
+  const limit = 2 * DOCUMENTED_MS_PER_DEFAULT_BUDGET;
+  for (const r of runs) {
+    latency[r.name] = { ...r.ms, p50: r.ms.p50 * 1000, p99: r.ms.p99 * 1000, mean: r.ms.mean * 1000 };
+    values[`${r.name}.code`] = r.code;
+    values[`${r.name}.ms`] = r.ms.p50;
+    targets.push(target(`${r.name}: ends in its own code within 2x the documented time of a default budget, worker kept (p50 ms; 1e9 if not)`,
+      r.asExpected ? r.ms.p50 : 1e9, "<=", limit, "ms"));
+  }
+  return { id: 16, title: "fuel prices what it buys: the costliest unit of each kind at the default budget (guest time per call)", latency, values, targets };
+}
+
 /** The engines scenario 14 runs on: one SQLite data folder shared by the three processes, and one PostgreSQL database. */
 const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "sqlite", with: (fn) => fn({}) },
@@ -650,4 +673,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 13, run: sharedStores },
   { id: 14, run: (c) => activationToEveryHost(14, c.activations, FLEET_ENGINES) },
   { id: 15, run: packageImport },
+  { id: 16, run: fuelPrices },
 ];
