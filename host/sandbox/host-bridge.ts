@@ -56,31 +56,42 @@ let raised: { error: unknown; remaining: number } | undefined;
 const ENDED = -(2 ** 52);
 
 /**
- * `name` of the invocation running now, charged its price (before it runs, and after for what
- * only its answer tells) and never throwing into the guest: see the module comment.
+ * Runs a host function's work for the invocation running now, charged `price` first, and
+ * never throwing into the guest: what it throws is kept for {@link takeRaised} and the fuel
+ * counter is driven below zero, so the guest traps at once (the bridge's check, or the next
+ * check of its own code) and every later host call is refused. Undefined when refused.
  */
-function guarded(name: Name): Fn {
+export function hostCall<T>(price: number, work: () => T): T | undefined {
   const fuel = fuelCounter();
+  const left = fuel.remaining();
+  if (raised || left < 0) return undefined;
+  fuel.set(left - price);
+  if (left - price < 0) return undefined;
+  try {
+    return work();
+  } catch (error) {
+    raised = { error, remaining: fuel.remaining() };
+    fuel.set(ENDED);
+    return undefined;
+  }
+}
+
+/** Charges what only a host function's answer tells (kv_get's value), inside its {@link hostCall}. */
+export function chargeAfter(units: number): void {
+  const fuel = fuelCounter();
+  fuel.set(fuel.remaining() - units);
+}
+
+/** `name` of the invocation running now, through {@link hostCall} at its price. */
+function guarded(name: Name): Fn {
   const priceAfter = PRICE_AFTER[name];
-  return (...args) => {
-    const left = fuel.remaining();
-    // Refused after a raise (the bridge has trapped; this is only reached if something calls again).
-    if (raised || left < 0) return 0;
-    const after = left - priceBefore(name, args);
-    fuel.set(after);
-    if (after < 0) return 0;
-    try {
-      const f = current?.[name] as Fn | undefined;
-      if (!f) throw new WebAssembly.RuntimeError(`${name} called without the kv capability`);
-      const out = f(...args);
-      if (priceAfter) fuel.set(fuel.remaining() - priceAfter(out as number));
-      return out;
-    } catch (error) {
-      raised = { error, remaining: fuel.remaining() };
-      fuel.set(ENDED);
-      return 0;
-    }
-  };
+  return (...args) => hostCall(priceBefore(name, args), () => {
+    const f = current?.[name] as Fn | undefined;
+    if (!f) throw new WebAssembly.RuntimeError(`${name} called without the kv capability`);
+    const out = f(...args);
+    if (priceAfter) chargeAfter(priceAfter(out as number));
+    return out;
+  }) ?? 0;
 }
 
 /** The `sluice_v1` import object: the bridge's exports, with the kv functions or without. */

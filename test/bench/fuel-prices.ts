@@ -12,7 +12,11 @@ import { stats, type Stats } from "./measure.js";
 /** What abi/README.md §11 and SECURITY.md say a default budget (50 million units) costs: one core's time. */
 export const DOCUMENTED_MS_PER_DEFAULT_BUDGET = 60;
 
-export interface PriceFixture { name: string; code: "GUEST_FUEL_EXHAUSTED" | "GUEST_ABORTED" | "GUEST_TRAP"; what: string }
+/** `priced`: false for the one kind fuel does not price by its cost (its time is reported, not promised). */
+export interface PriceFixture { name: string; code: "GUEST_FUEL_EXHAUSTED" | "GUEST_ABORTED" | "GUEST_TRAP"; what: string; priced?: false }
+
+/** Whether the fixture's time is a promise (every kind but the one fuel does not price). */
+export const isPriced = (f: PriceFixture): boolean => f.priced !== false;
 
 export const FUEL_PRICE_FIXTURES: readonly PriceFixture[] = [
   { name: "loop", code: "GUEST_FUEL_EXHAUSTED", what: "a plain loop, the reference" },
@@ -33,7 +37,7 @@ export const FUEL_PRICE_FIXTURES: readonly PriceFixture[] = [
   { name: "fuel-price-divide", code: "GUEST_FUEL_EXHAUSTED", what: "dependent 64-bit divisions" },
   { name: "fuel-price-simd", code: "GUEST_FUEL_EXHAUSTED", what: "dependent SIMD square roots and divisions" },
   // Not priced (see abi/README.md §11): a load's cost depends on the cache, not the instruction.
-  { name: "fuel-price-cache-miss", code: "GUEST_FUEL_EXHAUSTED", what: "dependent loads from random addresses of 16 MiB" },
+  { name: "fuel-price-cache-miss", code: "GUEST_FUEL_EXHAUSTED", what: "dependent loads from random addresses of 16 MiB", priced: false },
   { name: "fuel-price-log", code: "GUEST_FUEL_EXHAUSTED", what: "log of 1 KiB" },
   { name: "fuel-price-kv-get-large", code: "GUEST_FUEL_EXHAUSTED", what: "kv_get of a 64 KiB value" },
   { name: "fuel-price-kv-set-large", code: "GUEST_FUEL_EXHAUSTED", what: "kv_set of a 64 KiB value" },

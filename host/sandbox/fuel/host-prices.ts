@@ -9,7 +9,7 @@
 import { HOST_BYTE_COST, HOST_CALL_COST, KV_CALL_COST } from "./cost-model.js";
 import { LOG_LIMITS } from "../limits.js";
 
-type HostFunction = "log" | "abort" | "kv_get" | "kv_set" | "kv_delete";
+export type HostFunction = "log" | "abort" | "kv_get" | "kv_set" | "kv_delete";
 
 /** A log or abort message is read up to the line limit, whatever length the guest claims. */
 const text = (len: number | undefined): number => Math.min((len ?? 0) >>> 0, LOG_LIMITS.lineBytes);
