@@ -68,7 +68,7 @@ for (const file of await list(watDir, ".wat")) {
   const out = join(fixturesOut, basename(file, ".wat") + ".wasm");
   // Exception handling is on for the tag fixtures; V8 in Node 20 validates it.
   const source = await readFile(file, "utf8");
-  const mod = wabt.parseWat(file, source, { exceptions: true });
+  const mod = wabt.parseWat(file, source, { exceptions: true, tail_call: true });
   // A fixture about names (e.g. ones the fuel meter would use) keeps them in a name section.
   await writeFile(out, mod.toBinary({ write_debug_names: source.startsWith(";; keep-names") }).buffer);
   mod.destroy();

@@ -66,7 +66,8 @@ const SHAPE_MAXIMUMS = {
  * Fuel (abi/README.md §11). The default is chosen from the reference plugins' samples: the
  * AssemblyScript plugins use 50,000-141,000 per call, the JavaScript (SpiderMonkey) component
  * 11.1-13.4 million; 50 million leaves it almost four times that, and a tight loop spends it
- * in about 30 ms here (40-55 ms on a loaded machine), inside the default 100 ms time limit. The maximum is about what the
+ * in about 30 ms here (40-55 ms on a loaded machine), and the costliest priced kind of work in
+ * at most about 1.6 times that (bench scenario 16), inside the default 100 ms time limit. The maximum is about what the
  * longest time limit (10 s) lets a tight loop run on this kind of machine (about 2 units/ns).
  */
 const DEFAULT_FUEL = 50_000_000;

@@ -10,7 +10,7 @@ import { returnMemory, takeMemory } from "./memory-pool.js";
 import { keepInstance, keyOf, recordImage, takeInstance, type GuestExports, type Kept } from "./instance-pool.js";
 import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "./wasm-binary.js";
-import { bridgeImports, withHost, type InvocationHost } from "./host-bridge.js";
+import { bridgeImports, takeRaised, withHost, type InvocationHost } from "./host-bridge.js";
 import { LOG_LIMITS, MEMORY_FULL_RATIO, WASM_PAGE } from "./limits.js";
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "./fuel/counter.js";
 
@@ -180,7 +180,8 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
       const window = replyWindow(memory.buffer, Number((packed >> 32n) & 0xffffffffn), Number(packed & 0xffffffffn), spec.outputBytes);
       return window.ok ? window.bytes : done(window);
     } catch (err) {
-      return done({ ok: false, error: classifyThrow(err, memory, spec, abortMessage) });
+      // A host function's throw ended the call (host-bridge.ts): the guest's trap only echoes it.
+      return done({ ok: false, error: classifyThrow(takeRaised() ?? err, memory, spec, abortMessage) });
     }
   });
   if (!(reached instanceof Uint8Array)) return reached;

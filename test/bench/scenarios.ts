@@ -20,6 +20,7 @@ import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
+import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, FUEL_PRICE_FIXTURES, isPriced, runPriceFixtures } from "./fuel-prices.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -762,6 +763,33 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
     ],
   };
 }
+/**
+ * Scenario 18 (issue #30): fuel prices what it buys. The costliest unit of each kind of work
+ * (fuel-prices.ts), repeated at the default budget: each must end GUEST_FUEL_EXHAUSTED (or,
+ * for a caught abort or host trap, its own code at once) within twice the documented time of
+ * a default budget, on a worker that is never replaced.
+ */
+async function fuelPrices(c: Counts): Promise<ScenarioResult> {
+  const runs = await runPriceFixtures(Math.max(1, Math.min(c.coldRepeats, 7)), (name) => built(`fixtures/${name}.wasm`));
+  const latency: Record<string, Stats> = {};
+  const values: Record<string, number | string> = { documentedMsPerDefaultBudget: DOCUMENTED_MS_PER_DEFAULT_BUDGET, loadAverage: loadavg()[0]! };
+  const targets: Target[] = [];
+  const limit = 2 * DOCUMENTED_MS_PER_DEFAULT_BUDGET;
+  for (const r of runs) {
+    const priced = isPriced(FUEL_PRICE_FIXTURES.find((f) => f.name === r.name)!);
+    latency[r.name] = { ...r.ms, p50: r.ms.p50 * 1000, p99: r.ms.p99 * 1000, mean: r.ms.mean * 1000 };
+    values[`${r.name}.code`] = r.code;
+    values[`${r.name}.ms`] = r.ms.p50;
+    // Robust to the machine's load, which slows every kind alike: the time against a plain loop's in the same runs.
+    values[`${r.name}.xLoop`] = r.ms.p50 / runs[0]!.ms.p50;
+    // Reported, not a target: the kind fuel does not price (abi/README.md §11).
+    if (!priced) continue;
+    targets.push(target(`${r.name}: ends in its own code within 2x the documented time of a default budget, worker kept (p50 ms; 1e9 if not)`,
+      r.asExpected ? r.ms.p50 : 1e9, "<=", limit, "ms"));
+  }
+  return { id: 18, title: "fuel prices what it buys: the costliest unit of each kind at the default budget (guest time per call)", latency, values, targets };
+}
+
 /** The engines scenario 14 runs on: one SQLite data folder shared by the three processes, and one PostgreSQL database. */
 const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "sqlite", with: (fn) => fn({}) },
@@ -786,4 +814,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 15, run: packageImport },
   { id: 16, run: serveStreams },
   { id: 17, run: gateway },
+  { id: 18, run: fuelPrices },
 ];

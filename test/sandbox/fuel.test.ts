@@ -8,6 +8,7 @@ import { createSandbox, DEFAULT_LIMITS, HOST_MAX_LIMITS, resolveLimits, type Loa
 import { CONTINUE_FUEL, fixture, pluginWasm } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { benignCallSucceeds } from "../helpers/benign-call.js";
+import { TABLE_ENTRY_COST, TABLE_OP_COST } from "../../host/sandbox/fuel/cost-model.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = createSandbox({ workers: 2 }); await sandbox.ready(); });
@@ -15,12 +16,13 @@ afterAll(() => sandbox.close());
 
 
 /**
- * One call of a whole-table fixture: 40,000 units for the entries, plus its 10 instructions
+ * One call of a whole-table fixture: 40 units for each of its 40,000 entries and 100 for the
+ * operation (cost model version 5: what they were measured to cost), plus its 10 instructions
  * (sluice_alloc's 1; sluice_handle's 4 for the table operation and its operands, 5 for the
  * reply), the same in each of the three. The handler's region is charged on entry, the entries
  * just before the operation runs, so a call stopped there has used the same figure.
  */
-const TABLE_OP_FUEL = 40_000 + 10;
+const TABLE_OP_FUEL = 40_000 * TABLE_ENTRY_COST + TABLE_OP_COST + 10;
 
 describe("a hostile guest is stopped by its fuel budget, and the next benign call succeeds", () => {
   const hostile: [name: string, fuel: number, why: string][] = [
@@ -57,18 +59,18 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
     });
   }
 
-  it("memory.grow in a loop is stopped by fuel before memory runs out: 1,000,000 units buy 243 pages", async () => {
-    // 243 grows of a memory up to 16 MB take tens of milliseconds on a loaded machine: the
+  it("memory.grow in a loop is stopped by fuel before memory runs out: 1,000,000 units buy 163 pages", async () => {
+    // 163 grows of a memory up to 16 MB take tens of milliseconds on a loaded machine: the
     // time limit is set far off, so what stops the loop is fuel, whatever the load.
     const mod = await sandbox.load(fixture("fuel-grow-loop"), { limits: { fuel: 1_000_000, timeoutMs: 10_000 } });
     const r = await sandbox.invoke(mod, request());
     expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
-    // An iteration costs 4,100 units (4 instructions and 4,096 for the page): 243 grows succeed,
-    // the 244th is charged and stopped before it runs. 1 initial page + 243.
-    expect(r.memoryBytes).toBe(244 * 65_536);
+    // An iteration costs 6,100 units (4 instructions, 2,000 for the grow and 4,096 for the page):
+    // 163 grows succeed, the 164th is charged and stopped before it runs. 1 initial page + 163.
+    expect(r.memoryBytes).toBe(164 * 65_536);
   });
 
-  it("table.fill, table.copy and table.init of 40,000 entries each cost 40,000 units more than their instructions", async () => {
+  it("table.fill, table.copy and table.init of 40,000 entries each cost 40 units an entry and 100 more than their instructions", async () => {
     for (const name of ["fuel-table-fill", "fuel-table-copy", "fuel-table-init"]) {
       const mod = await sandbox.load(fixture(name), { limits: { fuel: 10_000 } });
       const r = await sandbox.invoke(mod, request());
@@ -80,7 +82,7 @@ describe("a hostile guest is stopped by its fuel budget, and the next benign cal
 
   it("the same table operations within the budget run: the whole table is filled and copied", async () => {
     for (const name of ["fuel-table-fill", "fuel-table-copy"]) {
-      const mod = await sandbox.load(fixture(name), { limits: { fuel: 100_000 } });
+      const mod = await sandbox.load(fixture(name), { limits: { fuel: 2_000_000 } });
       const r = await sandbox.invoke(mod, request());
       expect({ name, ok: r.ok, fuel: r.fuel }).toEqual({ name, ok: true, fuel: TABLE_OP_FUEL });
     }

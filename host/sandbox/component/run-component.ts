@@ -19,6 +19,8 @@ import type { ComponentCode } from "./protocol.js";
 import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../fuel/counter.js";
 import { KvStoreFailure } from "../kv-failure.js";
+import { chargeAfter, hostCall, takeRaised } from "../host-bridge.js";
+import { PRICE_AFTER, priceBefore, type HostFunction } from "../fuel/host-prices.js";
 import { withKeys } from "../../objects/with-keys.js";
 
 
@@ -104,15 +106,20 @@ function boundedImports(importObject: WebAssembly.Imports): WebAssembly.Imports 
     for (const [name, positions] of Object.entries(caps)) {
       const fn = fns[name];
       if (typeof fn !== "function") continue;
+      // Priced and guarded as a core guest's host calls are (host-bridge.ts): what the glue or
+      // the host throws ends the call, and a guest's catch_all never sees it.
+      const price = HOST_PRICE_NAMES[name]!;
       wrapped[name] = (...args: number[]) => {
         for (const [at, cap] of positions) if ((args[at]! >>> 0) > cap) args[at] = cap;
-        return (fn as (...a: number[]) => unknown)(...args);
+        return hostCall(priceBefore(price, args), () => (fn as (...a: number[]) => unknown)(...args));
       };
     }
     (out ??= { ...importObject })[module] = wrapped;
   }
   return out ?? importObject;
 }
+/** The core ABI's name of each host import, for its price (its core arguments are the same). */
+const HOST_PRICE_NAMES: Readonly<Record<string, HostFunction>> = { log: "log", abort: "abort", "kv-get": "kv_get", "kv-set": "kv_set", "kv-delete": "kv_delete" };
 class ForbiddenImport extends Error {}
 
 function fail(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorData {
@@ -155,7 +162,9 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   // "out of memory" also needs the memory to have grown during the call.
   const grew = (): boolean => memories.some((m) => m.memory.buffer.byteLength > m.initial);
   let abortMessage: string | undefined;
-  // One budget for the whole call, shared by every core instance of the component.
+  // One budget for the whole call, shared by every core instance of the component; nothing an
+  // earlier call's host functions raised carries over.
+  takeRaised();
   const fuel = fuelCounter();
   fuel.set(spec.fuel);
   const t0 = performance.now();
@@ -185,7 +194,11 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   if (spec.kvScope !== null) {
     const scope = spec.kvScope;
     provided["sluice:hook/kv"] = {
-      kvGet: (key: Uint8Array) => kv().get(scope, key),
+      kvGet: (key: Uint8Array) => {
+        const value = kv().get(scope, key);
+        if (value) chargeAfter(PRICE_AFTER.kv_get!(value.byteLength));
+        return value;
+      },
       kvSet: (key: Uint8Array, value: Uint8Array) => kv().set(scope, key, value),
       kvDelete: (key: Uint8Array) => kv().delete(scope, key),
     };
@@ -235,10 +248,14 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
     const handler = exports[code.handler] as { handle?: (request: Uint8Array) => unknown } | undefined;
     if (typeof handler?.handle !== "function") return done({ ok: false, error: fail("MODULE_MISSING_EXPORT", `component does not export ${code.handler}.handle`) });
     const out = handler.handle(request.bytes);
+    // A host function's throw ended the call: the guest ran at most to its next check after it.
+    const raised = takeRaised();
+    if (raised !== undefined) return done({ ok: false, error: classify(raised, memoryBytes(), grew(), spec.memoryBytes, abortMessage, spec.fuel) });
     if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (!(out instanceof Uint8Array) || !window) return done({ ok: false, error: fail("OUTPUT_INVALID", "handle must return list<u8>") });
-  } catch (err) {
-    if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
+  } catch (thrown) {
+    const err = takeRaised() ?? thrown;
+    if (err === thrown && fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
     if (err instanceof ReplyFault) return done({ ok: false, error: err.error });
     return done({ ok: false, error: classify(err, memoryBytes(), grew(), spec.memoryBytes, abortMessage, spec.fuel) });
   }

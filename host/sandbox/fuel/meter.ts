@@ -18,7 +18,7 @@
  */
 import binaryenModule from "#binaryen";
 import { FUEL_IMPORT } from "./counter.js";
-import { BYTES_PER_UNIT, INSTRUCTION_COST, PAGE_COST, TABLE_ENTRY_COST } from "./cost-model.js";
+import { BULK_OP_COST, BYTES_PER_UNIT, CALL_INDIRECT_COST, INSTRUCTION_COST, MEMORY_GROW_COST, PAGE_COST, TABLE_ENTRY_COST, RETURN_CALL_COST, TABLE_OP_COST, THROW_COST } from "./cost-model.js";
 import { tableOp, tableOperands } from "./table-operands.js";
 import { calleesFirst, callGraph, FIXED_CHILDREN, LISTED_CHILDREN } from "./call-graph.js";
 import { addReset } from "./add-reset.js";
@@ -188,13 +188,13 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
       case id.call: {
         calls++;
         // A callee that only direct calls enter is charged its entry here, with the code around the call.
-        let cost = INSTRUCTION_COST + (entryCost.get(raw._BinaryenGetFunction!(modPtr, raw._BinaryenCallGetTarget!(e))) ?? 0);
+        let cost = INSTRUCTION_COST + (raw._BinaryenCallIsReturn!(e) ? RETURN_CALL_COST : 0) + (entryCost.get(raw._BinaryenGetFunction!(modPtr, raw._BinaryenCallGetTarget!(e))) ?? 0);
         for (let i = 0, n = raw._BinaryenCallGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallGetOperandAt!(e, i));
         return cost;
       }
       case id.callIndirect: {
         calls++;
-        let cost = INSTRUCTION_COST + walk(raw._BinaryenCallIndirectGetTarget!(e));
+        let cost = INSTRUCTION_COST + CALL_INDIRECT_COST + (raw._BinaryenCallIndirectIsReturn!(e) ? RETURN_CALL_COST : 0) + walk(raw._BinaryenCallIndirectGetTarget!(e));
         for (let i = 0, n = raw._BinaryenCallIndirectGetNumOperands!(e); i < n; i++) cost += walk(raw._BinaryenCallIndirectGetOperandAt!(e, i));
         return cost;
       }
@@ -235,28 +235,28 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
         return cost;
       }
       case id.memoryGrow: {
-        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryGrowGetDelta!(e));
+        const cost = INSTRUCTION_COST + MEMORY_GROW_COST + walk(raw._BinaryenMemoryGrowGetDelta!(e));
         raw._BinaryenMemoryGrowSetDelta!(e, through(pagesHelper, raw._BinaryenMemoryGrowGetDelta!(e)));
         return cost;
       }
       case id.memoryFill: {
-        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryFillGetDest!(e)) + walk(raw._BinaryenMemoryFillGetValue!(e)) + walk(raw._BinaryenMemoryFillGetSize!(e));
+        const cost = INSTRUCTION_COST + BULK_OP_COST + walk(raw._BinaryenMemoryFillGetDest!(e)) + walk(raw._BinaryenMemoryFillGetValue!(e)) + walk(raw._BinaryenMemoryFillGetSize!(e));
         raw._BinaryenMemoryFillSetSize!(e, through(bytesHelper, raw._BinaryenMemoryFillGetSize!(e)));
         return cost;
       }
       case id.memoryCopy: {
-        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryCopyGetDest!(e)) + walk(raw._BinaryenMemoryCopyGetSource!(e)) + walk(raw._BinaryenMemoryCopyGetSize!(e));
+        const cost = INSTRUCTION_COST + BULK_OP_COST + walk(raw._BinaryenMemoryCopyGetDest!(e)) + walk(raw._BinaryenMemoryCopyGetSource!(e)) + walk(raw._BinaryenMemoryCopyGetSize!(e));
         raw._BinaryenMemoryCopySetSize!(e, through(bytesHelper, raw._BinaryenMemoryCopyGetSize!(e)));
         return cost;
       }
       case id.memoryInit: {
-        const cost = INSTRUCTION_COST + walk(raw._BinaryenMemoryInitGetDest!(e)) + walk(raw._BinaryenMemoryInitGetOffset!(e)) + walk(raw._BinaryenMemoryInitGetSize!(e));
+        const cost = INSTRUCTION_COST + BULK_OP_COST + walk(raw._BinaryenMemoryInitGetDest!(e)) + walk(raw._BinaryenMemoryInitGetOffset!(e)) + walk(raw._BinaryenMemoryInitGetSize!(e));
         raw._BinaryenMemoryInitSetSize!(e, through(bytesHelper, raw._BinaryenMemoryInitGetSize!(e)));
         return cost;
       }
       case id.tableGrow: {
         writesTablesOrSegments = true;
-        const cost = INSTRUCTION_COST + walk(raw._BinaryenTableGrowGetValue!(e)) + walk(raw._BinaryenTableGrowGetDelta!(e));
+        const cost = INSTRUCTION_COST + TABLE_OP_COST + walk(raw._BinaryenTableGrowGetValue!(e)) + walk(raw._BinaryenTableGrowGetDelta!(e));
         raw._BinaryenTableGrowSetDelta!(e, through(entriesHelper, raw._BinaryenTableGrowGetDelta!(e)));
         return cost;
       }
@@ -266,7 +266,7 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
         const access = tableOperands(op);
         if (!access) throw new MeterUnsupported(`uses ${op}, whose operands this host's binaryen does not expose to the fuel meter`);
         const operands = access.operands(e);
-        let cost = INSTRUCTION_COST;
+        let cost = INSTRUCTION_COST + TABLE_OP_COST;
         for (const operand of operands) cost += walk(operand);
         access.setSize(e, through(entriesHelper, operands[operands.length - 1]!));
         return cost;
@@ -277,7 +277,8 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
         const getters = FIXED_CHILDREN[kind];
         const list = LISTED_CHILDREN[kind];
         if (!getters && !list) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
-        let cost = INSTRUCTION_COST;
+        // A throw pays, where it is thrown, for the unwinding and the catch it leads to.
+        let cost = INSTRUCTION_COST + (kind === binaryen.ThrowId || kind === binaryen.RethrowId ? THROW_COST : 0);
         for (const g of getters ?? []) cost += walk(raw[`_Binaryen${g}`]!(e));
         if (list) for (let i = 0, n = raw[`_Binaryen${list[0]}`]!(e); i < n; i++) cost += walk(raw[`_Binaryen${list[1]}`]!(e, i));
         return cost;
