@@ -62,7 +62,7 @@ export class CliError extends Error {
 }
 
 const HINTS: Partial<Record<ErrorCode, string>> = {
-  UNAUTHORIZED: "pass --token <token> or set SLUICE_TOKEN to the server's token",
+  UNAUTHORIZED: "set SLUICE_TOKEN or SLUICE_TOKEN_FILE to the server's token; a local `sluice serve` keeps it in <its data dir>/api-token (run the command in the folder it runs in, or set SLUICE_DATA_DIR to its data dir)",
   MANIFEST_INVALID: "fix hook.yaml; `sluice new <name>` shows a complete example",
   VERSION_CONFLICT: "versions are immutable: bump `version` in hook.yaml, then build and upload again",
   PLUGIN_NOT_FOUND: "upload it first with `sluice upload <dir>`; `sluice list plugins` shows what is stored",

@@ -17,6 +17,7 @@ import { releaseCommands } from "./releases.js";
 import { serveCommand } from "./serve.js";
 import { statusCommand } from "./status.js";
 import { testCommand } from "./test.js";
+import { tokenCommands } from "./token.js";
 import type { RegisterCommand } from "./types.js";
 import { uploadCommand } from "./upload.js";
 
@@ -33,6 +34,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   listCommand,
   statusCommand,
   serveCommand,
+  tokenCommands,
   recordCommands,
   replayCommand,
   quarantineCommands,
