@@ -20,6 +20,7 @@ import { checkToken, resolveToken, writeTokenFile } from "./token.js";
 import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
+import { deployRoutes } from "./routes/deploy.js";
 import { pluginRoutes } from "./routes/plugins.js";
 import { releaseRoutes } from "./routes/releases.js";
 import { recordRoutes } from "../records/http.js";
@@ -106,6 +107,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   pluginRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   bindingRoutes(app, registry);
   releaseRoutes(app, registry);
+  deployRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   pipelineRoutes(app, registry);
   recordRoutes(app, registry.host);
   replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));

@@ -77,6 +77,12 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   PAYLOADS_UNAVAILABLE: "start the server with --payload-store (SLUICE_PAYLOAD_STORE=1); operations recorded from then on can be replayed",
 };
 
+/** For errors in hook.yaml's bindings section (details.source "hook.yaml"): the file to fix, not a flag. */
+const HOOK_YAML_HINTS: Partial<Record<ErrorCode, string>> = {
+  PLUGIN_CONFIG_INVALID: "fix the binding's config in hook.yaml (bindings:) so it matches the manifest's config_schema",
+  BINDING_INVALID: "fix the binding in hook.yaml (bindings:); its fields are those of `sluice bind`",
+};
+
 /** The exit code of a catalogue error: by its HTTP status. */
 export function exitCodeOf(code: ErrorCode): ExitCode {
   const status = ERROR_CODES[code]?.status ?? 500;
@@ -92,7 +98,7 @@ export function reportError(err: unknown, out: { write(text: string): unknown } 
     return err.exitCode;
   }
   if (isSluiceError(err)) {
-    const hint = HINTS[err.code];
+    const hint = err.details.source === "hook.yaml" ? HOOK_YAML_HINTS[err.code] ?? HINTS[err.code] : HINTS[err.code];
     out.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
     return exitCodeOf(err.code);
   }
