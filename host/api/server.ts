@@ -21,6 +21,7 @@ import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { deployRoutes } from "./routes/deploy.js";
+import { callRoutes } from "./routes/call.js";
 import { pluginRoutes } from "./routes/plugins.js";
 import { releaseRoutes } from "./routes/releases.js";
 import { recordRoutes } from "../records/http.js";
@@ -108,6 +109,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   bindingRoutes(app, registry);
   releaseRoutes(app, registry);
   deployRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
+  callRoutes(app, registry.host);
   pipelineRoutes(app, registry);
   recordRoutes(app, registry.host);
   replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));

@@ -10,6 +10,7 @@ import { devCommand } from "./dev.js";
 import { replayCommand } from "./replay.js";
 import { quarantineCommands } from "./quarantine.js";
 import { buildCommand } from "./build.js";
+import { callCommand } from "./call.js";
 import { listCommand } from "./list.js";
 import { newCommand } from "./new.js";
 import { pipelineCommands } from "./pipeline.js";
@@ -30,6 +31,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   bindCommand,
   releaseCommands,
   deployCommand,
+  callCommand,
   pipelineCommands,
   listCommand,
   statusCommand,

@@ -23,7 +23,8 @@ function configLines(value: Record<string, unknown>, prefix = ""): string[] {
   return Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v) ? configLines(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k} = ${JSON.stringify(v)}`]));
 }
 
-async function serve(config: ServeConfig): Promise<void> {
+/** Runs the server until SIGINT/SIGTERM (`sluice serve`, and `sluice dev` beside its watch). */
+export async function serve(config: ServeConfig): Promise<void> {
   const { readTokenFile, checkToken } = await import("../../api/token.js");
   // Checked before anything is opened: a bad token is the operator's to fix first.
   const token = config.tokenFile !== undefined ? readTokenFile(config.tokenFile) : config.token !== undefined ? checkToken(config.token, "--token / SLUICE_TOKEN") : undefined;
