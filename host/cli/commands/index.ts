@@ -11,6 +11,7 @@ import { replayCommand } from "./replay.js";
 import { quarantineCommands } from "./quarantine.js";
 import { buildCommand } from "./build.js";
 import { callCommand } from "./call.js";
+import { keyCommands } from "./keys.js";
 import { listCommand } from "./list.js";
 import { newCommand } from "./new.js";
 import { pipelineCommands } from "./pipeline.js";
@@ -37,6 +38,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   statusCommand,
   serveCommand,
   tokenCommands,
+  keyCommands,
   recordCommands,
   replayCommand,
   quarantineCommands,
