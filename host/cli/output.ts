@@ -98,10 +98,28 @@ export function reportError(err: unknown, out: { write(text: string): unknown } 
     return err.exitCode;
   }
   if (isSluiceError(err)) {
-    const hint = err.details.source === "hook.yaml" ? HOOK_YAML_HINTS[err.code] ?? HINTS[err.code] : HINTS[err.code];
+    const hint = hintOf(err);
     out.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
     return exitCodeOf(err.code);
   }
   out.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
   return EXIT.internal;
+}
+
+/**
+ * With --json: the failure as JSON on stdout, `{ "error": { code, message, hint, details } }`
+ * (code "CLI_ERROR" for the CLI's own checks), so a script reading stdout always gets JSON;
+ * returns the same exit code as {@link reportError}.
+ */
+export function reportErrorJson(err: unknown, out: { write(text: string): unknown } = process.stdout): ExitCode {
+  const exit = reportError(err, { write: () => undefined });
+  const error = err instanceof CliError ? { code: "CLI_ERROR", message: err.message, ...(err.hint ? { hint: err.hint } : {}) }
+    : isSluiceError(err) ? { code: err.code, message: err.message, ...(hintOf(err) ? { hint: hintOf(err) } : {}), details: err.details }
+    : { code: "INTERNAL_ERROR", message: (err as Error)?.message ?? String(err) };
+  out.write(`${JSON.stringify({ error }, null, 2)}\n`);
+  return exit;
+}
+
+function hintOf(err: { code: ErrorCode; details: Record<string, unknown> }): string | undefined {
+  return err.details.source === "hook.yaml" ? HOOK_YAML_HINTS[err.code] ?? HINTS[err.code] : HINTS[err.code];
 }

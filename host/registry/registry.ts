@@ -154,6 +154,8 @@ export class Registry {
   /** The absolute data folder (the API keeps it out of error responses, and writes its token file there). */
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
+  /** Versions uploaded through this process (the prefetch log line is about other hosts' uploads). */
+  private readonly storedHere = new Set<string>();
   private ownedRecords: OperationStore | undefined;
   /** The shared PostgreSQL stores when opened with `database` (gateway keys, quarantine, notifications). */
   shared: PostgresStores | undefined;
@@ -237,7 +239,7 @@ export class Registry {
     // A new plugin version must compile within the second an activation may take to reach
     // this host: the loader is warmed now and kept, not started cold on that clock.
     this.releaseLoader = await warmLoader();
-    this.stopPrefetch = await startPrefetch({ list: () => this.store.listPlugins(), load: (record) => this.loadPlugin(record), intervalMs: PREFETCH_INTERVAL_MS, ...(onReport ? { onReport } : {}) });
+    this.stopPrefetch = await startPrefetch({ list: () => this.store.listPlugins(), load: (record) => this.loadPlugin(record), intervalMs: PREFETCH_INTERVAL_MS, storedHere: (ref) => this.storedHere.has(ref), ...(onReport ? { onReport } : {}) });
     this.watcher = await ReleaseWatcher.start({
       feed: options.feed ?? releaseFeed({ readActive, intervalMs: SQLITE_FEED_INTERVAL_MS }),
       current: () => this.host.release,
@@ -295,6 +297,7 @@ export class Registry {
     let created: boolean;
     try {
       created = (await this.store.insertPlugin(record)) === "inserted";
+      if (created) this.storedHere.add(`${record.id}@${record.version}`);
     } catch (err) {
       // No record, no artifact: an upload the database refused leaves nothing behind.
       if (written && !(await this.store.listPlugins()).some((p) => p.sha256 === record.sha256)) await this.artifacts.remove(record.sha256);
@@ -328,6 +331,7 @@ export class Registry {
     try {
       const done = await this.store.transaction(async (tx) => {
         const created = (await tx.insertPlugin(record)) === "inserted";
+        if (created) this.storedHere.add(`${record.id}@${record.version}`);
         const bindings: DeployResult["bindings"] = [];
         for (const spec of specs) {
           const exists = (await tx.getBinding(spec.id)) !== undefined;

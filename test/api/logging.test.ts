@@ -93,6 +93,12 @@ describe("sluice serve's log", () => {
     expect(logged.filter((l) => (l.req as { url: string }).url === "/v1/chat/completions")).toHaveLength(5);
   });
 
+  it("gives a refused request's completion line its error code (issue 31)", () => {
+    const refused = lines().filter((l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 401);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const l of refused) expect(l.errorCode).toBe("UNAUTHORIZED");
+  });
+
   it("logs every 5xx with its cause", () => {
     const errors = lines().filter((l) => l.msg === "request answered with a server error");
     expect(errors).toHaveLength(5);

@@ -80,7 +80,22 @@ describe("sluice test checks samples as the server checks bindings", () => {
     sample(dir, "03-broken.json", "{broken");
     const r = await sluice(["test", dir, "--module", wasm]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`error SAMPLE_INVALID: ${path.join(dir, "samples", "03-broken.json")} is not valid JSON: Expected property name or '}' in JSON at position 1`);
+    expect(r.stderr).toContain(`error SAMPLE_INVALID: ${path.join(dir, "samples", "03-broken.json")}:1:2 is not valid JSON: Expected property name or '}' (line 1, column 2)`);
+    sample(dir, "03-broken.json", '{\n  "name": "x",\n  "point": "tool.before",,\n}');
+    const lined = await sluice(["test", dir, "--module", wasm]);
+    expect(lined.stderr).toContain(`${path.join(dir, "samples", "03-broken.json")}:3:26 is not valid JSON`);
+  });
+
+  it("with --json, a failure is JSON on stdout with its code and hint", async () => {
+    const dir = plugin();
+    sample(dir, "03-broken.json", "{broken");
+    const r = await sluice(["test", dir, "--module", wasm, "--json"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: "SAMPLE_INVALID", message: expect.stringContaining("03-broken.json:1:2 is not valid JSON"), details: { line: 1, column: 2 } } });
+    const usage = await sluice(["test", tempDir(), "--json"]);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ error: { code: "CLI_ERROR", message: expect.stringContaining("no hook.yaml"), hint: expect.any(String) } });
   });
 
   it("prints results as JSON with --json", async () => {
@@ -242,7 +257,7 @@ describe("sluice dev", () => {
   it("re-runs the samples on every change to a sample or the source, and keeps watching after a broken build", async () => {
     const dir = plugin();
     rmSync(path.join(dir, "build"), { recursive: true });
-    const dev = spawnSluice(["dev", dir]);
+    const dev = spawnSluice(["dev", dir, "--no-serve"]);
     try {
       const first = await waitFor(dev, /results in \d+ ms; watching/);
       expect(first).toMatch(/^— first build\npass clamps a large limit \([\d.]+ ms, fuel [\d,]+ of 50,000,000\)\npass leaves a small limit alone \([\d.]+ ms, fuel [\d,]+ of 50,000,000\)\n2 passed, 0 failed\nresults in \d+ ms; watching /);

@@ -39,12 +39,13 @@ function freePort(): Promise<number> {
 function runBlock(lines: readonly string[], cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const logs = tempDir("sluice-readme-logs-");
   const serves = lines.filter((l) => /^sluice serve\b/.test(l)).length;
+  const devs = lines.filter((l) => /^sluice dev\b/.test(l)).length;
   const script = `set -euo pipefail
 sluice() {
   if [ "$1" = serve ]; then exec sluice "$@" > ${logs}/serve-$BASHPID.out 2>> ${logs}/serve.err; fi
   if compgen -G "${logs}/serve-*.out" > /dev/null; then until [ "$(grep -l "listening on" ${logs}/serve-*.out 2>/dev/null | wc -l)" -ge ${serves} ]; do sleep 0.1; done; fi
   if [ "$1" = dev ]; then exec sluice "$@" > ${logs}/dev-$BASHPID.out 2>&1; fi
-  if compgen -G "${logs}/dev-*.out" > /dev/null; then until grep -q "results in" ${logs}/dev-*.out 2>/dev/null; do sleep 0.1; done; fi
+  if [ ${devs} -gt 0 ] && [ "$1" != new ]; then until grep -qs "results in" ${logs}/dev-*.out; do sleep 0.1; done; fi
   command sluice "$@"
 }
 # The package is not on the registry yet: \`npx sluice\` is the sluice installed above.

@@ -4,7 +4,7 @@
  * loaded in this process and re-runs the samples on a sandbox kept warm, printing the
  * results and how long they took. A broken build or sample is printed and the watch goes on.
  * Beside the watch it serves a local host (the management API, as `sluice serve` with its
- * defaults and variables: data in ./.sluice/data), so `sluice deploy` and `sluice call`
+ * defaults and variables: data in <dir>/.sluice/data), so `sluice deploy` and `sluice call`
  * work from another terminal; when a server already listens on the port it says so and
  * only watches.
  */
@@ -26,7 +26,7 @@ export const devCommand: RegisterCommand = (program) => {
     .option("--no-serve", "only watch: do not serve a local host")
     .action(async (dir: string | undefined, opts: { serve: boolean }) => {
       const root = path.resolve(dir ?? ".");
-      if (opts.serve) await serveBeside();
+      if (opts.serve) await serveBeside(root);
       const { createSandbox } = await import("../../sandbox/sandbox.js");
       // idleMs 0 would let the workers go between runs; keep them (and the compiled SDK) warm.
       const sandbox = createSandbox({ workers: 1, idleMs: 3_600_000 });
@@ -90,10 +90,11 @@ function foldersOf(root: string): string[] {
 }
 
 /** `sluice serve` with its defaults and SLUICE_* variables, unless the port is taken (then it says where one runs). */
-async function serveBeside(): Promise<void> {
+async function serveBeside(root: string): Promise<void> {
   const options = addServeOptions(new Command("serve")).exitOverride();
   options.parse([], { from: "user" });
-  const config = resolveServeConfig(options.opts());
+  // The data folder is the plugin's (git-ignored .sluice/data), wherever dev is run from.
+  const config = resolveServeConfig({ ...options.opts(), ...(process.env.SLUICE_DATA_DIR ? {} : { dataDir: path.join(root, ".sluice", "data") }) });
   try {
     await serve(config);
   } catch (err) {
