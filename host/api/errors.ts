@@ -57,6 +57,10 @@ export function installErrorHandlers(app: FastifyInstance, options: { hidePaths?
     const status = ERROR_CODES[error.code].status;
     if (status >= 500) noteServerError(request, err);
     if (error.code === "UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="sluice"');
+    // The "request completed" line (logged through the request's logger) then carries the
+    // catalogue code: an operator reading a 4xx sees why without the body (issue 31).
+    request.log = request.log.child({ errorCode: error.code });
+    (reply as { log: typeof request.log }).log = request.log;
     const data = error.toData();
     const body = { error: hide.length ? { ...data, message: withoutPaths(data.message, hide), details: JSON.parse(withoutPaths(JSON.stringify(data.details ?? {}), hide.map((p) => JSON.stringify(p).slice(1, -1)))) } : data };
     return reply.status(status).send(body satisfies ErrorBody);

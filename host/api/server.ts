@@ -16,10 +16,12 @@ import { installJsonBody } from "./json-body.js";
 import { installRequestGuards } from "./request-guards.js";
 import { logServerErrors } from "./server-errors-log.js";
 import { closeRefusedConnections, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
-import { checkToken, resolveToken } from "./token.js";
+import { checkToken, resolveToken, writeTokenFile } from "./token.js";
 import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
+import { deployRoutes } from "./routes/deploy.js";
+import { callRoutes } from "./routes/call.js";
 import { pluginRoutes } from "./routes/plugins.js";
 import { releaseRoutes } from "./routes/releases.js";
 import { recordRoutes } from "../records/http.js";
@@ -109,6 +111,8 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   pluginRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   bindingRoutes(app, registry);
   releaseRoutes(app, registry);
+  deployRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
+  callRoutes(app, registry.host);
   pipelineRoutes(app, registry);
   recordRoutes(app, registry.host);
   replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
@@ -130,21 +134,29 @@ function listeningUrl(app: FastifyInstance, host: string, fallbackPort?: number)
 }
 
 /**
- * Starts the API on `host:port`, always behind a token: the given one, or one generated
- * and written to `<data>/api-token` (0600) for local clients. Refuses (CONFIG_INVALID) to
+ * Starts the API on `host:port`, always behind a token: the given one, the data folder's
+ * `<data>/api-token` when it exists, or one generated and written there (0600) for local
+ * clients once the server listens. Refuses (CONFIG_INVALID) to
  * generate one for an address beyond loopback: remote clients could not read the file.
  * @example const { url, close } = await startApiServer({ registry, token: process.env.SLUICE_TOKEN, port: 8787 });
  */
-export async function startApiServer(options: ServeOptions): Promise<{ app: FastifyInstance; url: string; token: string; tokenFile?: string; close: () => Promise<void> }> {
+export async function startApiServer(options: ServeOptions): Promise<{ app: FastifyInstance; url: string; token: string; tokenFile?: string; tokenGenerated?: boolean; close: () => Promise<void> }> {
   const host = options.host ?? "127.0.0.1";
   if (options.token === undefined && !isLoopback(host)) {
     throw new SluiceError("CONFIG_INVALID", `refusing to serve ${host} without a token: give one with SLUICE_TOKEN or --token-file (a generated one is written only to the local data folder, out of reach of remote clients), or serve 127.0.0.1`, { host });
   }
-  const { token, generatedFile } = resolveToken({ token: options.token }, options.registry.dataDir);
+  const { token, file, generated } = resolveToken({ token: options.token }, options.registry.dataDir);
   const app = await createApiServer({ ...options, host, token });
-  await app.listen({ host, port: options.port ?? 0 });
+  try {
+    await app.listen({ host, port: options.port ?? 0 });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  // Only now, listening: a server that could not start (a port in use) leaves the file as it was.
+  if (generated) writeTokenFile(options.registry.dataDir, token);
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   const url = `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
-  return { app, url, token, ...(generatedFile ? { tokenFile: generatedFile } : {}), close: () => app.close() };
+  return { app, url, token, ...(file ? { tokenFile: file, tokenGenerated: generated === true } : {}), close: () => app.close() };
 }

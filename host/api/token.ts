@@ -1,12 +1,14 @@
 /**
  * The management API's bearer token: given by the operator (SLUICE_TOKEN, --token-file,
  * or --token, which other local users can read in the process list), or generated when
- * none is given and written to `<data>/api-token` (0600), where local clients find it. A
+ * none is given and written to `<data>/api-token` (0600), where local clients find it.
+ * The file is written once, after the server listens (a server that fails to start changes
+ * nothing), and kept across restarts; `sluice token rotate` replaces it. A
  * server never runs without one: without it any web page the operator opens could drive
  * the API through the browser (DNS rebinding, simple cross-origin POSTs).
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
@@ -54,15 +56,27 @@ export function writeTokenFile(dataDir: string, token: string): string {
 
 export interface ResolvedToken {
   token: string;
-  /** Set when the token was generated: the file it was written to. */
-  generatedFile?: string;
+  /** Set when the token is the data folder's: the file it is (or, when `generated`, will be) in. */
+  file?: string;
+  /** True when the token is new: the caller writes it to `file` once the server listens. */
+  generated?: boolean;
 }
 
-/** The token a server uses: the given one (checked) or, without one, a fresh one written to the data folder. */
+/**
+ * The token a server uses: the given one (checked); without one, the data folder's
+ * `api-token` when it exists (kept across restarts), else a fresh one. Writes nothing: a
+ * fresh token is written by the caller once the server listens ({@link writeTokenFile}).
+ */
 export function resolveToken(given: { token?: string | undefined; tokenFile?: string | undefined }, dataDir: string): ResolvedToken {
   if (given.token !== undefined && given.tokenFile !== undefined) throw new SluiceError("CONFIG_INVALID", "give the token once: --token (or SLUICE_TOKEN) or --token-file, not both");
   if (given.tokenFile !== undefined) return { token: readTokenFile(given.tokenFile) };
   if (given.token !== undefined) return { token: checkToken(given.token, "--token / SLUICE_TOKEN") };
-  const token = generateToken();
-  return { token, generatedFile: writeTokenFile(dataDir, token) };
+  const file = path.join(dataDir, TOKEN_FILE_NAME);
+  if (existsSync(file)) return { token: readTokenFile(file), file };
+  return { token: generateToken(), file, generated: true };
+}
+
+/** Replaces the data folder's token with a fresh one (`sluice token rotate`); returns the file. */
+export function rotateTokenFile(dataDir: string): string {
+  return writeTokenFile(dataDir, generateToken());
 }

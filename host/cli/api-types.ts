@@ -1464,6 +1464,245 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deploy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deploy a plugin version in one step: check the manifest, the module and every binding of the manifest's `bindings` section (point, config against config_schema), then in one transaction store the version (an identical one is reused; the stored manifest leaves `bindings` out, so a bindings-only change needs no new version), create or replace those draft bindings, publish the draft and activate it. When any step fails nothing is stored. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The text of hook.yaml. */
+                        manifest: string;
+                        /** @description The module, base64-encoded. */
+                        wasm_base64: string;
+                        /** @description Activate the new revision (default true). */
+                        activate?: boolean;
+                        /** @description A note kept with the release. */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run one tool, chat or embedding call through the active release with a test executor that echoes its input (no real tool or model is called); returns the decision, the input the stub received (after the hooks), the output and each hook's outcome and timing. Recorded as an operation with actor_id sluice-call:test. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description tool: host.tool (tool.before/after); chat: host.chat (model.chat.*); embedding: host.embed (embedding.*).
+                         * @enum {unknown}
+                         */
+                        kind: "tool" | "chat" | "embedding";
+                        /** @description kind tool: the tool's id (bindings match on it). */
+                        tool_id?: string;
+                        /** @description kind tool: the call's arguments. */
+                        arguments?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description kind chat: the user message. */
+                        message?: string;
+                        /** @description kind chat or embedding: the model id (bindings match on it). Default test-model. */
+                        model?: string;
+                        /** @description kind embedding: the texts. */
+                        texts?: string[];
+                        /** @description The space the call runs in (bindings match on it). Default default. */
+                        space_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/pipeline/extensions": {
         parameters: {
             query?: never;

@@ -12,9 +12,19 @@ export type { paths };
 import { EXIT } from "./exit-codes.js";
 import { CliError } from "./output.js";
 
+/** The token a command sends, and where it was found (an auth failure names it). */
+export interface TokenSource {
+  token?: string;
+  /** "SLUICE_TOKEN", "--token", "--token-file <file>", a default file's path, or "nowhere". */
+  from: string;
+  /** Without a token: every place looked in. */
+  looked: readonly string[];
+}
+
 export interface RemoteOptions {
   url: string;
   token?: string;
+  tokenSource?: TokenSource;
 }
 
 /**
@@ -31,7 +41,8 @@ export class ApiClient {
   readonly api: Client<paths>;
 
   constructor(private readonly options: RemoteOptions) {
-    this.api = createClient<paths>({ baseUrl: options.url, headers: options.token ? { authorization: `Bearer ${options.token}` } : {} });
+    const token = options.token ?? options.tokenSource?.token;
+    this.api = createClient<paths>({ baseUrl: options.url, headers: token ? { authorization: `Bearer ${token}` } : {} });
   }
 
   /**
@@ -50,9 +61,17 @@ export class ApiClient {
     const { response: res } = answer;
     if (!res.ok) {
       const e = (answer.error as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
+      if (e?.code === "UNAUTHORIZED" && this.options.tokenSource) throw this.unauthorized(e.message ?? res.statusText);
       if (e?.code) throw new SluiceError(e.code as ErrorCode, e.message ?? res.statusText, e.details ?? {});
       throw new CliError(`${new URL(res.url || this.options.url).pathname} answered ${res.status} ${res.statusText}`, undefined, res.status === 404 ? EXIT.notFound : res.status < 500 ? EXIT.refused : EXIT.internal);
     }
     return answer.data as T;
+  }
+
+  /** The server's refusal, plus where this command looked for the token (the server cannot know). */
+  private unauthorized(message: string): SluiceError {
+    const source = this.options.tokenSource!;
+    const where = source.token !== undefined ? `sent the token from ${source.from}` : `no token found: looked in ${source.looked.join(", ")}`;
+    return new SluiceError("UNAUTHORIZED", `${message} (${where})`, source.token !== undefined ? { token_from: source.from } : { looked: source.looked });
   }
 }

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { COMMANDS } from "./commands/index.js";
 import { EXIT } from "./exit-codes.js";
-import { reportError } from "./output.js";
+import { reportError, reportErrorJson } from "./output.js";
 
 // dist/host/cli/main.js → the package's own package.json.
 const { version } = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -20,5 +20,6 @@ const program = new Command("sluice")
 for (const register of COMMANDS) register(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.exitCode = reportError(err);
+  // --json asked for JSON on stdout: a failure is JSON there too (and nothing on stderr).
+  process.exitCode = process.argv.slice(2).includes("--json") ? reportErrorJson(err) : reportError(err);
 });

@@ -62,7 +62,7 @@ export class CliError extends Error {
 }
 
 const HINTS: Partial<Record<ErrorCode, string>> = {
-  UNAUTHORIZED: "pass --token <token> or set SLUICE_TOKEN to the server's token",
+  UNAUTHORIZED: "set SLUICE_TOKEN or SLUICE_TOKEN_FILE to the server's token; a local `sluice serve` keeps it in <its data dir>/api-token (run the command in the folder it runs in, or set SLUICE_DATA_DIR to its data dir)",
   MANIFEST_INVALID: "fix hook.yaml; `sluice new <name>` shows a complete example",
   VERSION_CONFLICT: "versions are immutable: bump `version` in hook.yaml, then build and upload again",
   PLUGIN_NOT_FOUND: "upload it first with `sluice upload <dir>`; `sluice list plugins` shows what is stored",
@@ -75,6 +75,12 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   PAYLOAD_TOO_LARGE: "make the module smaller (build with --optimize size) or raise the server's upload limit",
   TOOLCHAIN_MISSING: "install the compiler into the project (the command is in the error), then run the command again",
   PAYLOADS_UNAVAILABLE: "start the server with --payload-store (SLUICE_PAYLOAD_STORE=1); operations recorded from then on can be replayed",
+};
+
+/** For errors in hook.yaml's bindings section (details.source "hook.yaml"): the file to fix, not a flag. */
+const HOOK_YAML_HINTS: Partial<Record<ErrorCode, string>> = {
+  PLUGIN_CONFIG_INVALID: "fix the binding's config in hook.yaml (bindings:) so it matches the manifest's config_schema",
+  BINDING_INVALID: "fix the binding in hook.yaml (bindings:); its fields are those of `sluice bind`",
 };
 
 /** The exit code of a catalogue error: by its HTTP status. */
@@ -92,10 +98,28 @@ export function reportError(err: unknown, out: { write(text: string): unknown } 
     return err.exitCode;
   }
   if (isSluiceError(err)) {
-    const hint = HINTS[err.code];
+    const hint = hintOf(err);
     out.write(`error ${err.code}: ${err.message}\n${hint ? `  → ${hint}\n` : ""}`);
     return exitCodeOf(err.code);
   }
   out.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
   return EXIT.internal;
+}
+
+/**
+ * With --json: the failure as JSON on stdout, `{ "error": { code, message, hint, details } }`
+ * (code "CLI_ERROR" for the CLI's own checks), so a script reading stdout always gets JSON;
+ * returns the same exit code as {@link reportError}.
+ */
+export function reportErrorJson(err: unknown, out: { write(text: string): unknown } = process.stdout): ExitCode {
+  const exit = reportError(err, { write: () => undefined });
+  const error = err instanceof CliError ? { code: "CLI_ERROR", message: err.message, ...(err.hint ? { hint: err.hint } : {}) }
+    : isSluiceError(err) ? { code: err.code, message: err.message, ...(hintOf(err) ? { hint: hintOf(err) } : {}), details: err.details }
+    : { code: "INTERNAL_ERROR", message: (err as Error)?.message ?? String(err) };
+  out.write(`${JSON.stringify({ error }, null, 2)}\n`);
+  return exit;
+}
+
+function hintOf(err: { code: ErrorCode; details: Record<string, unknown> }): string | undefined {
+  return err.details.source === "hook.yaml" ? HOOK_YAML_HINTS[err.code] ?? HINTS[err.code] : HINTS[err.code];
 }

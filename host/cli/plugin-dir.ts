@@ -40,7 +40,7 @@ export async function buildPlugin(p: PluginDir, options: { optimize?: "speed" | 
   const wasm = await step(`compiling ${path.relative(process.cwd(), entry) || entry}`, async () => {
     // Loaded here: the compiler takes a second to load, most commands never need it, and a
     // service's install may not have it at all (an optional peer: TOOLCHAIN_MISSING says what to install).
-    const { compileAssemblyScript } = await loadCompiler();
+    const { compileAssemblyScript } = await loadCompiler(p.dir);
     try {
       return await compileAssemblyScript({ entry, optimize: options.optimize ?? "speed" });
     } catch (err) {

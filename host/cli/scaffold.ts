@@ -2,8 +2,10 @@
  * The files of a new plugin: a working tool.before hook (clamps a `limit` argument), its
  * manifest and two samples, so `sluice build` and `sluice test` pass before any edit.
  */
-export function scaffoldFiles(id: string): Record<string, string> {
+export function scaffoldFiles(id: string, compilerVersion: string): Record<string, string> {
   return {
+    // The compiler pinned exactly: sluice builds with the version it was tested with.
+    "package.json": `${JSON.stringify({ name: id, version: "0.1.0", private: true, description: "A Sluice hook plugin (see hook.yaml)", devDependencies: { assemblyscript: compilerVersion } }, null, 2)}\n`,
     "hook.yaml": `# The plugin manifest: see abi/README.md and guest-sdk/README.md.
 id: ${id}
 version: 0.1.0
@@ -54,6 +56,7 @@ registerHook((req) => {
       payload: { tool_id: "orders.search", name: "search", revision: 1, schema: { type: "object" }, arguments: { q: "late", limit: 5 }, call_id: "c1" },
       expect: { outcome: "continue" },
     }, null, 2) + "\n",
-    ".gitignore": "build/\n",
+    // build/: sluice build's output; .sluice/: a local sluice serve's data (its token, its database).
+    ".gitignore": "build/\nnode_modules/\n.sluice/\n",
   };
 }

@@ -50,7 +50,8 @@ export type Raw = { [K in keyof typeof SERVE_OPTIONS]?: string | boolean | strin
 /** Adds every option to the command, each with its environment variable. */
 export function addServeOptions(cmd: Command): Command {
   for (const spec of Object.values(SERVE_OPTIONS) as Spec[]) {
-    const option = new Option(spec.flag, `${spec.description} [env ${spec.env}]`).env(spec.env);
+    // Commander's .env() adds "(env: NAME)" to the help line itself.
+    const option = new Option(spec.flag, spec.description).env(spec.env);
     cmd.addOption(spec.default !== undefined ? option.default(spec.default) : option);
   }
   return cmd;

@@ -35,7 +35,13 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
     schema: {
       tags: ["gateway"],
       summary: "Create a gateway API key for a space; the answer holds the key, which is not shown again.",
-      body: { type: "object", required: ["space_id"], additionalProperties: false, properties: { space_id: { type: "string" }, name: { type: ["string", "null"], maxLength: 200 } } },
+      body: {
+        type: "object", required: ["space_id"], additionalProperties: false,
+        properties: {
+          space_id: { type: "string", description: "The space every gateway call made with this key runs in: its operations carry it as their space_id, and bindings whose match names spaces apply to it. Any id you choose (e.g. your team's or tenant's); `sluice keys create --space <id>`." },
+          name: { type: ["string", "null"], maxLength: 200, description: "A label to tell keys apart in lists." },
+        },
+      },
       response: { 201: withKeys(keyView, { required: [...keyView.required, "key"], properties: withKeys(keyView.properties, { key: { type: "string" } }) }) },
     },
   }, async (request, reply) => {

@@ -155,7 +155,7 @@ export function parseManifest(text: string): Manifest {
   let value: unknown;
   try {
     const doc = parseDocument(text, { schema: "core", uniqueKeys: true, merge: false, prettyErrors: true });
-    if (doc.errors.length > 0) throw invalid(`is not valid YAML: ${doc.errors[0]!.message}`);
+    if (doc.errors.length > 0) throw invalid(`is not valid YAML: ${yamlErrorText(text, doc.errors[0]!)}`, yamlErrorAt(text, doc.errors[0]!));
     let alias = false;
     visit(doc, { Alias: () => { alias = true; return visit.BREAK; } });
     if (alias) throw invalid("YAML aliases (*name) are not allowed in manifests; write the value out");
@@ -166,6 +166,36 @@ export function parseManifest(text: string): Manifest {
     throw invalid(`cannot be parsed: ${(err as Error).message}`);
   }
   return validateManifest(value);
+}
+
+/**
+ * The parser reports an unclosed quote where the text ends; the author needs where it
+ * opens: the first line with an odd number of that quote character.
+ */
+function unclosedQuote(text: string, quote: string): { line: number; column: number } | undefined {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const content = lines[i]!.replace(/\\./g, "  ");
+    const at: number[] = [];
+    for (let c = 0; c < content.length; c++) if (content[c] === quote) at.push(c);
+    if (at.length % 2 === 1) return { line: i + 1, column: at[at.length - 1]! + 1 };
+  }
+  return undefined;
+}
+
+function yamlErrorAt(text: string, err: { code: string; message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }): { line?: number; column?: number } {
+  if (err.code === "MISSING_CHAR" && /quote/.test(err.message)) {
+    const opened = unclosedQuote(text, err.message.includes("'") && !err.message.includes('"') ? "'" : '"');
+    if (opened) return opened;
+  }
+  return err.linePos ? { line: err.linePos[0].line, column: err.linePos[0].col } : {};
+}
+
+function yamlErrorText(text: string, err: { code: string; message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }): string {
+  const at = yamlErrorAt(text, err);
+  const first = err.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+  if (err.code === "MISSING_CHAR" && /quote/.test(err.message) && at.line !== undefined) return `a quoted value opened at line ${at.line}, column ${at.column} is never closed (${first})`;
+  return at.line !== undefined ? `${first} at line ${at.line}, column ${at.column}` : first;
 }
 
 /** Validates an already parsed manifest (e.g. sent as JSON) and fills its defaults. */

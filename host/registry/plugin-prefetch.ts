@@ -17,6 +17,8 @@ export interface PrefetchOptions {
   load: (record: PluginRecord) => Promise<unknown>;
   intervalMs: number;
   onReport?: (report: PrefetchReport) => void;
+  /** True for a version stored through this process: loaded too, but not reported as another host's. */
+  storedHere?: (ref: string) => boolean;
 }
 
 /** Starts watching the plugin list; resolves with the function that stops it. */
@@ -39,7 +41,7 @@ export async function startPrefetch(options: PrefetchOptions): Promise<() => Pro
       const started = performance.now();
       try {
         await options.load(record);
-        options.onReport?.({ kind: "prefetched", plugin: ref, loadMs: Math.round(performance.now() - started) });
+        if (!options.storedHere?.(ref)) options.onReport?.({ kind: "prefetched", plugin: ref, loadMs: Math.round(performance.now() - started) });
       } catch (err) {
         // Not fatal here: a release that uses it reports the failure when it is activated.
         options.onReport?.({ kind: "prefetch_failed", plugin: ref, code: isSluiceError(err) ? err.code : "INTERNAL_ERROR" });

@@ -21,6 +21,7 @@ import { replayOperation, type ReplayResult } from "./replay.js";
 import { extensionList, type ExtensionList } from "./extensions.js";
 import { checkBindingId, checkPluginId, checkRevision, checkVersion, parseHookRef } from "./ids.js";
 import { manifestGrants, manifestLimits, parseManifest, validateManifest, type Manifest } from "./manifest.js";
+import { checkManifestBindings, lockedManifest } from "./manifest-bindings.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseBinding, ReleaseRecord } from "./records.js";
 import { rollbackTarget } from "./rollback.js";
 import { loadDigestKey } from "./digest-key.js";
@@ -78,6 +79,18 @@ export interface ReleaseStatus extends ReleaseSyncStatus {
 const PREFETCH_INTERVAL_MS = 500;
 
 /** A plugin to upload: its manifest and its module. */
+/** What {@link Registry.deploy} did: the version (uploaded: newly stored), each binding (created or replaced), the revision. */
+export interface DeployResult {
+  plugin: PluginRecord;
+  uploaded: boolean;
+  bindings: { id: string; point: string; created: boolean }[];
+  release: ReleaseRecord;
+  /** False: the draft was identical to the latest revision, so none was created. */
+  created: boolean;
+  activated: boolean;
+  active_revision: number;
+}
+
 export interface UploadInput {
   /** The text of hook.yaml, or an already parsed manifest. */
   manifest: string | unknown;
@@ -141,6 +154,8 @@ export class Registry {
   /** The absolute data folder (the API keeps it out of error responses, and writes its token file there). */
   dataDir = "";
   private readonly loaded = new Map<string, Promise<GuestPlugin>>();
+  /** Versions uploaded through this process (the prefetch log line is about other hosts' uploads). */
+  private readonly storedHere = new Set<string>();
   private ownedRecords: OperationStore | undefined;
   /** The shared PostgreSQL stores when opened with `database` (gateway keys, quarantine, notifications). */
   shared: PostgresStores | undefined;
@@ -227,7 +242,7 @@ export class Registry {
     // A new plugin version must compile within the second an activation may take to reach
     // this host: the loader is warmed now and kept, not started cold on that clock.
     this.releaseLoader = await warmLoader();
-    this.stopPrefetch = await startPrefetch({ list: () => this.store.listPlugins(), load: (record) => this.loadPlugin(record), intervalMs: PREFETCH_INTERVAL_MS, ...(onReport ? { onReport } : {}) });
+    this.stopPrefetch = await startPrefetch({ list: () => this.store.listPlugins(), load: (record) => this.loadPlugin(record), intervalMs: PREFETCH_INTERVAL_MS, storedHere: (ref) => this.storedHere.has(ref), ...(onReport ? { onReport } : {}) });
     this.watcher = await ReleaseWatcher.start({
       feed: options.feed ?? releaseFeed({ readActive, intervalMs: SQLITE_FEED_INTERVAL_MS }),
       current: () => this.host.release,
@@ -275,7 +290,8 @@ export class Registry {
     if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {
       throw new SluiceError("MANIFEST_INVALID", `hook.yaml says abi ${manifest.abi}, but the module declares ABI ${module.abi.major}.${module.abi.minor}; rebuild it or fix the manifest`, { field: "abi" });
     }
-    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest, created_at: new Date().toISOString() };
+    // The version is locked without hook.yaml's bindings (manifest-bindings.ts): a bindings-only change is no new version.
+    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest: lockedManifest(manifest), created_at: new Date().toISOString() };
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
@@ -284,12 +300,68 @@ export class Registry {
     let created: boolean;
     try {
       created = (await this.store.insertPlugin(record)) === "inserted";
+      if (created) this.storedHere.add(`${record.id}@${record.version}`);
     } catch (err) {
       // No record, no artifact: an upload the database refused leaves nothing behind.
       if (written && !(await this.store.listPlugins()).some((p) => p.sha256 === record.sha256)) await this.artifacts.remove(record.sha256);
       throw err;
     }
     return { plugin: created ? record : (await this.store.getPlugin(record.id, record.version))!, created };
+  }
+
+  /**
+   * Upload, bind (hook.yaml's `bindings`), publish and (unless `activate: false`) activate
+   * as one step: the manifest, the module and every binding with its config are checked
+   * first, then one transaction stores the version (or finds it identical), writes the
+   * bindings (replacing draft bindings of the same id, which keep their place), freezes the
+   * draft as a revision and activates it. When anything fails, nothing is stored.
+   */
+  async deploy(input: UploadInput & { activate?: boolean; note?: string }): Promise<DeployResult> {
+    const manifest: Manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
+    if (!manifest.bindings?.length) throw new SluiceError("BINDING_INVALID", `hook.yaml of ${manifest.id}@${manifest.version} has no bindings section, so there is nothing to deploy; add one (or upload, bind and publish step by step)`, { field: "bindings", source: "hook.yaml" });
+    const wasm = input.wasm;
+    if (wasm.byteLength > this.maxModuleBytes) {
+      throw new SluiceError("MODULE_TOO_LARGE", `module is ${wasm.byteLength} bytes; this registry accepts at most ${this.maxModuleBytes} (an operator can raise it to 16 MiB: sluice serve --max-module-mb 16)`, { size: wasm.byteLength, limit: this.maxModuleBytes });
+    }
+    const module = await this.host.sandbox.load(wasm, this.loadOptions(manifest));
+    if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {
+      throw new SluiceError("MANIFEST_INVALID", `hook.yaml says abi ${manifest.abi}, but the module declares ABI ${module.abi.major}.${module.abi.minor}; rebuild it or fix the manifest`, { field: "abi" });
+    }
+    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest: lockedManifest(manifest), created_at: new Date().toISOString() };
+    const specs = checkManifestBindings(manifest, record);
+    const written = !(await this.artifacts.has(record.sha256));
+    if (written) await this.artifacts.put(wasm, record.sha256);
+    try {
+      const done = await this.store.transaction(async (tx) => {
+        const created = (await tx.insertPlugin(record)) === "inserted";
+        if (created) this.storedHere.add(`${record.id}@${record.version}`);
+        const bindings: DeployResult["bindings"] = [];
+        for (const spec of specs) {
+          const exists = (await tx.getBinding(spec.id)) !== undefined;
+          await (exists ? tx.updateBinding(spec) : tx.insertBinding(spec));
+          bindings.push({ id: spec.id, point: spec.point, created: !exists });
+        }
+        const { release, same } = await this.freezeDraft(tx, input.note);
+        let activated = false;
+        if (input.activate !== false && (await tx.activeRevision()) !== release.revision) {
+          // Loaded inside the transaction: an activation that cannot load stores nothing.
+          await Promise.all([...new Set(release.bindings.map((b) => b.hook_ref))].map(async (ref) => {
+            const { id, version } = parseHookRef(ref);
+            const plugin = await tx.getPlugin(id, version);
+            if (!plugin) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${ref}; list them with GET /api/v1/plugins`, { id, version });
+            return this.loadPlugin(plugin);
+          }));
+          await tx.activate(release.revision, "activate", () => { this.host.activate(releaseInput(release)); });
+          activated = true;
+        }
+        const stored = created ? record : (await tx.getPlugin(record.id, record.version))!;
+        return { plugin: stored, uploaded: created, bindings, release, created: !same, activated, active_revision: await tx.activeRevision() };
+      });
+      return done;
+    } catch (err) {
+      if (written && !(await this.store.listPlugins()).some((p) => p.sha256 === record.sha256)) await this.artifacts.remove(record.sha256);
+      throw err;
+    }
   }
 
   private loadOptions(manifest: Manifest) {
@@ -406,22 +478,27 @@ export class Registry {
     // (in this process or another) lands before or after, never in between.
     const { release, same } = await this.store.transaction(async (tx) => {
       if (options.order_mode) await tx.setDraftOrderMode(options.order_mode);
-      const bindings = await tx.listBindings();
-      const draft = {
-        order_mode: await tx.draftOrderMode(),
-        bindings: await Promise.all(bindings.map(async (b, position) => {
-          const { id, version } = parseHookRef(b.hook_ref);
-          const plugin = await tx.getPlugin(id, version);
-          if (!plugin) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}@${version}; list them with GET /api/v1/plugins`, { id, version });
-          return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: plugin.sha256 };
-        })),
-      };
-      const latest = (await tx.listReleases()).reduce<ReleaseRecord | undefined>((a, r) => (a === undefined || r.revision > a.revision ? r : a), undefined);
-      const same = latest !== undefined && canonicalJson({ order_mode: latest.order_mode, bindings: latest.bindings }) === canonicalJson(draft);
-      return { release: same ? latest : await tx.insertRelease({ ...draft, based_on: null, note: options.note ?? "" }), same };
+      return this.freezeDraft(tx, options.note);
     });
     if (options.activate && (await this.activeRevision()) !== release.revision) await this.activate(release.revision);
     return { release, created: !same };
+  }
+
+  /** Inside `tx`: the draft as the next revision, or the latest one when the draft is identical to it (`same`). */
+  private async freezeDraft(tx: RegistryTx, note: string | undefined): Promise<{ release: ReleaseRecord; same: boolean }> {
+    const bindings = await tx.listBindings();
+    const draft = {
+      order_mode: await tx.draftOrderMode(),
+      bindings: await Promise.all(bindings.map(async (b, position) => {
+        const { id, version } = parseHookRef(b.hook_ref);
+        const plugin = await tx.getPlugin(id, version);
+        if (!plugin) throw new SluiceError("PLUGIN_NOT_FOUND", `no plugin ${id}@${version}; list them with GET /api/v1/plugins`, { id, version });
+        return { ...specOf(b), position, registered_at: b.registered_at, code_sha256: plugin.sha256 };
+      })),
+    };
+    const latest = (await tx.listReleases()).reduce<ReleaseRecord | undefined>((a, r) => (a === undefined || r.revision > a.revision ? r : a), undefined);
+    const same = latest !== undefined && canonicalJson({ order_mode: latest.order_mode, bindings: latest.bindings }) === canonicalJson(draft);
+    return { release: same ? latest : await tx.insertRelease({ ...draft, based_on: null, note: note ?? "" }), same };
   }
 
   listReleases(): Promise<ReleaseRecord[]> {

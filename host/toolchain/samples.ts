@@ -29,7 +29,8 @@ import { schemaProblem } from "../pipeline/validators.js";
 import type { Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { compileAssemblyScript } from "./assemblyscript.js";
+import { loadCompiler } from "./load-compiler.js";
+import { jsonErrorPosition } from "./text-position.js";
 import { diffLines } from "./json-diff.js";
 import { sampleProblems } from "./sample-checks.js";
 
@@ -115,7 +116,8 @@ export interface LoadedPlugin {
  */
 export async function loadPlugin(sandbox: Sandbox, pluginDir: string, wasm?: Uint8Array, options: { limits?: Partial<PluginLimits> } = {}): Promise<LoadedPlugin> {
   const manifest = await readManifest(pluginDir);
-  const bytes = wasm ?? await compileAssemblyScript({ entry: path.resolve(pluginDir, manifest.entry) });
+  // Loaded only when no module is given, from Sluice's install or the plugin's folder.
+  const bytes = wasm ?? await (await loadCompiler(pluginDir)).compileAssemblyScript({ entry: path.resolve(pluginDir, manifest.entry) });
   const module = await sandbox.load(bytes, { capabilities: manifest.capabilities ?? [], limits: { ...manifestLimits(manifest), ...options.limits } });
   return {
     dir: pluginDir,
@@ -191,10 +193,13 @@ export async function loadSamples(pluginDir: string): Promise<Sample[]> {
   for (const f of files) {
     const file = path.join(dir, f);
     let sample: Sample;
+    const text = await readFile(file, "utf8");
     try {
-      sample = JSON.parse(await readFile(file, "utf8")) as Sample;
+      sample = JSON.parse(text) as Sample;
     } catch (err) {
-      throw new SluiceError("SAMPLE_INVALID", `${file} is not valid JSON: ${(err as Error).message}`, { file });
+      const at = jsonErrorPosition(text, (err as Error).message);
+      const message = (err as Error).message.replace(/ in JSON at position \d+.*$/, "");
+      throw new SluiceError("SAMPLE_INVALID", `${file}${at ? `:${at.line}:${at.column}` : ""} is not valid JSON: ${message}${at ? ` (line ${at.line}, column ${at.column})` : ""}`, { file, ...(at ?? {}) });
     }
     if (typeof sample.name !== "string") throw new SluiceError("SAMPLE_INVALID", `${file}: "name" must be a string`, { file });
     out.push({ ...sample, file });

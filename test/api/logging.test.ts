@@ -66,7 +66,8 @@ beforeAll(async () => {
   }
   // The child's lines reach this process through a pipe, after the answers they describe
   // (events after the call, the 5xx line after the response): wait for each, however late.
-  const written = () => requestIds.every((id) => log.includes(`"reqId":"${id}","res"`)) && /plugin quarantined/.test(log)
+  // A refused request's completion line carries its errorCode between the id and the response.
+  const written = () => requestIds.every((id) => new RegExp(`"reqId":"${id}",("errorCode":"[A-Z_]+",)?"res"`).test(log)) && /plugin quarantined/.test(log)
     && log.split("request answered with a server error").length - 1 === 5;
   while (!written()) await new Promise((resolve) => setTimeout(resolve, 20));
 }, 120_000);
@@ -91,6 +92,12 @@ describe("sluice serve's log", () => {
       expect(lines().filter((l) => l.reqId === id && l.msg === "request completed")).toHaveLength(1);
     }
     expect(logged.filter((l) => (l.req as { url: string }).url === "/v1/chat/completions")).toHaveLength(5);
+  });
+
+  it("gives a refused request's completion line its error code (issue 31)", () => {
+    const refused = lines().filter((l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 401);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const l of refused) expect(l.errorCode).toBe("UNAUTHORIZED");
   });
 
   it("logs every 5xx with its cause", () => {

@@ -80,7 +80,22 @@ describe("sluice test checks samples as the server checks bindings", () => {
     sample(dir, "03-broken.json", "{broken");
     const r = await sluice(["test", dir, "--module", wasm]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`error SAMPLE_INVALID: ${path.join(dir, "samples", "03-broken.json")} is not valid JSON: Expected property name or '}' in JSON at position 1`);
+    expect(r.stderr).toContain(`error SAMPLE_INVALID: ${path.join(dir, "samples", "03-broken.json")}:1:2 is not valid JSON: Expected property name or '}' (line 1, column 2)`);
+    sample(dir, "03-broken.json", '{\n  "name": "x",\n  "point": "tool.before",,\n}');
+    const lined = await sluice(["test", dir, "--module", wasm]);
+    expect(lined.stderr).toContain(`${path.join(dir, "samples", "03-broken.json")}:3:26 is not valid JSON`);
+  });
+
+  it("with --json, a failure is JSON on stdout with its code and hint", async () => {
+    const dir = plugin();
+    sample(dir, "03-broken.json", "{broken");
+    const r = await sluice(["test", dir, "--module", wasm, "--json"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: "SAMPLE_INVALID", message: expect.stringContaining("03-broken.json:1:2 is not valid JSON"), details: { line: 1, column: 2 } } });
+    const usage = await sluice(["test", tempDir(), "--json"]);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ error: { code: "CLI_ERROR", message: expect.stringContaining("no hook.yaml"), hint: expect.any(String) } });
   });
 
   it("prints results as JSON with --json", async () => {
@@ -186,11 +201,63 @@ describe("bindings and releases", () => {
   });
 });
 
+describe("sluice deploy checks everything before it stores anything (issue 31)", () => {
+  it("a binding config in hook.yaml that its config_schema refuses stops deploy and test before anything is stored, naming hook.yaml", async () => {
+    const s = await server();
+    const dir = plugin();
+    const manifest = path.join(dir, "hook.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace("config: { max_limit: 100 }", "config: { max_limit: 0 }"));
+    const r = await sluice(["deploy", dir, "--module", wasm], s.env);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^error PLUGIN_CONFIG_INVALID: hook\.yaml: bindings\[0\] \(my-hook-tool-before\): config does not match the config_schema of my-hook@0\.1\.0/);
+    expect(r.stderr).toContain("→ fix the binding's config in hook.yaml");
+    expect(r.stderr).not.toContain("--config");
+    expect(await s.registry.listPlugins()).toEqual([]);
+    expect(await s.registry.listBindings()).toEqual([]);
+
+    const tested = await sluice(["test", dir, "--module", wasm]);
+    expect(tested.code).toBe(3);
+    expect(tested.stderr).toMatch(/^error PLUGIN_CONFIG_INVALID: hook\.yaml: bindings\[0\]/);
+  }, 60_000);
+
+  it("a failing sample stops the deploy and says so; --force deploys anyway", async () => {
+    const s = await server();
+    const dir = plugin();
+    sample(dir, "03-wrong.json", { name: "expects the wrong limit", point: "tool.before", config: { max_limit: 100 }, payload: PAYLOAD, expect: { outcome: "continue" } });
+    const r = await sluice(["deploy", dir, "--module", wasm], s.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error: 1 of 3 samples failed, so nothing was deployed");
+    expect(r.stderr).toContain("→ fix the hook or its samples (`sluice test` shows them), or deploy anyway with --force");
+    expect(await s.registry.listPlugins()).toEqual([]);
+    expect(await s.registry.activeRevision()).toBe(0);
+
+    const forced = await sluice(["deploy", dir, "--module", wasm, "--force"], s.env);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain("warning: 1 of 3 samples failed; deploying anyway (--force)");
+    expect(await s.registry.activeRevision()).toBe(1);
+  }, 60_000);
+
+  it("changing only a binding in hook.yaml deploys a new revision of the same version", async () => {
+    const s = await server();
+    const dir = plugin();
+    expect((await sluice(["deploy", dir, "--module", wasm], s.env)).code).toBe(0);
+    const manifest = path.join(dir, "hook.yaml");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace("config: { max_limit: 100 }", "config: { max_limit: 50 }"));
+    const again = await sluice(["deploy", dir, "--module", wasm], s.env);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^already uploaded \(identical\) my-hook@0\.1\.0/m);
+    expect(again.stdout).toMatch(/^published revision 2 \(1 binding\(s\)\); active revision: 2$/m);
+    expect((await s.registry.getRelease(2)).bindings.map((b) => b.config)).toEqual([{ max_limit: 50 }]);
+    expect((await s.registry.listPlugins()).map((p) => [p.id, p.version, "bindings" in p.manifest])).toEqual([["my-hook", "0.1.0", false]]);
+  }, 60_000);
+});
+
 describe("sluice dev", () => {
   it("re-runs the samples on every change to a sample or the source, and keeps watching after a broken build", async () => {
     const dir = plugin();
     rmSync(path.join(dir, "build"), { recursive: true });
-    const dev = spawnSluice(["dev", dir]);
+    const dev = spawnSluice(["dev", dir, "--no-serve"]);
     try {
       const first = await waitFor(dev, /results in \d+ ms; watching/);
       expect(first).toMatch(/^— first build\npass clamps a large limit \([\d.]+ ms, fuel [\d,]+ of 50,000,000\)\npass leaves a small limit alone \([\d.]+ ms, fuel [\d,]+ of 50,000,000\)\n2 passed, 0 failed\nresults in \d+ ms; watching /);

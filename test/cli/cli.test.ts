@@ -101,7 +101,7 @@ describe("sluice CLI", () => {
     // In a folder without .sluice/data/api-token, so no local token file is found.
     const noToken = await sluice(["list"], { SLUICE_URL: s.url }, tempDir());
     expect(noToken.code).toBe(3);
-    expect(noToken.stderr).toMatch(/error UNAUTHORIZED: missing bearer token[\s\S]*→ pass --token/);
+    expect(noToken.stderr).toMatch(/error UNAUTHORIZED: missing bearer token[\s\S]*→ set SLUICE_TOKEN or SLUICE_TOKEN_FILE/);
     expect((await sluice(["list", "--token", "wrong"], { SLUICE_URL: s.url })).stderr).toMatch(/UNAUTHORIZED: wrong bearer token/);
 
     const unknown = await sluice(["bind", "ghost@1.0.0", "--point", "tool.before"], env);

@@ -32,25 +32,27 @@ function freePort(): Promise<number> {
 
 /**
  * Runs README lines with bash in `cwd`. Each `sluice serve &` runs in the background
- * (its job's shell replaced by the server, so that the trap's kill stops the server itself); the commands after them wait until every one listens; `sluice dev`
- * is stopped once it has printed its first results. Nothing else is changed.
+ * (its job's shell replaced by the server, so that the trap's kill stops the server itself); the commands after them wait until every one listens;
+ * `sluice dev &` likewise, the commands after it waiting for its first results (its output
+ * is printed at the end). `npx sluice` is the installed sluice. Nothing else is changed.
  */
 function runBlock(lines: readonly string[], cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const logs = tempDir("sluice-readme-logs-");
   const serves = lines.filter((l) => /^sluice serve\b/.test(l)).length;
+  const devs = lines.filter((l) => /^sluice dev\b/.test(l)).length;
   const script = `set -euo pipefail
 sluice() {
   if [ "$1" = serve ]; then exec sluice "$@" > ${logs}/serve-$BASHPID.out 2>> ${logs}/serve.err; fi
   if compgen -G "${logs}/serve-*.out" > /dev/null; then until [ "$(grep -l "listening on" ${logs}/serve-*.out 2>/dev/null | wc -l)" -ge ${serves} ]; do sleep 0.1; done; fi
-  if [ "$1" = dev ]; then
-    command sluice "$@" > ${logs}/dev.out 2>&1 & local pid=$!
-    until grep -q "results in" ${logs}/dev.out; do kill -0 $pid; sleep 0.1; done
-    kill -TERM $pid; wait $pid || true; cat ${logs}/dev.out; return
-  fi
+  if [ "$1" = dev ]; then exec sluice "$@" > ${logs}/dev-$BASHPID.out 2>&1; fi
+  if [ ${devs} -gt 0 ] && [ "$1" != new ]; then until grep -qs "results in" ${logs}/dev-*.out; do sleep 0.1; done; fi
   command sluice "$@"
 }
+# The package is not on the registry yet: \`npx sluice\` is the sluice installed above.
+npx() { if [ "$1" = sluice ]; then shift; sluice "$@"; else command npx "$@"; fi; }
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 ${lines.join("\n")}
+cat ${logs}/dev-*.out 2>/dev/null || true
 `;
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, SLUICE_PORT: String(port), SLUICE_URL: `http://127.0.0.1:${port}`, SLUICE_WORKERS: "1", ...extraEnv };
@@ -75,7 +77,7 @@ describe("README.md", () => {
     expect(blocks).toEqual([
       ["npm ci && npm start", "npm ci && npm test"],
       ["npm install -g ."],
-      ["sluice new my-guard && cd my-guard", "sluice serve &", "sluice dev", "sluice deploy"],
+      ["npx sluice new my-guard", "cd my-guard", "sluice dev &", "sluice deploy", `sluice call tool.before --tool orders.search --args '{"limit":5000}'`],
       ["sluice new my-guard && cd my-guard", "sluice build", "sluice test", "sluice serve &", "sluice upload && sluice bind my-guard@0.1.0 --point tool.before && sluice publish --activate"],
       [
         "sluice new my-guard && cd my-guard", `export SLUICE_TOKEN=$(node -p "crypto.randomBytes(32).toString('hex')")`, "sluice serve &", "sluice serve --port 8797 &",
@@ -90,15 +92,16 @@ describe("README.md", () => {
     expect(execFileSync(path.join(bin, "sluice"), ["--version"], { encoding: "utf8" }).trim()).toBe(version);
   });
 
-  it("gets from an empty folder to a live hook with new, serve, dev and deploy", async () => {
+  it("gets from an empty folder to a hook seen acting with new, dev, deploy and call", async () => {
     const cwd = tempDir("sluice-readme-");
     const port = await freePort();
     const run = await runBlock(blocks[2]!, cwd, port);
     expect(run.stderr).not.toMatch(/^error/m);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/2 passed, 0 failed\nresults in \d+ ms/);
     expect(run.stdout).toMatch(/^bound my-guard-tool-before: my-guard@0\.1\.0 at tool\.before$/m);
     expect(run.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
+    expect(run.stdout).toContain("patch:\n  /limit: 5000 → 100\n");
+    expect(run.stdout).toMatch(/2 passed, 0 failed\nresults in \d+ ms/);
   }, 240_000);
 
   it("runs the step-by-step commands, binding the scaffold without any config", async () => {

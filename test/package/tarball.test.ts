@@ -106,20 +106,17 @@ describe("the packed tarball", () => {
     expect(out.message).toContain(`npm install @bytecodealliance/jco-transpile@${pkg.peerDependencies["@bytecodealliance/jco-transpile"]}`);
   });
 
-  it("npx sluice new, build, test and demo work from an empty project; build names the compiler to install", () => {
+  it("npx sluice new, build, test and demo work from an empty project; new installs the compiler it needs, pinned exactly", () => {
     expect(sluice("--version").stdout.trim()).toBe(pkg.version);
     const created = sluice("new", "my-hook");
     expect(created.code, created.stderr).toBe(0);
     expect(existsSync(join(project, "my-hook", "hook.yaml"))).toBe(true);
+    const scaffolded = JSON.parse(readFileSync(join(project, "my-hook", "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+    expect(scaffolded.devDependencies.assemblyscript).toBe(pkg.peerDependencies.assemblyscript);
+    expect(readFileSync(join(project, "my-hook", ".gitignore"), "utf8").split("\n")).toEqual(expect.arrayContaining(["build/", "node_modules/", ".sluice/"]));
+    // The consumer project itself still has no compiler: sluice finds the plugin folder's.
+    expect(existsSync(join(project, "node_modules", "assemblyscript"))).toBe(false);
 
-    const missing = sluice("build", "my-hook");
-    expect(missing.code).toBe(3);
-    expect(missing.stderr).toContain("error TOOLCHAIN_MISSING:");
-    const install = `npm install -D assemblyscript@${pkg.peerDependencies.assemblyscript}`;
-    expect(missing.stderr).toContain(install);
-    expect(readFileSync(join(root, "README.md"), "utf8"), "README.md shows the same command").toContain(install);
-
-    installFromCache(...install.split(" ").slice(2));
     const built = sluice("build", "my-hook");
     expect(built.code, built.stderr).toBe(0);
     expect(existsSync(join(project, "my-hook", "build", "my-hook.wasm"))).toBe(true);
@@ -130,5 +127,53 @@ describe("the packed tarball", () => {
     const demo = sluice("demo");
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toContain("Done: 4 real model calls");
-  }, 120_000);
+  }, 180_000);
+
+  it("a plugin without its compiler installed is TOOLCHAIN_MISSING naming the exact install command", () => {
+    const created = sluice("new", "bare-hook", "--no-install");
+    expect(created.code, created.stderr).toBe(0);
+    const missing = sluice("build", "bare-hook");
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain("error TOOLCHAIN_MISSING:");
+    const install = `npm install -D -E assemblyscript@${pkg.peerDependencies.assemblyscript}`;
+    expect(missing.stderr).toContain(install);
+    expect(readFileSync(join(root, "README.md"), "utf8"), "README.md shows the same command").toContain(install);
+  }, 60_000);
+
+  it("README's \"Writing a hook\" path: five commands from an empty folder to a hook seen acting, none failing, within 2 minutes", () => {
+    const text = readFileSync(join(root, "README.md"), "utf8");
+    const block = /\*\*From an empty folder to a hook seen acting\*\*[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(text)![1]!.trim().split("\n").map((l) => l.replace(/\s+#.*$/, "").trim());
+    expect(block).toEqual([
+      "npx sluice new my-guard",
+      "cd my-guard",
+      "sluice dev &",
+      "sluice deploy",
+      `sluice call tool.before --tool orders.search --args '{"limit":5000}'`,
+    ]);
+    const folder = join(work, "empty");
+    mkdirSync(folder);
+    // The package installed as a user has it (npx from the registry, or npm install -g): its bin on PATH.
+    // `sluice dev &` serves in the background; the next command waits until it listens.
+    const port = String(18_000 + Math.floor(Math.random() * 20_000));
+    const script = [
+      "set -euo pipefail",
+      `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT`,
+      `cd ${JSON.stringify(folder)}`,
+      block[0]!.replace("npx sluice", `npx --prefix ${JSON.stringify(project)} --no -- sluice`),
+      block[1]!,
+      `${block[2]!.replace(" &", "")} > ../dev.out 2>&1 &`,
+      `until grep -q "listening on" ../dev.out; do sleep 0.2; kill -0 $! ; done`,
+      block[3]!,
+      block[4]!,
+    ].join("\n");
+    const t0 = performance.now();
+    const r = spawnSync("bash", ["-c", script], { env: { ...env, PATH: `${join(project, "node_modules", ".bin")}:${env.PATH}`, SLUICE_PORT: port, SLUICE_URL: `http://127.0.0.1:${port}`, SLUICE_WORKERS: "1" }, encoding: "utf8", timeout: 170_000 });
+    const seconds = (performance.now() - t0) / 1000;
+    process.stdout.write(`README author path from the tarball: ${seconds.toFixed(1)} s of machine time\n`);
+    expect(r.stderr).not.toMatch(/^error/m);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^published revision 1 \(1 binding\(s\)\); active revision: 1$/m);
+    expect(r.stdout).toContain("patch:\n  /limit: 5000 → 100\n");
+    expect(seconds).toBeLessThanOrEqual(120);
+  }, 180_000);
 });

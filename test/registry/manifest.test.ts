@@ -14,6 +14,22 @@ function refused(text: string): string {
 }
 
 describe("parseManifest", () => {
+  it("reports an unclosed quote at the line and column where it opens, not at the end of the file (issue 31)", () => {
+    const text = manifestYaml().replace("version: 1.0.0", 'version: "1.0.0');
+    const line = text.split("\n").findIndex((l) => l.startsWith("version:")) + 1;
+    let err: unknown;
+    try { parseManifest(text); } catch (e) { err = e; }
+    expect(isSluiceError(err) && err.code).toBe("MANIFEST_INVALID");
+    expect((err as Error).message).toContain(`hook.yaml: is not valid YAML: a quoted value opened at line ${line}, column 10 is never closed`);
+    expect((err as { details: unknown }).details).toMatchObject({ line, column: 10 });
+  });
+
+  it("reports other YAML errors with their line and column", () => {
+    let err: unknown;
+    try { parseManifest("id: a\nid: b\n"); } catch (e) { err = e; }
+    expect((err as Error).message).toMatch(/is not valid YAML: .* at line 2, column 1/);
+  });
+
   it("accepts the documented format and fills defaults", () => {
     const m = parseManifest(manifestYaml({ failure_policy: undefined, capabilities: undefined }));
     expect(m).toMatchObject({ id: "clamp", version: "1.0.0", abi: "1.0", failure_policy: "fail-closed", capabilities: [] });

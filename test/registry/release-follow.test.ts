@@ -109,6 +109,17 @@ describe("release distribution between hosts on one database", () => {
     expect(await still.releaseStatus()).toMatchObject({ active_revision: 1, serving_revision: 0 });
   });
 
+  it("does not report a version uploaded through this very host as another host's (issue 31)", async () => {
+    const dataDir = tempDir();
+    const reports: (ReleaseSyncReport | PrefetchReport)[] = [];
+    const a = await openRegistry(dataDir, { onReleaseSync: (r) => reports.push(r) });
+    const other = await openRegistry(dataDir);
+    await a.upload({ manifest: LIMIT_MANIFEST, wasm: LIMIT_WASM });
+    await other.upload({ manifest: LIMIT_MANIFEST.replace(/^version: .*$/m, "version: 1.0.1"), wasm: LIMIT_WASM });
+    await expect.poll(() => reports, { timeout: 5000, interval: 20 }).toContainEqual({ kind: "prefetched", plugin: "order-search-limit@1.0.1", loadMs: expect.any(Number) });
+    expect(reports.filter((r) => r.kind === "prefetched").map((r) => (r as { plugin: string }).plugin)).toEqual(["order-search-limit@1.0.1"]);
+  });
+
   it("compiles a plugin version another host stored before any release uses it", async () => {
     const dataDir = tempDir();
     const reports: (ReleaseSyncReport | PrefetchReport)[] = [];

@@ -1,56 +1,61 @@
 /**
- * `sluice deploy [dir]`: build, upload, bind (from hook.yaml's `bindings` section),
- * publish and activate, in one command: the last step from an empty folder to a live hook.
- * A binding that already exists in the draft is replaced (it keeps its place), so
- * deploying a new version moves its bindings to it.
+ * `sluice deploy [dir]`: the last step from an empty folder to a live hook. Everything is
+ * checked before anything is stored: hook.yaml's bindings and their configs (the
+ * registry's own checks, run here), the build, and the samples (a failing sample stops the
+ * deploy unless --force). Then one call, POST /api/v1/deploy, uploads, binds, publishes
+ * and activates in one server transaction: when any step fails nothing is stored. A
+ * binding that already exists in the draft is replaced (it keeps its place); hook.yaml's
+ * bindings are not part of the locked version, so changing only them needs no version bump.
  */
-import { isSluiceError } from "../../errors/sluice-error.js";
-import type { ApiClient, BodyOf } from "../client.js";
-import { CliError, emit } from "../output.js";
+import { checkManifestBindings } from "../../registry/manifest-bindings.js";
+import type { DeployResult } from "../../registry/registry.js";
+import { EXIT } from "../exit-codes.js";
+import { CliError, emit, step, warn } from "../output.js";
 import { moduleFor, readPluginDir } from "../plugin-dir.js";
-import { publishDraft, publishedLines } from "./releases.js";
+import { publishedLines } from "./releases.js";
 import { clientOf, remoteOptions } from "./remote.js";
+import { localSamples, resultLines } from "./test.js";
 import type { RegisterCommand } from "./types.js";
-import { uploadedLine, uploadPlugin } from "./upload.js";
+import { uploadedLine } from "./upload.js";
 
 export const deployCommand: RegisterCommand = (program) => {
   remoteOptions(program.command("deploy [dir]"))
-    .description("build and upload the plugin in dir (default .), write the bindings of its hook.yaml, publish and activate")
-    .option("--module <file>", "upload this module instead of building")
+    .description("check, build and test the plugin in dir (default .), then upload it, write the bindings of its hook.yaml, publish and activate, as one step on the server")
+    .option("--module <file>", "deploy this module instead of building")
     .option("--no-activate", "publish without activating")
+    .option("--force", "deploy even when samples fail")
     .option("--note <text>", "a note kept with the release")
     .option("--json", "print JSON")
-    .action(async (dir: string | undefined, opts: { module?: string; activate: boolean; note?: string; json?: boolean; url: string; token?: string }) => {
+    .action(async (dir: string | undefined, opts: { module?: string; activate: boolean; force?: boolean; note?: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const p = await readPluginDir(dir ?? ".");
-      const bindings = p.manifest.bindings ?? [];
-      if (bindings.length === 0) throw new CliError(`${p.dir}/hook.yaml has no bindings section, so deploy has nothing to bind`, "add one, e.g.\n    bindings:\n      - point: tool.before\n        config: { max_limit: 100 }\n  or bind by hand with `sluice upload`, `sluice bind` and `sluice publish --activate`");
+      if (!p.manifest.bindings?.length) throw new CliError(`${p.dir}/hook.yaml has no bindings section, so deploy has nothing to bind`, "add one, e.g.\n    bindings:\n      - point: tool.before\n        config: { max_limit: 100 }\n  or bind by hand with `sluice upload`, `sluice bind` and `sluice publish --activate`");
+      checkManifestBindings(p.manifest);
       const client = clientOf(opts);
       const wasm = await moduleFor(p, opts.module);
-      const uploaded = await uploadPlugin(client, p, wasm);
-      const ref = `${p.manifest.id}@${p.manifest.version}`;
-      const bound: { id: string; point: string; created: boolean }[] = [];
-      for (const b of bindings) {
-        const id = b.id ?? `${p.manifest.id}-${b.point.replace(/\./g, "-")}`;
-        bound.push({ id, point: b.point, created: await writeBinding(client, { ...b, id, hook_ref: ref }) });
+      const { createSandbox } = await import("../../sandbox/sandbox.js");
+      const sandbox = createSandbox({ workers: 1 });
+      let samples;
+      try {
+        samples = await step("running samples", () => localSamples(sandbox, p, wasm));
+      } finally {
+        await sandbox.close();
       }
-      const published = await publishDraft(client, { ...(opts.activate ? { activate: true } : {}), ...(opts.note ? { note: opts.note } : {}) });
-      emit(opts, { plugin: uploaded.plugin, uploaded: uploaded.created, bindings: bound, release: published.release, created: published.created, active_revision: published.active_revision }, () => [
-        uploadedLine(uploaded),
-        ...bound.map((b) => `${b.created ? "bound" : "rebound"} ${b.id}: ${ref} at ${b.point}`),
-        ...publishedLines(published, opts.activate),
+      const failed = samples.filter((s) => !s.pass);
+      if (failed.length > 0) {
+        if (!opts.force) {
+          for (const line of resultLines(samples)) process.stderr.write(`${line}\n`);
+          throw new CliError(`${failed.length} of ${samples.length} samples failed, so nothing was deployed`, "fix the hook or its samples (`sluice test` shows them), or deploy anyway with --force", EXIT.failed);
+        }
+        warn(`${failed.length} of ${samples.length} samples failed; deploying anyway (--force)`);
+      }
+      const done = await step(`deploying ${p.manifest.id}@${p.manifest.version} (${wasm.byteLength} bytes)`, () => client.call<DeployResult>(client.api.POST("/api/v1/deploy", {
+        body: { manifest: p.manifestText, wasm_base64: Buffer.from(wasm).toString("base64"), activate: opts.activate, ...(opts.note ? { note: opts.note } : {}) },
+      })));
+      const ref = `${p.manifest.id}@${p.manifest.version}`;
+      emit(opts, { ...done, samples: { passed: samples.length - failed.length, failed: failed.length } }, () => [
+        uploadedLine({ plugin: done.plugin, created: done.uploaded }),
+        ...done.bindings.map((b) => `${b.created ? "bound" : "rebound"} ${b.id}: ${ref} at ${b.point}`),
+        ...publishedLines(done, opts.activate),
       ]);
     });
 };
-
-/** Creates the binding, or replaces the draft binding with that id; true when it was created. */
-async function writeBinding(client: ApiClient, body: Record<string, unknown> & { id: string }): Promise<boolean> {
-  try {
-    await client.call(client.api.GET("/api/v1/bindings/{id}", { params: { path: { id: body.id } } }));
-  } catch (err) {
-    if (!isSluiceError(err) || err.code !== "BINDING_NOT_FOUND") throw err;
-    await client.call(client.api.POST("/api/v1/bindings", { body: body as BodyOf<"/api/v1/bindings", "post"> }));
-    return true;
-  }
-  await client.call(client.api.PUT("/api/v1/bindings/{id}", { params: { path: { id: body.id } }, body: body as BodyOf<"/api/v1/bindings/{id}", "put"> }));
-  return false;
-}

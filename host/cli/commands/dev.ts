@@ -3,10 +3,17 @@
  * its sources, manifest and samples: every change rebuilds with the compiler already
  * loaded in this process and re-runs the samples on a sandbox kept warm, printing the
  * results and how long they took. A broken build or sample is printed and the watch goes on.
+ * Beside the watch it serves a local host (the management API, as `sluice serve` with its
+ * defaults and variables: data in <dir>/.sluice/data), so `sluice deploy` and `sluice call`
+ * work from another terminal; when a server already listens on the port it says so and
+ * only watches.
  */
 import { readdirSync, watch } from "node:fs";
 import path from "node:path";
-import { reportError, print } from "../output.js";
+import { Command } from "commander";
+import { CliError, reportError, print } from "../output.js";
+import { addServeOptions, resolveServeConfig } from "../serve-config.js";
+import { serve } from "./serve.js";
 import { buildPlugin, readPluginDir } from "../plugin-dir.js";
 import { localSamples, resultLines } from "./test.js";
 import type { RegisterCommand } from "./types.js";
@@ -16,8 +23,10 @@ const WATCHED = /\.(ts|json|ya?ml)$/;
 export const devCommand: RegisterCommand = (program) => {
   program.command("dev [dir]")
     .description("build and run the samples of the plugin in dir (default .), then again on every change to its sources, hook.yaml or samples, until Ctrl-C")
-    .action(async (dir: string | undefined) => {
+    .option("--no-serve", "only watch: do not serve a local host")
+    .action(async (dir: string | undefined, opts: { serve: boolean }) => {
       const root = path.resolve(dir ?? ".");
+      if (opts.serve) await serveBeside(root);
       const { createSandbox } = await import("../../sandbox/sandbox.js");
       // idleMs 0 would let the workers go between runs; keep them (and the compiled SDK) warm.
       const sandbox = createSandbox({ workers: 1, idleMs: 3_600_000 });
@@ -78,4 +87,18 @@ function foldersOf(root: string): string[] {
     out.push(...foldersOf(path.join(root, entry.name)));
   }
   return out;
+}
+
+/** `sluice serve` with its defaults and SLUICE_* variables, unless the port is taken (then it says where one runs). */
+async function serveBeside(root: string): Promise<void> {
+  const options = addServeOptions(new Command("serve")).exitOverride();
+  options.parse([], { from: "user" });
+  // The data folder is the plugin's (git-ignored .sluice/data), wherever dev is run from.
+  const config = resolveServeConfig({ ...options.opts(), ...(process.env.SLUICE_DATA_DIR ? {} : { dataDir: path.join(root, ".sluice", "data") }) });
+  try {
+    await serve(config);
+  } catch (err) {
+    if (!(err instanceof CliError) || !err.message.includes("the port is in use")) throw err;
+    print(`a server already listens on ${config.host}:${config.port}: deploy to it with \`sluice deploy\` (this dev session only watches)`);
+  }
 }

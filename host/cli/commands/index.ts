@@ -10,6 +10,8 @@ import { devCommand } from "./dev.js";
 import { replayCommand } from "./replay.js";
 import { quarantineCommands } from "./quarantine.js";
 import { buildCommand } from "./build.js";
+import { callCommand } from "./call.js";
+import { keyCommands } from "./keys.js";
 import { listCommand } from "./list.js";
 import { newCommand } from "./new.js";
 import { pipelineCommands } from "./pipeline.js";
@@ -17,6 +19,7 @@ import { releaseCommands } from "./releases.js";
 import { serveCommand } from "./serve.js";
 import { statusCommand } from "./status.js";
 import { testCommand } from "./test.js";
+import { tokenCommands } from "./token.js";
 import type { RegisterCommand } from "./types.js";
 import { uploadCommand } from "./upload.js";
 
@@ -29,10 +32,13 @@ export const COMMANDS: readonly RegisterCommand[] = [
   bindCommand,
   releaseCommands,
   deployCommand,
+  callCommand,
   pipelineCommands,
   listCommand,
   statusCommand,
   serveCommand,
+  tokenCommands,
+  keyCommands,
   recordCommands,
   replayCommand,
   quarantineCommands,

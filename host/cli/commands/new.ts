@@ -1,26 +1,60 @@
-/** `sluice new <name>`: scaffold a plugin that builds and passes its own samples. */
+/**
+ * `sluice new <name>`: scaffold a plugin that builds and passes its own samples, with the
+ * compiler it needs installed in its folder (pinned exactly to the version this sluice
+ * was tested with), so `sluice build` works next without another step.
+ */
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { checkPluginId } from "../../registry/ids.js";
-import { CliError, emit } from "../output.js";
+import { peerVersion } from "../../toolchain/load-compiler.js";
+import { EXIT } from "../exit-codes.js";
+import { CliError, emit, step, warn } from "../output.js";
 import { scaffoldFiles } from "../scaffold.js";
 import type { RegisterCommand } from "./types.js";
 
 export const newCommand: RegisterCommand = (program) => {
   program.command("new <name>")
-    .description("scaffold an AssemblyScript plugin in ./<name> (or --dir)")
+    .description("scaffold an AssemblyScript plugin in ./<name> (or --dir) and install its compiler there (npm install)")
     .option("--dir <dir>", "folder to create (default ./<name>)")
+    .option("--no-install", "do not run npm install (then run it in the folder before sluice build)")
     .option("--json", "print JSON")
-    .action(async (name: string, opts: { dir?: string; json?: boolean }) => {
+    .action(async (name: string, opts: { dir?: string; install: boolean; json?: boolean }) => {
       checkPluginId(name);
       const dir = path.resolve(opts.dir ?? name);
       if (existsSync(dir)) throw new CliError(`${dir} already exists`, "pick another name or --dir");
-      for (const [file, text] of Object.entries(scaffoldFiles(name))) {
+      const files = scaffoldFiles(name, peerVersion("assemblyscript"));
+      for (const [file, text] of Object.entries(files)) {
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), text);
       }
       const rel = path.relative(process.cwd(), dir) || ".";
-      emit(opts, { dir, files: Object.keys(scaffoldFiles(name)) }, () => [`created ${dir}`, `next: cd ${rel} && sluice dev   (rebuilds and re-runs the samples on every change), then sluice deploy`]);
+      let installed = false;
+      if (opts.install) {
+        const failure = await step("installing the compiler (npm install)", () => npmInstall(dir));
+        installed = failure === undefined;
+        if (failure !== undefined) {
+          warn(`npm install in ${rel} failed (${failure}); run it there before \`sluice build\``);
+          process.exitCode = EXIT.failed;
+        }
+      }
+      emit(opts, { dir, files: Object.keys(files), installed }, () => [`created ${dir}${installed ? " (compiler installed)" : ""}`, `next: cd ${rel} && sluice dev   (serves a local host with the plugin live, and rebuilds and re-runs the samples on every change), then sluice deploy`]);
     });
 };
+
+/**
+ * `npm install` in `dir` (from the cache when it can: --prefer-offline). npm's variables
+ * from an `npx` or `npm run` around this process are dropped, so the child installs into
+ * `dir`, not the project that ran sluice. Resolves with why it failed, or undefined.
+ */
+function npmInstall(dir: string): Promise<string | undefined> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_(package_|lifecycle_|command$|config_local_prefix$|config_prefix$|config_global$)/.test(k)));
+  return new Promise((resolve) => {
+    const child = spawn(process.platform === "win32" ? "npm.cmd" : "npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel", "error"], { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => { stderr += d; });
+    child.once("error", (err) => resolve(err.message));
+    child.once("exit", (code) => resolve(code === 0 ? undefined : `exit ${code}: ${stderr.trim().split("\n").slice(-3).join(" ")}`));
+  });
+}

@@ -1,35 +1,51 @@
-/** Options shared by the commands that talk to a running server. */
+/** Options shared by the commands that talk to a running server, and where they find its token. */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Option, type Command } from "commander";
-import { ApiClient } from "../client.js";
+import { ApiClient, type TokenSource } from "../client.js";
 import { readTokenFile, TOKEN_FILE_NAME } from "../../api/token.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
-/** `sluice serve`'s default data folder, where it writes a generated token. */
+/** `sluice serve`'s default data folder (relative to where it runs), where it keeps a generated token. */
 export const DEFAULT_DATA_DIR = ".sluice/data";
 
-/** Adds --url, --token and --token-file (defaults from SLUICE_URL and SLUICE_TOKEN). */
+/** Adds --url, --token and --token-file (defaults from SLUICE_URL, SLUICE_TOKEN and SLUICE_TOKEN_FILE). */
 export function remoteOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option("--url <url>", "server URL").env("SLUICE_URL").default(DEFAULT_URL))
     .addOption(new Option("--token <token>", "bearer token (prefer SLUICE_TOKEN or --token-file: the command line is visible to other users)").env("SLUICE_TOKEN"))
-    .addOption(new Option("--token-file <file>", `file holding the bearer token (default: ${DEFAULT_DATA_DIR}/${TOKEN_FILE_NAME}, written by a local sluice serve)`));
+    .addOption(new Option("--token-file <file>", `file holding the bearer token (default: <SLUICE_DATA_DIR>/${TOKEN_FILE_NAME}, else ${DEFAULT_DATA_DIR}/${TOKEN_FILE_NAME} here or in a parent folder, written by a local sluice serve)`).env("SLUICE_TOKEN_FILE"));
 }
 
 /**
- * The token to send: --token / SLUICE_TOKEN, else --token-file, else the file a local
- * `sluice serve` wrote into its default data folder (so the README's local flow needs no
- * token at all).
+ * The default token files, in the order they are tried: the data folder named by
+ * SLUICE_DATA_DIR (the same variable `sluice serve` reads), else `.sluice/data/api-token`
+ * in this folder and each parent (so a command run in a subfolder of where `sluice serve`
+ * runs finds it).
  */
-export function tokenOf(opts: { token?: string; tokenFile?: string }): string | undefined {
-  if (opts.token) return opts.token;
-  if (opts.tokenFile) return readTokenFile(opts.tokenFile);
-  const local = path.join(DEFAULT_DATA_DIR, TOKEN_FILE_NAME);
-  return existsSync(local) ? readTokenFile(local) : undefined;
+export function defaultTokenFiles(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.SLUICE_DATA_DIR) return [path.resolve(cwd, env.SLUICE_DATA_DIR, TOKEN_FILE_NAME)];
+  const files: string[] = [];
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    files.push(path.join(dir, DEFAULT_DATA_DIR, TOKEN_FILE_NAME));
+    if (path.dirname(dir) === dir) return files;
+  }
+}
+
+/**
+ * The token to send and where it came from: --token / SLUICE_TOKEN, else --token-file /
+ * SLUICE_TOKEN_FILE, else the first default file that exists (so the README's local flow
+ * needs no token at all). `looked` lists every place tried, for an auth failure to name.
+ */
+export function tokenOf(opts: { token?: string; tokenFile?: string }, env: NodeJS.ProcessEnv = process.env): TokenSource {
+  if (opts.token) return { token: opts.token, from: env.SLUICE_TOKEN === opts.token ? "SLUICE_TOKEN" : "--token", looked: [] };
+  if (opts.tokenFile) return { token: readTokenFile(opts.tokenFile), from: `${env.SLUICE_TOKEN_FILE === opts.tokenFile ? "SLUICE_TOKEN_FILE" : "--token-file"} ${opts.tokenFile}`, looked: [] };
+  const files = defaultTokenFiles(process.cwd(), env);
+  const found = files.find((f) => existsSync(f));
+  if (found) return { token: readTokenFile(found), from: found, looked: [] };
+  return { from: "nowhere", looked: ["SLUICE_TOKEN", "SLUICE_TOKEN_FILE", `${files[0]}${files.length > 1 ? " (and .sluice/data/api-token in every parent folder)" : ""}`] };
 }
 
 export function clientOf(opts: { url: string; token?: string; tokenFile?: string }): ApiClient {
-  const token = tokenOf(opts);
-  return new ApiClient({ url: opts.url, ...(token ? { token } : {}) });
+  return new ApiClient({ url: opts.url, tokenSource: tokenOf(opts) });
 }

@@ -23,10 +23,15 @@ function configLines(value: Record<string, unknown>, prefix = ""): string[] {
   return Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v) ? configLines(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k} = ${JSON.stringify(v)}`]));
 }
 
-async function serve(config: ServeConfig): Promise<void> {
+/** Runs the server until SIGINT/SIGTERM (`sluice serve`, and `sluice dev` beside its watch). */
+export async function serve(config: ServeConfig): Promise<void> {
   const { readTokenFile, checkToken } = await import("../../api/token.js");
   // Checked before anything is opened: a bad token is the operator's to fix first.
   const token = config.tokenFile !== undefined ? readTokenFile(config.tokenFile) : config.token !== undefined ? checkToken(config.token, "--token / SLUICE_TOKEN") : undefined;
+  // Before anything is opened or written (database, migrations, digest key, token).
+  const { portInUse, probePort } = await import("../port-probe.js");
+  await probePort(config.host, config.port);
+  if (config.gateway) await probePort(config.host, config.gateway.port, "--gateway-port", "SLUICE_GATEWAY_PORT");
   const { pino } = await import("pino");
   const { logOptions } = await import("../../api/log-options.js");
   const logging = logOptions(config.logLevel);
@@ -92,13 +97,16 @@ async function serve(config: ServeConfig): Promise<void> {
     await gatewayKeys.close();
     await registry.close();
     await payloads?.close();
+    // Taken between the probe and the listen.
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw server ? portInUse(config.host, config.gateway!.port, "--gateway-port", "SLUICE_GATEWAY_PORT") : portInUse(config.host, config.port);
     throw err;
   }
   const activeRevision = await registry.activeRevision();
   log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision, payloadStore: config.payloadStore }, "sluice listening");
   print(`sluice listening on ${server.url} (data ${config.dataDir}${config.database !== undefined ? `, database ${redactDatabaseUrl(config.database)}` : ""}, active revision ${activeRevision})`);
   // Printed once, here, on stdout (never in the log); local sluice commands read it from the file.
-  if (server.tokenFile) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600; give your own with SLUICE_TOKEN or --token-file)`);
+  if (server.tokenGenerated) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600, and kept across restarts: \`sluice token rotate\` replaces it; give your own with SLUICE_TOKEN or --token-file)`);
+  else if (server.tokenFile) print(`token in ${server.tokenFile} (kept from an earlier start; \`sluice token rotate\` replaces it)`);
   const stop = async (signal: string) => {
     log.info({ event: "shutdown", signal }, "stopping");
     stopLogging();

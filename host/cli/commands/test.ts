@@ -20,6 +20,9 @@ export const testCommand: RegisterCommand = (program) => {
     .option("--json", "print JSON")
     .action(async (dir: string | undefined, opts: { module?: string; remote?: boolean; json?: boolean; url: string; token?: string }) => {
       const p = await readPluginDir(dir ?? ".");
+      // What `sluice deploy` would bind is checked here too, by the registry's own code.
+      const { checkManifestBindings } = await import("../../registry/manifest-bindings.js");
+      checkManifestBindings(p.manifest);
       let results: SampleSummary[];
       if (opts.remote) {
         results = await remoteSamples(p, opts);

@@ -1,0 +1,33 @@
+/** `POST /api/v1/deploy`: upload, bind (hook.yaml's bindings), publish and activate as one step (Registry.deploy). */
+import type { FastifyInstance } from "fastify";
+import { SluiceError } from "../../errors/sluice-error.js";
+import type { Registry } from "../../registry/registry.js";
+import { anyObject, errorResponses, UPLOAD_BODY } from "../schemas.js";
+
+const DEPLOY_BODY = {
+  type: "object",
+  additionalProperties: false,
+  required: ["manifest", "wasm_base64"],
+  properties: {
+    ...UPLOAD_BODY.properties,
+    activate: { type: "boolean", description: "Activate the new revision (default true)." },
+    note: { type: "string", maxLength: 1000, description: "A note kept with the release." },
+  },
+} as const;
+
+export function deployRoutes(app: FastifyInstance, registry: Registry, uploadBodyLimit: number): void {
+  app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string } }>("/api/v1/deploy", {
+    bodyLimit: uploadBodyLimit,
+    schema: {
+      tags: ["plugins", "releases"],
+      summary: "Deploy a plugin version in one step: check the manifest, the module and every binding of the manifest's `bindings` section (point, config against config_schema), then in one transaction store the version (an identical one is reused; the stored manifest leaves `bindings` out, so a bindings-only change needs no new version), create or replace those draft bindings, publish the draft and activate it. When any step fails nothing is stored.",
+      body: DEPLOY_BODY,
+      response: { 200: anyObject, ...errorResponses(400, 404, 409, 413) },
+    },
+  }, async (request) => {
+    const wasm = Buffer.from(request.body.wasm_base64, "base64");
+    if (wasm.byteLength === 0) throw new SluiceError("MODULE_INVALID", "wasm_base64 is empty; send the module's bytes, base64-encoded");
+    const { activate, note } = request.body;
+    return registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}) });
+  });
+}
