@@ -78,7 +78,6 @@ export interface ReleaseStatus extends ReleaseSyncStatus {
 /** How often a following host looks for plugin versions stored by another host, to compile them ahead of their activation. */
 const PREFETCH_INTERVAL_MS = 500;
 
-/** A plugin to upload: its manifest and its module. */
 /** What {@link Registry.deploy} did: the version (uploaded: newly stored), each binding (created or replaced), the revision. */
 export interface DeployResult {
   plugin: PluginRecord;
@@ -91,6 +90,7 @@ export interface DeployResult {
   active_revision: number;
 }
 
+/** A plugin to upload: its manifest and its module. */
 export interface UploadInput {
   /** The text of hook.yaml, or an already parsed manifest. */
   manifest: string | unknown;
