@@ -276,13 +276,12 @@ export class Registry {
   // ---- plugins ----
 
   /**
-   * Validates a plugin (manifest schema, module checks, size) and stores it under its
-   * sha256. Uploading the identical version again is a no-op (`created: false`); the same
-   * id@version with other bytes is VERSION_CONFLICT. Nothing is stored when a check fails.
+   * The checks an upload and a deploy share: the module's size, the sandbox's load (module
+   * checks and compilation) and the ABI the manifest names; then the version's record,
+   * locked without hook.yaml's bindings (manifest-bindings.ts), so a bindings-only change
+   * is no new version.
    */
-  async upload(input: UploadInput): Promise<{ plugin: PluginRecord; created: boolean }> {
-    const manifest: Manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
-    const wasm = input.wasm;
+  private async checkedVersion(manifest: Manifest, wasm: Uint8Array): Promise<PluginRecord> {
     if (wasm.byteLength > this.maxModuleBytes) {
       throw new SluiceError("MODULE_TOO_LARGE", `module is ${wasm.byteLength} bytes; this registry accepts at most ${this.maxModuleBytes} (an operator can raise it to 16 MiB: sluice serve --max-module-mb 16)`, { size: wasm.byteLength, limit: this.maxModuleBytes });
     }
@@ -290,8 +289,18 @@ export class Registry {
     if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {
       throw new SluiceError("MANIFEST_INVALID", `hook.yaml says abi ${manifest.abi}, but the module declares ABI ${module.abi.major}.${module.abi.minor}; rebuild it or fix the manifest`, { field: "abi" });
     }
-    // The version is locked without hook.yaml's bindings (manifest-bindings.ts): a bindings-only change is no new version.
-    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest: lockedManifest(manifest), created_at: new Date().toISOString() };
+    return { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest: lockedManifest(manifest), created_at: new Date().toISOString() };
+  }
+
+  /**
+   * Validates a plugin (manifest schema, module checks, size) and stores it under its
+   * sha256. Uploading the identical version again is a no-op (`created: false`); the same
+   * id@version with other bytes is VERSION_CONFLICT. Nothing is stored when a check fails.
+   */
+  async upload(input: UploadInput): Promise<{ plugin: PluginRecord; created: boolean }> {
+    const manifest: Manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
+    const wasm = input.wasm;
+    const record = await this.checkedVersion(manifest, wasm);
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.
@@ -320,14 +329,7 @@ export class Registry {
     const manifest: Manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
     if (!manifest.bindings?.length) throw new SluiceError("BINDING_INVALID", `hook.yaml of ${manifest.id}@${manifest.version} has no bindings section, so there is nothing to deploy; add one (or upload, bind and publish step by step)`, { field: "bindings", source: "hook.yaml" });
     const wasm = input.wasm;
-    if (wasm.byteLength > this.maxModuleBytes) {
-      throw new SluiceError("MODULE_TOO_LARGE", `module is ${wasm.byteLength} bytes; this registry accepts at most ${this.maxModuleBytes} (an operator can raise it to 16 MiB: sluice serve --max-module-mb 16)`, { size: wasm.byteLength, limit: this.maxModuleBytes });
-    }
-    const module = await this.host.sandbox.load(wasm, this.loadOptions(manifest));
-    if (`${module.abi.major}.${module.abi.minor}` !== manifest.abi) {
-      throw new SluiceError("MANIFEST_INVALID", `hook.yaml says abi ${manifest.abi}, but the module declares ABI ${module.abi.major}.${module.abi.minor}; rebuild it or fix the manifest`, { field: "abi" });
-    }
-    const record: PluginRecord = { id: manifest.id, version: manifest.version, sha256: module.sha256, size: wasm.byteLength, manifest: lockedManifest(manifest), created_at: new Date().toISOString() };
+    const record = await this.checkedVersion(manifest, wasm);
     const specs = checkManifestBindings(manifest, record);
     const written = !(await this.artifacts.has(record.sha256));
     if (written) await this.artifacts.put(wasm, record.sha256);
