@@ -2,21 +2,21 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { SluiceError } from "./errors/sluice-error.js";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
-import type { GuestPlugin, Grants, InProcessHook, InProcessHookOptions, ResolvedHook } from "./pipeline/hooks.js";
+import type { GuestPlugin, Grants, InProcessHook, InProcessHookOptions, ResolvedHook } from "./engine/hooks.js";
 import { getPoint, isPointName, type PointName } from "./pipeline/points.js";
 import { chunkOrder } from "./pipeline/mandatory.js";
 import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
 import type { StageResult } from "./pipeline/run-steps.js";
-import { runChunkStages, runStage } from "./pipeline/stage.js";
+import { runChunkStages, runStage } from "./engine/stage.js";
 import { streamPlan } from "./pipeline/stream-rewrite.js";
 import { embeddingIndexSignature } from "./pipeline/signature.js";
 import type { Capability } from "./sandbox/capabilities.js";
 import type { PluginLimits } from "./sandbox/limits.js";
-import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.js";
-import type { OperationStages, StageRunner } from "./boundary/stage-runner.js";
-import type { CallContext } from "./boundary/types.js";
+import { Sandbox, type SandboxOptions } from "./sandbox/main/sandbox.js";
+import type { OperationStages, StageRunner } from "./engine/stages.js";
+import type { CallContext } from "./pipeline/call-types.js";
 import { instanceOf } from "./boundary/instance.js";
-import { operationSignal } from "./boundary/operation-signal.js";
+import { operationSignal } from "./engine/operation-signal.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
 import { guarded, thrownError } from "./boundary/guard.js";
 import { optionsProblem, withErrorMode } from "./boundary/error-mode.js";
@@ -24,13 +24,13 @@ import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream
 import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
-import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
+import type { BoundaryOptions, BoundaryResult, OperationContext } from "./pipeline/call-types.js";
 import type { OperationStore, PayloadStore } from "./records/store.js";
 import type { OperationRecord } from "./records/types.js";
 import { OperationJournal } from "./records/journal.js";
-import { createDigester, ephemeralDigester, keyReports, type Digester } from "./records/digest.js";
-import { recordedStages } from "./records/recorded-stages.js";
-import { resumeOperation, type ResumeOptions } from "./records/resume.js";
+import { createDigester, ephemeralDigester, keyReports, type Digester } from "./pipeline/digest.js";
+import { recordedStages } from "./engine/recorded-stages.js";
+import { resumeOperation, type ResumeOptions } from "./engine/resume.js";
 import { DEFAULT_OPERATION_LEASE_MS, OwnerLease } from "./records/lease.js";
 import type { Checked } from "./pipeline/result.js";
 import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type QuarantineEvents } from "./reliability/plugin-quarantine.js";
@@ -333,7 +333,7 @@ export class Host implements StageRunner {
   }
 
   /**
-   * The keyed digest this host records for `value` (records/digest.ts): how an auditor
+   * The keyed digest this host records for `value` (pipeline/digest.ts): how an auditor
    * holding a payload checks it against `realResultRef`, an audit row's digests, and so on.
    */
   digestOf(value: unknown): string {

@@ -7,10 +7,10 @@ import { usageView } from "../pipeline/usage.js";
 export { usageView, type UsageView } from "../pipeline/usage.js";
 import { answerProblem } from "./model-answer.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
-import type { StageRunner } from "./stage-runner.js";
-import { runOperation } from "./operation.js";
+import type { StageRunner } from "../engine/stages.js";
+import { runOperation } from "../engine/run-operation.js";
 import { instanceOf } from "./instance.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
 
 /** A content part of a message or an answer (ABI 1.1); a part of any other type passes through untouched. */

@@ -6,10 +6,10 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
 import type { EnvelopeField, EventFields, EventType } from "../../abi/events/index.js";
-import type { CallContext } from "../boundary/types.js";
+import type { CallContext } from "../pipeline/call-types.js";
 import type { Release } from "../pipeline/release.js";
 import type { Checked } from "../pipeline/result.js";
-import type { FromSchema } from "../pipeline/schema-types.js";
+import type { FromSchema } from "../../abi/schema-types.js";
 import { defaultTracer } from "../telemetry/tracing.js";
 import { metricsFor, type PoolStats, type SluiceMetrics } from "../telemetry/metrics.js";
 import { reportFields, reportProblem, type AgentReport } from "./agent-report.js";

@@ -5,7 +5,7 @@
  * later hook then changes the payload, the mandatory binding runs again on the final
  * payload, so its verdict holds on the input that reaches the operation (before points)
  * and on the view that reaches the caller (after points). These pure functions decide
- * which bindings run again and join the two passes; pipeline/stage.ts calls them.
+ * which bindings run again and join the two passes; engine/stage.ts calls them.
  */
 import type { Binding } from "./bindings.js";
 import type { StageResult } from "./run-steps.js";

@@ -4,7 +4,7 @@
  */
 import type { Outcome, OutcomeKind } from "../../abi/envelope.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { FromSchema } from "./schema-types.js";
+import type { FromSchema } from "../../abi/schema-types.js";
 
 export type Stage = "before" | "after" | "chunk" | "error" | "finally" | "lifecycle";
 export type OperationKind = "chat" | "embedding" | "tool" | "any" | "run" | "subtask";

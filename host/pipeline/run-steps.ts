@@ -14,7 +14,7 @@ import { getPoint, type PointName } from "./points.js";
 import { readView } from "./read-view.js";
 import { presentToV10, type LegacyPresentation } from "./legacy-view.js";
 import { schemaProblem } from "./validators.js";
-import { digestOf } from "../records/digest.js";
+import { digestOf } from "./digest.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export interface StepSpec {

@@ -8,7 +8,7 @@
  */
 import { canonicalJson } from "./canonical-json.js";
 import { effectiveFailurePolicy } from "./failure-policy.js";
-import type { ResolvedHook } from "./hooks.js";
+import type { ResolvedHook } from "../engine/hooks.js";
 
 export interface StreamPlan {
   /** Hold the text back until the after stage has run (it may then rewrite the answer). */

@@ -13,8 +13,8 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import { usageView } from "../pipeline/usage.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { ExecutionFacts } from "../boundary/types.js";
-import type { Digester } from "./digest.js";
+import type { ExecutionFacts } from "../pipeline/call-types.js";
+import type { Digester } from "../pipeline/digest.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
 

@@ -6,7 +6,7 @@
  * hash to their name.
  */
 import { SluiceError } from "../errors/sluice-error.js";
-import { sha256Async } from "../sandbox/load-module.js";
+import { sha256Async } from "../sandbox/main/load-module.js";
 import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
 import type { Artifacts } from "./artifacts.js";
 import { SHA256_PATTERN } from "./ids.js";

@@ -9,7 +9,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
-import type { GuestPlugin } from "../pipeline/hooks.js";
+import type { GuestPlugin } from "../engine/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore, type Artifacts } from "./artifacts.js";
@@ -30,7 +30,7 @@ import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
 import type { RegistryStore, RegistryTx } from "./store.js";
 import { releaseFeed, SQLITE_FEED_INTERVAL_MS, type ReleaseFeed } from "./release-feed.js";
-import { warmLoader } from "../sandbox/load-module.js";
+import { warmLoader } from "../sandbox/main/load-module.js";
 import { startPrefetch, type PrefetchReport } from "./plugin-prefetch.js";
 import { ReleaseWatcher, type ReleaseSyncReport, type ReleaseSyncStatus } from "./release-watcher.js";
 

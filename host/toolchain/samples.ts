@@ -21,17 +21,17 @@ import { MANIFEST_MAX_NESTING, yamlNestingBound } from "../registry/yaml-depth.j
 import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Binding } from "../pipeline/bindings.js";
-import type { GuestPlugin, Grants, ResolvedHook } from "../pipeline/hooks.js";
+import type { GuestPlugin, Grants, ResolvedHook } from "../engine/hooks.js";
 import { getPoint, isPointName, type PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import { runStage } from "../pipeline/stage.js";
+import { runStage } from "../engine/stage.js";
 import { schemaProblem } from "../pipeline/validators.js";
 import type { Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/main/sandbox.js";
 import { loadCompiler } from "./load-compiler.js";
 import { jsonErrorPosition } from "./text-position.js";
-import { diffLines } from "./json-diff.js";
+import { diffLines } from "../objects/json-diff.js";
 import { sampleProblems } from "./sample-checks.js";
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Binding } from "../../host/pipeline/bindings.js";
-import type { ResolvedHook } from "../../host/pipeline/hooks.js";
+import type { ResolvedHook } from "../../host/engine/hooks.js";
 import { checkStreamedAnswer } from "../../host/pipeline/outcome-rules.js";
 import type { PointName } from "../../host/pipeline/points.js";
 import { streamPlan } from "../../host/pipeline/stream-rewrite.js";
