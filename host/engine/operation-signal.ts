@@ -1,5 +1,7 @@
 import { setMaxListeners } from "node:events";
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A signal that never aborts, shared by every operation that has neither a caller signal nor a deadline. */
 const NEVER = new AbortController().signal;
 // Every operation in flight listens to it (and removes its listener when done): not a leak.
@@ -16,7 +18,8 @@ export function neverAborts(signal: AbortSignal): boolean {
  * signals and timers alive well after the operation; the stress run measured the leak.)
  */
 export function operationSignal(callerSignal: AbortSignal | undefined, deadline: number | undefined): { signal: AbortSignal; release: () => void } {
-  if (deadline === undefined) return { signal: callerSignal ?? NEVER, release: () => {} };
+  // Past a timer's reach (2^31-1 ms, about 24.8 days) Node would fire it after 1 ms: such a deadline never comes within the process's life.
+  if (deadline === undefined || deadline - Date.now() > MAX_TIMER_MS) return { signal: callerSignal ?? NEVER, release: () => {} };
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(callerSignal?.reason);
   const timer = setTimeout(() => controller.abort(new DOMException("the operation's deadline passed", "TimeoutError")), Math.max(0, deadline - Date.now()));

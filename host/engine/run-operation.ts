@@ -9,7 +9,6 @@ import { validatePayload } from "../pipeline/validators.js";
 import type { MatchTarget } from "../pipeline/bindings.js";
 import type { PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { OperationJournal } from "../records/journal.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "../pipeline/call-types.js";
 import type { StageRunner } from "./stages.js";
 import { withKeys } from "../objects/with-keys.js";
@@ -55,8 +54,6 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   const t0 = performance.now();
   const stages = runner.begin(spec.ctx, spec.target, spec.callId);
   const facts: ExecutionFacts = { operationId: stages.operationId, revision: stages.revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: stages.operationId, durationMs: 0 };
-  // Only hosts with a records store attach one; without it this is one property read.
-  const journal = (stages as { journal?: OperationJournal }).journal;
   const hooks: HookTrace[] = [];
   const annotations: Record<string, unknown> = {};
   const record = (point: PointName, r: StageResult): StageResult => {
@@ -72,8 +69,8 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     }
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: spec.operation, real_status: facts.realStatus, outcome }));
     facts.durationMs = performance.now() - t0;
-    await journal?.ended(phase, error, outcome, facts, out);
-    if (journal?.error) facts.recordError = journal.error;
+    const unkept = await stages.closed(phase, error, outcome, facts, out);
+    if (unkept) facts.recordError = unkept;
     stages.end();
     return error
       ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations, ...(failedView !== undefined ? { output: failedView } : {}) }
@@ -94,7 +91,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real, payload);
   };
 
-  const unrecorded = await journal?.start(spec.operation, spec.before, spec.after);
+  const unrecorded = await stages.opened(spec.operation, spec.before, spec.after);
   if (unrecorded) return finish(spec.resumed ? "after" : "before", unrecorded, "failed");
   if (spec.resumed) {
     Object.assign(facts, spec.resumed.facts, { resumedRevision: stages.revision, realResult: spec.resumed.real });
@@ -120,8 +117,8 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     if (!checked.ok) return finish("before", checked.error, "failed");
     const attempts = 1 + Math.max(0, spec.options?.retries ?? 0);
     let lastError: ErrorData | undefined;
-    // On disk before the call: a crash from here on leaves "running", which recovery turns into "unknown".
-    const refused = await journal?.running(spec.before, input);
+    // Recorded before the call: a crash from here on leaves "running", which recovery turns into "unknown".
+    const refused = await stages.calling(spec.before, input);
     if (refused) return finish("before", refused, "failed");
     facts.called = true;
     facts.realStatus = "running";
@@ -150,8 +147,8 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   facts.realResult = real!;
 
   const afterPayload = spec.afterPayload(input, real!, performance.now() - t0, artifacts);
-  // The real result is on disk before any after hook runs: a crash from here on is resumable.
-  await journal?.succeeded(spec.after, real!, afterPayload, before, facts);
+  // The real result is recorded before any after hook runs: a crash from here on is resumable.
+  await stages.called(spec.after, real!, afterPayload, before, facts);
   return afterStage(before, real!, afterPayload);
 }
 

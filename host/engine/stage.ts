@@ -24,7 +24,7 @@ export interface StageRun {
   /** carry values from the before stage, by pair (extension). */
   carries?: Record<string, unknown>;
   holds?: readonly string[];
-  /** After bindings that judge an already streamed answer read-only (pipeline/stream-rewrite.ts). */
+  /** After bindings that judge an already streamed answer read-only (engine/stream-rewrite.ts). */
   readOnly?: ReadonlySet<string>;
   signal: AbortSignal;
   /** Keeps quarantined plugins from running and learns from each guest step's report (host/reliability). */

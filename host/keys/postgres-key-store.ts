@@ -1,18 +1,12 @@
 /** Gateway keys on PostgreSQL: every host of a fleet verifies the same keys. Only a key's sha256 is stored. */
-import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
+import { postgresGuarded, type PostgresEngine } from "../storage/postgres.js";
 import type { GatewayKeyRow, GatewayKeyStore } from "./key-store.js";
 
 type Row = { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null };
 const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at";
 const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at });
 
-async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw postgresStoreError(err, `gateway keys: ${what}`);
-  }
-}
+const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`gateway keys: ${what}`, fn);
 
 /** The key store on `db` (already migrated: see openPostgresStores); `db` stays the caller's. */
 export function postgresKeyStore(db: PostgresEngine): GatewayKeyStore {

@@ -1,7 +1,7 @@
 /** Gateway keys on SQLite (better-sqlite3); the table can share the registry's `sluice.db`. */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
-import { ensurePrivateFile } from "../storage/private-files.js";
+import { openSqlite, sqliteStoreError } from "../storage/sqlite-open.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { whenFree } from "../storage/sqlite-busy.js";
@@ -38,15 +38,12 @@ const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at";
 export function openSqliteKeyStore(pathOrDb: string | Database.Database): GatewayKeyStore {
   const owned = typeof pathOrDb === "string";
   let db: Database.Database;
-  try {
-    if (typeof pathOrDb === "string" && pathOrDb !== ":memory:") ensurePrivateFile(pathOrDb);
-    db = typeof pathOrDb === "string" ? new Database(pathOrDb) : pathOrDb;
-    if (owned) { db.pragma("journal_mode = WAL"); db.pragma("busy_timeout = 5000"); }
-    migrateSqlite(db, [GATEWAY_KEY_MIGRATIONS]);
+  if (typeof pathOrDb === "string") {
     // Shares `sluice.db` with the registry, whose transactions await: wait for its lock without blocking.
-    if (owned) db.pragma("busy_timeout = 0");
-  } catch (err) {
-    throw new SluiceError("STORE_UNAVAILABLE", `gateway keys: cannot open ${typeof pathOrDb === "string" ? pathOrDb : "the database"}: ${(err as Error).message}`, {}, { cause: err });
+    db = openSqlite(pathOrDb, { what: "gateway keys", migrations: [GATEWAY_KEY_MIGRATIONS], busyMs: 0 });
+  } else {
+    db = pathOrDb;
+    try { migrateSqlite(db, [GATEWAY_KEY_MIGRATIONS]); } catch (err) { throw sqliteStoreError(err, "gateway keys: migrating the database"); }
   }
   const q = {
     insert: db.prepare<[string, string, string | null, string, string, string]>("INSERT INTO gateway_keys (id, space_id, name, prefix, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?)"),

@@ -1,5 +1,5 @@
-import Database from "better-sqlite3";
-import { ensurePrivateFile } from "../../storage/private-files.js";
+import type Database from "better-sqlite3";
+import { openSqlite } from "../../storage/sqlite-open.js";
 import { KV_LIMITS, KV_STATUS, kvTooLarge, type KvStatus, type SyncKvStore } from "./kv-store.js";
 
 /**
@@ -16,11 +16,7 @@ export class SqliteKvStore implements SyncKvStore {
   private readonly setChecked: (scope: string, key: Buffer, value: Buffer) => KvStatus;
 
   constructor(path: string) {
-    // Tenants' data: owner-only before SQLite writes anything into it.
-    if (path !== ":memory:") ensurePrivateFile(path);
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("busy_timeout = 2000");
+    this.db = openSqlite(path, { what: "guests' key-value store", openBusyMs: 2000 });
     this.db.exec("CREATE TABLE IF NOT EXISTS kv (scope TEXT NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID");
     this.getStmt = this.db.prepare("SELECT value FROM kv WHERE scope = ? AND key = ?");
     this.setStmt = this.db.prepare("INSERT INTO kv (scope, key, value) VALUES (?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value");

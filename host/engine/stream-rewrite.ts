@@ -6,9 +6,9 @@
  * (`stream_rewrite: chunk` at model.chat.after); when its chunk twin runs on every byte
  * that leaves, its after hook judges the streamed answer read-only and nothing is held.
  */
-import { canonicalJson } from "./canonical-json.js";
-import { effectiveFailurePolicy } from "./failure-policy.js";
-import type { ResolvedHook } from "../engine/hooks.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
+import { effectiveFailurePolicy } from "../pipeline/failure-policy.js";
+import type { ResolvedHook } from "./hooks.js";
 
 export interface StreamPlan {
   /** Hold the text back until the after stage has run (it may then rewrite the answer). */
