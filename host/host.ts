@@ -358,7 +358,7 @@ export class Host implements StageRunner {
   }
 
   /**
-   * Reports what the service's agent does that Sluice cannot see (seed 003): that it is
+   * Reports what the service's agent does that Sluice cannot see (abi/events/README.md): that it is
    * initialised and what it can do, a reasoning step, a decision with its alternatives.
    * Emitted as `agent.initialized` / `agent.thought` / `agent.decision`; texts are digests
    * unless the observer includes payloads. A wrong context or report is PAYLOAD_INVALID.

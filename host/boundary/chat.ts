@@ -121,7 +121,7 @@ export function chatOutput(real: ChatResponse, seen: Record<string, unknown>, af
 }
 
 /**
- * The model's tool calls must be a valid action (seed 000): ids present and unique (the
+ * The model's tool calls must be a valid action (abi/README.md §4.4): ids present and unique (the
  * next turn pairs results with them), a function name, and arguments that parse as a JSON
  * object. Broken arguments are reported here, at the boundary, never handed on.
  * @example checkToolCalls([{ id: "t1", type: "function", function: { name: "search", arguments: "{\"limit\": 5," } }]) // MODEL_OUTPUT_INVALID

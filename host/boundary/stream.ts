@@ -1,5 +1,5 @@
 /**
- * A streamed chat call (seed 004 §2.3): before hooks once, chunk hooks per chunk with a
+ * A streamed chat call (abi/README.md §4.1): before hooks once, chunk hooks per chunk with a
  * stable request id, holds carried between chunks, nothing emitted that a chunk hook has
  * not seen, and nothing emitted after a block. `model.chat.after` runs on every stream
  * once it ends, on the assembled answer: when one of its bindings may change the answer,

@@ -1,5 +1,5 @@
 /**
- * One boundary call (seed 000 "flow of one call"): fix identity, before stage, final
+ * One boundary call (abi/README.md §4.3): fix identity, before stage, final
  * check, the real operation (hooks never get it), after stage on a working view,
  * error / finally. Every ending is a returned value.
  */

@@ -1,5 +1,5 @@
 /**
- * Platform rules have the last word (seed 000: "platform rules and the final check cannot
+ * Platform rules have the last word (abi/README.md §4.3: "platform rules and the final check cannot
  * be disabled; priority cannot bypass them"). A mandatory binding runs first in its stage,
  * so it can refuse before anything else runs (a cache's short-circuit included); when a
  * later hook then changes the payload, the mandatory binding runs again on the final

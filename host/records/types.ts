@@ -42,8 +42,8 @@ export interface OperationRecord {
   resumedRevision: number | null;
   resumes: number;
   /**
-   * The after hook running now, or the one an unfinished after stage stopped at (seed 000's
-   * checkpoint `binding_id`); null or absent otherwise.
+   * The after hook running now, or the one an unfinished after stage stopped at (the
+   * checkpoint's `binding_id`, abi/README.md §4.3); null or absent otherwise.
    */
   inProgress?: { point: PointName; bindingId: string } | null;
   /**

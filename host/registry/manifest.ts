@@ -1,7 +1,7 @@
 /**
  * The plugin manifest (`hook.yaml`): what a plugin is, which payload fields it reads and
- * may write at each point, what it needs, and what it promises (seed 000 "Extensions",
- * seed 004 §6 capability boundary). Parsed defensively: the text comes from whoever uploads.
+ * may write at each point, what it needs, and what it promises (abi/README.md §4.3,
+ * SECURITY.md on the capability boundary). Parsed defensively: the text comes from whoever uploads.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parseDocument, visit } from "yaml";

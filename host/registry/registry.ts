@@ -1,5 +1,5 @@
 /**
- * The registry service: the management flow of seed 000 §5 (upload, try on samples, bind,
+ * The registry service: the management flow (README.md, "Writing a hook") (upload, try on samples, bind,
  * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
  * The HTTP API and the CLI are thin layers over this class.
  */
@@ -536,7 +536,7 @@ export class Registry {
     return this.activate(target, "rollback");
   }
 
-  // ---- the extension view (seed 004) ----
+  // ---- the extension view (docs/api-and-gateway.md) ----
 
   async extensions(view: "active" | "draft" = "active"): Promise<ExtensionList> {
     const plugins = new Map((await this.store.listPlugins()).map((p) => [`${p.id}@${p.version}`, p]));

@@ -1,5 +1,5 @@
 /**
- * The agent's own reports (seed 003: agent.initialized with capabilities, agent.thought,
+ * The agent's own reports (abi/events/README.md: agent.initialized with capabilities, agent.thought,
  * agent.decision with alternatives and reason), through host.report: checked like any
  * caller input, texts as digests unless payloads are switched on.
  */
