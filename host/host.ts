@@ -1,22 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { SluiceError } from "./errors/sluice-error.js";
-import { afterOrder, matchBindings, type Binding, type MatchTarget } from "./pipeline/bindings.js";
-import type { GuestPlugin, Grants, InProcessHook, InProcessHookOptions, ResolvedHook } from "./pipeline/hooks.js";
-import { getPoint, isPointName, type PointName } from "./pipeline/points.js";
-import { chunkOrder } from "./pipeline/mandatory.js";
+import { matchBindings, type MatchTarget } from "./pipeline/bindings.js";
+import type { GuestPlugin, Grants, InProcessHook, InProcessHookOptions } from "./engine/hooks.js";
+import { getPoint, isPointName } from "./pipeline/points.js";
 import { resolveRelease, type Release, type ReleaseInput } from "./pipeline/release.js";
-import type { StageResult } from "./pipeline/run-steps.js";
-import { runChunkStages, runStage } from "./pipeline/stage.js";
-import { streamPlan } from "./pipeline/stream-rewrite.js";
+import { HookTable } from "./engine/hook-table.js";
+import { OperationEngine } from "./engine/operation-engine.js";
 import { embeddingIndexSignature } from "./pipeline/signature.js";
 import type { Capability } from "./sandbox/capabilities.js";
 import type { PluginLimits } from "./sandbox/limits.js";
-import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.js";
-import type { OperationStages, StageRunner } from "./boundary/stage-runner.js";
-import type { CallContext } from "./boundary/types.js";
+import { Sandbox, type SandboxOptions } from "./sandbox/main/sandbox.js";
+import type { OperationStages, StageRunner } from "./engine/stages.js";
+import type { CallContext } from "./pipeline/call-types.js";
 import { instanceOf } from "./boundary/instance.js";
-import { operationSignal } from "./boundary/operation-signal.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
 import { guarded, thrownError } from "./boundary/guard.js";
 import { optionsProblem, withErrorMode } from "./boundary/error-mode.js";
@@ -24,13 +21,10 @@ import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream
 import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
-import type { BoundaryOptions, BoundaryResult, OperationContext } from "./boundary/types.js";
+import type { BoundaryOptions, BoundaryResult, OperationContext } from "./pipeline/call-types.js";
 import type { OperationStore, PayloadStore } from "./records/store.js";
-import type { OperationRecord } from "./records/types.js";
-import { OperationJournal } from "./records/journal.js";
-import { createDigester, ephemeralDigester, keyReports, type Digester } from "./records/digest.js";
-import { recordedStages } from "./records/recorded-stages.js";
-import { resumeOperation, type ResumeOptions } from "./records/resume.js";
+import { createDigester, ephemeralDigester, type Digester } from "./pipeline/digest.js";
+import { resumeOperation, type ResumeOptions } from "./engine/resume.js";
 import { DEFAULT_OPERATION_LEASE_MS, OwnerLease } from "./records/lease.js";
 import type { Checked } from "./pipeline/result.js";
 import { PluginQuarantine, type QuarantineControl, type QuarantineEvent, type QuarantineEvents } from "./reliability/plugin-quarantine.js";
@@ -38,8 +32,8 @@ import type { QuarantinePolicy } from "./reliability/quarantine.js";
 import type { QuarantineStore } from "./reliability/quarantine-store.js";
 import { createObserver, type Observer } from "./events/observer.js";
 import type { AgentReport } from "./events/agent-report.js";
-import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
 import { withKeys } from "./objects/with-keys.js";
+import { callProblem, checkedCall, contextProblem, refusedCall, toolCallProblem } from "./boundary/call-context.js";
 
 /** Options of {@link createHost}: the sandbox's, plus the host's identity, records, observer and failure handling. */
 export interface HostOptions extends SandboxOptions {
@@ -94,9 +88,6 @@ export interface PluginInput {
   limits?: Partial<PluginLimits>;
 }
 
-/** Targets whose matched hooks are kept per release before the cache starts over. */
-const MATCH_CACHE_SIZE = 4096;
-
 /**
  * The host a Node service wraps its model, tool and embedding calls with.
  *
@@ -109,9 +100,8 @@ const MATCH_CACHE_SIZE = 4096;
  */
 export class Host implements StageRunner {
   readonly sandbox: Sandbox;
-  private readonly plugins = new Map<string, GuestPlugin>();
-  private readonly inProcess = new Map<string, { hook: InProcessHook; options: InProcessHookOptions }>();
-  private matched = new WeakMap<Release, Map<string, ResolvedHook[]>>();
+  private readonly hooks = new HookTable();
+  private readonly engine: OperationEngine;
   private current: Release = resolveRelease({ revision: 0, bindings: [] });
   private currentSince: number | null = null;
   private readonly events = new EventEmitter();
@@ -124,8 +114,6 @@ export class Host implements StageRunner {
   private readonly recordStore: OperationStore | undefined;
   private readonly payloadStore: PayloadStore | undefined;
   private readonly lease: OwnerLease | undefined;
-  /** The release of each operation in flight, so its children run on it. */
-  private readonly inFlight = new Map<string, Release>();
   private readonly digests: Digester;
   /** Events digest payload values with the deployment's key, as records do. */
   private readonly eventDigest = (value: unknown): string => this.digests.of(value);
@@ -144,6 +132,10 @@ export class Host implements StageRunner {
     this.observer = observer ?? createObserver();
     this.detachPool = this.observer.attachPool(this.sandbox);
     this.guard = new PluginQuarantine(quarantine ?? {}, (e) => this.emit(e), Date.now, quarantineStore);
+    this.engine = new OperationEngine({
+      sandbox: this.sandbox, hooks: this.hooks, guard: this.guard, digests: this.digests, current: () => this.current,
+      ...(records ? { records: { store: records, payloads, owner: this.id } } : {}),
+    });
   }
 
   /**
@@ -180,13 +172,12 @@ export class Host implements StageRunner {
   async loadPlugin(input: PluginInput): Promise<GuestPlugin> {
     const ref = `${input.id}@${input.version}`;
     const module = await this.sandbox.load(input.wasm, { capabilities: input.capabilities ?? [], ...(input.limits ? { limits: input.limits } : {}) });
-    const existing = this.plugins.get(ref);
+    const existing = this.hooks.plugin(ref);
     if (existing && existing.module.sha256 !== module.sha256) {
       throw new SluiceError("CONFIG_INVALID", `plugin ${ref} is already loaded with different code; versions are immutable`, { ref });
     }
     const plugin: GuestPlugin = { ref, id: input.id, version: input.version, module, grants: input.grants ?? {} };
-    this.plugins.set(ref, plugin);
-    this.matched = new WeakMap();
+    this.hooks.addPlugin(plugin);
     return plugin;
   }
 
@@ -200,14 +191,13 @@ export class Host implements StageRunner {
   registerHook(name: string, hook: InProcessHook, options: InProcessHookOptions = {}): void {
     if (name.includes("@")) throw new SluiceError("CONFIG_INVALID", `in-process hook names cannot contain "@" (reserved for plugin refs): ${name}`);
     if (options.streamRewrite !== undefined && options.streamRewrite !== "chunk") throw new SluiceError("CONFIG_INVALID", `registerHook ${name}: streamRewrite must be "chunk" when given, got ${JSON.stringify(options.streamRewrite)}`, { field: "streamRewrite" });
-    this.inProcess.set(name, { hook, options: options.streamRewrite ? { streamRewrite: options.streamRewrite } : {} });
-    this.matched = new WeakMap();
+    this.hooks.addInProcess(name, hook, options.streamRewrite ? { streamRewrite: options.streamRewrite } : {});
   }
 
   /** Atomically switches to a release. Operations already running finish on the one they started with. */
   activate(input: ReleaseInput): Release {
     const release = resolveRelease(input);
-    for (const b of release.bindings) this.resolve(b);
+    for (const b of release.bindings) this.hooks.resolve(b);
     this.current = release;
     this.currentSince = Date.now();
     this.observer.releaseActivated(release, this.id);
@@ -223,117 +213,13 @@ export class Host implements StageRunner {
     return this.currentSince;
   }
 
-  private resolve(binding: Binding): ResolvedHook {
-    const plugin = this.plugins.get(binding.hookRef);
-    if (plugin) return { kind: "guest", binding, plugin };
-    const registered = this.inProcess.get(binding.hookRef);
-    if (registered) return { kind: "in-process", binding, hook: registered.hook, options: registered.options };
-    throw new SluiceError("CONFIG_INVALID", `binding ${binding.id} refers to "${binding.hookRef}", which is neither a loaded plugin (id@version) nor a registered in-process hook`, { binding: binding.id });
-  }
-
-  /**
-   * The hooks a release runs at `point` for `target`. A release never changes, so the match
-   * is kept per release (and dropped when a plugin or hook is registered); the arrays are
-   * shared and never modified.
-   */
-  private hooksFor(release: Release, point: PointName, target: MatchTarget): ResolvedHook[] {
-    let byTarget = this.matched.get(release);
-    if (!byTarget) this.matched.set(release, (byTarget = new Map()));
-    const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${this.byInstanceId(release, point) ? target.instanceId ?? "" : ""}\u0000${target.spaceId}`;
-    let hooks = byTarget.get(key);
-    if (!hooks) {
-      if (byTarget.size >= MATCH_CACHE_SIZE) byTarget.clear();
-      hooks = matchBindings(release.byPoint.get(point) ?? [], point, target).map((b) => this.resolve(b));
-      byTarget.set(key, hooks);
-    }
-    return hooks;
-  }
-
-  /** Whether a binding at `point` filters by instance id: only then does the instance id take part in the match cache's key (child ids are many). */
-  private byInstanceId(release: Release, point: PointName): boolean {
-    return (release.byPoint.get(point) ?? []).some((b) => b.match.instanceIds !== undefined);
-  }
-
+  /** The stages of one operation on the current release (or its parent's): what a boundary runs hooks through. */
   begin(ctx: CallContext, target: MatchTarget, callId?: string): OperationStages {
-    return this.stagesFor(ctx, target, callId);
-  }
-
-  /** `resuming`: the stored operation a resume continues (same id), on the current release. */
-  private stagesFor(ctx: CallContext, matchTarget: MatchTarget, callId: string | undefined, resuming?: OperationRecord): OperationStages {
-    // A child's operations run on the release of the parent operation in flight: a child's chain never differs from what its parent's release allows.
-    const release = (!resuming && ctx.parentOperationId !== undefined ? this.inFlight.get(ctx.parentOperationId) : undefined) ?? this.current;
-    const target: MatchTarget = withKeys(matchTarget, { instanceId: matchTarget.instanceId ?? ctx.instanceId ?? "main" });
-    const operationId = resuming?.operationId ?? randomUUID();
-    this.inFlight.set(operationId, release);
-    const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
-    const context = {
-      space_id: ctx.spaceId, actor_id: ctx.actorId ?? null, run_id: ctx.runId ?? null, instance_id: ctx.instanceId ?? "main",
-      operation_id: operationId, parent_operation_id: ctx.parentOperationId ?? null, call_id: callId ?? null,
-      purpose: target.purpose ?? null, published_revision: release.revision, deadline: ctx.deadline ?? null,
-    };
-    const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
-    const hooksAt = (point: PointName): ResolvedHook[] => this.hooksFor(release, point, target);
-    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => void };
-    const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
-      hooks.length === 0
-        ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
-        : runStage(this.sandbox, { point, context, payload, hooks, signal, guard: this.guard, ...extra }).then((r) => keyReports(r, this.digests));
-    // The hooks of a stage that pairs with the before stage (after, chunk): ordered by the release's mode, unwinding a short-circuit.
-    const paired = (point: PointName, before: StageResult): ResolvedHook[] => {
-      const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
-      const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
-      const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
-      return (point === "model.chat.chunk" ? chunkOrder(order) : order).map((b) => this.resolve(b));
-    };
-    // Chunk stages pair with the before stage this operation ran (its carries, its short-circuit).
-    let lastBefore: StageResult | undefined;
-    let chunkHooks: ResolvedHook[] | undefined;
-    const chunkStage = () => (chunkHooks ??= paired("model.chat.chunk", lastBefore ?? { payload: {}, reports: [], reached: -1, carries: {} }));
-    let afterProgress: ((point: PointName, bindingId: string) => void) | undefined;
-    const stages: OperationStages = {
-      operationId,
-      revision: release.revision,
-      signal,
-      run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return r; }),
-      runAfter: (point, payload, before, readOnly) => run(point, payload, paired(point, before), {
-        carries: before.carries,
-        ...(readOnly && readOnly.size > 0 ? { readOnly } : {}),
-        ...(afterProgress ? { progress: (bindingId: string) => afterProgress!(point, bindingId) } : {}),
-      }),
-      // A fresh signal: cleanup hooks must run even when the operation was cancelled.
-      diagnostic: (point, payload) => {
-        const hooks = hooksAt(point);
-        return hooks.length === 0 ? run(point, payload, []) : runStage(this.sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard: this.guard }).then((r) => keyReports(r, this.digests));
-      },
-      outputMayChange: (point) => hooksAt(point).some((h) => !h.binding.observeOnly),
-      streamPlan: (before) => streamPlan(paired("model.chat.chunk", before), paired("model.chat.after", before)),
-      chunk: (payload, holds) => run("model.chat.chunk", payload, chunkStage(), { holds, carries: lastBefore?.carries ?? {} }),
-      chunks: (payloads, holds) => {
-        const hooks = chunkStage();
-        if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
-        return runChunkStages(this.sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard: this.guard, holds, carries: lastBefore?.carries ?? {} });
-      },
-      end: () => { releaseSignal(); this.inFlight.delete(operationId); },
-    };
-    if (!this.recordStore) return stages;
-    const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
-    const journal = new OperationJournal({
-      store: this.recordStore, payloads: this.payloadStore, digests: this.digests, operationId, owner: this.id, revision: release.revision,
-      identity: { ctx: identityCtx, target, ...(callId !== undefined ? { callId } : {}) },
-      codeOf: (bindingId) => {
-        const binding = release.bindings.find((b) => b.id === bindingId);
-        const h = binding && this.resolve(binding);
-        return { hookRef: binding?.hookRef ?? "", codeSha256: h?.kind === "guest" ? h.plugin.module.sha256 : "in-process" };
-      },
-      ...(resuming ? { resuming } : {}),
-    });
-    // The checkpoint names the binding in progress while an after hook runs (seed 000); the after stage then runs hook by hook.
-    afterProgress = (point, bindingId) => journal.inProgress(point, bindingId);
-    return recordedStages(stages, journal);
+    return this.engine.begin(ctx, target, callId);
   }
 
   /**
-   * The keyed digest this host records for `value` (records/digest.ts): how an auditor
+   * The keyed digest this host records for `value` (pipeline/digest.ts): how an auditor
    * holding a payload checks it against `realResultRef`, an audit row's digests, and so on.
    */
   digestOf(value: unknown): string {
@@ -376,7 +262,7 @@ export class Host implements StageRunner {
       if (typeof operationId !== "string" || operationId === "") throw new SluiceError("PAYLOAD_INVALID", "operationId must be a non-empty string", { field: "operationId" });
       return resumeOperation({
         owner: this.id,
-        resumeStages: (record, ctx) => this.stagesFor(ctx, record.identity.target, record.identity.callId, record),
+        resumeStages: (record, ctx) => this.engine.resumeStages(record, ctx),
         embeddingSignature: (ctx, model) => this.embeddingSignature(ctx, model),
       }, store, operationId, (typeof options === "object" && options !== null ? options : {}) as ResumeOptions);
     });
@@ -402,7 +288,7 @@ export class Host implements StageRunner {
   chat(ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => Promise<ChatResponse>, options?: BoundaryOptions): Promise<BoundaryResult<ChatResponse>> {
     return withErrorMode(options, guarded(this.revisionNow, () => {
       const obs = this.observer.operation({ operation: "chat", ctx, model: modelOf(request) }, this.id, this.eventDigest);
-      return obs.settle(checkedCall(callProblem(ctx, request, "request") ?? optionsProblem(options), this.current.revision, () => obs.within(() => chat(obs.runner(this), ctx, request, execute, options))));
+      return obs.settle(checkedCall(callProblem(ctx, request, "request") ?? optionsProblem(options), this.current.revision, () => obs.within(() => chat(this.engine.runner(obs.wrap), ctx, request, execute, options))));
     }));
   }
 
@@ -418,7 +304,7 @@ export class Host implements StageRunner {
       const refused = callProblem(ctx, request, "request") ?? optionsProblem(options);
       if (refused) refusal = obs.settle(Promise.resolve(refusedCall<ChatResponse>(refused, this.current.revision)));
       else {
-        const stream = chatStream(obs.runner(this), ctx, request, execute, options);
+        const stream = chatStream(this.engine.runner(obs.wrap), ctx, request, execute, options);
         return { ...stream, result: guarded(this.revisionNow, () => obs.settle(stream.result)) };
       }
     } catch (err) {
@@ -431,7 +317,7 @@ export class Host implements StageRunner {
   tool(ctx: CallContext, call: ToolCall, execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>, options?: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string }): Promise<BoundaryResult<ToolOutput>> {
     return withErrorMode(options, guarded(this.revisionNow, () => {
       const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id, this.eventDigest);
-      return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator) ?? optionsProblem(options), this.current.revision, () => obs.within(() => tool(obs.runner(this), ctx, call, execute, options))));
+      return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator) ?? optionsProblem(options), this.current.revision, () => obs.within(() => tool(this.engine.runner(obs.wrap), ctx, call, execute, options))));
     }));
   }
 
@@ -439,7 +325,7 @@ export class Host implements StageRunner {
   embed(ctx: CallContext, request: EmbedRequest, execute: (texts: string[], op: OperationContext) => Promise<{ vectors: number[][] }>, options?: EmbedOptions): Promise<BoundaryResult<EmbedOutput>> {
     return withErrorMode(options, guarded(this.revisionNow, () => {
       const obs = this.observer.operation({ operation: "embedding", ctx, model: modelOf(request) }, this.id, this.eventDigest);
-      return obs.settle(checkedCall(callProblem(ctx, request, "request") ?? optionsProblem(options), this.current.revision, () => obs.within(() => embed(obs.runner(this), ctx, request, execute, options))));
+      return obs.settle(checkedCall(callProblem(ctx, request, "request") ?? optionsProblem(options), this.current.revision, () => obs.within(() => embed(withKeys(this.engine.runner(obs.wrap), { embeddingSignature: (c: CallContext, m: string) => this.embeddingSignature(c, m), release: this.current }), ctx, request, execute, options))));
     }));
   }
 
@@ -449,7 +335,7 @@ export class Host implements StageRunner {
   embeddingSignature(ctx: CallContext, model: string): string {
     const target: MatchTarget = { purpose: "embedding", modelId: model, instance: instanceOf(ctx), instanceId: ctx.instanceId ?? "main", spaceId: ctx.spaceId };
     const chain = (["model.embedding.before", "model.embedding.after"] as const).flatMap((point) => matchBindings(this.current.byPoint.get(point) ?? [], point, target)).map((b) => {
-      const h = this.resolve(b);
+      const h = this.hooks.resolve(b);
       return h.kind === "guest"
         ? { pluginId: h.plugin.id, version: h.plugin.version, codeSha256: h.plugin.module.sha256, config: b.config }
         : { pluginId: b.hookRef, version: "in-process", codeSha256: "in-process", config: b.config };
@@ -465,14 +351,14 @@ export class Host implements StageRunner {
       const obs = this.observer.operation({ operation: point.startsWith("run.") ? "run" : "subtask", ctx, point, payload }, this.id, this.eventDigest);
       const refused = callProblem(ctx, payload, "payload");
       if (refused) return obs.settleLifecycle(Promise.resolve({ ok: false, error: SluiceError.fromData(refused.error), hooks: [] }));
-      return obs.settleLifecycle(obs.within(() => lifecycle(obs.runner(this), point, ctx, payload))).catch((err: unknown) => failed(err, false));
+      return obs.settleLifecycle(obs.within(() => lifecycle(this.engine.runner(obs.wrap), point, ctx, payload))).catch((err: unknown) => failed(err, false));
     } catch (err) {
       return Promise.resolve(failed(err, true));
     }
   }
 
   /**
-   * Reports what the service's agent does that Sluice cannot see (seed 003): that it is
+   * Reports what the service's agent does that Sluice cannot see (abi/events/README.md): that it is
    * initialised and what it can do, a reasoning step, a decision with its alternatives.
    * Emitted as `agent.initialized` / `agent.thought` / `agent.decision`; texts are digests
    * unless the observer includes payloads. A wrong context or report is PAYLOAD_INVALID.
@@ -505,9 +391,6 @@ function modelOf(request: unknown): string {
   return (typeof request === "object" && request !== null ? (request as { model?: unknown }).model : undefined) as string;
 }
 
-function beforePointOf(after: PointName): PointName {
-  return after === "model.chat.after" || after === "model.chat.chunk" ? "model.chat.before" : after === "tool.after" ? "tool.before" : after === "model.embedding.after" ? "model.embedding.before" : after;
-}
 
 /** Creates a host with its sandbox (worker pool). Close it when done. */
 export function createHost(options: HostOptions = {}): Host {

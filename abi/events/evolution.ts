@@ -1,5 +1,5 @@
 /**
- * The rules every event schema is held to, built-in or a service's own (seed 003 §3.4,
+ * The rules every event schema is held to, built-in or a service's own (abi/events/README.md, "Versioning",
  * §5.3): closed objects at every level, and additive evolution from one version of a
  * kind to the next. Pure functions over JSON Schema objects, shared by the registry
  * (which refuses a schema that breaks them) and the schema tests.

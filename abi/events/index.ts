@@ -4,7 +4,7 @@
  * `abi/events/v<major>/` are the single source; the types below derive from them.
  * Rules and the event catalogue: abi/events/README.md.
  */
-import type { FromSchema } from "../../host/pipeline/schema-types.js";
+import type { FromSchema } from "../schema-types.js";
 import { EventRegistry, type EventCheck } from "./registry.js";
 import type { SchemaNode } from "./evolution.js";
 import { EVENT_SCHEMAS_BY_MAJOR } from "./schemas.js";

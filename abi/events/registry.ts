@@ -1,5 +1,5 @@
 /**
- * The schema registry of seed 003 §4.1: every schema an event may name, built-in (the
+ * The schema registry (abi/events/README.md): every schema an event may name, built-in (the
  * JSON files in abi/events/v<major>/) and registered by a service (custom events), each
  * under its own `$id`. An event is validated with the schema its `$schema` names, or with
  * the newest schema of its `type` when it names none (1.0 events).
@@ -47,7 +47,7 @@ export class EventRegistry {
   }
 
   /**
-   * Registers a service's own event schema (seed 003 §3.4): draft 2020-12, its own `$id`,
+   * Registers a service's own event schema (abi/events/README.md, "Custom events"): draft 2020-12, its own `$id`,
    * `additionalProperties: false` at every level, `type` as a `const`, the envelope
    * (`schema_version`, `type`, `id`, `time`; `$schema` declared), and, when an earlier
    * version of the type is registered, additive to it: nothing removed, narrowed or newly

@@ -7,9 +7,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
-import { authFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "./auth-failures.js";
+import { authFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 
-export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "./auth-failures.js";
+export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 
 const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
 

@@ -8,7 +8,7 @@ import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { ErrorObject } from "ajv";
 import { explainErrors, problemsText } from "../registry/validation-message.js";
-import { noteServerError } from "./server-errors-log.js";
+import { noteServerError } from "../http/server-errors-log.js";
 
 /** The JSON body of every error response of the management API: the catalogue code, the message and details. */
 export interface ErrorBody {

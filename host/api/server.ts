@@ -12,10 +12,10 @@ import { MANIFEST_MAX_BYTES } from "../registry/manifest.js";
 import { SDK_INTERFACE_VERSION } from "../registry/extensions.js";
 import type { Registry } from "../registry/registry.js";
 import { DEFAULT_AUTH_FAILURE_LIMIT, installBearerAuth, isLoopback, type AuthFailureLimit } from "./auth.js";
-import { installJsonBody } from "./json-body.js";
+import { installJsonBody } from "../http/json-body.js";
 import { installRequestGuards } from "./request-guards.js";
-import { logServerErrors } from "./server-errors-log.js";
-import { closeRefusedConnections, resolveServerLimits, serverOptions, type ServerLimits } from "./server-limits.js";
+import { logServerErrors } from "../http/server-errors-log.js";
+import { closeRefusedConnections, resolveServerLimits, serverOptions, type ServerLimits } from "../http/server-limits.js";
 import { checkToken, resolveToken, writeTokenFile } from "./token.js";
 import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
@@ -24,7 +24,7 @@ import { deployRoutes } from "./routes/deploy.js";
 import { callRoutes } from "./routes/call.js";
 import { pluginRoutes } from "./routes/plugins.js";
 import { releaseRoutes } from "./routes/releases.js";
-import { recordRoutes } from "../records/http.js";
+import { recordRoutes } from "./routes/records.js";
 import { quarantineRoutes } from "./routes/quarantine.js";
 import { replayRoutes } from "./routes/replay.js";
 import { statusRoutes } from "./routes/status.js";
@@ -32,8 +32,8 @@ import { consoleRoutes } from "./routes/console.js";
 import { fleetRoutes } from "./routes/fleet.js";
 import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
-import { gatewayKeyRoutes } from "../gateway/key-routes.js";
-import type { GatewayKeys } from "../gateway/keys.js";
+import { gatewayKeyRoutes } from "./routes/keys.js";
+import type { GatewayKeys } from "../keys/keys.js";
 
 /** What the management API serves: the registry, the bearer token and the server's limits. */
 export interface ApiOptions {

@@ -7,10 +7,10 @@ import { usageView } from "../pipeline/usage.js";
 export { usageView, type UsageView } from "../pipeline/usage.js";
 import { answerProblem } from "./model-answer.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
-import type { StageRunner } from "./stage-runner.js";
-import { runOperation } from "./operation.js";
+import type { StageRunner } from "../engine/stages.js";
+import { runOperation } from "../engine/run-operation.js";
 import { instanceOf } from "./instance.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
 
 /** A content part of a message or an answer (ABI 1.1); a part of any other type passes through untouched. */
@@ -121,7 +121,7 @@ export function chatOutput(real: ChatResponse, seen: Record<string, unknown>, af
 }
 
 /**
- * The model's tool calls must be a valid action (seed 000): ids present and unique (the
+ * The model's tool calls must be a valid action (abi/README.md §4.4): ids present and unique (the
  * next turn pairs results with them), a function name, and arguments that parse as a JSON
  * object. Broken arguments are reported here, at the boundary, never handed on.
  * @example checkToolCalls([{ id: "t1", type: "function", function: { name: "search", arguments: "{\"limit\": 5," } }]) // MODEL_OUTPUT_INVALID

@@ -1,9 +1,9 @@
 import { fail, OK } from "../pipeline/result.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { StageRunner } from "./stage-runner.js";
+import type { StageRunner } from "../engine/stages.js";
 import { instanceOf } from "./instance.js";
-import { runOperation } from "./operation.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+import { runOperation } from "../engine/run-operation.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
 
 /** What `host.embed` takes: the embedding model and the texts. */
 export interface EmbedRequest { model: string; texts: string[] }

@@ -8,7 +8,7 @@
  */
 import { fail } from "../pipeline/result.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { BoundaryOptions, BoundaryResult } from "./types.js";
+import type { BoundaryOptions, BoundaryResult } from "../pipeline/call-types.js";
 
 export const ERROR_MODES = ["result", "original"] as const;
 

@@ -9,7 +9,7 @@
  */
 import { isSluiceError, SluiceError } from "../errors/sluice-error.js";
 import { refusedCall } from "./call-context.js";
-import type { BoundaryResult } from "./types.js";
+import type { BoundaryResult } from "../pipeline/call-types.js";
 
 /** What went wrong, as a catalogue error: a SluiceError keeps its code. */
 export function thrownError(err: unknown, reading: boolean): SluiceError {

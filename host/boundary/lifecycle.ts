@@ -1,8 +1,8 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import { validatePayload } from "../pipeline/validators.js";
 import { instanceOf } from "./instance.js";
-import type { StageRunner } from "./stage-runner.js";
-import type { CallContext, HookTrace } from "./types.js";
+import type { StageRunner } from "../engine/stages.js";
+import type { CallContext, HookTrace } from "../pipeline/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export type LifecyclePoint = "run.start" | "run.end" | "subtask.start" | "subtask.end";

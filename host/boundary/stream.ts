@@ -1,10 +1,10 @@
 /**
- * A streamed chat call (seed 004 §2.3): before hooks once, chunk hooks per chunk with a
+ * A streamed chat call (abi/README.md §4.1): before hooks once, chunk hooks per chunk with a
  * stable request id, holds carried between chunks, nothing emitted that a chunk hook has
  * not seen, and nothing emitted after a block. `model.chat.after` runs on every stream
  * once it ends, on the assembled answer: when one of its bindings may change the answer,
  * the text is held back until it has run (no unscanned byte is emitted); when all of them
- * only observe, or rewrite through their declared chunk twin (pipeline/stream-rewrite.ts),
+ * only observe, or rewrite through their declared chunk twin (engine/stream-rewrite.ts),
  * chunks flow as they come and the after stage sees them read-only.
  */
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
@@ -13,9 +13,9 @@ import type { StageResult } from "../pipeline/run-steps.js";
 import { CHANNELS, type Channel, type PointName } from "../pipeline/points.js";
 import { answerText, chatAfterPayload, chatInput, chatOutput, chatRequestOf, checkToolCalls, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCallOut } from "./chat.js";
 import { instanceOf } from "./instance.js";
-import { abortable, cancellation, cancelled } from "./operation.js";
-import type { StageRunner } from "./stage-runner.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "./types.js";
+import { abortable, cancellation, cancelled } from "../engine/run-operation.js";
+import type { StageRunner } from "../engine/stages.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "../pipeline/call-types.js";
 import { originalError } from "./error-mode.js";
 import { thrownError } from "./guard.js";
 import { checkedChunk, type ChunkFields } from "./model-answer.js";
@@ -334,7 +334,7 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     // The after stage sees the whole answer; what was already emitted stays as it was.
     phase = "after";
     const seen = chatAfterPayload(request.model, real);
-    const after = record("model.chat.after", await stages.runAfter("model.chat.after", seen, before, plan.readOnly));
+    const after = record("model.chat.after", await stages.runAfter("model.chat.after", seen, before, { readOnly: plan.readOnly }));
     if (after.failure) { const failure = cancellation(after.failure, stages.signal); throw await end("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (after.stop?.kind === "block") {
       throw await end("after", { code: "HOOK_BLOCKED", message: `blocked by binding ${after.stop.bindingId}: ${after.stop.code} ${after.stop.reason}`, details: { bindingId: after.stop.bindingId, hookCode: after.stop.code, reason: after.stop.reason } }, "blocked");

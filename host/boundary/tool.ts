@@ -1,9 +1,9 @@
 import { argumentsErrors, argumentsValidator } from "./tool-schema.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
 import { instanceOf } from "./instance.js";
-import { runOperation } from "./operation.js";
-import type { StageRunner } from "./stage-runner.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "./types.js";
+import { runOperation } from "../engine/run-operation.js";
+import type { StageRunner } from "../engine/stages.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export { argumentsValidator } from "./tool-schema.js";

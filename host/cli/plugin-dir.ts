@@ -1,7 +1,7 @@
 /** A plugin folder on disk: its manifest, and building its module with the ABI's compiler flags. */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { loadModule, sha256Hex } from "../sandbox/load-module.js";
+import { loadModule, sha256Hex } from "../sandbox/main/load-module.js";
 import { manifestLimits, parseManifest, type Manifest } from "../registry/manifest.js";
 import { loadCompiler } from "../toolchain/load-compiler.js";
 import { EXIT } from "./exit-codes.js";

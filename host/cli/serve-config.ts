@@ -6,7 +6,7 @@
 import { Option, type Command } from "commander";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "../api/log-options.js";
 import { isPostgresUrl, redactDatabaseUrl } from "../storage/postgres.js";
-import { defaultMaxConnections } from "../api/server-limits.js";
+import { defaultMaxConnections } from "../http/server-limits.js";
 import { CliError } from "./output.js";
 
 interface Spec {

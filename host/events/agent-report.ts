@@ -1,5 +1,5 @@
 /**
- * The agent's own reports (seed 003: agent.initialized, agent.thought, agent.decision).
+ * The agent's own reports (abi/events/README.md: agent.initialized, agent.thought, agent.decision).
  * Sluice does not see inside the service's agent, so the service tells the host, which
  * checks the report like any other caller input (PAYLOAD_INVALID, naming the field) and
  * turns it into a validated event. Free text (a thought, a decision's reason) becomes a

@@ -6,10 +6,10 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
 import type { EnvelopeField, EventFields, EventType } from "../../abi/events/index.js";
-import type { CallContext } from "../boundary/types.js";
+import type { CallContext } from "../pipeline/call-types.js";
 import type { Release } from "../pipeline/release.js";
 import type { Checked } from "../pipeline/result.js";
-import type { FromSchema } from "../pipeline/schema-types.js";
+import type { FromSchema } from "../../abi/schema-types.js";
 import { defaultTracer } from "../telemetry/tracing.js";
 import { metricsFor, type PoolStats, type SluiceMetrics } from "../telemetry/metrics.js";
 import { reportFields, reportProblem, type AgentReport } from "./agent-report.js";
@@ -27,7 +27,7 @@ export interface ObserverOptions {
   /**
    * Put tool arguments, tool results, run tasks, answers, thoughts, decision reasons and
    * error texts into events in plain text. Off by default: events carry SHA-256 digests
-   * and error codes with their catalogue summary instead (seed 000: audits hold digests,
+   * and error codes with their catalogue summary instead (SECURITY.md: audits hold digests,
    * not data).
    */
   payloads?: boolean;
@@ -90,7 +90,7 @@ export class Observer {
   }
 
   /**
-   * Registers a service's own event (seed 003 §3.4) and returns its emitter. The schema
+   * Registers a service's own event (abi/events/README.md, "Custom events") and returns its emitter. The schema
    * has its own versioned `$id` and closed objects; a later version of the same type is
    * registered the same way and must only add (EVENT_SCHEMA_INVALID otherwise). Events go
    * through the same bus: validated, frozen, delivered later to `onCustom` listeners.

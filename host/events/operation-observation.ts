@@ -9,8 +9,8 @@ import type { EventFields, EventType } from "../../abi/events/index.js";
 import type { SluiceError } from "../errors/sluice-error.js";
 import type { PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { OperationStages, StageRunner } from "../boundary/stage-runner.js";
-import type { BoundaryResult, CallContext, HookTrace } from "../boundary/types.js";
+import type { OperationStages } from "../engine/stages.js";
+import type { BoundaryResult, CallContext, HookTrace } from "../pipeline/call-types.js";
 import type { ToolCall, ToolOutput } from "../boundary/tool.js";
 import type { LifecyclePoint } from "../boundary/lifecycle.js";
 import type { ChatResponse } from "../boundary/chat.js";
@@ -74,16 +74,8 @@ export class OperationObservation {
     ({ span: this.span, context: this.spanContext } = startBoundarySpan(observer.tracer, name, attributes));
   }
 
-  /**
-   * The host as this call sees it: the same object (through its prototype, since some
-   * boundaries also read the release and the embedding signature), with `begin` returning
-   * stages that report here.
-   */
-  runner<H extends StageRunner>(host: H): H {
-    const runner = Object.create(host) as H;
-    runner.begin = (ctx, target, callId) => this.attach(host.begin(ctx, target, callId));
-    return runner;
-  }
+  /** The wrapper that shows this call's stages to the observation (host/engine/compose.ts). */
+  readonly wrap = (stages: OperationStages): OperationStages => this.attach(stages);
 
   /** Runs `fn` with the boundary span active, so the service's own spans (in `execute`) nest under it. */
   within<T>(fn: () => T): T {
@@ -114,7 +106,7 @@ export class OperationObservation {
         if (point === "tool.before") this.toolRequested(stages);
         return timed(point, () => stages.run(point, payload));
       },
-      runAfter: (point, payload, before, readOnly) => timed(point, () => stages.runAfter(point, payload, before, readOnly)),
+      runAfter: (point, payload, before, options) => timed(point, () => stages.runAfter(point, payload, before, options)),
       diagnostic: (point, payload) => {
         if (point === "operation.error") this.phase = payload.phase as Phase;
         return timed(point, () => stages.diagnostic(point, payload));

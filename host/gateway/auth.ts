@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AuthFailures } from "../api/auth-failures.js";
+import type { AuthFailures } from "../http/auth-failures.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { GatewayKeyRecord, GatewayKeys } from "./keys.js";
+import type { GatewayKeyRecord, GatewayKeys } from "../keys/keys.js";
 
 const callers = new WeakMap<FastifyRequest, GatewayKeyRecord>();
 

@@ -5,7 +5,7 @@
  * unreachable upstream still answers with a plain HTTP error the client can read.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { CallContext } from "../boundary/types.js";
+import type { CallContext } from "../pipeline/call-types.js";
 import type { ChatRequest } from "../boundary/chat.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
@@ -24,7 +24,7 @@ export function chatCompletions(host: Host, upstream: Upstream) {
     const caller = callerOf(request);
     const body = readChatBody(request.body);
     const view = toChatRequest(body);
-    // actor_id is the calling key, so hooks can meter and govern per key (seed 004's api_key_id).
+    // actor_id is the calling key, so hooks can meter and govern per key (docs/api-and-gateway.md, gateway keys).
     const ctx: CallContext = { spaceId: caller.spaceId, actorId: caller.id, purpose: "action", signal: clientSignal(reply.raw) };
     return body.stream === true ? streamed(host, upstream, ctx, body, view, reply) : plain(host, upstream, ctx, body, view, reply);
   };

@@ -10,10 +10,10 @@ import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
 import { responses } from "./responses-route.js";
 import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
-import { installJsonBody } from "../api/json-body.js";
-import { authFailures } from "../api/auth-failures.js";
-import { logServerErrors } from "../api/server-errors-log.js";
-import { closeRefusedConnections, serverOptions } from "../api/server-limits.js";
+import { installJsonBody } from "../http/json-body.js";
+import { authFailures } from "../http/auth-failures.js";
+import { logServerErrors } from "../http/server-errors-log.js";
+import { closeRefusedConnections, serverOptions } from "../http/server-limits.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 

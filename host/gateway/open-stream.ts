@@ -8,7 +8,7 @@ import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { ChatRequest } from "../boundary/chat.js";
 import type { EmittedChunk, ChatStream } from "../boundary/stream.js";
-import type { CallContext } from "../boundary/types.js";
+import type { CallContext } from "../pipeline/call-types.js";
 import type { Host } from "../host.js";
 import { chunksCall, type UpstreamFacts } from "./chat-upstream.js";
 import { asSluiceError, replyError } from "./openai-error.js";

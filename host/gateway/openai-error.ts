@@ -8,7 +8,7 @@ import type { FastifyReply } from "fastify";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import type { WireError } from "./wire.js";
-import { errorFields, noteServerError } from "../api/server-errors-log.js";
+import { errorFields, noteServerError } from "../http/server-errors-log.js";
 
 /**
  * Answers `error` (before any byte was sent) in OpenAI's format, with `x-should-retry: false`

@@ -1,8 +1,8 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
-import type { GatewayKeys } from "./keys.js";
-import { resolveServerLimits, type ServerLimits } from "../api/server-limits.js";
-import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../api/auth-failures.js";
+import type { GatewayKeys } from "../keys/keys.js";
+import { resolveServerLimits, type ServerLimits } from "../http/server-limits.js";
+import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 import { withChanges } from "../objects/with-keys.js";
 
 /** What {@link createGateway} needs: the host that runs the hooks, the key store, the upstream and the server's limits. */

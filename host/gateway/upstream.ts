@@ -2,7 +2,7 @@
  * The OpenAI-compatible upstream, over a keep-alive undici Pool (Node's fetch cost about
  * 0.3 ms a call more here: web streams, a Request and Response object and their signals).
  * Credentials are added here, after
- * the hooks (seed 000: hooks never see API keys). Every failure leaves as a SluiceError:
+ * the hooks (SECURITY.md: hooks never see API keys). Every failure leaves as a SluiceError:
  * UPSTREAM_TIMEOUT when the upstream is silent past the timeout, UPSTREAM_TOO_LARGE when
  * its answer passes the size limit (bodies are read as a stream and stopped there, never
  * buffered whole), UPSTREAM_FAILED for anything else it does wrong; the caller's own

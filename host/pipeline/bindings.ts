@@ -1,6 +1,6 @@
 /**
  * Bindings: which hook runs at which point, for which calls, in which order
- * (seed 000 "Ordering"; seed 004 "symmetric pairs").
+ * (abi/README.md §4.3: ordering, symmetric pairs).
  */
 import { canonicalJson } from "./canonical-json.js";
 import type { PointName, Purpose } from "./points.js";
@@ -43,7 +43,7 @@ export interface Binding {
    */
   mandatory: boolean;
   /**
-   * The extension (seed 004's pre/post pair) this binding belongs to: carries and
+   * The extension (a pre/post pair, abi/README.md §4.3) this binding belongs to: carries and
    * symmetric unwinding are keyed by it. Resolved by pipeline/pairs.ts from the binding's
    * `extension` id, or implicitly.
    */
@@ -124,8 +124,8 @@ function instancePattern(pattern: string): RegExp {
 }
 
 /**
- * `staged` (seed 000, the default): after hooks run in the same order as before hooks.
- * `symmetric` (seed 004): they unwind like a stack, in reverse.
+ * `staged` (the default): after hooks run in the same order as before hooks.
+ * `symmetric`: they unwind like a stack, in reverse.
  */
 export type AfterOrderMode = "staged" | "symmetric";
 

@@ -1,11 +1,11 @@
 /**
- * Platform rules have the last word (seed 000: "platform rules and the final check cannot
+ * Platform rules have the last word (abi/README.md §4.3: "platform rules and the final check cannot
  * be disabled; priority cannot bypass them"). A mandatory binding runs first in its stage,
  * so it can refuse before anything else runs (a cache's short-circuit included); when a
  * later hook then changes the payload, the mandatory binding runs again on the final
  * payload, so its verdict holds on the input that reaches the operation (before points)
  * and on the view that reaches the caller (after points). These pure functions decide
- * which bindings run again and join the two passes; pipeline/stage.ts calls them.
+ * which bindings run again and join the two passes; engine/stage.ts calls them.
  */
 import type { Binding } from "./bindings.js";
 import type { StageResult } from "./run-steps.js";

@@ -1,5 +1,5 @@
 /**
- * Which bindings form one extension (seed 004: each extension is a pre/post pair). Carries
+ * Which bindings form one extension (abi/README.md §4.3: each extension is a pre/post pair). Carries
  * and symmetric unwinding are keyed by the pair, never by the plugin, so a plugin bound
  * several times (with different configs) is several extensions.
  *

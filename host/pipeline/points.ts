@@ -1,10 +1,10 @@
 /**
- * The hook point table (seed 000 §2): every point declared once, as data. Payload
+ * The hook point table (abi/README.md §4; the generated point reference): every point declared once, as data. Payload
  * types, validators, the outcome table and the guest SDK guide all derive from it.
  */
 import type { Outcome, OutcomeKind } from "../../abi/envelope.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { FromSchema } from "./schema-types.js";
+import type { FromSchema } from "../../abi/schema-types.js";
 
 export type Stage = "before" | "after" | "chunk" | "error" | "finally" | "lifecycle";
 export type OperationKind = "chat" | "embedding" | "tool" | "any" | "run" | "subtask";
@@ -15,7 +15,7 @@ export type Invariant =
   | { kind: "length-kept"; path: string }
   /** The array at `path` keeps its items in place (new ones may be appended); in each kept item only the `mutable` keys may change. */
   | { kind: "items-kept"; path: string; mutable: readonly string[] }
-  /** The answer stays a valid answer or a valid action (seed 000): text content, or at least one tool_call. */
+  /** The answer stays a valid answer or a valid action (abi/README.md §4.4): text content, or at least one tool_call. */
   | { kind: "answer-or-action" };
 
 export interface PointSpec {

@@ -14,7 +14,7 @@ import { getPoint, type PointName } from "./points.js";
 import { readView } from "./read-view.js";
 import { presentToV10, type LegacyPresentation } from "./legacy-view.js";
 import { schemaProblem } from "./validators.js";
-import { digestOf } from "../records/digest.js";
+import { digestOf } from "./digest.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export interface StepSpec {
@@ -31,7 +31,7 @@ export interface StepSpec {
   pair?: string;
   /** What this extension's before hook handed to its after (and chunk) hooks. */
   carry?: unknown;
-  /** The answer was streamed already and this after hook's chunk twin rewrote it: it judges read-only (pipeline/stream-rewrite.ts). */
+  /** The answer was streamed already and this after hook's chunk twin rewrote it: it judges read-only (engine/stream-rewrite.ts). */
   streamed?: boolean;
   /** The ABI minor the guest was built for, when older than the host's: it is shown payloads as that minor reads them (legacy-view.ts). */
   abiMinor?: number;

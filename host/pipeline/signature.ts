@@ -10,7 +10,7 @@ export interface EmbeddingChainLink {
 }
 
 /**
- * The index signature of an embedding chain (seed 000: hook code version + config +
+ * The index signature of an embedding chain (abi/README.md §4.3: hook code version + config +
  * model config): a sha256 hex over canonical JSON, so key order never changes it and
  * any change of code, version, config, chain order or model config does. Documents and
  * queries must be embedded under the same signature.

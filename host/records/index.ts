@@ -1,7 +1,6 @@
-/** Operation records, resume and hook audit (issue #8). */
+/** Operation records and hook audit (resume runs in host/engine/resume.ts). */
 export type { OperationStore, PayloadStore, ClaimResult } from "./store.js";
 export { createMemoryRecords, createMemoryPayloads } from "./memory-store.js";
 export { openSqliteRecords, openSqlitePayloads, type SqliteRecordsOptions } from "./sqlite-store.js";
-export type { ResumeOptions } from "./resume.js";
-export { digestOf, createDigester, type Digester } from "./digest.js";
+export { digestOf, createDigester, type Digester } from "../pipeline/digest.js";
 export type * from "./types.js";

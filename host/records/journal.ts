@@ -13,8 +13,8 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import { usageView } from "../pipeline/usage.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { ExecutionFacts } from "../boundary/types.js";
-import type { Digester } from "./digest.js";
+import type { ExecutionFacts } from "../pipeline/call-types.js";
+import type { Digester } from "../pipeline/digest.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
 
@@ -90,7 +90,7 @@ export class OperationJournal {
     void this.write(() => this.init.store.appendAudit(rows));
   }
 
-  /** The after hook about to run (seed 000's checkpoint `binding_id`): a record cut off here names it. */
+  /** The after hook about to run (the checkpoint's `binding_id`, abi/README.md §4.3): a record cut off here names it. */
   inProgress(point: PointName, bindingId: string): void {
     if (!this.started) return;
     void this.write(() => this.init.store.update(this.init.operationId, { inProgress: { point, bindingId }, completed: this.completed, updatedAt: Date.now() }));

@@ -6,7 +6,7 @@
  * the leases in the same transaction, so two hosts never take the same operation.
  */
 import { SluiceError } from "../errors/sluice-error.js";
-import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
+import { int, postgresGuarded, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
@@ -30,13 +30,7 @@ const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Owners whose lease is current at $now: the live hosts. */
 const LIVE = "SELECT owner FROM operation_owners WHERE lease_until > $NOW";
 
-async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw postgresStoreError(err, `records store: ${what}`);
-  }
-}
+const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`records store: ${what}`, fn);
 
 async function write(sql: Sql, sealer: Sealer, r: OperationRecord): Promise<void> {
   await sql.query("UPDATE operation_records SET phase = $1, real_status = $2, owner = $3, record = $4 WHERE operation_id = $5", [r.phase, r.realStatus, r.owner ?? null, sealer.seal(r, { column: RECORD, id: r.operationId }), r.operationId]);

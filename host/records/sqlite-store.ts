@@ -7,10 +7,8 @@
 import { hostname } from "node:os";
 import path from "node:path";
 import type Database from "better-sqlite3";
-import { createRequire } from "node:module";
 import { SluiceError } from "../errors/sluice-error.js";
-import { ensurePrivateFile } from "../storage/private-files.js";
-import { migrateSqlite } from "../storage/sqlite-migrations.js";
+import { openSqlite, sqliteStoreError } from "../storage/sqlite-open.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
@@ -57,33 +55,11 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Maps SQLite failures to catalogue codes once, at the store's edge. */
-function storeError(err: unknown, what: string): SluiceError {
-  if (err instanceof SluiceError) return err;
-  const code = (err as { code?: string })?.code;
-  const full = code === "SQLITE_FULL";
-  return new SluiceError(full ? "STORE_FULL" : "STORE_UNAVAILABLE", `records store: ${what} failed: ${(err as Error)?.message ?? String(err)}`, { sqlite: code ?? null }, { cause: err });
-}
+const storeError = (err: unknown, what: string): SluiceError => sqliteStoreError(err, `records store: ${what}`);
 
 function open(file: string, migrations: MigrationSet, options: SqliteRecordsOptions, busyMs: number): Database.Database {
-  try {
-    if (file !== ":memory:") ensurePrivateFile(file);
-    // Required when a store opens, not imported: `import "sluice"` does not load the native SQLite binding (issue 17).
-    const db = new (createRequire(import.meta.url)("better-sqlite3") as typeof Database)(file);
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${options.synchronous ?? "NORMAL"}`);
-    // Opening (and migrating) may wait for another process; later writes wait through whenFree.
-    db.pragma("busy_timeout = 5000");
-    db.pragma("foreign_keys = ON");
-    // Deleted rows are overwritten with zeros, not left in free pages: a deleted real result
-    // must not be readable from the file.
-    db.pragma("secure_delete = ON");
-    migrateSqlite(db, [migrations]);
-    db.pragma(`busy_timeout = ${busyMs}`);
-    return db;
-  } catch (err) {
-    throw storeError(err, `opening ${file}`);
-  }
+  // A deleted real result must not be readable from the file: secure_delete. Later writes wait through whenFree.
+  return openSqlite(file, { what: "records store", migrations: [migrations], synchronous: options.synchronous ?? "NORMAL", foreignKeys: true, secureDelete: true, busyMs });
 }
 
 function sealerFor(file: string, key: Uint8Array | string | undefined): Sealer {

@@ -5,7 +5,7 @@
  */
 import type { MatchTarget } from "../pipeline/bindings.js";
 import type { PointName, Purpose } from "../pipeline/points.js";
-import type { RealStatus } from "../boundary/types.js";
+import type { RealStatus } from "../pipeline/call-types.js";
 
 /**
  * Where an operation is. `after` with realStatus `succeeded` is the resumable state: the
@@ -42,8 +42,8 @@ export interface OperationRecord {
   resumedRevision: number | null;
   resumes: number;
   /**
-   * The after hook running now, or the one an unfinished after stage stopped at (seed 000's
-   * checkpoint `binding_id`); null or absent otherwise.
+   * The after hook running now, or the one an unfinished after stage stopped at (the
+   * checkpoint's `binding_id`, abi/README.md §4.3); null or absent otherwise.
    */
   inProgress?: { point: PointName; bindingId: string } | null;
   /**
@@ -56,7 +56,7 @@ export interface OperationRecord {
   artifacts?: Record<string, unknown>[];
   /** Bindings whose hooks finished, in order, across stages. */
   completed: { point: PointName; bindingId: string }[];
-  /** Keyed digest (HMAC-SHA-256, records/digest.ts) of the final input (after the before stage); the content is kept only in an opt-in payload store. */
+  /** Keyed digest (HMAC-SHA-256, pipeline/digest.ts) of the final input (after the before stage); the content is kept only in an opt-in payload store. */
   finalInputRef: string | null;
   /** Keyed digest of the real result; the result itself is stored apart while the operation can resume (see {@link StoredResult}). */
   realResultRef: string | null;

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
-import { sha256Async } from "../sandbox/load-module.js";
+import { sha256Async } from "../sandbox/main/load-module.js";
 import { SHA256_PATTERN } from "./ids.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
 

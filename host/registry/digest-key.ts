@@ -1,5 +1,5 @@
 /**
- * The deployment's digest key (records/digest.ts), which also seals the records' content
+ * The deployment's digest key (pipeline/digest.ts), which also seals the records' content
  * (records/sealed.ts): the operator's own, or 32 random bytes generated into
  * `<data>/digest.key` (0600) on first open and read back on every open after, so digests
  * stay comparable and stored results readable across restarts (storage/deployment-key.ts).

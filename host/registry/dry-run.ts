@@ -9,13 +9,13 @@ import { randomUUID } from "node:crypto";
 import type { OutcomeKind } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { GuestPlugin } from "../pipeline/hooks.js";
+import type { GuestPlugin } from "../engine/hooks.js";
 import { isPointName, type PointName } from "../pipeline/points.js";
 import { resolveRelease } from "../pipeline/release.js";
 import type { Stop } from "../pipeline/run-steps.js";
-import { runStage } from "../pipeline/stage.js";
+import { runStage } from "../engine/stage.js";
 import { validatePayload } from "../pipeline/validators.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/main/sandbox.js";
 import { checkConfig } from "./config-schema.js";
 import type { PluginRecord } from "./records.js";
 

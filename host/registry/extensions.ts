@@ -1,5 +1,5 @@
 /**
- * Seed 004's extension list: the pipeline as the platform team manages it, one item per
+ * The extension list (docs/api-and-gateway.md): the pipeline as the platform team manages it, one item per
  * binding, with the interface version the plugins are written against.
  */
 import { ABI_VERSION } from "../../abi/version.js";

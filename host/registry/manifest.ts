@@ -1,17 +1,17 @@
 /**
  * The plugin manifest (`hook.yaml`): what a plugin is, which payload fields it reads and
- * may write at each point, what it needs, and what it promises (seed 000 "Extensions",
- * seed 004 §6 capability boundary). Parsed defensively: the text comes from whoever uploads.
+ * may write at each point, what it needs, and what it promises (abi/README.md §4.3,
+ * SECURITY.md on the capability boundary). Parsed defensively: the text comes from whoever uploads.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parseDocument, visit } from "yaml";
 import { SUPPORTED_ABI } from "../../abi/version.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { Grants } from "../pipeline/hooks.js";
+import type { Grants } from "../engine/hooks.js";
 import { getPoint, POINT_NAMES, type PointName } from "../pipeline/points.js";
 import { CAPABILITIES, type Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
-import { SHAPE_LIMIT_KEYS } from "../sandbox/module-limits.js";
+import { SHAPE_LIMIT_KEYS } from "../sandbox/loader/module-limits.js";
 import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { compileConfigSchema } from "./config-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";

@@ -6,8 +6,8 @@
  * hash to their name.
  */
 import { SluiceError } from "../errors/sluice-error.js";
-import { sha256Async } from "../sandbox/load-module.js";
-import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
+import { sha256Async } from "../sandbox/main/load-module.js";
+import { postgresGuarded, type PostgresEngine } from "../storage/postgres.js";
 import type { Artifacts } from "./artifacts.js";
 import { SHA256_PATTERN } from "./ids.js";
 
@@ -22,40 +22,23 @@ export class PostgresArtifactStore implements Artifacts {
   /** Stores `bytes` and returns their sha256 (`known` when the caller has just computed it). */
   async put(bytes: Uint8Array, known?: string): Promise<string> {
     const sha256 = checked(known ?? (await sha256Async(bytes)));
-    try {
-      await this.db.query("INSERT INTO artifacts (sha256, bytes, created_at) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING", [sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), new Date().toISOString()]);
-    } catch (err) {
-      throw postgresStoreError(err, `writing artifact ${sha256}`);
-    }
+    await postgresGuarded(`writing artifact ${sha256}`, () => this.db.query("INSERT INTO artifacts (sha256, bytes, created_at) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING", [sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), new Date().toISOString()]));
     return sha256;
   }
 
   async has(sha256: string): Promise<boolean> {
-    try {
-      return (await this.db.query("SELECT 1 FROM artifacts WHERE sha256 = $1", [checked(sha256)])).rowCount === 1;
-    } catch (err) {
-      throw postgresStoreError(err, `reading artifact ${sha256}`);
-    }
+    return (await postgresGuarded(`reading artifact ${sha256}`, () => this.db.query("SELECT 1 FROM artifacts WHERE sha256 = $1", [checked(sha256)]))).rowCount === 1;
   }
 
   /** Removes a module no record refers to (an upload whose record could not be written). */
   async remove(sha256: string): Promise<void> {
-    try {
-      // Another host may have recorded a plugin on these bytes meanwhile: keep them then.
-      await this.db.query("DELETE FROM artifacts a WHERE a.sha256 = $1 AND NOT EXISTS (SELECT 1 FROM plugins p WHERE p.sha256 = a.sha256)", [checked(sha256)]);
-    } catch (err) {
-      throw postgresStoreError(err, `removing artifact ${sha256}`);
-    }
+    // Another host may have recorded a plugin on these bytes meanwhile: keep them then.
+    await postgresGuarded(`removing artifact ${sha256}`, () => this.db.query("DELETE FROM artifacts a WHERE a.sha256 = $1 AND NOT EXISTS (SELECT 1 FROM plugins p WHERE p.sha256 = a.sha256)", [checked(sha256)]));
   }
 
   /** Reads a stored module and checks it still hashes to its name. */
   async get(sha256: string): Promise<Uint8Array> {
-    let rows: { bytes: Buffer }[];
-    try {
-      rows = (await this.db.query<{ bytes: Buffer }>("SELECT bytes FROM artifacts WHERE sha256 = $1", [checked(sha256)])).rows;
-    } catch (err) {
-      throw postgresStoreError(err, `reading artifact ${sha256}`);
-    }
+    const rows = (await postgresGuarded(`reading artifact ${sha256}`, () => this.db.query<{ bytes: Buffer }>("SELECT bytes FROM artifacts WHERE sha256 = $1", [checked(sha256)]))).rows;
     if (!rows[0]) throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} is not in the database`, { sha256 });
     const bytes = new Uint8Array(rows[0].bytes);
     if ((await sha256Async(bytes)) !== sha256) throw new SluiceError("STORE_UNAVAILABLE", `artifact ${sha256} is corrupt in the database (its content no longer matches its hash)`, { sha256 });

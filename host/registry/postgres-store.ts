@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import { int, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
+import { int, postgresGuarded, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import { REGISTRY_LOCK, type NewRelease, type RegistryStore, type RegistryTx } from "./store.js";
@@ -176,7 +176,7 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
       ? (...args: unknown[]) => transaction((tx) => (tx[name] as (...a: unknown[]) => Promise<unknown>)(...args))
       : async (...args: unknown[]) => {
         if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
-        try { return await method.apply(lone, args); } catch (err) { throw postgresStoreError(err, "registry"); }
+        return postgresGuarded("registry", () => method.apply(lone, args));
       };
   }
   return store;

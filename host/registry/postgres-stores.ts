@@ -3,9 +3,9 @@
  * migrated on open (the one migration runner, under its advisory lock, so hosts starting
  * together never both migrate), all on one pool.
  */
-import { postgresKeyStore } from "../gateway/postgres-key-store.js";
-import { GATEWAY_KEY_MIGRATIONS } from "../gateway/sqlite-key-store.js";
-import type { GatewayKeyStore } from "../gateway/key-store.js";
+import { postgresKeyStore } from "../keys/postgres-key-store.js";
+import { GATEWAY_KEY_MIGRATIONS } from "../keys/sqlite-key-store.js";
+import type { GatewayKeyStore } from "../keys/key-store.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
 import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
 import { createSealer, ephemeralSealer } from "../records/sealed.js";
@@ -13,7 +13,7 @@ import type { OperationStore, PayloadStore } from "../records/store.js";
 import { postgresQuarantineStore } from "../reliability/postgres-quarantine-store.js";
 import { QUARANTINE_MIGRATIONS } from "../reliability/sqlite-quarantine-store.js";
 import type { QuarantineStore } from "../reliability/quarantine-store.js";
-import { KV_PG_MIGRATIONS } from "../sandbox/postgres-kv-store.js";
+import { KV_PG_MIGRATIONS } from "../sandbox/kv/postgres-kv-store.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { deferredPostgres, isPostgresUrl, migratePostgres, openPostgres, redactDatabaseUrl, type PostgresEngine, type PostgresOptions } from "../storage/postgres.js";

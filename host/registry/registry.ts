@@ -1,5 +1,5 @@
 /**
- * The registry service: the management flow of seed 000 §5 (upload, try on samples, bind,
+ * The registry service: the management flow (README.md, "Writing a hook") (upload, try on samples, bind,
  * publish, activate, roll back) over a store, an artifact folder and a live {@link Host}.
  * The HTTP API and the CLI are thin layers over this class.
  */
@@ -9,7 +9,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { ensurePrivateDir } from "../storage/private-files.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
-import type { GuestPlugin } from "../pipeline/hooks.js";
+import type { GuestPlugin } from "../engine/hooks.js";
 import type { ReleaseInput } from "../pipeline/release.js";
 import { DEFAULT_LIMITS, HOST_MAX_LIMITS } from "../sandbox/limits.js";
 import { ArtifactStore, type Artifacts } from "./artifacts.js";
@@ -30,7 +30,7 @@ import { openSqliteRecords } from "../records/sqlite-store.js";
 import type { OperationStore } from "../records/store.js";
 import type { RegistryStore, RegistryTx } from "./store.js";
 import { releaseFeed, SQLITE_FEED_INTERVAL_MS, type ReleaseFeed } from "./release-feed.js";
-import { warmLoader } from "../sandbox/load-module.js";
+import { warmLoader } from "../sandbox/main/load-module.js";
 import { startPrefetch, type PrefetchReport } from "./plugin-prefetch.js";
 import { ReleaseWatcher, type ReleaseSyncReport, type ReleaseSyncStatus } from "./release-watcher.js";
 
@@ -536,7 +536,7 @@ export class Registry {
     return this.activate(target, "rollback");
   }
 
-  // ---- the extension view (seed 004) ----
+  // ---- the extension view (docs/api-and-gateway.md) ----
 
   async extensions(view: "active" | "draft" = "active"): Promise<ExtensionList> {
     const plugins = new Map((await this.store.listPlugins()).map((p) => [`${p.id}@${p.version}`, p]));

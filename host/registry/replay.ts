@@ -8,12 +8,12 @@
 import { randomUUID } from "node:crypto";
 import type { Host } from "../host.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { GuestPlugin, ResolvedHook } from "../pipeline/hooks.js";
+import type { GuestPlugin, ResolvedHook } from "../engine/hooks.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import { resolveRelease } from "../pipeline/release.js";
-import { runStage } from "../pipeline/stage.js";
+import { runStage } from "../engine/stage.js";
 import type { AuditRecord } from "../records/types.js";
-import { jsonDiff, type Difference } from "../toolchain/json-diff.js";
+import { jsonDiff, type Difference } from "../objects/json-diff.js";
 import { toHostBinding } from "./binding-input.js";
 import type { ReleaseRecord } from "./records.js";
 

@@ -5,12 +5,11 @@
  * are synchronous ({@link SqliteOps}); the contract's async shape and its transactions
  * come from one queue over the connection (storage/sqlite-serial.ts).
  */
-import { ensurePrivateFile } from "../storage/private-files.js";
-import Database from "better-sqlite3";
+import { openSqlite } from "../storage/sqlite-open.js";
+import type Database from "better-sqlite3";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
-import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { SqliteSerial } from "../storage/sqlite-serial.js";
 import { REGISTRY_MIGRATIONS } from "./migrations.js";
 import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
@@ -23,18 +22,7 @@ const now = (): string => new Date().toISOString();
 
 /** Opens (creating and migrating) the database at `file`; `:memory:` gives a throwaway store for tests. */
 export function openSqliteStore(file: string, options: { busyTimeoutMs?: number } = {}): RegistryStore {
-  let db: Database.Database;
-  try {
-    if (file !== ":memory:") ensurePrivateFile(file);
-    db = new Database(file);
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    db.pragma("foreign_keys = ON");
-    migrateSqlite(db, [REGISTRY_MIGRATIONS]);
-  } catch (err) {
-    throw new SluiceError("STORE_UNAVAILABLE", `cannot open the registry database ${file}: ${(err as Error).message}`, { file }, { cause: err });
-  }
+  const db = openSqlite(file, { what: "the registry database", migrations: [REGISTRY_MIGRATIONS], synchronous: "NORMAL", foreignKeys: true, openBusyMs: options.busyTimeoutMs ?? 5000 });
   return sqliteRegistry(db);
 }
 

@@ -4,7 +4,7 @@
  * callback (the Host turns it into `host.on(...)` events).
  */
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { StageGuard } from "../pipeline/stage.js";
+import type { StageGuard } from "./stage-guard.js";
 import type { StepReport } from "../pipeline/run-steps.js";
 import { QuarantineState, resolveQuarantinePolicy, type QuarantineEntry, type QuarantinePolicy } from "./quarantine.js";
 import type { QuarantineStore } from "./quarantine-store.js";

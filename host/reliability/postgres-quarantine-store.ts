@@ -3,7 +3,7 @@
  * decision, a lift, an expiry) NOTIFYs {@link QUARANTINE_CHANNEL} when it commits, so
  * every host re-reads the entries at once instead of at its next periodic refresh.
  */
-import { postgresStoreError, type PostgresEngine } from "../storage/postgres.js";
+import { postgresGuarded, type PostgresEngine } from "../storage/postgres.js";
 import type { QuarantineEntry } from "./quarantine.js";
 import type { QuarantineStore } from "./quarantine-store.js";
 
@@ -14,13 +14,7 @@ export const QUARANTINE_CHANNEL = "sluice_quarantine";
 type Row = { ref: string; entry: string };
 const entryOf = (r: Row): QuarantineEntry => JSON.parse(r.entry) as QuarantineEntry;
 
-async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw postgresStoreError(err, `quarantine store: ${what}`);
-  }
-}
+const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`quarantine store: ${what}`, fn);
 
 /** The quarantine store on `db` (already migrated: see openPostgresStores); `db` stays the caller's. */
 export function postgresQuarantineStore(db: PostgresEngine): QuarantineStore {

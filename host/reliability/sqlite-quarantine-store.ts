@@ -1,9 +1,7 @@
 /** Quarantine decisions on SQLite, shared by every process opening the file. */
-import Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
-import { ensurePrivateFile } from "../storage/private-files.js";
+import { openSqlite } from "../storage/sqlite-open.js";
 import type { MigrationSet } from "../storage/migrations.js";
-import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import type { QuarantineEntry } from "./quarantine.js";
 import type { QuarantineStore } from "./quarantine-store.js";
@@ -17,17 +15,7 @@ export const QUARANTINE_MIGRATIONS: MigrationSet = {
 };
 
 export function openSqliteQuarantineStore(file: string): QuarantineStore {
-  let db: Database.Database;
-  try {
-    if (file !== ":memory:") ensurePrivateFile(file);
-    db = new Database(file);
-    db.pragma("journal_mode = WAL");
-    db.pragma("busy_timeout = 5000");
-    migrateSqlite(db, [QUARANTINE_MIGRATIONS]);
-    db.pragma("busy_timeout = 0");
-  } catch (err) {
-    throw new SluiceError("STORE_UNAVAILABLE", `quarantine store: cannot open ${file}: ${(err as Error).message}`, { file }, { cause: err });
-  }
+  const db = openSqlite(file, { what: "quarantine store", migrations: [QUARANTINE_MIGRATIONS], busyMs: 0 });
   const q = {
     insert: db.prepare("INSERT INTO quarantine (ref, since, until, entry) VALUES (?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING"),
     get: db.prepare("SELECT entry FROM quarantine WHERE ref = ?"),

@@ -1,5 +1,5 @@
-export { Sandbox, createSandbox, type SandboxOptions, type CallOptions, type InvokeResult, type PlannedCall } from "./sandbox.js";
-export { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./load-module.js";
+export { Sandbox, createSandbox, type SandboxOptions, type CallOptions, type InvokeResult, type PlannedCall } from "./main/sandbox.js";
+export { loadModule, sha256Hex, type LoadedModule, type LoadOptions } from "./main/load-module.js";
 export { resolveLimits, DEFAULT_LIMITS, HOST_MAX_LIMITS, type PluginLimits } from "./limits.js";
 export { CAPABILITIES, type Capability } from "./capabilities.js";
 export type { LogLine } from "./protocol.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Capability } from "./capabilities.js";
-import type { ComponentCode } from "./component/protocol.js";
+import type { ComponentCode } from "./loader/component/protocol.js";
 import type { PluginLimits } from "./limits.js";
 
 /** How a worker puts a used instance back into a fresh one's state (abi/README.md §8). */

@@ -7,7 +7,7 @@ import type { Outcome } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageInput, StageResult } from "../pipeline/run-steps.js";
 import type { MessagePort } from "node:worker_threads";
-import type { ComponentCode } from "./component/protocol.js";
+import type { ComponentCode } from "./loader/component/protocol.js";
 import type { Reuse } from "./loaded-module.js";
 import { withKeys } from "../objects/with-keys.js";
 

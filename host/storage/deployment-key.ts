@@ -1,6 +1,6 @@
 /**
  * The deployment's secret, kept in `<data>/digest.key` (0600): it keys the records' digests
- * (records/digest.ts) and, through a key derived from it, seals their content at rest
+ * (pipeline/digest.ts) and, through a key derived from it, seals their content at rest
  * (records/sealed.ts). Generated (32 random bytes, hex) on first open and read back on
  * every open after. Created atomically: written to a temporary file and linked into place,
  * so two processes opening a fresh folder together end up with one key (the first link

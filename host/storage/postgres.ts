@@ -239,6 +239,19 @@ export function postgresStoreError(err: unknown, what: string): unknown {
   return new SluiceError("STORE_UNAVAILABLE", `${what} failed: the PostgreSQL database answered ${condition}`, { postgres: typeof code === "string" ? code : null }, { cause: err });
 }
 
+/**
+ * Runs one store call and maps what PostgreSQL throws to the catalogue once, at the store's
+ * edge ({@link postgresStoreError}): every PostgreSQL store guards its calls with this.
+ * @example await postgresGuarded("records store: claim", () => db.query(...));
+ */
+export async function postgresGuarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw postgresStoreError(err, what);
+  }
+}
+
 /** BIGINT columns arrive as strings (pg keeps 64-bit exact); every one this code stores fits a double. */
 export const int = (v: unknown): number => (v === null || v === undefined ? (v as never) : Number(v));
 

@@ -4,32 +4,14 @@
  * needs it and finds it missing says exactly what to install, at the version this Sluice
  * was built and tested with.
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { CompileOptions } from "./asc-compile.js";
+import { isMissingPackage, peerVersion } from "../sandbox/loader/peer-package.js";
 
 interface Compiler { compileAssemblyScript(opts: CompileOptions): Promise<Uint8Array<ArrayBuffer>> }
-
-/** The exact version of an optional peer named in Sluice's own package.json. */
-export function peerVersion(name: string): string {
-  // From dist/host/toolchain/ and host/toolchain/ alike, the first package.json above is Sluice's.
-  for (let url = new URL("../../package.json", import.meta.url); ; url = new URL("../package.json", url)) {
-    try {
-      const pkg = JSON.parse(readFileSync(url, "utf8")) as { name?: string; peerDependencies?: Record<string, string> };
-      if (pkg.name === "sluice") return pkg.peerDependencies?.[name] ?? "latest";
-    } catch { /* not here: go up */ }
-    if (url.pathname === "/package.json") return "latest";
-  }
-}
-
-/** True when `err` is the loader saying `pkg` is not installed (not an error inside it). */
-export function isMissingPackage(err: unknown, pkg: string): boolean {
-  const e = err as { code?: string; message?: string } | undefined;
-  return (e?.code === "ERR_MODULE_NOT_FOUND" || e?.code === "MODULE_NOT_FOUND") && (e.message ?? "").includes(`'${pkg}`);
-}
 
 /**
  * The compiler: the one Sluice itself resolves (installed beside it), else the one

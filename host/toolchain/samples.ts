@@ -16,95 +16,44 @@ import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { parse as parseYaml } from "yaml";
-import { MANIFEST_MAX_NESTING, yamlNestingBound } from "../registry/yaml-depth.js";
+import { manifestGrants, manifestLimits, parseManifest, type FailurePolicy, type Manifest } from "../registry/manifest.js";
 import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Binding } from "../pipeline/bindings.js";
-import type { GuestPlugin, Grants, ResolvedHook } from "../pipeline/hooks.js";
-import { getPoint, isPointName, type PointName } from "../pipeline/points.js";
+import type { GuestPlugin, Grants, ResolvedHook } from "../engine/hooks.js";
+import { getPoint, type PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import { runStage } from "../pipeline/stage.js";
+import { runStage } from "../engine/stage.js";
 import { schemaProblem } from "../pipeline/validators.js";
-import type { Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
-import type { Sandbox } from "../sandbox/sandbox.js";
+import type { Sandbox } from "../sandbox/main/sandbox.js";
 import { loadCompiler } from "./load-compiler.js";
 import { jsonErrorPosition } from "./text-position.js";
-import { diffLines } from "./json-diff.js";
+import { diffLines } from "../objects/json-diff.js";
 import { sampleProblems } from "./sample-checks.js";
 
 // ---------------------------------------------------------------------------------------
 // Manifest
 
-export type FailurePolicy = "fail-closed" | "fail-open";
-
-export interface ManifestPointGrant {
-  read?: string[];
-  write?: string[];
-  /** model.chat.after: the chunk hook is the stream rewrite (host/registry/manifest.ts). */
-  stream_rewrite?: "chunk";
-}
-
-/** `hook.yaml`, as written (no schema validation here: the registry validates uploads). */
-export interface PluginManifest {
-  id: string;
-  version: string;
-  abi: string;
-  entry: string;
-  description?: string;
-  points: Partial<Record<PointName, ManifestPointGrant | null>>;
-  config_schema?: Record<string, unknown>;
-  capabilities?: Capability[];
-  limits?: { memory_mb?: number; timeout_ms?: number; input_kb?: number; output_kb?: number; fuel?: number };
-  failure_policy?: FailurePolicy;
-  capability_boundary?: string;
-}
-
-/** Reads and parses `<pluginDir>/hook.yaml`. Throws when it is not YAML or lacks id, version, entry or points. */
-export async function readManifest(pluginDir: string): Promise<PluginManifest> {
+/**
+ * Reads `<pluginDir>/hook.yaml` with the registry's reader (registry/manifest.ts), the one
+ * an upload uses: `sluice test` sees the manifest, its grants and its limits exactly as the
+ * host will. MANIFEST_INVALID names the file.
+ */
+export async function readManifest(pluginDir: string): Promise<Manifest> {
   const file = path.join(pluginDir, "hook.yaml");
   const text = await readFile(file, "utf8");
-  // Bounded first, as uploads are: the parser's recursion on a deeply nested file can abort the process (registry/yaml-depth.ts).
-  const nesting = yamlNestingBound(text);
-  if (nesting > MANIFEST_MAX_NESTING) throw new Error(`${file}: nested too deeply (up to ${nesting} levels; the limit is ${MANIFEST_MAX_NESTING})`);
-  const value: unknown = parseYaml(text);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`${file}: not a YAML map`);
-  const m = value as Record<string, unknown>;
-  for (const key of ["id", "version", "entry"] as const) {
-    if (typeof m[key] !== "string") throw new Error(`${file}: "${key}" must be a string`);
+  try {
+    return parseManifest(text);
+  } catch (err) {
+    if (err instanceof SluiceError) throw new SluiceError(err.code, `${file}: ${err.message.replace(/^hook\.yaml: /, "")}`, err.details);
+    throw err;
   }
-  if (typeof m.points !== "object" || m.points === null) throw new Error(`${file}: "points" must be a map of hook points`);
-  for (const name of Object.keys(m.points)) {
-    if (!isPointName(name)) throw new Error(`${file}: unknown hook point "${name}"`);
-  }
-  return { abi: "1.0", ...m } as unknown as PluginManifest;
-}
-
-/** Per point, the payload fields the plugin may read and write. No `write` means it may write nothing. */
-export function manifestGrants(m: PluginManifest): Grants {
-  const grants: Grants = {};
-  for (const [point, g] of Object.entries(m.points) as [PointName, ManifestPointGrant | null][]) {
-    grants[point] = { ...(g?.read ? { read: [...g.read] } : {}), write: [...(g?.write ?? [])], ...(g?.stream_rewrite === "chunk" ? { streamRewrite: "chunk" as const } : {}) };
-  }
-  return grants;
-}
-
-/** The manifest's limits in the sandbox's units (capped by the sandbox at load). */
-export function manifestLimits(m: PluginManifest): Partial<PluginLimits> {
-  const l = m.limits ?? {};
-  return {
-    ...(l.memory_mb !== undefined ? { memoryBytes: Math.round(l.memory_mb * 1024 * 1024) } : {}),
-    ...(l.timeout_ms !== undefined ? { timeoutMs: l.timeout_ms } : {}),
-    ...(l.input_kb !== undefined ? { inputBytes: Math.round(l.input_kb * 1024) } : {}),
-    ...(l.output_kb !== undefined ? { outputBytes: Math.round(l.output_kb * 1024) } : {}),
-    ...(l.fuel !== undefined ? { fuel: l.fuel } : {}),
-  };
 }
 
 export interface LoadedPlugin {
   dir: string;
-  manifest: PluginManifest;
+  manifest: Manifest;
   plugin: GuestPlugin;
 }
 
@@ -118,7 +67,7 @@ export async function loadPlugin(sandbox: Sandbox, pluginDir: string, wasm?: Uin
   const manifest = await readManifest(pluginDir);
   // Loaded only when no module is given, from Sluice's install or the plugin's folder.
   const bytes = wasm ?? await (await loadCompiler(pluginDir)).compileAssemblyScript({ entry: path.resolve(pluginDir, manifest.entry) });
-  const module = await sandbox.load(bytes, { capabilities: manifest.capabilities ?? [], limits: { ...manifestLimits(manifest), ...options.limits } });
+  const module = await sandbox.load(bytes, { capabilities: manifest.capabilities, limits: { ...manifestLimits(manifest), ...options.limits } });
   return {
     dir: pluginDir,
     manifest,
@@ -455,7 +404,7 @@ export async function runPluginSamples(sandbox: Sandbox, loaded: LoadedPlugin, o
       out.push({ name: s.name, ...(s.file ? { file: s.file } : {}), pass: false, mismatches: problems, actual: {}, expected: s.expect ?? {}, durationMs: 0 });
       continue;
     }
-    out.push(await runSample(sandbox, loaded.plugin, loaded.plugin.grants, s, { failurePolicy: loaded.manifest.failure_policy ?? "fail-closed", ...options }));
+    out.push(await runSample(sandbox, loaded.plugin, loaded.plugin.grants, s, { failurePolicy: loaded.manifest.failure_policy, ...options }));
   }
   return out;
 }

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiServer } from "../../host/api/server.js";
-import { GatewayKeys } from "../../host/gateway/keys.js";
+import { GatewayKeys } from "../../host/keys/keys.js";
 import { Registry } from "../../host/registry/registry.js";
 import { fixture, manifestYaml, tempDir, toolPayload } from "../registry/fixtures.js";
 import { startGateway, type GatewayUnderTest } from "../gateway/setup.js";

@@ -8,7 +8,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApiServer, startApiServer } from "../../host/api/server.js";
-import { defaultMaxConnections } from "../../host/api/server-limits.js";
+import { defaultMaxConnections } from "../../host/http/server-limits.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
 import { fixture, manifestYaml, tempDir, toolPayload } from "../registry/fixtures.js";
@@ -36,7 +36,7 @@ async function twoReleases(s: Served): Promise<void> {
 
 describe("a web page on the operator's machine", () => {
   it("cannot reach the API under its own host name (DNS rebinding), even with the token", async () => {
-    const s = await serve({ gatewayKeys: new (await import("../../host/gateway/keys.js")).GatewayKeys(":memory:") });
+    const s = await serve({ gatewayKeys: new (await import("../../host/keys/keys.js")).GatewayKeys(":memory:") });
     for (const [method, url] of [["POST", "/api/v1/gateway/keys"], ["GET", "/api/v1/operations"]] as const) {
       const res = await raw(s, method, url, { ...json, host: `attacker.example:${s.port}` }, method === "POST" ? JSON.stringify({ space_id: "s1" }) : undefined);
       expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 403, code: "HOST_NOT_ALLOWED" });

@@ -8,20 +8,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode } from "../../abi/codec.js";
 import type { RequestEnvelope } from "../../abi/envelope.js";
-import { meter } from "../../host/sandbox/fuel/meter.js";
-import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
+import { meter } from "../../host/sandbox/loader/fuel/meter.js";
+import { SqliteKvStore } from "../../host/sandbox/kv/sqlite-kv-store.js";
 import { resolveLimits, WASM_PAGE } from "../../host/sandbox/limits.js";
-import { boundShape } from "../../host/sandbox/prepare-module.js";
+import { boundShape } from "../../host/sandbox/loader/prepare-module.js";
 import type { CallSpec } from "../../host/sandbox/protocol.js";
-import { runCall } from "../../host/sandbox/run-call.js";
+import { runCall } from "../../host/sandbox/worker/run-call.js";
 import { capMemory, hostMemory } from "../../host/sandbox/wasm-binary.js";
 import { transpile } from "@bytecodealliance/jco";
 import { createHash } from "node:crypto";
-import { loadComponent } from "../../host/sandbox/component/load-component.js";
-import { pendingComponents } from "../../host/sandbox/component/run-component.js";
+import { loadComponent } from "../../host/sandbox/loader/component/load-component.js";
+import { pendingComponents } from "../../host/sandbox/worker/run-component.js";
 import { benchWasm, built, envelopeOf, payloadOf, repoRoot } from "./systems.js";
 import { unmetered } from "./unmetered.js";
-import { resetExportName } from "../../host/sandbox/reset-export.js";
+import { resetExportName } from "../../host/sandbox/loader/reset-export.js";
 
 export interface MeteringPair { name: string; fuel: number; metered: () => void; bare: () => void; close: () => void }
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createHost, type Host } from "../../host/index.js";
 import { openSqliteRecords } from "../../host/records/sqlite-store.js";
 import { openPostgresStores } from "../../host/registry/postgres-stores.js";
-import { openWorkerKv } from "../../host/sandbox/open-kv.js";
+import { openWorkerKv } from "../../host/sandbox/kv/open-kv.js";
 import { createDatabase, startPostgres, type PostgresServer } from "../helpers/postgres-server.js";
 import { interleave, type Stats } from "./measure.js";
 import { built } from "./systems.js";

@@ -13,7 +13,7 @@ import { createHost, type Host } from "../../host/index.js";
 import type { MatchTarget } from "../../host/pipeline/bindings.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { WASM_PAGE } from "../../host/sandbox/limits.js";
-import { boundShape } from "../../host/sandbox/prepare-module.js";
+import { boundShape } from "../../host/sandbox/loader/prepare-module.js";
 import { hostMemory } from "../../host/sandbox/wasm-binary.js";
 import { unmetered } from "./unmetered.js";
 

@@ -4,7 +4,7 @@
  * given, so the unmetered twin runs on reused instances exactly as its metered one does.
  */
 import binaryen from "#binaryen";
-import { addReset } from "../../host/sandbox/fuel/add-reset.js";
+import { addReset } from "../../host/sandbox/loader/fuel/add-reset.js";
 
 export function unmetered(prepared: Uint8Array, reset: string | undefined): Uint8Array {
   if (reset === undefined) return prepared;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../../host/index.js";
 import type { ChatResponse } from "../../host/boundary/chat.js";
 import type { StreamChunk } from "../../host/boundary/stream.js";
-import type { GuestPlugin } from "../../host/pipeline/hooks.js";
+import type { GuestPlugin } from "../../host/engine/hooks.js";
 import { pluginWasm } from "../helpers/fixtures.js";
 import { guestFixture } from "../abi/guest-fixtures.js";
 import { LANGCHAIN, OPENAI_AGENTS } from "../fixtures/payloads/frameworks.js";

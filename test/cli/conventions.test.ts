@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { table } from "../../host/cli/output.js";
-import { defaultMaxConnections } from "../../host/api/server-limits.js";
+import { defaultMaxConnections } from "../../host/http/server-limits.js";
 import { tempDir } from "../registry/fixtures.js";
 import { serve, sluice, type Server } from "./run-cli.js";
 

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../host/api/server.js";
-import { GatewayKeys } from "../../host/gateway/keys.js";
+import { GatewayKeys } from "../../host/keys/keys.js";
 import { Registry } from "../../host/registry/registry.js";
 import { tempDir } from "../registry/fixtures.js";
 import { sluice, TOKEN } from "./run-cli.js";

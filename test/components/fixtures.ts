@@ -1,12 +1,12 @@
 /**
  * Component fixtures: AssemblyScript hooks in test/fixtures/components/assembly/, wrapped as
- * components (host/sandbox/component/wrap-core.ts). scripts/build.mjs writes them to
+ * components (host/sandbox/loader/component/wrap-core.ts). scripts/build.mjs writes them to
  * build/fixtures/components/; a missing or stale copy is rebuilt here instead.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { compileAssemblyScript, REPO_ROOT } from "../../host/toolchain/assemblyscript.js";
-import { wrapCore } from "../../host/sandbox/component/wrap-core.js";
+import { wrapCore } from "../../host/sandbox/loader/component/wrap-core.js";
 
 /** A world that imports wasi:random, which the host never serves: declared here, not in abi/wit. */
 const WASI_WIT = `world hook-wasi { include hook; import wasi:random/random@0.2.0; }

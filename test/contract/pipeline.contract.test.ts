@@ -1,5 +1,5 @@
 /**
- * The pipeline's contract (seed 000 §8, seed 004): every case runs twice, once against
+ * The pipeline's contract (abi/README.md §4.3): every case runs twice, once against
  * the WebAssembly guest and once against its in-process TypeScript twin. Same calls,
  * same bindings, same expectations.
  */

@@ -1,5 +1,5 @@
 import type { Outcome, RequestEnvelope } from "../../abi/envelope.js";
-import type { InProcessHook } from "../../host/pipeline/hooks.js";
+import type { InProcessHook } from "../../host/engine/hooks.js";
 
 const SECRET = "secret";
 type Cfg = Record<string, any>;

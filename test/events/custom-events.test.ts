@@ -1,5 +1,5 @@
 /**
- * Custom events (seed 003 §3.4, §5.3): a service registers its own versioned schema
+ * Custom events (abi/events/README.md, "Versioning", §5.3): a service registers its own versioned schema
  * (own $id, closed objects, the envelope), evolves it only by addition (checked the
  * same way as Sluice's own majors), and emits through the same validated, isolated,
  * non-blocking bus. A consumer validates them from the published schemas alone.

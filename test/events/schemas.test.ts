@@ -1,6 +1,6 @@
 /**
  * The event schemas themselves: strict, versioned, in sync with their TypeScript mirror,
- * and never evolved except by addition (seed 003 §5.3).
+ * and never evolved except by addition (abi/events/README.md, "Versioning").
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 /** One contract, every gateway key store engine: rows only, the secret never stored. */
 import { afterEach, describe, expect, it } from "vitest";
-import type { GatewayKeyRow, GatewayKeyStore } from "../../host/gateway/key-store.js";
+import type { GatewayKeyRow, GatewayKeyStore } from "../../host/keys/key-store.js";
 import { enginesWith } from "../helpers/store-engines.js";
 
 const row = (id: string, spaceId = "team-a"): GatewayKeyRow => ({ id, spaceId, name: null, prefix: "sk-sluice-abcd", createdAt: `2026-01-01T00:00:0${id.length}.000Z`, revokedAt: null });

@@ -7,7 +7,7 @@ import type { BindingInput } from "../../host/pipeline/release.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import { fixture, pluginWasm } from "../helpers/fixtures.js";
 import { twin } from "../contract/twin.js";
-import type { ServerLimits } from "../../host/api/server-limits.js";
+import type { ServerLimits } from "../../host/http/server-limits.js";
 import { startStubUpstream, type StubUpstream } from "./upstream-stub.js";
 
 export interface GatewayUnderTest {

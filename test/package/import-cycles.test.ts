@@ -1,22 +1,10 @@
-// Imports point one way (api/cli → registry/gateway → host → boundary → pipeline → sandbox
-// → abi): no file of host/ or abi/ reaches itself through its imports, type-only imports
+// Imports point one way (the layers: test/package/layers.test.ts): no file of host/ or abi/ reaches itself through its imports, type-only imports
 // included (a type import that closes a circle is still a design knot).
-import { readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures.js";
 import { sources } from "../helpers/sources.js";
-
-function importGraph(files: string[]): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const text = readFileSync(file, "utf8");
-    const deps = [...text.matchAll(/^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?["'](\.[^"']+)["']/gm)]
-      .map((m) => resolve(dirname(file), m[1]!).replace(/\.js$/, ".ts").replace(/\.cjs$/, ".cts"));
-    graph.set(file, deps);
-  }
-  return graph;
-}
+import { importGraph } from "../helpers/import-graph.js";
 
 function cycles(graph: Map<string, string[]>): string[][] {
   const found: string[][] = [];

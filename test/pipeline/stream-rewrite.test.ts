@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Binding } from "../../host/pipeline/bindings.js";
-import type { ResolvedHook } from "../../host/pipeline/hooks.js";
+import type { ResolvedHook } from "../../host/engine/hooks.js";
 import { checkStreamedAnswer } from "../../host/pipeline/outcome-rules.js";
 import type { PointName } from "../../host/pipeline/points.js";
-import { streamPlan } from "../../host/pipeline/stream-rewrite.js";
+import { streamPlan } from "../../host/engine/stream-rewrite.js";
 
 const hook = async () => ({ kind: "continue" as const });
 /** A hook as a release resolves it; `declares`: its chunk hook is its stream rewrite. */

@@ -3,7 +3,7 @@ import Fastify from "fastify";
 import { afterAll, expect, it } from "vitest";
 import { installErrorHandlers } from "../../host/api/errors.js";
 import { createHost, createMemoryRecords } from "../../host/index.js";
-import { recordRoutes } from "../../host/records/http.js";
+import { recordRoutes } from "../../host/api/routes/records.js";
 import { call, ctx, TOOL_RESULT } from "./scenarios.js";
 
 const host = createHost({ workers: 1, records: createMemoryRecords() });

@@ -5,7 +5,7 @@
  * until `<dir>/finish` exists, so a rival resumer arrives while this one still runs.
  * Writes `<dir>/resumed-<hostId>.json` with the outcome.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost } from "../../host/index.js";
 import { DIGEST_SECRET, leaseOption, openRecordsAt, release } from "./scenarios.js";
@@ -27,6 +27,8 @@ host.activate(release("tool", 1));
 writeFileSync(join(dir, `ready-${hostId}`), "");
 await until("go");
 const r = await host.resume(operationId);
-writeFileSync(join(dir, `resumed-${hostId}.json`), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, output: r.ok ? r.output : null }));
+// Written whole, then renamed: the parent polls for the name and must never read it half written.
+writeFileSync(join(dir, `resumed-${hostId}.json.tmp`), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, output: r.ok ? r.output : null }));
+renameSync(join(dir, `resumed-${hostId}.json.tmp`), join(dir, `resumed-${hostId}.json`));
 await host.close();
 await closeRecords();

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Registry } from "../../host/registry/registry.js";
-import { resolveOptions } from "../../host/sandbox/sandbox-options.js";
-import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
+import { resolveOptions } from "../../host/sandbox/main/sandbox-options.js";
+import { SqliteKvStore } from "../../host/sandbox/kv/sqlite-kv-store.js";
 import { fixture, manifestYaml, tempDir } from "./fixtures.js";
 
 const mode = (p: string) => statSync(p).mode & 0o777;

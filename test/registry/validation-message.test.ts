@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { validateManifest } from "../../host/registry/manifest.js";
 import { closest } from "../../host/registry/validation-message.js";
-import { jsonDiff } from "../../host/toolchain/json-diff.js";
+import { jsonDiff } from "../../host/objects/json-diff.js";
 
 function manifestError(value: unknown): string {
   try {

@@ -9,7 +9,7 @@ import type { RequestEnvelope } from "../../abi/envelope.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { createHost, type Host } from "../../host/index.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
-import { SqliteKvStore } from "../../host/sandbox/sqlite-kv-store.js";
+import { SqliteKvStore } from "../../host/sandbox/kv/sqlite-kv-store.js";
 import { fixture } from "../helpers/fixtures.js";
 
 let host: Host;

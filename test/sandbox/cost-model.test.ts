@@ -1,8 +1,8 @@
 // The cost model (abi/README.md §11) is part of the contract: these figures change only with it.
 import { describe, expect, it } from "vitest";
 import wabtInit from "wabt";
-import { meter } from "../../host/sandbox/fuel/meter.js";
-import { BULK_OP_COST, CALL_INDIRECT_COST, MEMORY_GROW_COST, RETURN_CALL_COST, TABLE_ENTRY_COST, TABLE_OP_COST, THROW_COST } from "../../host/sandbox/fuel/cost-model.js";
+import { meter } from "../../host/sandbox/loader/fuel/meter.js";
+import { BULK_OP_COST, CALL_INDIRECT_COST, MEMORY_GROW_COST, RETURN_CALL_COST, TABLE_ENTRY_COST, TABLE_OP_COST, THROW_COST } from "../../host/sandbox/loader/fuel/cost-model.js";
 
 async function metered(wat: string): Promise<(budget: number, ...args: number[]) => number> {
   const wabt = await wabtInit();

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import wabtInit from "wabt";
-import { ACCESSOR, fuelCounter, fuelUsed } from "../../host/sandbox/fuel/counter.js";
+import { ACCESSOR, fuelCounter, fuelUsed } from "../../host/sandbox/loader/fuel/counter.js";
 import { HOST_MAX_LIMITS } from "../../host/sandbox/limits.js";
 
 describe("the fuel counter's accessor", () => {
   it("is the module its source comment shows, compiled", async () => {
-    const source = readFileSync(new URL("../../host/sandbox/fuel/counter.ts", import.meta.url), "utf8");
+    const source = readFileSync(new URL("../../host/sandbox/loader/fuel/counter.ts", import.meta.url), "utf8");
     const wat = source.split("\n").filter((l) => /^ \* {1,3}\(/.test(l)).map((l) => l.slice(3)).join("\n");
     expect(wat.startsWith("(module")).toBe(true);
     const wabt = await wabtInit();

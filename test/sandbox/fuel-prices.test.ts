@@ -4,7 +4,7 @@
 // each guest is its fuel; how long that takes is bench scenario 18's business.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from "../../host/sandbox/index.js";
-import { HOST_BYTE_COST, HOST_CALL_COST, KV_CALL_COST } from "../../host/sandbox/fuel/cost-model.js";
+import { HOST_BYTE_COST, HOST_CALL_COST, KV_CALL_COST } from "../../host/sandbox/loader/fuel/cost-model.js";
 import { fixture } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { FUEL_PRICE_FIXTURES, isPriced } from "../bench/fuel-prices.js";

@@ -8,7 +8,7 @@ import { createSandbox, DEFAULT_LIMITS, HOST_MAX_LIMITS, resolveLimits, type Loa
 import { CONTINUE_FUEL, fixture, pluginWasm } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { benignCallSucceeds } from "../helpers/benign-call.js";
-import { TABLE_ENTRY_COST, TABLE_OP_COST } from "../../host/sandbox/fuel/cost-model.js";
+import { TABLE_ENTRY_COST, TABLE_OP_COST } from "../../host/sandbox/loader/fuel/cost-model.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = createSandbox({ workers: 2 }); await sandbox.ready(); });

@@ -1,6 +1,6 @@
 /** One contract, every key-value store engine (synchronous ones seen through asyncKv). */
 import { afterEach, describe, expect, it } from "vitest";
-import { KV_LIMITS, KV_STATUS, type KvStore } from "../../host/sandbox/kv-store.js";
+import { KV_LIMITS, KV_STATUS, type KvStore } from "../../host/sandbox/kv/kv-store.js";
 import { enginesWith } from "../helpers/store-engines.js";
 
 const bytes = (s: string) => new TextEncoder().encode(s);

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
-import { Lane } from "../../host/sandbox/lane.js";
+import { Lane } from "../../host/sandbox/main/lane.js";
 import { SluiceError } from "../../host/errors/sluice-error.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { meterOnce, METERED_DIR } from "../../host/sandbox/fuel/metered-cache.js";
+import { meterOnce, METERED_DIR } from "../../host/sandbox/loader/fuel/metered-cache.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { fixture } from "../helpers/fixtures.js";
 
@@ -47,7 +47,7 @@ describe("the metered-module cache", () => {
 
     // A fresh process (a fresh module instance here) reads the file instead of metering again:
     // planted content with a valid checksum comes back as is...
-    const fresh = async () => { vi.resetModules(); return (await import("../../host/sandbox/fuel/metered-cache.js")).meterOnce; };
+    const fresh = async () => { vi.resetModules(); return (await import("../../host/sandbox/loader/fuel/metered-cache.js")).meterOnce; };
     const planted = fixture("continue");
     writeFileSync(file, Buffer.concat([planted, createHash("sha256").update(planted).digest()]));
     expect(Buffer.from(await (await fresh())(bytes, sha(bytes), variant)).equals(Buffer.from(planted))).toBe(true);

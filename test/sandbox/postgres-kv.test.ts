@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
-import { KV_LIMITS, KV_STATUS } from "../../host/sandbox/kv-store.js";
-import { openWorkerKv } from "../../host/sandbox/open-kv.js";
-import { PostgresKvStore } from "../../host/sandbox/postgres-kv-store.js";
+import { KV_LIMITS, KV_STATUS } from "../../host/sandbox/kv/kv-store.js";
+import { openWorkerKv } from "../../host/sandbox/kv/open-kv.js";
+import { PostgresKvStore } from "../../host/sandbox/kv/postgres-kv-store.js";
 import { openPostgresStores, type PostgresStores } from "../../host/registry/postgres-stores.js";
 import { openPostgres } from "../../host/storage/postgres.js";
 import { fixture } from "../helpers/fixtures.js";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
-import type { GuestPlugin } from "../../host/pipeline/hooks.js";
+import type { GuestPlugin } from "../../host/engine/hooks.js";
 import { PATCH_MAX_OPS } from "../../abi/envelope.js";
 import { fixture } from "../helpers/fixtures.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { RestartBudget } from "../../host/sandbox/restart-budget.js";
+import { RestartBudget } from "../../host/sandbox/main/restart-budget.js";
 import { createSandbox } from "../../host/sandbox/index.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
-import { Lane } from "../../host/sandbox/lane.js";
+import { Lane } from "../../host/sandbox/main/lane.js";
 import type { StageInput } from "../../host/pipeline/run-steps.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { context } from "../helpers/requests.js";

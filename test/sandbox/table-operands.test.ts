@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import binaryen from "#binaryen";
 import { describe, expect, it } from "vitest";
-import { meter } from "../../host/sandbox/fuel/meter.js";
-import { tableOp, tableOperands, type TableOp } from "../../host/sandbox/fuel/table-operands.js";
+import { meter } from "../../host/sandbox/loader/fuel/meter.js";
+import { tableOp, tableOperands, type TableOp } from "../../host/sandbox/loader/fuel/table-operands.js";
 
 type Raw = Record<string, (...args: number[]) => number>;
 const raw = binaryen as unknown as Raw;

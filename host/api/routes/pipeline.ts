@@ -1,4 +1,4 @@
-/** Seed 004's extension view: list, enable/disable, reorder. */
+/** The extension view (docs/api-and-gateway.md): list, enable/disable, reorder. */
 import type { FastifyInstance } from "fastify";
 import type { AfterOrderMode } from "../../pipeline/bindings.js";
 import type { Registry } from "../../registry/registry.js";

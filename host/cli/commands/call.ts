@@ -38,7 +38,7 @@ function parseArgs(text: string | undefined): Record<string, unknown> {
 }
 
 export async function calledLines(c: Called): Promise<string[]> {
-  const { jsonDiff } = await import("../../toolchain/json-diff.js");
+  const { jsonDiff } = await import("../../objects/json-diff.js");
   const show = (v: unknown) => JSON.stringify(v);
   const changes = c.executed_with !== undefined ? jsonDiff(c.input, c.executed_with) : [];
   const decision = c.ok ? `allowed: the test executor was called${changes.length ? " with the patched input" : " with the input unchanged"}`

@@ -32,7 +32,7 @@ export const deployCommand: RegisterCommand = (program) => {
       checkManifestBindings(p.manifest);
       const client = clientOf(opts);
       const wasm = await moduleFor(p, opts.module);
-      const { createSandbox } = await import("../../sandbox/sandbox.js");
+      const { createSandbox } = await import("../../sandbox/main/sandbox.js");
       const sandbox = createSandbox({ workers: 1 });
       let samples;
       try {

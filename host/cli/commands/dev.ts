@@ -27,7 +27,7 @@ export const devCommand: RegisterCommand = (program) => {
     .action(async (dir: string | undefined, opts: { serve: boolean }) => {
       const root = path.resolve(dir ?? ".");
       if (opts.serve) await serveBeside(root);
-      const { createSandbox } = await import("../../sandbox/sandbox.js");
+      const { createSandbox } = await import("../../sandbox/main/sandbox.js");
       // idleMs 0 would let the workers go between runs; keep them (and the compiled SDK) warm.
       const sandbox = createSandbox({ workers: 1, idleMs: 3_600_000 });
       let running = false;

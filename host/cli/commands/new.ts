@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { checkPluginId } from "../../registry/ids.js";
-import { peerVersion } from "../../toolchain/load-compiler.js";
+import { peerVersion } from "../../sandbox/loader/peer-package.js";
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit, step, warn } from "../output.js";
 import { scaffoldFiles } from "../scaffold.js";

@@ -1,4 +1,4 @@
-/** `sluice enable|disable <binding>` and `sluice order <ids...>`: the seed 004 control-plane operations. */
+/** `sluice enable|disable <binding>` and `sluice order <ids...>`: the extension view's control-plane operations (docs/api-and-gateway.md). */
 import type { BodyOf } from "../client.js";
 import { emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";

@@ -1,6 +1,6 @@
 /**
  * `sluice operations`, `sluice operation <id>`, `sluice resume <id>`, `sluice audit`:
- * talk to the routes of records/http.ts.
+ * talk to the routes of api/routes/records.ts.
  */
 import { emit, printJson, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";

@@ -72,7 +72,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     else if (event.type === "plugin.quarantined") log.warn({ event: event.type, plugin: event.plugin_ref, failures: event.failures, errorCode: event.error_code, until: event.until, bindings: event.binding_ids }, "plugin quarantined");
     else if (event.type === "plugin.quarantine_lifted") log.info({ event: event.type, plugin: event.plugin_ref, by: event.by }, "plugin quarantine lifted");
   }, ["release.activated", "plugin.quarantined", "plugin.quarantine_lifted"]);
-  const { GatewayKeys } = await import("../../gateway/keys.js");
+  const { GatewayKeys } = await import("../../keys/keys.js");
   // With --database the keys are the fleet's: a key issued through any host works on every host.
   const gatewayKeys = new GatewayKeys(registry.shared?.gatewayKeys ?? path.join(config.dataDir, "sluice.db"));
   let server;

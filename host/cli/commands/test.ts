@@ -28,7 +28,7 @@ export const testCommand: RegisterCommand = (program) => {
         results = await remoteSamples(p, opts);
       } else {
         const wasm = await moduleFor(p, opts.module);
-        const { createSandbox } = await import("../../sandbox/sandbox.js");
+        const { createSandbox } = await import("../../sandbox/main/sandbox.js");
         const sandbox = createSandbox({ workers: 1 });
         try {
           results = await step("running samples", () => localSamples(sandbox, p, wasm));
@@ -57,7 +57,7 @@ export function resultLines(results: readonly SampleSummary[]): string[] {
 }
 
 /** The samples through a sandbox the caller owns (`sluice dev` keeps one warm). */
-export async function localSamples(sandbox: import("../../sandbox/sandbox.js").Sandbox, p: PluginDir, wasm: Uint8Array): Promise<SampleSummary[]> {
+export async function localSamples(sandbox: import("../../sandbox/main/sandbox.js").Sandbox, p: PluginDir, wasm: Uint8Array): Promise<SampleSummary[]> {
   const { loadPlugin, runPluginSamples } = await import("../../toolchain/samples.js");
   const loaded = await loadPlugin(sandbox, p.dir, wasm);
   return runPluginSamples(sandbox, loaded);
@@ -67,7 +67,7 @@ export async function localSamples(sandbox: import("../../sandbox/sandbox.js").S
 async function remoteSamples(p: PluginDir, opts: { url: string; token?: string }): Promise<SampleSummary[]> {
   const { loadSamples, fuelWarning } = await import("../../toolchain/samples.js");
   const { sampleProblems } = await import("../../toolchain/sample-checks.js");
-  const { diffLines } = await import("../../toolchain/json-diff.js");
+  const { diffLines } = await import("../../objects/json-diff.js");
   const client = clientOf(opts);
   const out: SampleSummary[] = [];
   for (const s of await loadSamples(p.dir)) {

@@ -1,0 +1,73 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { GatewayKeyRecord, GatewayKeys } from "../../keys/keys.js";
+import { withKeys } from "../../objects/with-keys.js";
+
+/** What the gateway key management routes need: the key store and the admin token. */
+export interface GatewayKeyRoutesOptions {
+  keys: GatewayKeys;
+}
+
+const keyView = {
+  type: "object",
+  required: ["id", "space_id", "name", "prefix", "created_at", "revoked_at"],
+  properties: {
+    id: { type: "string" },
+    space_id: { type: "string" },
+    name: { type: ["string", "null"] },
+    prefix: { type: "string", description: "The key's first characters, to tell keys apart." },
+    created_at: { type: "string", format: "date-time" },
+    revoked_at: { type: ["string", "null"], format: "date-time" },
+  },
+} as const;
+
+/**
+ * Management routes for gateway API keys, relative to the prefix they are mounted under:
+ * `POST /gateway/keys` (answers the plaintext key, once), `GET /gateway/keys[?space_id=]`
+ * (no secrets), `DELETE /gateway/keys/:id` (revokes). Errors are thrown as SluiceError
+ * (`ID_INVALID`, `REQUEST_INVALID`, `GATEWAY_KEY_NOT_FOUND`) for the mounting server's
+ * error handler, and the routes inherit its authentication.
+ *
+ * @example
+ * await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys });
+ */
+export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = async (app, { keys }) => {
+  app.post<{ Body: { space_id: string; name?: string | null } }>("/gateway/keys", {
+    schema: {
+      tags: ["gateway"],
+      summary: "Create a gateway API key for a space; the answer holds the key, which is not shown again.",
+      body: {
+        type: "object", required: ["space_id"], additionalProperties: false,
+        properties: {
+          space_id: { type: "string", description: "The space every gateway call made with this key runs in: its operations carry it as their space_id, and bindings whose match names spaces apply to it. Any id you choose (e.g. your team's or tenant's); `sluice keys create --space <id>`." },
+          name: { type: ["string", "null"], maxLength: 200, description: "A label to tell keys apart in lists." },
+        },
+      },
+      response: { 201: withKeys(keyView, { required: [...keyView.required, "key"], properties: withKeys(keyView.properties, { key: { type: "string" } }) }) },
+    },
+  }, async (request, reply) => {
+    const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null });
+    return reply.code(201).send(withKeys(view(record), { key }));
+  });
+
+  app.get<{ Querystring: { space_id?: string } }>("/gateway/keys", {
+    schema: {
+      tags: ["gateway"],
+      summary: "List gateway API keys (never their secrets), revoked ones included.",
+      querystring: { type: "object", properties: { space_id: { type: "string" } } },
+      response: { 200: { type: "object", required: ["keys"], properties: { keys: { type: "array", items: keyView } } } },
+    },
+  }, async (request) => ({ keys: (await keys.list(request.query.space_id !== undefined ? { spaceId: request.query.space_id } : {})).map(view) }));
+
+  app.delete<{ Params: { id: string } }>("/gateway/keys/:id", {
+    schema: {
+      tags: ["gateway"],
+      summary: "Revoke a gateway API key; requests with it are refused from now on.",
+      params: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
+      response: { 200: keyView },
+    },
+  }, async (request) => view(await keys.revoke(request.params.id)));
+};
+
+function view(r: GatewayKeyRecord) {
+  return { id: r.id, space_id: r.spaceId, name: r.name, prefix: r.prefix, created_at: r.createdAt, revoked_at: r.revokedAt };
+}

@@ -1,0 +1,76 @@
+/**
+ * The records' management routes, to mount on the API server (host/api/server.ts):
+ * `recordRoutes(app, host)`. Errors are thrown as SluiceError, which the API's error
+ * handler turns into `{ error: { code, message, details } }`.
+ */
+import type { FastifyInstance } from "fastify";
+import { SluiceError } from "../../errors/sluice-error.js";
+import type { Host } from "../../host.js";
+import type { OperationPhase } from "../../records/types.js";
+import type { RealStatus } from "../../pipeline/call-types.js";
+import { noteServerError } from "../../http/server-errors-log.js";
+
+const anyObject = { type: "object", additionalProperties: true } as const;
+const str = { type: "string" } as const;
+
+/** Epoch milliseconds or an ISO date. */
+function timeOf(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (Number.isNaN(t)) throw new SluiceError("REQUEST_INVALID", `${name} must be epoch milliseconds or an ISO date, got "${value}"`, { [name]: value });
+  return t;
+}
+
+function limitOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new SluiceError("REQUEST_INVALID", `limit must be an integer from 1 to 10000, got "${value}"`);
+  return n;
+}
+
+function storeOf(host: Host) {
+  const store = host.records;
+  if (!store) throw new SluiceError("CONFIG_INVALID", "this server's host keeps no operation records; start it with a records store");
+  return store;
+}
+
+export function recordRoutes(app: FastifyInstance, host: Host): void {
+  app.get<{ Querystring: { phase?: OperationPhase; real_status?: RealStatus; limit?: string } }>("/api/v1/operations", {
+    schema: { tags: ["operations"], summary: "Operation records, newest first; filter by phase and real status.", querystring: { type: "object", additionalProperties: false, properties: { phase: { type: "string", enum: ["before", "operation", "after", "finished"] }, real_status: { type: "string", enum: ["not_started", "running", "succeeded", "failed", "unknown"] }, limit: str } } },
+  }, async (request) => {
+    const q = request.query;
+    const limit = limitOf(q.limit);
+    return { items: await storeOf(host).list({ ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}), ...(limit ? { limit } : {}) }) };
+  });
+
+  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
+    const operation = await storeOf(host).get(request.params.id);
+    if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
+    return { operation };
+  });
+
+  app.post<{ Params: { id: string } }>("/api/v1/operations/:id/resume", {
+    schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again." },
+  }, async (request, reply) => {
+    storeOf(host);
+    const r = await host.resume(request.params.id, { signal: AbortSignal.timeout(60_000) });
+    if (r.ok) return { ok: true, output: r.output, facts: r.facts, hooks: r.hooks, annotations: r.annotations };
+    if (r.error.status >= 500) noteServerError(request, r.error);
+    return reply.status(r.error.status).send({ error: r.error.toData(), facts: r.facts, hooks: r.hooks });
+  });
+
+  app.get<{ Querystring: { operation_id?: string; binding_id?: string; from?: string; to?: string; limit?: string } }>("/api/v1/audit", {
+    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
+  }, async (request) => {
+    const q = request.query;
+    const from = timeOf(q.from, "from");
+    const to = timeOf(q.to, "to");
+    const limit = limitOf(q.limit);
+    return {
+      items: await storeOf(host).audit({
+        ...(q.operation_id ? { operationId: q.operation_id } : {}), ...(q.binding_id ? { bindingId: q.binding_id } : {}),
+        ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(limit ? { limit } : {}),
+      }),
+    };
+  });
+}

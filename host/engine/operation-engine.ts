@@ -1,0 +1,162 @@
+/**
+ * The per-operation engine: which bindings of which release apply to an operation, in
+ * which order, with which carries, under which signal. It builds each operation's stages
+ * and composes, in one place, what wraps them (recording, then what the caller adds).
+ */
+import { randomUUID } from "node:crypto";
+import { afterOrder, matchBindings, type Binding, type MatchTarget } from "../pipeline/bindings.js";
+import type { Release } from "../pipeline/release.js";
+import { getPoint, type PointName } from "../pipeline/points.js";
+import { chunkOrder } from "../pipeline/mandatory.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import type { CallContext } from "../pipeline/call-types.js";
+import { keyReports, type Digester } from "../pipeline/digest.js";
+import type { Sandbox } from "../sandbox/main/sandbox.js";
+import type { StageGuard } from "../reliability/stage-guard.js";
+import type { OperationStore, PayloadStore } from "../records/store.js";
+import type { OperationRecord } from "../records/types.js";
+import { OperationJournal } from "../records/journal.js";
+import { runChunkStages, runStage } from "./stage.js";
+import { streamPlan } from "./stream-rewrite.js";
+import { operationSignal } from "./operation-signal.js";
+import { recordedStages } from "./recorded-stages.js";
+import { composeStages, type StagesWrapper } from "./compose.js";
+import { NOTHING, type OperationStages, type StageRunner } from "./stages.js";
+import type { HookTable } from "./hook-table.js";
+import type { ResolvedHook } from "./hooks.js";
+import { withKeys } from "../objects/with-keys.js";
+
+export interface EngineOptions {
+  sandbox: Sandbox;
+  hooks: HookTable;
+  guard: StageGuard;
+  digests: Digester;
+  /** The release new operations start on. */
+  current: () => Release;
+  /** Where operations are recorded, and as whose. Absent: nothing is recorded and calls pay nothing for it. */
+  records?: { store: OperationStore; payloads: PayloadStore | undefined; owner: string };
+}
+
+export class OperationEngine implements StageRunner {
+  /** The release of each operation in flight, so its children run on it. */
+  private readonly inFlight = new Map<string, Release>();
+
+  constructor(private readonly options: EngineOptions) {}
+
+  begin(ctx: CallContext, target: MatchTarget, callId?: string, observe?: StagesWrapper): OperationStages {
+    return this.open(ctx, target, callId, undefined, observe);
+  }
+
+  /** A runner whose operations the caller's wrapper sees from the outside (one boundary call's observation). */
+  runner(observe: StagesWrapper): StageRunner {
+    return { begin: (ctx, target, callId) => this.open(ctx, target, callId, undefined, observe) };
+  }
+
+  /** Stages on the current release for a stored operation that resumes (same id, same idempotency key). */
+  resumeStages(record: OperationRecord, ctx: CallContext): OperationStages {
+    return this.open(ctx, record.identity.target, record.identity.callId, record, undefined);
+  }
+
+  private open(ctx: CallContext, matchTarget: MatchTarget, callId: string | undefined, resuming: OperationRecord | undefined, observe: StagesWrapper | undefined): OperationStages {
+    // A child's operations run on the release of the parent operation in flight: a child's chain never differs from what its parent's release allows.
+    const release = (!resuming && ctx.parentOperationId !== undefined ? this.inFlight.get(ctx.parentOperationId) : undefined) ?? this.options.current();
+    const target = matchable(withKeys(matchTarget, { instanceId: matchTarget.instanceId ?? ctx.instanceId ?? "main" }));
+    const stages = this.stagesFor(ctx, release, target, callId, resuming);
+    const records = this.options.records;
+    if (!records) return composeStages(stages, [observe]);
+    const { signal: _signal, deadline: _deadline, ...identityCtx } = ctx;
+    const journal = new OperationJournal({
+      store: records.store, payloads: records.payloads, digests: this.options.digests, operationId: stages.operationId, owner: records.owner, revision: release.revision,
+      identity: { ctx: identityCtx, target, ...(callId !== undefined ? { callId } : {}) },
+      codeOf: (bindingId) => {
+        const binding = release.bindings.find((b) => b.id === bindingId);
+        const h = binding && this.options.hooks.resolve(binding);
+        return { hookRef: binding?.hookRef ?? "", codeSha256: h?.kind === "guest" ? h.plugin.module.sha256 : "in-process" };
+      },
+      ...(resuming ? { resuming } : {}),
+    });
+    return composeStages(stages, [(s) => recordedStages(s, journal), observe]);
+  }
+
+  /** `resuming`: the stored operation a resume continues (same id), on the current release. */
+  private stagesFor(ctx: CallContext, release: Release, target: MatchTarget, callId: string | undefined, resuming: OperationRecord | undefined): OperationStages {
+    const { sandbox, guard, digests, hooks: table } = this.options;
+    const operationId = resuming?.operationId ?? randomUUID();
+    this.inFlight.set(operationId, release);
+    const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
+    const context = {
+      space_id: ctx.spaceId, actor_id: ctx.actorId ?? null, run_id: ctx.runId ?? null, instance_id: ctx.instanceId ?? "main",
+      operation_id: operationId, parent_operation_id: ctx.parentOperationId ?? null, call_id: callId ?? null,
+      purpose: target.purpose ?? null, published_revision: release.revision, deadline: ctx.deadline ?? null,
+    };
+    const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
+    const hooksAt = (point: PointName): ResolvedHook[] => table.hooksFor(release, point, target);
+    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => void };
+    const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
+      hooks.length === 0
+        ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })
+        : runStage(sandbox, { point, context, payload, hooks, signal, guard, ...extra }).then((r) => keyReports(r, digests));
+    // The hooks of a stage that pairs with the before stage (after, chunk): ordered by the release's mode, unwinding a short-circuit.
+    const paired = (point: PointName, before: StageResult): ResolvedHook[] => {
+      const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
+      const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
+      const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
+      return (point === "model.chat.chunk" ? chunkOrder(order) : order).map((b) => table.resolve(b));
+    };
+    // Chunk stages pair with the before stage this operation ran (its carries, its short-circuit).
+    let lastBefore: StageResult | undefined;
+    let chunkHooks: ResolvedHook[] | undefined;
+    const chunkStage = () => (chunkHooks ??= paired("model.chat.chunk", lastBefore ?? { payload: {}, reports: [], reached: -1, carries: {} }));
+    return {
+      operationId,
+      revision: release.revision,
+      signal,
+      run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return r; }),
+      runAfter: (point, payload, before, options) => run(point, payload, paired(point, before), {
+        carries: before.carries,
+        ...(options?.readOnly && options.readOnly.size > 0 ? { readOnly: options.readOnly } : {}),
+        ...(options?.progress ? { progress: options.progress } : {}),
+      }),
+      // A fresh signal: cleanup hooks must run even when the operation was cancelled.
+      diagnostic: (point, payload) => {
+        const hooks = hooksAt(point);
+        return hooks.length === 0 ? run(point, payload, []) : runStage(sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard }).then((r) => keyReports(r, digests));
+      },
+      outputMayChange: (point) => hooksAt(point).some((h) => !h.binding.observeOnly),
+      streamPlan: (before) => streamPlan(paired("model.chat.chunk", before), paired("model.chat.after", before)),
+      chunk: (payload, holds) => run("model.chat.chunk", payload, chunkStage(), { holds, carries: lastBefore?.carries ?? {} }),
+      chunks: (payloads, holds) => {
+        const hooks = chunkStage();
+        if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
+        return runChunkStages(sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard, holds, carries: lastBefore?.carries ?? {} });
+      },
+      opened: () => NOTHING,
+      calling: () => NOTHING,
+      called: () => NOTHING,
+      closed: () => NOTHING,
+      end: () => { releaseSignal(); this.inFlight.delete(operationId); },
+    };
+  }
+}
+
+/**
+ * The target as a match can read it: a field that is not a string (a caller's request not
+ * checked yet, whose check comes later and refuses it) matches as absent instead of
+ * breaking the cache key or a pattern.
+ */
+function matchable(target: MatchTarget): MatchTarget {
+  const text = (v: unknown): v is string => typeof v === "string";
+  if (text(target.spaceId) && (target.modelId === undefined || text(target.modelId)) && (target.toolId === undefined || text(target.toolId)) && (target.purpose === undefined || text(target.purpose)) && (target.instanceId === undefined || text(target.instanceId))) return target;
+  const { modelId, toolId, purpose, instanceId, spaceId, ...rest } = target;
+  return withKeys(rest, {
+    spaceId: text(spaceId) ? spaceId : "",
+    ...(text(modelId) ? { modelId } : {}),
+    ...(text(toolId) ? { toolId } : {}),
+    ...(text(purpose) ? { purpose } : {}),
+    ...(text(instanceId) ? { instanceId } : {}),
+  }) as MatchTarget;
+}
+
+function beforePointOf(after: PointName): PointName {
+  return after === "model.chat.after" || after === "model.chat.chunk" ? "model.chat.before" : after === "tool.after" ? "tool.before" : after === "model.embedding.after" ? "model.embedding.before" : after;
+}

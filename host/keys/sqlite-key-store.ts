@@ -1,0 +1,67 @@
+/** Gateway keys on SQLite (better-sqlite3); the table can share the registry's `sluice.db`. */
+import type Database from "better-sqlite3";
+import { SluiceError } from "../errors/sluice-error.js";
+import { openSqlite, sqliteStoreError } from "../storage/sqlite-open.js";
+import type { MigrationSet } from "../storage/migrations.js";
+import { migrateSqlite } from "../storage/sqlite-migrations.js";
+import { whenFree } from "../storage/sqlite-busy.js";
+import type { GatewayKeyRow, GatewayKeyStore } from "./key-store.js";
+
+export const GATEWAY_KEY_MIGRATIONS: MigrationSet = {
+  component: "gateway-keys",
+  migrations: {
+    // IF NOT EXISTS: files of earlier releases have the table without a migration row.
+    sqlite: [{
+      version: 1, name: "gateway keys",
+      sql: `CREATE TABLE IF NOT EXISTS gateway_keys (
+          id TEXT PRIMARY KEY, space_id TEXT NOT NULL, name TEXT, prefix TEXT NOT NULL,
+          sha256 TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS gateway_keys_space ON gateway_keys (space_id);`,
+    }],
+    postgres: [{
+      version: 1, name: "gateway keys",
+      sql: `CREATE TABLE gateway_keys (
+          id TEXT PRIMARY KEY, space_id TEXT NOT NULL, name TEXT, prefix TEXT NOT NULL,
+          sha256 TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT
+        );
+        CREATE INDEX gateway_keys_space ON gateway_keys (space_id);`,
+    }],
+  },
+};
+
+interface Row { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null }
+const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at });
+const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at";
+
+/** Opens the key table in `pathOrDb` (a file, or an open database whose owner closes it). */
+export function openSqliteKeyStore(pathOrDb: string | Database.Database): GatewayKeyStore {
+  const owned = typeof pathOrDb === "string";
+  let db: Database.Database;
+  if (typeof pathOrDb === "string") {
+    // Shares `sluice.db` with the registry, whose transactions await: wait for its lock without blocking.
+    db = openSqlite(pathOrDb, { what: "gateway keys", migrations: [GATEWAY_KEY_MIGRATIONS], busyMs: 0 });
+  } else {
+    db = pathOrDb;
+    try { migrateSqlite(db, [GATEWAY_KEY_MIGRATIONS]); } catch (err) { throw sqliteStoreError(err, "gateway keys: migrating the database"); }
+  }
+  const q = {
+    insert: db.prepare<[string, string, string | null, string, string, string]>("INSERT INTO gateway_keys (id, space_id, name, prefix, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+    byHash: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM gateway_keys WHERE sha256 = ? AND revoked_at IS NULL`),
+    byId: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM gateway_keys WHERE id = ?`),
+    all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM gateway_keys ORDER BY created_at, id`),
+    inSpace: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM gateway_keys WHERE space_id = ? ORDER BY created_at, id`),
+    revoke: db.prepare<[string, string]>("UPDATE gateway_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+  };
+  const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => {
+    throw new SluiceError("STORE_UNAVAILABLE", `gateway keys: ${what} failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err });
+  });
+  return {
+    insert: (row, sha256) => guard("insert", () => { q.insert.run(row.id, row.spaceId, row.name, row.prefix, sha256, row.createdAt); }),
+    byHash: (sha256) => guard("lookup", () => { const r = q.byHash.get(sha256); return r && rowOf(r); }),
+    byId: (id) => guard("lookup", () => { const r = q.byId.get(id); return r && rowOf(r); }),
+    list: (spaceId) => guard("list", () => (spaceId === undefined ? q.all.all() : q.inSpace.all(spaceId)).map(rowOf)),
+    revoke: (id, at) => guard("revoke", () => { q.revoke.run(at, id); const r = q.byId.get(id); return r && rowOf(r); }),
+    close: async () => { if (owned && db.open) db.close(); },
+  };
+}
