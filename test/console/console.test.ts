@@ -48,6 +48,10 @@ afterAll(async () => {
 });
 
 describe("the console in a browser", () => {
+  it("is announced by sluice serve with its address", () => {
+    expect(served.output()).toContain(`operator console: ${served.api}/console/ (sign in with the API token)`);
+  });
+
   it("is served at /console under a strict CSP, with no script from elsewhere", async () => {
     const res = await fetch(`${served.api}/console/`);
     expect(res.status).toBe(200);

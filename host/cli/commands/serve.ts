@@ -104,6 +104,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   const activeRevision = await registry.activeRevision();
   log.info({ event: "api.listening", url: server.url, dataDir: config.dataDir, activeRevision, payloadStore: config.payloadStore }, "sluice listening");
   print(`sluice listening on ${server.url} (data ${config.dataDir}${config.database !== undefined ? `, database ${redactDatabaseUrl(config.database)}` : ""}, active revision ${activeRevision})`);
+  print(`operator console: ${server.url}/console/ (sign in with the API token)`);
   // Printed once, here, on stdout (never in the log); local sluice commands read it from the file.
   if (server.tokenGenerated) print(`token ${server.token} (generated; written to ${server.tokenFile}, mode 0600, and kept across restarts: \`sluice token rotate\` replaces it; give your own with SLUICE_TOKEN or --token-file)`);
   else if (server.tokenFile) print(`token in ${server.tokenFile} (kept from an earlier start; \`sluice token rotate\` replaces it)`);
