@@ -24,6 +24,8 @@ export interface GroupCommit {
   run<T>(fn: () => T): Promise<T>;
   /** Resolves when every call asked so far has been run. */
   drained(): Promise<void>;
+  /** No call waiting or running. */
+  idle(): boolean;
 }
 
 export function groupCommit(db: Database.Database): GroupCommit {
@@ -76,6 +78,7 @@ export function groupCommit(db: Database.Database): GroupCommit {
         if (!scheduled && !busy) { scheduled = true; setImmediate(flush); }
       });
     },
+    idle: () => !busy && pending.length === 0,
     async drained(): Promise<void> {
       while (busy || pending.length > 0) {
         if (!busy) flush();

@@ -13,6 +13,7 @@ import { ensurePrivateFile } from "../storage/private-files.js";
 import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import { groupCommit } from "./sqlite-group-commit.js";
+import { walScrubber } from "./sqlite-wal-scrubber.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
@@ -164,10 +165,13 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       if (db.open) db.pragma(`busy_timeout = ${busyMs}`);
     }
   };
-  const scrubSoon = () => { scrubTimer ??= setTimeout(scrub, 1_000).unref(); };
+  // On a file, the truncation runs on a thread of its own (sqlite-wal-scrubber.ts); at close, here.
+  const scrubber = file === ":memory:" ? undefined : walScrubber(file);
+  const truncate = () => { if (scrubber) scrubber.request(); else scrub(); };
+  const scrubSoon = () => { scrubTimer ??= setTimeout(() => { scrubTimer = undefined; truncate(); }, 1_000).unref(); };
   const pruneResults = (now = Date.now()) => guard("prune", () => {
     const n = q.expire.run(now - retentionMs).changes;
-    scrub();
+    truncate();
     return n;
   });
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
@@ -226,11 +230,14 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as Record<string, unknown>[]).map(auditOf);
     }),
     pruneResults,
-    close: async () => {
+    close: () => {
       clearInterval(pruner);
       clearTimeout(scrubTimer);
-      await group.drained();
-      if (db.open) { scrub(); db.close(); }
+      const finish = () => { if (db.open) { scrub(); db.close(); } };
+      // Closed before returning when nothing is queued and no truncation thread ran (as
+      // before both); else after the queue and the thread, so this last truncation finds the file free.
+      if (group.idle() && !scrubber?.started()) { finish(); return Promise.resolve(); }
+      return group.drained().then(() => scrubber?.close()).then(finish);
     },
   };
 }
