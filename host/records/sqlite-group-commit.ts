@@ -1,8 +1,9 @@
 /**
  * Group commit for the records' SQLite connection. The store's calls asked during one turn
  * of the event loop run in the order they were asked, in one transaction, each in a
- * savepoint of its own (a call that fails undoes only itself and rejects alone); no promise
- * resolves before that transaction has committed. So a write is on disk when its promise
+ * savepoint of its own; a call that fails undoes only itself and rejects alone; no promise
+ * resolves before that transaction has committed. The first call of a turn, when nothing is
+ * before it, runs at once on its own: a lone request waits for no hop. So a write is on disk when its promise
  * resolves, exactly as with a transaction per call, while N concurrent operations pay for
  * one BEGIN/COMMIT and one WAL append of each page they share instead of N.
  * Batches run one after another: a batch waiting for the file's write lock (another
@@ -33,6 +34,7 @@ export function groupCommit(db: Database.Database): GroupCommit {
   let scheduled = false;
   let running: Promise<void> = Promise.resolve();
   let busy = false;
+  let ranThisTurn = false;
 
   const runBatch = (batch: Call[]): Promise<void> => {
     if (batch.length === 1) {
@@ -58,23 +60,36 @@ export function groupCommit(db: Database.Database): GroupCommit {
     );
   };
 
+  const start = (batch: Call[]) => {
+    busy = true;
+    running = runBatch(batch).finally(() => {
+      busy = false;
+      // Calls asked while this batch ran (or waited for the lock) go next, together.
+      if (pending.length > 0) flush();
+    });
+  };
+
   const flush = () => {
     scheduled = false;
     if (busy || pending.length === 0) return;
     const batch = pending;
     pending = [];
-    busy = true;
-    running = runBatch(batch).finally(() => {
-      busy = false;
-      // Calls asked while this batch waited for the lock go next, together.
-      if (pending.length > 0) flush();
-    });
+    start(batch);
   };
 
   return {
     run<T>(fn: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+        const call: Call = { fn, resolve: resolve as (value: unknown) => void, reject };
+        if (!busy && pending.length === 0 && !ranThisTurn) {
+          // The first call of a turn with nothing before it runs at once, as without grouping
+          // (one request at a time waits for no hop); the calls after it in this turn are grouped.
+          ranThisTurn = true;
+          setImmediate(() => { ranThisTurn = false; });
+          start([call]);
+          return;
+        }
+        pending.push(call);
         if (!scheduled && !busy) { scheduled = true; setImmediate(flush); }
       });
     },
