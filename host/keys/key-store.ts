@@ -26,5 +26,15 @@ export interface GatewayKeyStore {
   list(spaceId?: string): Promise<GatewayKeyRow[]>;
   /** Sets `revokedAt` once (a revoked key keeps its first revocation time); the row after, or undefined for an unknown id. */
   revoke(id: string, at: string): Promise<GatewayKeyRow | undefined>;
+  /**
+   * The revocation generation: a number that changes in the same transaction as any revocation
+   * (or deletion) of a key, by whichever process or host shares the store.
+   */
+  generation(): Promise<number>;
+  /**
+   * How long a generation read may be trusted without reading it again: 0 reads it on every
+   * verify; above 0 it is a lease, and a revocation through GatewayKeys waits it out before answering.
+   */
+  readonly generationLeaseMs: number;
   close(): Promise<void>;
 }

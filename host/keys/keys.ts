@@ -13,17 +13,19 @@ export const GATEWAY_KEY_PREFIX = "sk-sluice-";
 /** Space ids follow binding ids: letters, digits, ".", "_" and "-", never "/" or "..". */
 export const SPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** How long a verified key is trusted without asking the database again, and how many are remembered. */
-const VERIFIED_TTL_MS = 1_000;
+/** How many verified keys are remembered (past it the cache starts again empty). */
 const VERIFIED_MAX = 10_000;
+/** Added to a store's generation lease before a revocation answers: clocks of two hosts may run at slightly different rates. */
+const LEASE_MARGIN_MS = 25;
 
 /** A stored key, without its secret. */
 export type GatewayKeyRecord = GatewayKeyRow;
 
 /**
  * The gateway key service over a {@link GatewayKeyStore}: key generation, validation and a
- * short verify cache above any engine. Give it a store, a SQLite file path, or the
- * management API's open database to share its file (it only adds the `gateway_keys` table).
+ * verify cache above any engine that never outlives a revocation (see `verified`). Give it a
+ * store, a SQLite file path, or the management API's open database to share its file (it
+ * only adds the `gateway_keys` and `gateway_key_generation` tables).
  *
  * @example
  * const keys = new GatewayKeys("/var/lib/sluice/sluice.db");
@@ -35,11 +37,16 @@ export type GatewayKeyRecord = GatewayKeyRow;
 export class GatewayKeys {
   private readonly store: GatewayKeyStore;
   /**
-   * Keys verified in the last VERIFIED_TTL_MS (a hash and a query cost about 20 µs a
-   * request). Revoking through this service clears it at once; a revocation by another
-   * process or host sharing the store takes effect within the TTL.
+   * Verified keys, each with the store's revocation generation read before its lookup. A hit
+   * counts only while the generation is still that one, so a revocation anywhere (this
+   * process, another process or host on the store, `sluice keys`) refuses the key on the
+   * next request: a hash and a query (about 20 µs a request on SQLite, a round trip on
+   * PostgreSQL) become one generation read (SQLite), or one per lease for all requests (PostgreSQL).
    */
-  private readonly verified = new Map<string, { record: GatewayKeyRecord; until: number }>();
+  private readonly verified = new Map<string, { record: GatewayKeyRecord; generation: number }>();
+  /** The last generation read of a leased store, trusted until `sent + lease` (sent: when the read was asked for). */
+  private leased: { value: number; sent: number } | undefined;
+  private reading: { promise: Promise<number>; sent: number } | undefined;
 
   constructor(storeOrPath: GatewayKeyStore | string | Database.Database) {
     this.store = typeof storeOrPath === "string" || storeOrPath instanceof Database ? openSqliteKeyStore(storeOrPath) : storeOrPath;
@@ -62,13 +69,13 @@ export class GatewayKeys {
   /** The live record of a presented key, or null when it is unknown or revoked. */
   async verify(key: string): Promise<GatewayKeyRecord | null> {
     if (!key.startsWith(GATEWAY_KEY_PREFIX)) return null;
-    const now = performance.now();
+    const generation = await this.generation();
     const hit = this.verified.get(key);
-    if (hit && hit.until > now) return hit.record;
+    if (hit && hit.generation === generation) return hit.record;
     const record = await this.store.byHash(sha256(key));
     if (!record) return null;
     if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
-    this.verified.set(key, { record, until: now + VERIFIED_TTL_MS });
+    this.verified.set(key, { record, generation });
     return record;
   }
 
@@ -82,12 +89,46 @@ export class GatewayKeys {
     const record = await this.store.revoke(id, new Date().toISOString());
     this.verified.clear();
     if (!record) throw new SluiceError("GATEWAY_KEY_NOT_FOUND", `no gateway key with id ${JSON.stringify(id.slice(0, 80))}`, { id });
+    // Every host trusts a generation it read for at most the lease from when it asked: once
+    // the lease has passed since the commit, none still accepts the key.
+    const lease = this.store.generationLeaseMs;
+    if (lease > 0) await new Promise((resolve) => setTimeout(resolve, lease + LEASE_MARGIN_MS));
     return record;
   }
 
   /** Closes the store (a SQLite database given open is left to its owner). */
   close(): Promise<void> {
     return this.store.close();
+  }
+
+  /**
+   * The store's revocation generation as far as a verify may trust it: read every time on a
+   * store without a lease; on a leased one the last read while its lease holds (re-read in
+   * the background in the lease's second half), else a read whose request left within the lease.
+   */
+  private generation(): Promise<number> | number {
+    const lease = this.store.generationLeaseMs;
+    if (lease <= 0) return this.store.generation();
+    const now = performance.now();
+    const last = this.leased;
+    if (last && now < last.sent + lease) {
+      if (now >= last.sent + lease / 2) this.readGeneration(now, lease).catch(() => { /* the next verify reads again */ });
+      return last.value;
+    }
+    return this.readGeneration(now, lease);
+  }
+
+  /** One read in flight at a time, joined only while what it will answer is still within the lease. */
+  private readGeneration(now: number, lease: number): Promise<number> {
+    const inFlight = this.reading;
+    if (inFlight && inFlight.sent > now - lease) return inFlight.promise;
+    const sent = now;
+    const promise = this.store.generation().then((value) => {
+      if (!this.leased || this.leased.sent < sent) this.leased = { value, sent };
+      return value;
+    }).finally(() => { if (this.reading?.promise === promise) this.reading = undefined; });
+    this.reading = { promise, sent };
+    return promise;
   }
 }
 

@@ -8,6 +8,13 @@ const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name:
 
 const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`gateway keys: ${what}`, fn);
 
+/**
+ * How long a generation read on PostgreSQL is trusted (keys.ts): a host re-reads it at most
+ * every half of this under traffic, and a revocation waits this long before it answers, so
+ * every host has stopped trusting an older read by then.
+ */
+export const POSTGRES_GENERATION_LEASE_MS = 250;
+
 /** The key store on `db` (already migrated: see openPostgresStores); `db` stays the caller's. */
 export function postgresKeyStore(db: PostgresEngine): GatewayKeyStore {
   return {
@@ -34,6 +41,11 @@ export function postgresKeyStore(db: PostgresEngine): GatewayKeyStore {
       const { rows } = await db.query<Row>(`UPDATE gateway_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${COLUMNS}`, [id, at]);
       return rows[0] && rowOf(rows[0]);
     }),
+    generation: () => guard("lookup", async () => {
+      const { rows } = await db.query<{ n: string }>("SELECT n FROM gateway_key_generation WHERE id = 1");
+      return Number(rows[0]!.n);
+    }),
+    generationLeaseMs: POSTGRES_GENERATION_LEASE_MS,
     close: async () => {},
   };
 }

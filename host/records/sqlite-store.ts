@@ -1,6 +1,6 @@
 /**
- * Records on SQLite (better-sqlite3): WAL, a busy timeout and one short transaction per
- * write. The tables have their own names (and their own component in `schema_migrations`),
+ * Records on SQLite (better-sqlite3): WAL, a busy timeout and short transactions, the
+ * calls of concurrent operations grouped into one (sqlite-group-commit.ts). The tables have their own names (and their own component in `schema_migrations`),
  * so they can live in the registry's `sluice.db` (open the same file) or in a file of their
  * own. A write is on disk (`synchronous` permitting) when its promise resolves.
  */
@@ -10,6 +10,8 @@ import type Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
 import { openSqlite, sqliteStoreError } from "../storage/sqlite-open.js";
 import { whenFree } from "../storage/sqlite-busy.js";
+import { groupCommit } from "./sqlite-group-commit.js";
+import { walScrubber } from "./sqlite-wal-scrubber.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
@@ -121,6 +123,10 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, seal(r), r.operationId);
   // Done at once when the file is free; while another connection holds the write lock, retried without blocking the event loop.
   const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => { throw storeError(err, what); });
+  // The calls of concurrent operations share a transaction (sqlite-group-commit.ts); reads
+  // queue behind the writes asked before them.
+  const group = groupCommit(db);
+  const queued = <T>(what: string, fn: () => T): Promise<T> => group.run(fn).catch((err: unknown) => { throw storeError(err, what); });
   // WAL frames keep a deleted row's old page until the WAL is rewritten: truncating it
   // after deletes leaves the content nowhere in the files. Never waits for other
   // connections (a busy checkpoint is retried at the next one).
@@ -135,16 +141,19 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       if (db.open) db.pragma(`busy_timeout = ${busyMs}`);
     }
   };
-  const scrubSoon = () => { scrubTimer ??= setTimeout(scrub, 1_000).unref(); };
+  // On a file, the truncation runs on a thread of its own (sqlite-wal-scrubber.ts); at close, here.
+  const scrubber = file === ":memory:" ? undefined : walScrubber(file);
+  const truncate = () => { if (scrubber) scrubber.request(); else scrub(); };
+  const scrubSoon = () => { scrubTimer ??= setTimeout(() => { scrubTimer = undefined; truncate(); }, 1_000).unref(); };
   const pruneResults = (now = Date.now()) => guard("prune", () => {
     const n = q.expire.run(now - retentionMs).changes;
-    scrub();
+    truncate();
     return n;
   });
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
   return {
-    insert: (r) => guard("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, seal(r)); }),
-    update: (id, changes, result) => guard("update", () => db.transaction(() => {
+    insert: (r) => queued("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, seal(r)); }),
+    update: (id, changes, result) => queued("update", () => db.transaction(() => {
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
       const next = withChanges(r, changes);
@@ -153,12 +162,12 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       // A finished operation can no longer resume: its real result has no reason to stay.
       if (next.phase === "finished" && q.dropResult.run(id).changes > 0) scrubSoon();
     }).immediate()),
-    get: (id) => guard("read", () => read(id)),
-    result: (id) => guard("read", () => {
+    get: (id) => queued("read", () => read(id)),
+    result: (id) => queued("read", () => {
       const row = q.result.get(id) as { result: string } | undefined;
       return row && (sealer.open(row.result, { column: RESULT, id }) as StoredResult);
     }),
-    list: (query: OperationQuery = {}) => guard("list", () => {
+    list: (query: OperationQuery = {}) => queued("list", () => {
       const where: string[] = [];
       const args: unknown[] = [];
       if (query.phase !== undefined) { where.push("phase = ?"); args.push(query.phase); }
@@ -166,7 +175,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const sql = `SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as { operation_id: string; record: string }[]).map(unseal);
     }),
-    markInterrupted: (owner, now = Date.now()) => guard("recover", () => db.transaction(() => {
+    markInterrupted: (owner, now = Date.now()) => queued("recover", () => db.transaction(() => {
       const held = (q.held.all() as { operation_id: string; record: string }[]).map(unseal);
       const unknown: string[] = [];
       for (const r of held) {
@@ -176,17 +185,17 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       }
       return unknown;
     }).immediate()),
-    heartbeat: (owner, until) => guard("heartbeat", () => { q.heartbeat.run(owner, until, process.pid, MACHINE); }),
-    retire: (owner) => guard("retire", () => { q.retire.run(owner); }),
-    claim: (id, owner, now = Date.now()) => guard("claim", () => db.transaction((): ClaimResult => {
+    heartbeat: (owner, until) => queued("heartbeat", () => { q.heartbeat.run(owner, until, process.pid, MACHINE); }),
+    retire: (owner) => queued("retire", () => { q.retire.run(owner); }),
+    claim: (id, owner, now = Date.now()) => queued("claim", () => db.transaction((): ClaimResult => {
       const row = q.ownerOf.get(id) as { owner: string | null } | undefined;
       if (!row) return "missing";
       if (row.owner !== null && (row.owner === owner || live(row.owner, now))) return "busy";
       write(withKeys(read(id)!, { owner }));
       return "claimed";
     }).immediate()),
-    appendAudit: (rows) => guard("audit", () => db.transaction(() => { for (const row of rows) q.audit.run(auditRow(row)); })()),
-    audit: (query: AuditQuery = {}) => guard("audit query", () => {
+    appendAudit: (rows) => queued("audit", () => db.transaction(() => { for (const row of rows) q.audit.run(auditRow(row)); })()),
+    audit: (query: AuditQuery = {}) => queued("audit query", () => {
       const where: string[] = [];
       const args: unknown[] = [];
       if (query.operationId !== undefined) { where.push("operation_id = ?"); args.push(query.operationId); }
@@ -197,10 +206,14 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as Record<string, unknown>[]).map(auditOf);
     }),
     pruneResults,
-    close: async () => {
+    close: () => {
       clearInterval(pruner);
       clearTimeout(scrubTimer);
-      if (db.open) { scrub(); db.close(); }
+      const finish = () => { if (db.open) { scrub(); db.close(); } };
+      // Closed before returning when nothing is queued and no truncation thread ran (as
+      // before both); else after the queue and the thread, so this last truncation finds the file free.
+      if (group.idle() && !scrubber?.started()) { finish(); return Promise.resolve(); }
+      return group.drained().then(() => scrubber?.close()).then(finish);
     },
   };
 }

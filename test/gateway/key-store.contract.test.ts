@@ -26,6 +26,19 @@ for (const [name, make] of enginesWith("gatewayKeys")) {
       expect(await s.revoke("gk_nope", "2026-02-01T00:00:00.000Z")).toBeUndefined();
     });
 
+    it("changes its revocation generation when a key is revoked, and not when one is created or looked up", async () => {
+      const s = await open();
+      const g0 = await s.generation();
+      await s.insert(row("gk_1"), "1".repeat(64));
+      await s.byHash("1".repeat(64));
+      expect(await s.generation()).toBe(g0);
+      await s.revoke("gk_1", "2026-02-01T00:00:00.000Z");
+      const g1 = await s.generation();
+      expect(g1).not.toBe(g0);
+      await s.revoke("gk_nope", "2026-02-01T00:00:00.000Z");
+      expect(s.generationLeaseMs).toBeGreaterThanOrEqual(0);
+    });
+
     it("never stores two keys with one hash", async () => {
       const s = await open();
       await s.insert(row("gk_1"), "1".repeat(64));

@@ -55,6 +55,11 @@ describe("createSealer", () => {
 
   it("uses a fresh nonce every time: the same value seals differently", () => {
     expect(sealer.seal(SECRET, place)).not.toBe(sealer.seal(SECRET, place));
+    // Across several refills of the nonce pool, no nonce comes twice and every value opens.
+    const texts = Array.from({ length: 2_000 }, (_, i) => sealer.seal(i, place));
+    const nonces = texts.map((t) => Buffer.from(t.split(":")[2]!, "base64").subarray(0, 12).toString("hex"));
+    expect(new Set(nonces).size).toBe(texts.length);
+    expect(texts.map((t) => sealer.open(t, place))).toEqual(texts.map((_, i) => i));
   });
 
   it("derives the same key from the same secret (a restart reads what it wrote), and another from another", () => {

@@ -1,0 +1,44 @@
+/**
+ * The records' WAL is truncated after a real result is deleted, while the store stays open
+ * (host/records/sqlite-wal-scrubber.ts runs it on a thread of its own), and once more at close.
+ */
+import { existsSync, statSync } from "node:fs";
+import { expect, it } from "vitest";
+import { openSqliteRecords, type OperationRecord } from "../../host/index.js";
+import { tempFile } from "../helpers/store-engines.js";
+
+const record = (id: string): OperationRecord => ({
+  operationId: id, parentOperationId: null, idempotencyKey: id,
+  identity: { operation: "tool", beforePoint: "tool.before", afterPoint: "tool.after", ctx: { spaceId: "s" }, target: { instance: "main", spaceId: "s", toolId: "t" }, callId: "c" },
+  point: "tool.before", phase: "before", realStatus: "not_started", revision: 1, resumedRevision: null, resumes: 0, completed: [],
+  finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null, attempts: 0, shortCircuitedBy: null,
+  outcome: null, error: null, createdAt: 1_000, updatedAt: 1_000,
+});
+const RESULT = { real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } };
+// The last connection to close removes the WAL file: nothing left is none.
+const walBytes = (file: string) => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+
+it("truncates the WAL soon after a finished operation's result is deleted, while the store stays open, and again at close", async () => {
+  const file = tempFile("wal-scrub");
+  const store = openSqliteRecords(file, { key: "k".repeat(32) });
+  for (let i = 0; i < 20; i++) {
+    await store.insert(record(`op-${i}`));
+    await store.update(`op-${i}`, { phase: "after", realStatus: "succeeded" }, RESULT);
+    await store.update(`op-${i}`, { phase: "finished", owner: null });
+  }
+  expect(walBytes(file)).toBeGreaterThan(0);
+  const until = Date.now() + 10_000;
+  while (walBytes(file) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(walBytes(file)).toBe(0);
+  expect(await store.result("op-3")).toBeUndefined();
+  // Writes go on after (and during) the thread's truncation.
+  await store.insert(record("later"));
+  await store.update("later", { phase: "after", realStatus: "succeeded" }, RESULT);
+  await store.update("later", { phase: "finished", owner: null });
+  expect(walBytes(file)).toBeGreaterThan(0);
+  await store.close();
+  expect(walBytes(file)).toBe(0);
+  const again = openSqliteRecords(file, { key: "k".repeat(32) });
+  expect((await again.list()).length).toBe(21);
+  await again.close();
+});
