@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
-import { GatewayKeys } from "../../host/gateway/keys.js";
-import type { GatewayKeyStore } from "../../host/gateway/key-store.js";
-import { openSqliteKeyStore } from "../../host/gateway/sqlite-key-store.js";
+import { GatewayKeys } from "../../host/keys/keys.js";
+import type { GatewayKeyStore } from "../../host/keys/key-store.js";
+import { openSqliteKeyStore } from "../../host/keys/sqlite-key-store.js";
 import { openPostgresStores, type PostgresStores } from "../../host/registry/postgres-stores.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
 import { tempFile } from "../helpers/store-engines.js";
