@@ -15,7 +15,7 @@ import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_THREAD } from "./protocol.js";
 import { threadCpuMs } from "./thread-cpu.js";
 
 /** However long its worker waits for a core, a call ends by this many times its limit (wall time). */
-export const MAX_STRETCH = 4;
+export const MAX_STRETCH = 10;
 /** When a running call is first looked at: early, and only a call still running then pays for the look (one small file read). */
 const FIRST_LOOK_MS = 5;
 
