@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { SluiceError } from "./errors/sluice-error.js";
+import { SluiceError, type ErrorData } from "./errors/sluice-error.js";
 import { matchBindings, type MatchTarget } from "./pipeline/bindings.js";
 import type { GuestPlugin, Grants, InProcessHook, InProcessHookOptions } from "./engine/hooks.js";
 import { getPoint, isPointName } from "./pipeline/points.js";
@@ -70,6 +70,13 @@ export interface HostOptions extends SandboxOptions {
    * one in its data folder.
    */
   digestSecret?: Uint8Array | string;
+  /**
+   * Told of each unfinished operation whose record {@link Host.recover} cannot open (changed
+   * or damaged at rest): its id and the RECORD_UNREADABLE error, which names the row and
+   * never its content. Recovery goes on with the others; that record is left as it is, and
+   * resuming it is refused with the same code. Default: a process warning naming the id.
+   */
+  onRecordUnreadable?: (event: { operationId: string; error: ErrorData }) => void;
 }
 
 /** Events the host emits; see {@link Host.on}. */
@@ -112,6 +119,7 @@ export class Host implements StageRunner {
   readonly id: string;
   private readonly detachPool: () => void;
   private readonly recordStore: OperationStore | undefined;
+  private readonly onRecordUnreadable: NonNullable<HostOptions["onRecordUnreadable"]>;
   private readonly payloadStore: PayloadStore | undefined;
   private readonly lease: OwnerLease | undefined;
   private readonly digests: Digester;
@@ -119,13 +127,14 @@ export class Host implements StageRunner {
   private readonly eventDigest = (value: unknown): string => this.digests.of(value);
 
   constructor(options: HostOptions = {}) {
-    const { quarantine, quarantineStore, observer, records, payloads, hostId, digestSecret, operationLeaseMs, ...sandboxOptions } = options;
+    const { quarantine, quarantineStore, observer, records, payloads, hostId, digestSecret, operationLeaseMs, onRecordUnreadable, ...sandboxOptions } = options;
     if (hostId !== undefined && (typeof hostId !== "string" || hostId === "")) throw new SluiceError("CONFIG_INVALID", "the hostId option must be a non-empty string");
     this.id = hostId ?? randomUUID();
     this.digests = digestSecret !== undefined ? createDigester(digestSecret) : ephemeralDigester();
     if (payloads && !records) throw new SluiceError("CONFIG_INVALID", "the payloads option needs the records option: payloads are kept for the operations the records store describes");
     if (operationLeaseMs !== undefined && !(Number.isFinite(operationLeaseMs) && operationLeaseMs > 0)) throw new SluiceError("CONFIG_INVALID", `operationLeaseMs must be a positive number of milliseconds, got ${String(operationLeaseMs)}`);
     this.recordStore = records;
+    this.onRecordUnreadable = onRecordUnreadable ?? ((e) => process.emitWarning(`${e.error.code}: ${e.error.message}; left as it is, never resumed until an operator repairs or deletes it`, { code: e.error.code, detail: `operation ${e.operationId}` }));
     this.payloadStore = payloads;
     this.lease = records && new OwnerLease(records, this.id, operationLeaseMs ?? DEFAULT_OPERATION_LEASE_MS);
     this.sandbox = new Sandbox(sandboxOptions);
@@ -273,12 +282,15 @@ export class Host implements StageRunner {
    * gone (this host's own earlier run, or a peer whose lease ended; whether the call took
    * effect is unknown, so it is never retried automatically), and lets go of the
    * unfinished operations such hosts held. Operations of live peers are left alone.
-   * Returns the ids that became unknown.
+   * Returns the ids that became unknown. A record it cannot open stops nothing: it goes to
+   * `onRecordUnreadable` (see {@link HostOptions}) and the others are recovered.
    */
   async recover(): Promise<string[]> {
     if (!this.recordStore) return [];
     await this.lease!.renew();
-    return this.recordStore.markInterrupted(this.id);
+    return this.recordStore.markInterrupted(this.id, Date.now(), (operationId, error) => {
+      try { this.onRecordUnreadable({ operationId, error: error.toData() }); } catch (err) { process.emitWarning(`an onRecordUnreadable listener threw: ${(err as Error)?.message ?? String(err)}`); }
+    });
   }
 
   /**

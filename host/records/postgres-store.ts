@@ -11,6 +11,7 @@ import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 import { ephemeralSealer, type Sealer } from "./sealed.js";
+import { openRecoverable } from "./recovery-rows.js";
 
 export interface PostgresRecordsOptions {
   /** How long a real result is kept for resume after it was stored (default 24 h). */
@@ -133,14 +134,13 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       const { rows } = await db.query<RecordRow>(`SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, seq DESC LIMIT $${args.length}`, args);
       return rows.map(unseal);
     }),
-    markInterrupted: (owner, now = Date.now()) => guard("recover", () => db.transaction(async (sql) => {
+    markInterrupted: (owner, now = Date.now(), unreadable) => guard("recover", () => db.transaction(async (sql) => {
       const { rows } = await sql.query<RecordRow>(
         `SELECT operation_id, record FROM operation_records
           WHERE phase <> 'finished' AND (owner IS NULL OR owner = $1 OR owner NOT IN (${LIVE.replace("$NOW", "$2")}))
           FOR UPDATE`, [owner, now]);
       const interrupted: string[] = [];
-      for (const row of rows) {
-        const r = unseal(row);
+      for (const r of openRecoverable(rows, unseal, unreadable)) {
         const running = r.realStatus === "running";
         if (running) interrupted.push(r.operationId);
         await write(sql, sealer, withChanges(r, running ? { owner: null, realStatus: "unknown", updatedAt: now } : { owner: null }));

@@ -15,6 +15,7 @@ import { walScrubber } from "./sqlite-wal-scrubber.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
+import { openRecoverable } from "./recovery-rows.js";
 import { loadDeploymentKey } from "../storage/deployment-key.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
@@ -175,8 +176,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const sql = `SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return (db.prepare(sql).all(...args, query.limit ?? 1000) as { operation_id: string; record: string }[]).map(unseal);
     }),
-    markInterrupted: (owner, now = Date.now()) => queued("recover", () => db.transaction(() => {
-      const held = (q.held.all() as { operation_id: string; record: string }[]).map(unseal);
+    markInterrupted: (owner, now = Date.now(), unreadable) => queued("recover", () => db.transaction(() => {
+      const held = openRecoverable(q.held.all() as { operation_id: string; record: string }[], unseal, unreadable);
       const unknown: string[] = [];
       for (const r of held) {
         if (r.owner != null && r.owner !== owner && live(r.owner, now)) continue;

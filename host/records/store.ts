@@ -21,6 +21,7 @@
  * test/helpers/store-engines.ts.
  */
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+import type { UnreadableRecord } from "./recovery-rows.js";
 
 /** What {@link OperationStore.claim} answers. */
 export type ClaimResult = "claimed" | "busy" | "missing";
@@ -46,8 +47,10 @@ export interface OperationStore {
    * previous run of this host) or by an owner that is not live at `now` (or by nobody, on
    * records older than leases) is released (`owner` null); those `running` become
    * `unknown`. Returns the ids that became unknown. Records of live peers are untouched.
+   * A record that does not open (RECORD_UNREADABLE) is left untouched and told to
+   * `unreadable`; the others are recovered all the same (recovery-rows.ts).
    */
-  markInterrupted(owner: string, now?: number): Promise<string[]>;
+  markInterrupted(owner: string, now?: number, unreadable?: UnreadableRecord): Promise<string[]>;
   /** Says `owner` is alive until `until` (epoch ms). Hosts call it every third of their lease. */
   heartbeat(owner: string, until: number): Promise<void>;
   /** Ends `owner`'s lease at once (a host closing): its operations are free for others. */

@@ -113,6 +113,8 @@ export const PROGRESS_TAKEN = -3;
 /** A worker's answer to a task it skipped because it was cancelled first. */
 export interface SkippedTask { skipped: true }
 export const PROGRESS_INDEX = 0;
+/** Int32 slot: the Linux thread id of the worker that took the task (0 when unknown), for watch-clock.ts. */
+export const PROGRESS_THREAD = 1;
 export const PROGRESS_START = 1;
 
 /**

@@ -20,6 +20,7 @@ import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
+import { runPatchLimit } from "./patch-limit.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, FUEL_PRICE_FIXTURES, isPriced, runPriceFixtures } from "./fuel-prices.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
@@ -790,6 +791,31 @@ async function fuelPrices(c: Counts): Promise<ScenarioResult> {
   return { id: 18, title: "fuel prices what it buys: the costliest unit of each kind at the default budget (guest time per call)", latency, values, targets };
 }
 
+/**
+ * Scenario 19 (issue #30, item 3): decoding and checking a reply is the host's work. A guest
+ * that returns 25,000 `replace` operations is refused PATCH_INVALID naming the documented
+ * maximum, one at that maximum is applied; each reply answers within 20 ms and the same
+ * worker serves the next call (patch-limit.ts).
+ */
+async function patchLimit(c: Counts): Promise<ScenarioResult> {
+  const r = await runPatchLimit(Math.max(2, Math.min(c.coldRepeats * 2, 30)), Math.min(c.warmup, 10), (name) => built(`fixtures/${name}.wasm`));
+  const us = (s: Stats): Stats => ({ n: s.n, p50: s.p50 * 1000, p99: s.p99 * 1000, mean: s.mean * 1000 });
+  const latency = { "over-limit": us(r.over.ms), "at-limit": us(r.atLimit.ms) };
+  const values: Record<string, number | string> = { loadAverage: loadavg()[0]!, workersReplaced: r.workersEnded };
+  for (const [name, run] of [["overLimit", r.over], ["atLimit", r.atLimit]] as const) {
+    Object.assign(values, { [`${name}.replyBytes`]: run.replyBytes, [`${name}.minMs`]: run.ms.min, [`${name}.medianMs`]: run.ms.p50, [`${name}.maxMs`]: run.ms.max });
+  }
+  // A median, as every target here is (the machine's load moves the extremes; min and max are reported).
+  const reply = (run: typeof r.over): number => (run.asExpected && r.workersEnded === 0 ? run.ms.p50 : 1e9);
+  return {
+    id: 19, title: "a reply of 25,000 patch operations (refused, naming the limit) and one of 4,096 (applied): host call time, same worker", latency, values,
+    targets: [
+      target("25,000 operations: PATCH_INVALID naming the limit, worker kept (p50 ms of the host call; 1e9 if not)", reply(r.over), "<=", 20, "ms"),
+      target("4,096 operations: applied, worker kept (p50 ms of the host call; 1e9 if not)", reply(r.atLimit), "<=", 20, "ms"),
+    ],
+  };
+}
+
 /** The engines scenario 14 runs on: one SQLite data folder shared by the three processes, and one PostgreSQL database. */
 const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "sqlite", with: (fn) => fn({}) },
@@ -815,4 +841,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 16, run: serveStreams },
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
+  { id: 19, run: patchLimit },
 ];

@@ -64,6 +64,8 @@ export async function serve(config: ServeConfig): Promise<void> {
       ...(config.workers !== undefined ? { workers: config.workers } : {}),
       ...(payloads ? { payloads } : {}),
       onWorkerEnded: (e) => log.warn({ event: "worker.restarted", booted: e.booted, replaceInMs: e.replaceInMs, reason: e.reason }, "sandbox worker ended; a replacement is starting"),
+      // The id and code only: the row is left as it is for an operator, and resuming it is refused.
+      onRecordUnreadable: (e) => log.error({ event: "record.unreadable", operationId: e.operationId, errorCode: e.error.code }, "an unfinished operation's record cannot be read; left as it is, never resumed"),
     },
   }));
   const stopLogging = registry.host.observer.on((event) => {

@@ -3,13 +3,17 @@ import { encodeTransient } from "../../../abi/codec.js";
 import { runSteps } from "../../pipeline/run-steps.js";
 import type { SyncKvStore } from "../kv/kv-store.js";
 import { openWorkerKv } from "../kv/open-kv.js";
-import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "../protocol.js";
+import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_THREAD, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "../protocol.js";
 import { runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
 import { serve } from "./serve.js";
 import { pendingComponents } from "./run-component.js";
 import { withKeys } from "../../objects/with-keys.js";
+import { ownThreadId } from "../thread-cpu.js";
+
+/** Told to the watchdog with every task, so time this thread waits for a core is not billed to its guests. */
+const THREAD_ID = ownThreadId();
 
 
 const stores = new Map<string, SyncKvStore>();
@@ -107,8 +111,9 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
 export default function run(task: Task | ServeTask): CallReport[] | Promise<CallReport[] | WireStageResult | (WireStageResult | null)[]> {
   if (task.kind === "serve") return serve(task, (t) => run(t as Task)) as Promise<never>;
   // Claimed atomically: the caller may cancel a task still queued behind another one.
-  const index = new Int32Array(task.progress, 0, 1);
+  const index = new Int32Array(task.progress, 0, 2);
   if (Atomics.compareExchange(index, PROGRESS_INDEX, PROGRESS_WAITING, PROGRESS_TAKEN) !== PROGRESS_WAITING) return { skipped: true } satisfies SkippedTask as never;
+  Atomics.store(index, PROGRESS_THREAD, THREAD_ID);
   return execute(task);
 }
 
