@@ -57,7 +57,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -169,7 +169,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -257,7 +257,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -353,7 +353,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -745,7 +745,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -875,7 +875,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1018,7 +1018,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1122,7 +1122,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1148,7 +1148,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
             "description": "An option considered and not taken."
           },
-          "description": "The other options considered (seed 003: alternatives)."
+          "description": "The other options considered (alternatives)."
         },
         "reason_sha256": {
           "type": "string",
@@ -1231,7 +1231,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1356,7 +1356,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1384,7 +1384,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
             "description": "One capability (a label: a tool id, a skill name)."
           },
-          "description": "What the agent declares it can do: the scheduler's business card (seed 003)."
+          "description": "What the agent declares it can do: the scheduler's business card."
         },
         "status": {
           "enum": [
@@ -1467,7 +1467,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1567,7 +1567,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1671,7 +1671,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1787,7 +1787,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -1949,7 +1949,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -2133,7 +2133,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -2556,7 +2556,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -2701,7 +2701,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -2868,7 +2868,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -2974,7 +2974,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3000,7 +3000,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
             "description": "An option considered and not taken."
           },
-          "description": "The other options considered (seed 003: alternatives)."
+          "description": "The other options considered (alternatives)."
         },
         "reason_sha256": {
           "type": "string",
@@ -3085,7 +3085,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3212,7 +3212,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3240,7 +3240,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
             "description": "One capability (a label: a tool id, a skill name)."
           },
-          "description": "What the agent declares it can do: the scheduler's business card (seed 003)."
+          "description": "What the agent declares it can do: the scheduler's business card."
         },
         "status": {
           "enum": [
@@ -3325,7 +3325,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3427,7 +3427,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3533,7 +3533,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3651,7 +3651,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -3815,7 +3815,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -4032,7 +4032,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -4463,7 +4463,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -4610,7 +4610,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
@@ -4779,7 +4779,7 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
             "string",
             "null"
           ],
-          "description": "The agent run (seed 003's session_id); null outside a run."
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
         },
         "instance_id": {
           "type": "string",
