@@ -9,6 +9,7 @@ import { postgresRecords } from "../../host/records/postgres-store.js";
 import type { PostgresEngine } from "../../host/storage/postgres.js";
 import type { OperationRecord } from "../../host/index.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
+import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
 
 const opened: PostgresStores[] = [];
 afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });
@@ -26,14 +27,8 @@ function counted(db: PostgresEngine): { db: PostgresEngine; statements: string[]
   return { db: wrapped, statements };
 }
 
-const record = (id: string): OperationRecord => ({
-  operationId: id, parentOperationId: null, idempotencyKey: id,
-  identity: { operation: "tool", beforePoint: "tool.before", afterPoint: "tool.after", ctx: { spaceId: "s" }, target: { instance: "main", spaceId: "s", toolId: "t" }, callId: "c" },
-  point: "tool.before", phase: "before", realStatus: "not_started", revision: 1, resumedRevision: null, resumes: 0, completed: [],
-  finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null, attempts: 0, shortCircuitedBy: null,
-  outcome: null, error: null, createdAt: 1_000, updatedAt: 1_000,
-});
-const RESULT = { real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } };
+const record = operationRecord;
+const RESULT = STORED_RESULT;
 
 describe("records on PostgreSQL", () => {
   it("writes each phase boundary in one statement: running, the real result, the ending", async () => {

@@ -4,16 +4,11 @@
  */
 import { statSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
-import { openSqliteRecords, type OperationRecord, type OperationStore } from "../../host/index.js";
+import { openSqliteRecords, type OperationStore } from "../../host/index.js";
 import { tempFile } from "../helpers/store-engines.js";
+import { operationRecord } from "../helpers/operation-record.js";
 
-const record = (id: string): OperationRecord => ({
-  operationId: id, parentOperationId: null, idempotencyKey: id,
-  identity: { operation: "tool", beforePoint: "tool.before", afterPoint: "tool.after", ctx: { spaceId: "s" }, target: { instance: "main", spaceId: "s", toolId: "t" }, callId: "c" },
-  point: "tool.before", phase: "before", realStatus: "not_started", revision: 1, resumedRevision: null, resumes: 0, completed: [],
-  finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null, attempts: 0, shortCircuitedBy: null,
-  outcome: null, error: null, createdAt: 1_000, updatedAt: 1_000,
-});
+const record = operationRecord;
 
 const opened: OperationStore[] = [];
 afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });

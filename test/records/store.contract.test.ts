@@ -3,22 +3,17 @@
  * SQLite on a file shared with the registry. A store is closed after each case.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteRecords, type AuditRecord, type OperationRecord, type OperationStore, type PayloadStore } from "../../host/index.js";
+import { openSqliteRecords, type AuditRecord, type OperationStore, type PayloadStore } from "../../host/index.js";
 import { openSqliteStore } from "../../host/registry/sqlite-store.js";
 import { enginesWith, tempFile } from "../helpers/store-engines.js";
+import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
 
-const record = (id: string, over: Partial<OperationRecord> = {}): OperationRecord => ({
-  operationId: id, parentOperationId: null, idempotencyKey: id,
-  identity: { operation: "tool", beforePoint: "tool.before", afterPoint: "tool.after", ctx: { spaceId: "s" }, target: { instance: "main", spaceId: "s", toolId: "t" }, callId: "c" },
-  point: "tool.before", phase: "before", realStatus: "not_started", revision: 1, resumedRevision: null, resumes: 0, completed: [],
-  finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null, attempts: 0, shortCircuitedBy: null,
-  outcome: null, error: null, createdAt: 1_000, updatedAt: 1_000, ...over,
-});
+const record = operationRecord;
 const audit = (operationId: string, bindingId: string, at: number): AuditRecord => ({
   operationId, bindingId, hookRef: "p@1.0.0", codeSha256: "ab".repeat(32), point: "tool.after", phase: "after", revision: 1, outcome: "continue",
   inputDigest: "1".repeat(64), outputDigest: "1".repeat(64), patchDigest: null, durationMs: 0.5, fuel: 1_234, errorCode: null, at,
 });
-const RESULT = { real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } };
+const RESULT = STORED_RESULT;
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });

@@ -4,17 +4,12 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { expect, it } from "vitest";
-import { openSqliteRecords, type OperationRecord } from "../../host/index.js";
+import { openSqliteRecords } from "../../host/index.js";
 import { tempFile } from "../helpers/store-engines.js";
+import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
 
-const record = (id: string): OperationRecord => ({
-  operationId: id, parentOperationId: null, idempotencyKey: id,
-  identity: { operation: "tool", beforePoint: "tool.before", afterPoint: "tool.after", ctx: { spaceId: "s" }, target: { instance: "main", spaceId: "s", toolId: "t" }, callId: "c" },
-  point: "tool.before", phase: "before", realStatus: "not_started", revision: 1, resumedRevision: null, resumes: 0, completed: [],
-  finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null, attempts: 0, shortCircuitedBy: null,
-  outcome: null, error: null, createdAt: 1_000, updatedAt: 1_000,
-});
-const RESULT = { real: { n: 1 }, afterPayload: { view: 1 }, before: { ran: false, reached: -1, carries: {} } };
+const record = operationRecord;
+const RESULT = STORED_RESULT;
 // The last connection to close removes the WAL file: nothing left is none.
 const walBytes = (file: string) => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
 
