@@ -91,7 +91,7 @@ export class OperationEngine implements StageRunner {
     };
     const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
     const hooksAt = (point: PointName): ResolvedHook[] => table.hooksFor(release, point, target);
-    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => void };
+    type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => Promise<void> | void };
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
       hooks.length === 0
         ? Promise.resolve({ payload, reports: [], reached: -1, carries: {}, ...(extra.holds ? { holds: [...extra.holds] } : {}) })

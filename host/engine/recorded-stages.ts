@@ -1,22 +1,22 @@
-import type { OperationStages } from "./stages.js";
+import { NOTHING, type OperationStages } from "./stages.js";
 import type { OperationJournal } from "../records/journal.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 
 /**
  * Stages that keep the operation's record: every hook they run goes into its audit, and
- * each phase boundary is persisted before the operation goes on past it (records/journal.ts
- * says what is on disk when).
+ * the phase boundaries a crash must find are persisted before the operation goes on past
+ * them (records/journal.ts says what is on disk when).
  */
 export function recordedStages(stages: OperationStages, journal: OperationJournal): OperationStages {
   return withChanges(stages, {
     run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
     // The checkpoint names the binding in progress while an after hook runs; the after stage then runs hook by hook.
-    runAfter: (point, payload, before, options) => stages.runAfter(point, payload, before, withKeys(options ?? {}, { progress: (bindingId: string) => { options?.progress?.(bindingId); journal.inProgress(point, bindingId); } }))
+    runAfter: (point, payload, before, options) => stages.runAfter(point, payload, before, withKeys(options ?? {}, { progress: (bindingId: string) => { void options?.progress?.(bindingId); return journal.inProgress(point, bindingId); } }))
       .then((r) => { journal.stage(point, payload, r); return r; }),
     diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
     opened: (operation, before, after) => journal.start(operation, before, after),
     calling: (before, input) => journal.running(before, input),
-    called: (after, real, afterPayload, before, facts) => journal.succeeded(after, real, afterPayload, before, facts),
+    called: (after, real, afterPayload, before, facts) => { journal.succeeded(after, real, afterPayload, before, facts); return NOTHING; },
     closed: async (phase, error, outcome, facts, output) => { await journal.ended(phase, error, outcome, facts, output); return journal.error; },
   });
 }

@@ -30,7 +30,7 @@ export interface StageRun {
   /** Keeps quarantined plugins from running and learns from each guest step's report (host/reliability). */
   guard?: StageGuard;
   /** Told which binding is about to run; the stage then runs hook by hook (one worker task each) so the binding named is exact. */
-  progress?: (bindingId: string) => void;
+  progress?: (bindingId: string) => Promise<void> | void;
   /**
    * The space whose key-value data the guests use; default the context's space. A dry run
    * gives a fresh one, so trying a plugin never reads or writes a tenant's data.
@@ -88,7 +88,7 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
     const kind = run.hooks[start]!.kind;
     let end = start + 1;
     while (!run.progress && end < run.hooks.length && run.hooks[end]!.kind === kind) end++;
-    run.progress?.(run.hooks[start]!.binding.id);
+    if (run.progress) await run.progress(run.hooks[start]!.binding.id);
     const group = run.hooks.slice(start, end);
     const input: StageInput = {
       point: run.point,

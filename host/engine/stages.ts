@@ -13,8 +13,8 @@ export type EndPhase = "before" | "operation" | "after" | null;
 export interface AfterOptions {
   /** After bindings judging an answer already streamed (see {@link OperationStages.streamPlan}). */
   readOnly?: ReadonlySet<string>;
-  /** Told the binding in progress, hook by hook (the after stage then runs one hook per task): the recording's checkpoint. */
-  progress?: (bindingId: string) => void;
+  /** Told the binding in progress, hook by hook (the after stage then runs one hook per task): the recording's checkpoint. A promise it answers is awaited before that hook runs. */
+  progress?: (bindingId: string) => Promise<void> | void;
 }
 
 /** An already settled "nothing to say", shared by every phase of stages that record nothing. */
@@ -52,7 +52,7 @@ export interface OperationStages {
   opened(operation: OperationKind, before: PointName, after: PointName): Promise<ErrorData | undefined>;
   /** The real call is about to start on `input`: a crash from here on leaves its outcome unknown. */
   calling(before: PointName, input: Record<string, unknown>): Promise<ErrorData | undefined>;
-  /** The real call succeeded: its result exists before any after hook runs. */
+  /** The real call succeeded: its result exists before any after hook runs (a recording writes it with the first after hook's checkpoint, or with the ending). */
   called(after: PointName, real: unknown, afterPayload: Record<string, unknown>, before: StageResult, facts: ExecutionFacts): Promise<void>;
   /** The operation ended (facts final); answers the error, if any, of keeping its ending. */
   closed(phase: EndPhase, error: ErrorData | null, outcome: string, facts: ExecutionFacts, output: unknown): Promise<ErrorData | undefined>;

@@ -1,7 +1,10 @@
 /**
- * The records of one operation, written at each phase boundary: start, "running" before
- * the real call, the real result right after it, the ending. The host creates one per
- * operation only when it has a records store, so a host without one pays nothing.
+ * The records of one operation, written at the phase boundaries that a crash must find on
+ * disk: "running" before the real call (the first write: it inserts the record), the real
+ * result before any after hook runs, the ending. What happens in between (audit rows of a
+ * stage, the checkpoint's binding) rides on the next write, so an operation whose stages
+ * run no hook is two writes. The host creates one per operation only when it has a
+ * records store, so a host without one pays nothing.
  * Write failures before the real call refuse the call (the crash guarantee would not
  * hold); failures after it are kept in `error` and never hide the real result.
  * The store is asynchronous: the journal queues its writes in order (audit rows and
@@ -17,6 +20,7 @@ import type { ExecutionFacts } from "../pipeline/call-types.js";
 import type { Digester } from "../pipeline/digest.js";
 import type { OperationStore, PayloadStore } from "./store.js";
 import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
+import { withChanges } from "../objects/with-keys.js";
 
 export interface JournalInit {
   store: OperationStore;
@@ -40,7 +44,13 @@ export class OperationJournal {
   error: ErrorData | undefined;
   private completed: OperationRecord["completed"];
   private started = false;
+  /** A fresh operation's record until its first write: nothing is on disk before the real call is about to start. */
+  private unwritten: OperationRecord | undefined;
+  /** What the next write carries: changes merged in order, the real result, audit rows. */
+  private pending: { changes: Partial<OperationRecord>; result?: StoredResult; audit: AuditRecord[] } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The last store call a flush made: a flush that finds nothing pending answers its outcome (it took that flush's changes). */
+  private lastWrite: Promise<void> = Promise.resolve();
 
   constructor(private readonly init: JournalInit) {
     this.completed = init.resuming ? [...init.resuming.completed] : [];
@@ -50,7 +60,12 @@ export class OperationJournal {
     return this.init.resuming !== undefined;
   }
 
-  /** Fixes the operation's identity on disk; an error means the operation must not proceed. */
+  /**
+   * Fixes the operation's identity. A fresh operation writes nothing yet: its first write
+   * is "running", just before the real call (or its ending, when it ends before one), so
+   * a call that runs no hook writes twice. A crash before that write loses only hooks'
+   * work, which nothing outside saw. A resume takes the stored record at once.
+   */
   start(operation: OperationKind, before: PointName, after: PointName): Promise<ErrorData | undefined> {
     const { store, operationId, revision, resuming, owner } = this.init;
     const now = Date.now();
@@ -59,15 +74,16 @@ export class OperationJournal {
       return this.write(() => store.update(operationId, { phase: "after", point: after, resumedRevision: revision, resumes: resuming.resumes + 1, owner, outcome: null, error: null, updatedAt: now }));
     }
     const identity: OperationIdentity = { operation, beforePoint: before, afterPoint: after, ...this.init.identity };
-    return this.write(() => store.insert({
+    this.unwritten = {
       operationId, parentOperationId: identity.ctx.parentOperationId ?? null, idempotencyKey: operationId, identity, owner,
       point: before, phase: "before", realStatus: "not_started", revision, resumedRevision: null, resumes: 0, completed: [],
       finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null,
       attempts: 0, shortCircuitedBy: null, outcome: null, error: null, createdAt: now, updatedAt: now,
-    }));
+    };
+    return NOTHING;
   }
 
-  /** Audits one stage: a record per hook, with digests chained through the stage (queued, not waited for). */
+  /** Audits one stage: a record per hook, with digests chained through the stage; written with the next phase boundary. */
   stage(point: PointName, input: Record<string, unknown>, result: StageResult): void {
     if (!this.started || result.reports.length === 0) return;
     const { revision, codeOf, operationId } = this.init;
@@ -87,13 +103,20 @@ export class OperationJournal {
     const done = result.failure ? result.reports.slice(0, -1) : result.reports;
     this.completed.push(...done.map((s) => ({ point, bindingId: s.bindingId })));
     if (this.init.payloads) this.keep(this.init.digests.of(result.payload), result.payload);
-    void this.write(() => this.init.store.appendAudit(rows));
+    this.add({ completed: this.completed }, undefined, rows);
   }
 
-  /** The after hook about to run (the checkpoint's `binding_id`, abi/README.md §4.3): a record cut off here names it. */
-  inProgress(point: PointName, bindingId: string): void {
-    if (!this.started) return;
-    void this.write(() => this.init.store.update(this.init.operationId, { inProgress: { point, bindingId }, completed: this.completed, updatedAt: Date.now() }));
+  /**
+   * The after hook about to run (the checkpoint's `binding_id`, abi/README.md §4.3): a record
+   * cut off here names it. The first one carries the real result, which must be on disk
+   * before any after hook runs: that write is awaited; the later ones are only queued.
+   */
+  inProgress(point: PointName, bindingId: string): Promise<void> | undefined {
+    if (!this.started) return undefined;
+    const carriesResult = this.pending?.result !== undefined;
+    this.add({ inProgress: { point, bindingId }, completed: this.completed, updatedAt: Date.now() });
+    const written = this.flush();
+    return carriesResult ? written.then(() => undefined) : undefined;
   }
 
   /**
@@ -104,11 +127,18 @@ export class OperationJournal {
   running(point: PointName, input: Record<string, unknown>): Promise<ErrorData | undefined> {
     const ref = this.init.digests.of(input);
     this.keep(ref, input);
-    return this.write(() => this.init.store.update(this.init.operationId, { phase: "operation", point, realStatus: "running", finalInputRef: ref, completed: this.completed, updatedAt: Date.now() }));
+    this.add({ phase: "operation", point, realStatus: "running", finalInputRef: ref, completed: this.completed, updatedAt: Date.now() });
+    return this.flush();
   }
 
-  /** Written as soon as the real result exists (awaited before the after stage): a crash in the after stage leaves it ready for resume. */
-  async succeeded(point: PointName, real: unknown, afterPayload: Record<string, unknown>, before: StageResult, facts: ExecutionFacts): Promise<void> {
+  /**
+   * The real result exists: kept for the next write. The first after hook's checkpoint
+   * ({@link inProgress}) writes it before that hook runs, so a crash in the after stage
+   * leaves it ready for resume; when no after hook runs, the ending carries it (a crash
+   * before the ending leaves "running", which recovery turns into "unknown", as a crash
+   * during the call itself would).
+   */
+  succeeded(point: PointName, real: unknown, afterPayload: Record<string, unknown>, before: StageResult, facts: ExecutionFacts): void {
     const ref = this.init.digests.of(real);
     this.keep(ref, real);
     const billed = modelCharge(real);
@@ -116,10 +146,10 @@ export class OperationJournal {
       real: real ?? null, afterPayload,
       before: { ran: before.reports.length > 0, reached: before.reached, carries: before.carries, ...(facts.shortCircuitedBy ? { shortCircuitedBy: facts.shortCircuitedBy } : {}) },
     };
-    await this.write(() => this.init.store.update(this.init.operationId, {
+    this.add({
       phase: "after", point, realStatus: facts.realStatus, realResultRef: ref, attempts: facts.attempts, shortCircuitedBy: facts.shortCircuitedBy ?? null,
       completed: this.completed, ...billed, ...(facts.artifacts ? { artifacts: facts.artifacts } : {}), updatedAt: Date.now(),
-    }, result));
+    }, result);
   }
 
   /**
@@ -131,11 +161,38 @@ export class OperationJournal {
     const unfinished = phase === "after" && error !== null && error.code !== "HOOK_BLOCKED";
     let effectiveOutputRef: string | null = null;
     if (error === null) { effectiveOutputRef = this.init.digests.of(output); this.keep(effectiveOutputRef, output); }
-    await this.write(() => this.init.store.update(this.init.operationId, {
+    this.add({
       phase: unfinished ? "after" : "finished", owner: null, realStatus: facts.realStatus, attempts: facts.attempts, completed: this.completed, effectiveOutputRef,
       ...(unfinished ? {} : { inProgress: null }), ...(facts.artifacts ? { artifacts: facts.artifacts } : {}),
       outcome, error: error && { code: error.code, message: error.message }, updatedAt: Date.now(),
-    }));
+    });
+    await this.flush();
+  }
+
+  /** Merges into the next write. */
+  private add(changes: Partial<OperationRecord>, result?: StoredResult, audit: AuditRecord[] = []): void {
+    const p = (this.pending ??= { changes: {}, audit: [] });
+    p.changes = withChanges(p.changes, changes);
+    if (result) p.result = result;
+    p.audit.push(...audit);
+  }
+
+  /** Queues one store call with everything pending (the first one inserts the record); resolves with its failure, if any. */
+  private flush(): Promise<ErrorData | undefined> {
+    return this.write(() => {
+      const p = this.pending;
+      if (!p) return this.lastWrite;
+      this.pending = undefined;
+      const { store, operationId } = this.init;
+      // A finished operation keeps no real result (the store would delete it in the same write).
+      const result = p.changes.phase === "finished" ? undefined : p.result;
+      if (this.unwritten) {
+        const record = withChanges(this.unwritten, p.changes);
+        this.unwritten = undefined;
+        return (this.lastWrite = store.insert(record, p.audit, result));
+      }
+      return (this.lastWrite = store.update(operationId, p.changes, result, p.audit));
+    });
   }
 
   /** Content goes only to the opt-in payload store, never to the records. */
@@ -154,6 +211,8 @@ export class OperationJournal {
     return done;
   }
 }
+
+const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
 /** Usage and provider request id of a model answer: what was billed, kept with the real result. */
 function modelCharge(real: unknown): Pick<OperationRecord, "usage" | "providerRequestId"> | Record<string, never> {

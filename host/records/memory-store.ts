@@ -20,17 +20,23 @@ export function createMemoryRecords(options: { resultRetentionMs?: number } = {}
   // Copies in and out, so callers cannot change what was recorded (as with a database).
   const copy = <T>(v: T): T => structuredClone(v);
   const live = (owner: string, now: number) => (leases.get(owner) ?? -Infinity) > now;
+  const append = (rows: readonly AuditRecord[]) => { for (const row of rows) audit.push(withKeys(copy(row), { seq: ++seq })); };
   // Each method does its work before it returns, as one step: nothing interleaves with it.
   const now = <T>(fn: () => T): Promise<T> => { try { return Promise.resolve(fn()); } catch (err) { return Promise.reject(err); } };
   return {
-    insert: (record) => now(() => { records.set(record.operationId, copy(record)); }),
-    update: (id, changes, result) => now(() => {
+    insert: (record, rows = [], result) => now(() => {
+      records.set(record.operationId, copy(record));
+      if (result && record.phase !== "finished") results.set(record.operationId, withKeys(copy(result), { storedAt: Date.now() }));
+      append(rows);
+    }),
+    update: (id, changes, result, rows = []) => now(() => {
       const r = records.get(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
       const next = withChanges(r, copy(changes));
       records.set(id, next);
       if (result) results.set(id, withKeys(copy(result), { storedAt: Date.now() }));
       if (next.phase === "finished") results.delete(id);
+      append(rows);
     }),
     get: (id) => now(() => { const r = records.get(id); return r && copy(r); }),
     result: (id) => now(() => { const r = results.get(id); if (!r) return undefined; const { storedAt: _s, ...stored } = r; return copy(stored); }),
@@ -62,7 +68,7 @@ export function createMemoryRecords(options: { resultRetentionMs?: number } = {}
       r.owner = owner;
       return "claimed";
     }),
-    appendAudit: (rows) => now(() => { for (const row of rows) audit.push(withKeys(copy(row), { seq: ++seq })); }),
+    appendAudit: (rows) => now(() => append(rows)),
     audit: (q: AuditQuery = {}) => now(() => audit
       .filter((a) => (q.operationId === undefined || a.operationId === q.operationId) && (q.bindingId === undefined || a.bindingId === q.bindingId)
         && (q.from === undefined || a.at >= q.from) && (q.to === undefined || a.at < q.to))

@@ -37,6 +37,25 @@ async function write(sql: Sql, sealer: Sealer, r: OperationRecord): Promise<void
   await sql.query("UPDATE operation_records SET phase = $1, real_status = $2, owner = $3, record = $4 WHERE operation_id = $5", [r.phase, r.realStatus, r.owner ?? null, sealer.seal(r, { column: RECORD, id: r.operationId }), r.operationId]);
 }
 
+const AUDIT_COLUMNS: readonly (readonly [string, string])[] = [
+  ["operation_id", "text"], ["binding_id", "text"], ["hook_ref", "text"], ["code_sha256", "text"], ["point", "text"], ["phase", "text"], ["revision", "integer"],
+  ["outcome", "text"], ["input_digest", "text"], ["output_digest", "text"], ["patch_digest", "text"], ["duration_ms", "double precision"], ["fuel", "bigint"], ["error_code", "text"], ["at", "bigint"],
+];
+
+/**
+ * Audit rows as a `SELECT` of typed parameters, numbered after `args` (which it extends),
+ * in the order given (hook_audit's seq follows it); `when` filters the whole batch.
+ */
+function auditSelect(rows: readonly AuditRecord[], args: unknown[], when = "TRUE"): string {
+  const tuples = rows.map((a) => {
+    const row = [a.operationId, a.bindingId, a.hookRef, a.codeSha256, a.point, a.phase, a.revision, a.outcome, a.inputDigest, a.outputDigest, a.patchDigest, a.durationMs, a.fuel, a.errorCode, a.at];
+    const start = args.length;
+    args.push(...row);
+    return `(${row.map((_, i) => `$${start + i + 1}::${AUDIT_COLUMNS[i]![1]}`).join(", ")})`;
+  });
+  return `INSERT INTO hook_audit (${AUDIT_COLUMNS.map(([c]) => c).join(", ")}) SELECT * FROM (VALUES ${tuples.join(", ")}) AS v WHERE ${when}`;
+}
+
 /** What this store last wrote for an operation it is running: the record and its sealed text. */
 interface Known { record: OperationRecord; sealed: string }
 /** In-flight operations of one host are few; past this the cache is dropped and refilled. */
@@ -50,9 +69,10 @@ const KNOWN_MAX = 10_000;
  * Resolves false when the row changed elsewhere (another host, a claim): the caller falls
  * back to the transaction that reads the row under lock.
  */
-async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined): Promise<string | undefined> {
+async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[]): Promise<string | undefined> {
   const id = next.operationId;
   const sealed = sealer.seal(next, { column: RECORD, id });
+  const args: unknown[] = [id, known.sealed, next.phase, next.realStatus, next.owner ?? null, sealed, result && next.phase !== "finished" ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()];
   const { rows } = await db.query<{ n: number }>(
     `WITH u AS (
        UPDATE operation_records SET phase = $3, real_status = $4, owner = $5, record = $6
@@ -61,8 +81,9 @@ async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: K
        INSERT INTO operation_results (operation_id, result, stored_at) SELECT $1, $7::text, $8 FROM u WHERE $7::text IS NOT NULL AND u.phase <> 'finished'
        ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at),
      d AS (DELETE FROM operation_results WHERE operation_id = $1 AND EXISTS (SELECT 1 FROM u WHERE u.phase = 'finished'))
+     ${audit.length > 0 ? `, a AS (${auditSelect(audit, args, "EXISTS (SELECT 1 FROM u)")})` : ""}
      SELECT count(*)::int AS n FROM u`,
-    [id, known.sealed, next.phase, next.realStatus, next.owner ?? null, sealed, result ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()]);
+    args);
   return (rows[0]?.n ?? 0) === 1 ? sealed : undefined;
 }
 
@@ -87,19 +108,29 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
 
   return {
-    insert: (r) => guard("insert", async () => {
-      const sealed = sealer.seal(r, { column: RECORD, id: r.operationId });
+    insert: (r, audit = [], result) => guard("insert", async () => {
+      const id = r.operationId;
+      const sealed = sealer.seal(r, { column: RECORD, id });
+      const args: unknown[] = [id, r.phase, r.realStatus, r.owner ?? null, r.createdAt, sealed, result && r.phase !== "finished" ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()];
+      // One statement, one round trip: the record, its real result and its audit rows land together.
       await db.query(
-        `INSERT INTO operation_records (operation_id, phase, real_status, owner, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record`,
-        [r.operationId, r.phase, r.realStatus, r.owner ?? null, r.createdAt, sealed]);
+        `WITH i AS (
+           INSERT INTO operation_records (operation_id, phase, real_status, owner, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record
+           RETURNING operation_id),
+         r AS (
+           INSERT INTO operation_results (operation_id, result, stored_at) SELECT $1, $7::text, $8 FROM i WHERE $7::text IS NOT NULL
+           ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at)
+         ${audit.length > 0 ? `, a AS (${auditSelect(audit, args)})` : ""}
+         SELECT 1`,
+        args);
       remember(r, sealed);
     }),
-    update: (id, changes, result) => guard("update", async () => {
+    update: (id, changes, result, audit = []) => guard("update", async () => {
       const mine = known.get(id);
       if (mine) {
         const next = withChanges(mine.record, changes);
-        const sealed = await updateInOneStatement(db, sealer, mine, next, result);
+        const sealed = await updateInOneStatement(db, sealer, mine, next, result, audit);
         if (sealed !== undefined) return remember(next, sealed);
       }
       known.delete(id);
@@ -109,7 +140,8 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
         if (!rows[0]) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
         const next = withChanges(unseal(rows[0]), changes);
         await write(sql, sealer, next);
-        if (result) {
+        if (audit.length > 0) { const args: unknown[] = []; await sql.query(auditSelect(audit, args), args); }
+        if (result && next.phase !== "finished") {
           await sql.query("INSERT INTO operation_results (operation_id, result, stored_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at", [id, sealer.seal(result, { column: RESULT, id }), Date.now()]);
         }
         // A finished operation can no longer resume: its real result has no reason to stay.
@@ -166,16 +198,9 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
     }, "read committed")),
     appendAudit: (records) => guard("audit", async () => {
       if (records.length === 0) return;
-      const cols = ["operation_id", "binding_id", "hook_ref", "code_sha256", "point", "phase", "revision", "outcome", "input_digest", "output_digest", "patch_digest", "duration_ms", "fuel", "error_code", "at"];
-      const values: unknown[] = [];
-      const tuples = records.map((a) => {
-        const row = [a.operationId, a.bindingId, a.hookRef, a.codeSha256, a.point, a.phase, a.revision, a.outcome, a.inputDigest, a.outputDigest, a.patchDigest, a.durationMs, a.fuel, a.errorCode, a.at];
-        const start = values.length;
-        values.push(...row);
-        return `(${row.map((_, i) => `$${start + i + 1}`).join(", ")})`;
-      });
       // One statement: the whole batch lands or none of it.
-      await db.query(`INSERT INTO hook_audit (${cols.join(", ")}) VALUES ${tuples.join(", ")}`, values);
+      const args: unknown[] = [];
+      await db.query(auditSelect(records, args), args);
     }),
     audit: (query: AuditQuery = {}) => guard("audit query", async () => {
       const where: string[] = [];

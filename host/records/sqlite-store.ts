@@ -48,6 +48,8 @@ export interface SqliteRecordsOptions {
 export const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 const MACHINE = hostname();
+/** In-flight operations of one host are few; past this the cache of what was last written is dropped and refilled. */
+const KNOWN_MAX = 10_000;
 
 function processAlive(pid: number): boolean {
   try {
@@ -97,6 +99,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, owner, record) VALUES (?, ?, ?, ?, ?, ?)"),
     get: db.prepare("SELECT operation_id, record FROM operation_records WHERE operation_id = ?"),
     set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ?"),
+    // The update of a record this store wrote last: only if the row still holds that sealed text (a fresh nonce per write makes it a version).
+    swap: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ? AND record = ?"),
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
     putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result, stored_at) VALUES (?, ?, ?)"),
     dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
@@ -122,6 +126,20 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     return lease.machine !== MACHINE || lease.pid === null || processAlive(lease.pid);
   };
   const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, seal(r), r.operationId);
+  // What this store last wrote of each operation it is running, so an update needs neither a
+  // read nor an unseal; the swap above falls back to reading when the row changed elsewhere.
+  const known = new Map<string, { record: OperationRecord; sealed: string }>();
+  const remember = (r: OperationRecord, sealed: string) => {
+    if (r.phase === "finished" || r.owner == null) { known.delete(r.operationId); return; }
+    if (known.size >= KNOWN_MAX && !known.has(r.operationId)) known.clear();
+    known.set(r.operationId, { record: r, sealed });
+  };
+  const rest = (id: string, next: OperationRecord, result: StoredResult | undefined, rows: readonly AuditRecord[]) => {
+    if (result && next.phase !== "finished") q.putResult.run(id, sealer.seal(result, { column: RESULT, id }), Date.now());
+    // A finished operation can no longer resume: its real result has no reason to stay.
+    if (next.phase === "finished" && q.dropResult.run(id).changes > 0) scrubSoon();
+    for (const row of rows) q.audit.run(auditRow(row));
+  };
   // Done at once when the file is free; while another connection holds the write lock, retried without blocking the event loop.
   const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => { throw storeError(err, what); });
   // The calls of concurrent operations share a transaction (sqlite-group-commit.ts); reads
@@ -153,15 +171,28 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   });
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
   return {
-    insert: (r) => queued("insert", () => { q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, seal(r)); }),
-    update: (id, changes, result) => queued("update", () => db.transaction(() => {
+    insert: (r, rows = [], result) => queued("insert", () => db.transaction(() => {
+      const sealed = seal(r);
+      q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, sealed);
+      rest(r.operationId, r, result, rows);
+      remember(r, sealed);
+    }).immediate()),
+    update: (id, changes, result, rows = []) => queued("update", () => db.transaction(() => {
+      const mine = known.get(id);
+      if (mine) {
+        const next = withChanges(mine.record, changes);
+        const sealed = seal(next);
+        if (q.swap.run(next.phase, next.realStatus, next.owner ?? null, sealed, id, mine.sealed).changes === 1) {
+          rest(id, next, result, rows);
+          return remember(next, sealed);
+        }
+      }
+      known.delete(id);
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
       const next = withChanges(r, changes);
       write(next);
-      if (result) q.putResult.run(id, sealer.seal(result, { column: RESULT, id }), Date.now());
-      // A finished operation can no longer resume: its real result has no reason to stay.
-      if (next.phase === "finished" && q.dropResult.run(id).changes > 0) scrubSoon();
+      rest(id, next, result, rows);
     }).immediate()),
     get: (id) => queued("read", () => read(id)),
     result: (id) => queued("read", () => {
@@ -192,6 +223,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const row = q.ownerOf.get(id) as { owner: string | null } | undefined;
       if (!row) return "missing";
       if (row.owner !== null && (row.owner === owner || live(row.owner, now))) return "busy";
+      known.delete(id);
       write(withKeys(read(id)!, { owner }));
       return "claimed";
     }).immediate()),

@@ -28,10 +28,18 @@ export type ClaimResult = "claimed" | "busy" | "missing";
 
 /** Where a host records its operations (for resume and audit); memory and SQLite implement it. */
 export interface OperationStore {
-  /** Writes a new record (its `owner` included); an existing id is replaced (ids are UUIDs, a live host never reuses a dead one's). */
-  insert(record: OperationRecord): Promise<void>;
-  /** Merges `changes` into the record (OPERATION_NOT_FOUND when absent); with `result`, stores the real result in the same transaction. */
-  update(operationId: string, changes: Partial<OperationRecord>, result?: StoredResult): Promise<void>;
+  /**
+   * Writes a new record (its `owner` included); an existing id is replaced (ids are UUIDs, a
+   * live host never reuses a dead one's). `audit` rows and the real `result` (when the record
+   * is not finished) are written in the same transaction: all of it lands, or none.
+   */
+  insert(record: OperationRecord, audit?: readonly AuditRecord[], result?: StoredResult): Promise<void>;
+  /**
+   * Merges `changes` into the record (OPERATION_NOT_FOUND when absent); with `result`, stores
+   * the real result, and appends `audit` rows, in the same transaction. A record that becomes
+   * finished loses its stored result.
+   */
+  update(operationId: string, changes: Partial<OperationRecord>, result?: StoredResult, audit?: readonly AuditRecord[]): Promise<void>;
   get(operationId: string): Promise<OperationRecord | undefined>;
   /**
    * The stored real result: present once the real execution succeeded (or a hook served

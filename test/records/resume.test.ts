@@ -94,7 +94,8 @@ describe("resume", () => {
 
   it("a store that cannot write refuses the call before the tool runs", async () => {
     const full = createMemoryRecords();
-    const broken: OperationStore = { ...full, update: () => { throw new SluiceError("STORE_FULL", "disk full"); } };
+    // The first write of an operation is its "running" record, just before the call.
+    const broken: OperationStore = { ...full, insert: () => { throw new SluiceError("STORE_FULL", "disk full"); }, update: () => { throw new SluiceError("STORE_FULL", "disk full"); } };
     const h = createHost({ workers: 1, records: broken });
     let calls = 0;
     const r = await h.tool(ctx, call, async () => { calls++; return TOOL_RESULT; });

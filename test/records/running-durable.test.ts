@@ -1,26 +1,52 @@
-/** The "running" record is written, and its write has completed, before the wrapped call starts. */
+/**
+ * What is on record when the operation goes on past a phase boundary (records/journal.ts):
+ * the "running" record before the wrapped call starts, the real result before any after
+ * hook runs, the ending before the call returns; and nothing more than those writes.
+ */
 import { afterAll, expect, it } from "vitest";
 import { createHost, createMemoryRecords, type OperationStore } from "../../host/index.js";
 import { call, ctx } from "./scenarios.js";
 
 const inner = createMemoryRecords();
+/** Each completed write: the phase and real status it left, and whether it stored the real result. */
 const completed: string[] = [];
-// A slow engine: every update completes 20 ms after it was asked for.
+const later = <T>(fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), 20));
+// A slow engine: every write completes 20 ms after it was asked for.
 const slow: OperationStore = {
   ...inner,
-  update: (id, changes, result) => new Promise((resolve, reject) => setTimeout(() => {
-    inner.update(id, changes, result).then(() => { if (changes.realStatus) completed.push(changes.realStatus); resolve(); }, reject);
-  }, 20)),
+  insert: (record, audit, result) => later(() => inner.insert(record, audit, result)).then(() => { completed.push(`insert ${record.phase}/${record.realStatus}${result ? " +result" : ""}`); }),
+  update: (id, changes, result, audit) => later(() => inner.update(id, changes, result, audit)).then(() => { completed.push(`update ${changes.phase ?? "-"}/${changes.realStatus ?? "-"}${result ? " +result" : ""}`); }),
 };
 const host = createHost({ workers: 1, records: slow });
 afterAll(() => host.close());
 
-it("the wrapped call starts only after the store has completed the running write", async () => {
+it("the wrapped call starts only after the store has completed the running write, and a call without hooks writes twice", async () => {
   host.activate({ revision: 1, bindings: [] });
+  completed.length = 0;
   let seenAtCall: string[] | undefined;
   const r = await host.tool(ctx, call, async () => { seenAtCall = [...completed]; return "ok"; });
   expect(r.ok).toBe(true);
-  expect(seenAtCall).toEqual(["running"]);
-  // The real result is on record before the after stage and the ending follow it.
-  expect(completed).toEqual(["running", "succeeded", "succeeded"]);
+  expect(seenAtCall).toEqual(["insert operation/running"]);
+  // No after hook runs: the ending carries the real status (nothing to resume, so no stored result).
+  expect(completed).toEqual(["insert operation/running", "update finished/succeeded"]);
+  expect(await inner.get(r.facts.operationId)).toMatchObject({ phase: "finished", realStatus: "succeeded", outcome: "succeeded" });
+});
+
+it("the real result is on record before the first after hook runs", async () => {
+  let seenAtHook: string[] | undefined;
+  let storedAtHook: unknown;
+  host.registerHook("look", async (request) => {
+    seenAtHook = [...completed];
+    storedAtHook = await inner.result(String((request.context as { operation_id: string }).operation_id));
+    return { kind: "continue" };
+  });
+  host.activate({ revision: 2, bindings: [{ id: "look-after", hookRef: "look", point: "tool.after" }] });
+  completed.length = 0;
+  const r = await host.tool(ctx, call, async () => "ok");
+  expect(r.ok).toBe(true);
+  // The real result rides on the first after hook's checkpoint, which completes before that hook runs.
+  expect(seenAtHook).toEqual(["insert operation/running", "update after/succeeded +result"]);
+  expect(storedAtHook).toMatchObject({ real: "ok" });
+  expect(completed).toEqual(["insert operation/running", "update after/succeeded +result", "update finished/succeeded"]);
+  expect(await inner.get(r.facts.operationId)).toMatchObject({ phase: "finished", inProgress: null, completed: [{ point: "tool.after", bindingId: "look-after" }] });
 });

@@ -50,6 +50,35 @@ for (const [name, make] of stores) {
       expect((await s.get("op-1"))?.owner).toBe("host-b");
     });
 
+    it("an insert writes its audit rows and its real result with the record; an update appends its rows after them, in order", async () => {
+      const s = await open();
+      await s.insert(record("op-1", { phase: "operation", realStatus: "running" }), [audit("op-1", "b-1", 1_000), audit("op-1", "b-2", 1_001)], RESULT);
+      expect(await s.get("op-1")).toMatchObject({ phase: "operation", realStatus: "running" });
+      expect(await s.result("op-1")).toEqual(RESULT);
+      await s.update("op-1", { phase: "after", realStatus: "succeeded" }, undefined, [audit("op-1", "b-3", 1_002)]);
+      expect((await s.audit({ operationId: "op-1" })).map((a) => a.bindingId)).toEqual(["b-1", "b-2", "b-3"]);
+      await s.update("op-1", { phase: "finished", outcome: "succeeded" }, RESULT, [audit("op-1", "b-4", 1_003)]);
+      // A finished operation keeps no real result, even one given with its last write.
+      expect(await s.result("op-1")).toBeUndefined();
+      expect((await s.audit({ operationId: "op-1" })).map((a) => a.bindingId)).toEqual(["b-1", "b-2", "b-3", "b-4"]);
+      // An operation that ends before any other write is one insert, finished, with no result.
+      await s.insert(record("op-2", { phase: "finished", outcome: "rejected" }), [audit("op-2", "b-1", 1_004)], RESULT);
+      expect(await s.result("op-2")).toBeUndefined();
+      expect((await s.audit({ operationId: "op-2" })).map((a) => a.bindingId)).toEqual(["b-1"]);
+    });
+
+    it("an update after the row changed behind the writer's back merges onto the row as it is now", async () => {
+      const s = await open();
+      await s.insert(record("op-1", { owner: "host-a", phase: "operation", realStatus: "running" }));
+      await s.update("op-1", { attempts: 1 });
+      // host-a has no live lease: another host takes the operation (a write this writer did not make).
+      expect(await s.claim("op-1", "host-b")).toBe("claimed");
+      await s.update("op-1", { phase: "after", realStatus: "succeeded" }, RESULT, [audit("op-1", "b-1", 1_000)]);
+      expect(await s.get("op-1")).toMatchObject({ owner: "host-b", attempts: 1, phase: "after", realStatus: "succeeded" });
+      expect(await s.result("op-1")).toEqual(RESULT);
+      expect((await s.audit({ operationId: "op-1" })).map((a) => a.bindingId)).toEqual(["b-1"]);
+    });
+
     it("deletes the real result when the operation finishes", async () => {
       const s = await open();
       await s.insert(record("op-1"));
