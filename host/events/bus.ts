@@ -35,6 +35,8 @@ type Entry = { custom: boolean; types: ReadonlySet<string> | null; fn: (event: n
 export class EventBus {
   private readonly listeners = new Set<Entry>();
   private builtInListeners = 0;
+  /** {@link wants}' answers until the listeners change. */
+  private readonly wanted = new Map<string, boolean>();
   /** Built-in schemas and the service's own: custom events are validated the same way. */
   readonly registry: EventRegistry = createEventRegistry();
   private readonly pending = new Set<Promise<void>>();
@@ -61,10 +63,22 @@ export class EventBus {
     return this.add({ custom: true, types: types ? new Set<string>(types) : null, fn: listener });
   }
 
+  /** Whether an event of `type` would reach a listener: publishers skip building one that would not. */
+  wants(type: EventType): boolean {
+    if (this.builtInListeners === 0) return false;
+    let wanted = this.wanted.get(type);
+    if (wanted === undefined) {
+      wanted = [...this.listeners].some((l) => !l.custom && (l.types === null || l.types.has(type)));
+      this.wanted.set(type, wanted);
+    }
+    return wanted;
+  }
+
   private add(entry: Entry): () => void {
     this.listeners.add(entry);
+    this.wanted.clear();
     if (!entry.custom) this.builtInListeners++;
-    return () => { if (this.listeners.delete(entry) && !entry.custom) this.builtInListeners--; };
+    return () => { if (this.listeners.delete(entry)) { this.wanted.clear(); if (!entry.custom) this.builtInListeners--; } };
   }
 
   /**
@@ -99,7 +113,7 @@ export class EventBus {
 
   /** Completes, validates and dispatches one event; returns it, or null when dropped or unheard. */
   publish<T extends EventType>(type: T, fields: EventFields<T>): EventOf<T> | null {
-    if (!this.active) return null;
+    if (!this.wants(type)) return null;
     const event = { schema_version: EVENT_SCHEMA_VERSION, type, $schema: eventSchemaId(type), id: randomUUID(), time: new Date().toISOString(), ...fields } as unknown as EventOf<T>;
     const check = this.registry.validate(event);
     if (!check.ok) {

@@ -141,6 +141,11 @@ export class Observer {
     return this.bus.active;
   }
 
+  /** True when an event of `type` would reach someone (a listener of every type, or of this one). */
+  listens(type: EventType): boolean {
+    return this.bus.wants(type);
+  }
+
   /**
    * Starts observing one boundary or lifecycle call of host `hostId`. `digest` makes the
    * events' `*_sha256` fields: the host passes its keyed digest (HMAC-SHA-256 with the

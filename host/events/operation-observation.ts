@@ -32,6 +32,8 @@ export interface ObservationSink {
   readonly metrics: SluiceMetrics;
   readonly payloads: boolean;
   readonly listening: boolean;
+  /** Whether an event of `type` would reach anyone: an event nobody hears is never built (its digests cost). */
+  listens(type: EventType): boolean;
   publish<T extends EventType>(type: T, fields: EventFields<T>): void;
 }
 
@@ -121,7 +123,7 @@ export class OperationObservation {
 
   private toolRequested(stages: OperationStages): void {
     const s = this.subject;
-    if (s.operation !== "tool" || this.requested || !this.observer.listening) return;
+    if (s.operation !== "tool" || this.requested || !this.observer.listens("tool.invocation.requested")) return;
     this.requested = true;
     this.observer.publish("tool.invocation.requested", withKeys(this.scope(), { operation_id: stages.operationId, revision: stages.revision, call_id: s.call.callId, tool_id: s.call.toolId, tool_name: s.call.name,
       parameters_sha256: this.digest(s.call.arguments), ...(this.observer.payloads && isRecord(s.call.arguments) ? { parameters: jsonSafe(s.call.arguments) as Record<string, unknown> } : {}),
@@ -132,7 +134,7 @@ export class OperationObservation {
     if (r.reports.length === 0) return;
     recordHookSpans(this.observer.tracer, this.spanContext, point, r.reports, startedMs, { "sluice.operation_id": this.operationId ?? "" });
     for (const step of r.reports) this.observer.metrics.hook(point, step);
-    if (!this.observer.listening) return;
+    if (!this.observer.listens("hook.executed")) return;
     const operation = this.subject.operation;
     for (const step of r.reports) {
       this.observer.publish("hook.executed", withKeys(this.scope(), { operation_id: this.operationId!, operation, point, binding_id: step.bindingId, hook_ref: step.hookRef,
@@ -153,6 +155,8 @@ export class OperationObservation {
     const payloads = this.observer.payloads;
     // Null when the call was refused before it began (invalid context, embedding signature mismatch).
     const operationId = this.operationId;
+    const type = s.operation === "tool" ? (r.ok ? "tool.invocation.completed" : "tool.invocation.failed") : !r.ok ? "agent.error" : s.operation === "chat" ? "model.chat.completed" : "model.embedding.completed";
+    if (!this.observer.listens(type)) return;
     if (s.operation === "tool") {
       const common = { called: f.called, real_status: f.realStatus, attempts: f.attempts, duration_ms: Math.max(0, f.durationMs) };
       if (r.ok) {
