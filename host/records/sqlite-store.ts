@@ -164,20 +164,15 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   const scrubber = file === ":memory:" ? undefined : walScrubber(file);
   const truncate = () => { if (scrubber) scrubber.request(); else scrub(); };
   const scrubSoon = () => { scrubTimer ??= setTimeout(() => { scrubTimer = undefined; truncate(); }, 1_000).unref(); };
-  const pruneResults = (now = Date.now()) => guard("prune", () => {
-    const n = q.expire.run(now - retentionMs).changes;
-    truncate();
-    return n;
-  });
-  const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
-  return {
-    insert: (r, rows = [], result) => queued("insert", () => db.transaction(() => {
+  // Built once: better-sqlite3 prepares a transaction's BEGIN/COMMIT statements when the function is made.
+  const tx = {
+    insert: db.transaction((r: OperationRecord, rows: readonly AuditRecord[], result: StoredResult | undefined) => {
       const sealed = seal(r);
       q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, sealed);
       rest(r.operationId, r, result, rows);
       remember(r, sealed);
-    }).immediate()),
-    update: (id, changes, result, rows = []) => queued("update", () => db.transaction(() => {
+    }),
+    update: db.transaction((id: string, changes: Partial<OperationRecord>, result: StoredResult | undefined, rows: readonly AuditRecord[]) => {
       const mine = known.get(id);
       if (mine) {
         const next = withChanges(mine.record, changes);
@@ -193,7 +188,17 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const next = withChanges(r, changes);
       write(next);
       rest(id, next, result, rows);
-    }).immediate()),
+    }),
+  };
+  const pruneResults = (now = Date.now()) => guard("prune", () => {
+    const n = q.expire.run(now - retentionMs).changes;
+    truncate();
+    return n;
+  });
+  const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
+  return {
+    insert: (r, rows = [], result) => queued("insert", () => tx.insert.immediate(r, rows, result)),
+    update: (id, changes, result, rows = []) => queued("update", () => tx.update.immediate(id, changes, result, rows)),
     get: (id) => queued("read", () => read(id)),
     result: (id) => queued("read", () => {
       const row = q.result.get(id) as { result: string } | undefined;
