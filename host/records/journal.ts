@@ -109,14 +109,17 @@ export class OperationJournal {
   /**
    * The after hook about to run (the checkpoint's `binding_id`, abi/README.md §4.3): a record
    * cut off here names it. The first one carries the real result, which must be on disk
-   * before any after hook runs: that write is awaited; the later ones are only queued.
+   * before any after hook runs: that write is awaited. A later one is written if its hook
+   * is still running {@link CHECKPOINT_DELAY_MS} later; a hook that ends sooner has its
+   * checkpoint ride on the next write (the next hook's, or the ending).
    */
   inProgress(point: PointName, bindingId: string): Promise<void> | undefined {
     if (!this.started) return undefined;
     const carriesResult = this.pending?.result !== undefined;
     this.add({ inProgress: { point, bindingId }, completed: this.completed, updatedAt: Date.now() });
-    const written = this.flush();
-    return carriesResult ? written.then(() => undefined) : undefined;
+    if (carriesResult) return this.flush().then(() => undefined);
+    setTimeout(() => { if (this.pending) void this.flush(); }, CHECKPOINT_DELAY_MS).unref();
+    return undefined;
   }
 
   /**
@@ -213,6 +216,9 @@ export class OperationJournal {
 }
 
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
+
+/** How long an after hook (past the first) runs before its checkpoint is written on its own. */
+export const CHECKPOINT_DELAY_MS = 2;
 
 /** Usage and provider request id of a model answer: what was billed, kept with the real result. */
 function modelCharge(real: unknown): Pick<OperationRecord, "usage" | "providerRequestId"> | Record<string, never> {

@@ -50,3 +50,18 @@ it("the real result is on record before the first after hook runs", async () => 
   expect(completed).toEqual(["insert operation/running", "update after/succeeded +result", "update finished/succeeded"]);
   expect(await inner.get(r.facts.operationId)).toMatchObject({ phase: "finished", inProgress: null, completed: [{ point: "tool.after", bindingId: "look-after" }] });
 });
+
+it("a later after hook that ends within the checkpoint delay writes no checkpoint of its own; one that runs longer does", async () => {
+  host.registerHook("quick", async () => ({ kind: "continue" }));
+  host.registerHook("slow", async () => { await new Promise((resolve) => setTimeout(resolve, 100)); return { kind: "continue" }; });
+  host.activate({ revision: 3, bindings: [{ id: "first", hookRef: "quick", point: "tool.after" }, { id: "second", hookRef: "quick", point: "tool.after" }] });
+  completed.length = 0;
+  const quick = await host.tool(ctx, call, async () => "ok");
+  expect(quick.ok).toBe(true);
+  expect(completed).toEqual(["insert operation/running", "update after/succeeded +result", "update finished/succeeded"]);
+  host.activate({ revision: 4, bindings: [{ id: "first", hookRef: "quick", point: "tool.after" }, { id: "second", hookRef: "slow", point: "tool.after" }] });
+  completed.length = 0;
+  const slowed = await host.tool(ctx, call, async () => "ok");
+  expect(slowed.ok).toBe(true);
+  expect(completed).toEqual(["insert operation/running", "update after/succeeded +result", "update -/-", "update finished/succeeded"]);
+});
