@@ -20,6 +20,8 @@ const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
 /** Upstream error statuses a client can act on, forwarded with the upstream's error body. Auth failures are ours, not the client's. */
 const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429]);
+/** How long an upstream may take to end its body after `[DONE]` before its connection is let go. */
+export const DONE_GRACE_MS = 50;
 
 type Answer = Dispatcher.ResponseData;
 
@@ -66,9 +68,15 @@ export class Upstream {
    * POSTs JSON and yields each SSE event's data as it arrives. The timeout is an idle
    * timeout: it runs while waiting for the upstream, never while the consumer (the
    * hooks) holds an event. Stopping the iteration cancels the upstream request.
+   *
+   * The `[DONE]` event is yielded once the body has ended after it (at once, as upstreams
+   * send both together): a consumer that stops at `[DONE]` then leaves the connection to
+   * the pool instead of closing it. An upstream that keeps the body open past `[DONE]` is
+   * let go after {@link DONE_GRACE_MS}, and what it sends after `[DONE]` is ignored.
    */
   async *events(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<string> {
     const call = this.call(signal);
+    let done: string | undefined;
     try {
       call.arm();
       const res = await this.post(path, body, call.signal);
@@ -81,16 +89,21 @@ export class Upstream {
         return;
       }
       for await (const data of sseData(res.body, this.config.maxBytes)) {
+        // Past [DONE] the grace timer runs on: nothing the upstream sends then resets it.
+        if (done !== undefined) continue;
         call.disarm();
+        if (data.trim() === "[DONE]") { done = data; call.grace(DONE_GRACE_MS); continue; }
         yield data;
         call.arm();
       }
       call.complete();
     } catch (err) {
-      throw call.translate(err);
+      // Past [DONE], a body that did not end in time (or broke) takes nothing from the answer.
+      if (done === undefined || signal.aborted) throw call.translate(err);
     } finally {
       call.done();
     }
+    if (done !== undefined) yield done;
   }
 
   private async post(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
@@ -122,6 +135,8 @@ export class Upstream {
       signal: inner.signal,
       arm: () => { timer = setTimeout(() => { timedOut = true; inner.abort(); }, timeoutMs); },
       disarm: () => clearTimeout(timer),
+      /** The answer is whole: its body has `ms` to end before the connection is let go. */
+      grace: (ms: number) => { clearTimeout(timer); timer = setTimeout(() => inner.abort(), ms); },
       /** The upstream's status and headers arrived: a failure now is a connection lost mid-answer. */
       answered: () => { answered = true; },
       /** The whole answer was read: the connection goes back to the pool. */
