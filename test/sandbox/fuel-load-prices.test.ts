@@ -72,7 +72,12 @@ describe("the price of a load follows the memory's size", () => {
 
 describe("memory-bound work is stopped by fuel at the default limits, never by the clock", () => {
   let sandbox: Sandbox;
-  beforeAll(async () => { sandbox = createSandbox({ workers: 1 }); await sandbox.ready(); });
+  beforeAll(async () => {
+    sandbox = createSandbox({ workers: 1 });
+    await sandbox.ready();
+    // A warm worker: the host's first upload keeps a core busy for a while (NOTES: cold workers).
+    await sandbox.invoke(await sandbox.load(fixture("continue")), request());
+  });
   afterAll(() => sandbox.close());
 
   // Default limits: 50 million units, 100 ms, 16 MiB. The time limit would terminate the worker.
