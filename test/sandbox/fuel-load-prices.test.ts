@@ -75,7 +75,7 @@ describe("memory-bound work is stopped by fuel at the default limits, never by t
   beforeAll(async () => {
     sandbox = createSandbox({ workers: 1 });
     await sandbox.ready();
-    // A warm worker: the host's first upload keeps a core busy for a while (NOTES: cold workers).
+    // A warm worker: right after the host's first upload, V8 compiles in the background for about a second.
     await sandbox.invoke(await sandbox.load(fixture("continue")), request());
   });
   afterAll(() => sandbox.close());
