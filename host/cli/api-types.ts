@@ -1987,7 +1987,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operation records, newest first; filter by phase and real status. */
+        /** Operation records, newest first; filter by phase and real status. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content. */
         get: {
             parameters: {
                 query?: {
@@ -2006,7 +2006,18 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            items: {
+                                [key: string]: unknown;
+                            }[];
+                            unreadable: {
+                                operation_id: string;
+                                /** @enum {string} */
+                                code: "RECORD_UNREADABLE";
+                            }[];
+                        };
+                    };
                 };
             };
         };

@@ -157,14 +157,14 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       return rows[0] && (sealer.open(rows[0].result, { column: RESULT, id }) as StoredResult);
     }),
     pruneResults,
-    list: (query: OperationQuery = {}) => guard("list", async () => {
+    list: (query: OperationQuery = {}, unreadable) => guard("list", async () => {
       const where: string[] = [];
       const args: unknown[] = [];
       if (query.phase !== undefined) { args.push(query.phase); where.push(`phase = $${args.length}`); }
       if (query.realStatus !== undefined) { args.push(query.realStatus); where.push(`real_status = $${args.length}`); }
       args.push(query.limit ?? 1000);
       const { rows } = await db.query<RecordRow>(`SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, seq DESC LIMIT $${args.length}`, args);
-      return rows.map(unseal);
+      return openRecoverable(rows, unseal, unreadable);
     }),
     markInterrupted: (owner, now = Date.now(), unreadable) => guard("recover", () => db.transaction(async (sql) => {
       const { rows } = await sql.query<RecordRow>(

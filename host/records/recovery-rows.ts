@@ -1,18 +1,19 @@
 /**
- * Start-up recovery opens every unfinished record (sqlite-store.ts, postgres-store.ts). One
- * row that does not open (a changed byte, a damaged or truncated value) must cost nothing
- * else: it is set aside and reported by its id, untouched, and every other record is
- * recovered. Left as it is, it is never run again blindly: resume reads it first and is
- * refused RECORD_UNREADABLE, and an operator sees it there and in the report.
+ * Start-up recovery opens every unfinished record, and listing every record it lists
+ * (sqlite-store.ts, postgres-store.ts). One row that does not open (a changed byte, a
+ * damaged or truncated value) must cost nothing else: it is set aside and reported by its
+ * id, untouched, and every other record is recovered or listed. Left as it is, it is never
+ * run again blindly: resume reads it first and is refused RECORD_UNREADABLE, and an
+ * operator sees it there, in the start-up report and in the list's `unreadable` ids.
  *
- * One case still stops start-up: not one row opens and some are sealed under another key.
+ * One case still stops start-up (and fails a list): not one row opens and some are sealed under another key.
  * That is a host started with the wrong key (hosts sharing a database must share it), and
  * setting every record aside would hide a misconfiguration as data loss.
  */
 import { isSluiceError, type SluiceError } from "../errors/sluice-error.js";
 import type { OperationRecord } from "./types.js";
 
-/** Told of each unfinished record recovery could not open: its id and the RECORD_UNREADABLE error (no content). */
+/** Told of each record recovery or a list could not open: its id and the RECORD_UNREADABLE error (no content). */
 export type UnreadableRecord = (operationId: string, error: SluiceError) => void;
 
 const otherKey = (e: SluiceError): boolean => (e.details as { hostKeyId?: unknown } | undefined)?.hostKeyId !== undefined;

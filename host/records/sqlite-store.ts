@@ -204,13 +204,13 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const row = q.result.get(id) as { result: string } | undefined;
       return row && (sealer.open(row.result, { column: RESULT, id }) as StoredResult);
     }),
-    list: (query: OperationQuery = {}) => queued("list", () => {
+    list: (query: OperationQuery = {}, unreadable) => queued("list", () => {
       const where: string[] = [];
       const args: unknown[] = [];
       if (query.phase !== undefined) { where.push("phase = ?"); args.push(query.phase); }
       if (query.realStatus !== undefined) { where.push("real_status = ?"); args.push(query.realStatus); }
       const sql = `SELECT operation_id, record FROM operation_records ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-      return (db.prepare(sql).all(...args, query.limit ?? 1000) as { operation_id: string; record: string }[]).map(unseal);
+      return openRecoverable(db.prepare(sql).all(...args, query.limit ?? 1000) as { operation_id: string; record: string }[], unseal, unreadable);
     }),
     markInterrupted: (owner, now = Date.now(), unreadable) => queued("recover", () => db.transaction(() => {
       const held = openRecoverable(q.held.all() as { operation_id: string; record: string }[], unseal, unreadable);

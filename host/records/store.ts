@@ -48,8 +48,13 @@ export interface OperationStore {
   result(operationId: string): Promise<StoredResult | undefined>;
   /** Deletes real results stored at or before `now` minus the retention; returns how many. Runs by itself on a timer too. */
   pruneResults(now?: number): Promise<number>;
-  /** Newest first. */
-  list(query?: OperationQuery): Promise<OperationRecord[]>;
+  /**
+   * Newest first. A record that does not open (RECORD_UNREADABLE: changed or damaged at
+   * rest) is left out and told to `unreadable` by its id, with no content; every other
+   * record is listed (`limit` counts both). Fails as a whole only where start-up recovery does: not one row opens
+   * and some are sealed under another key (recovery-rows.ts).
+   */
+  list(query?: OperationQuery, unreadable?: UnreadableRecord): Promise<OperationRecord[]>;
   /**
    * Start-up recovery for host `owner`: every unfinished record owned by `owner` itself (a
    * previous run of this host) or by an owner that is not live at `now` (or by nobody, on

@@ -12,11 +12,7 @@ import { stats, type Stats } from "./measure.js";
 /** What abi/README.md §11 and SECURITY.md say a default budget (50 million units) costs: one core's time. */
 export const DOCUMENTED_MS_PER_DEFAULT_BUDGET = 60;
 
-/** `priced`: false for the one kind fuel does not price by its cost (its time is reported, not promised). */
-export interface PriceFixture { name: string; code: "GUEST_FUEL_EXHAUSTED" | "GUEST_ABORTED" | "GUEST_TRAP"; what: string; priced?: false }
-
-/** Whether the fixture's time is a promise (every kind but the one fuel does not price). */
-export const isPriced = (f: PriceFixture): boolean => f.priced !== false;
+export interface PriceFixture { name: string; code: "GUEST_FUEL_EXHAUSTED" | "GUEST_ABORTED" | "GUEST_TRAP"; what: string }
 
 export const FUEL_PRICE_FIXTURES: readonly PriceFixture[] = [
   { name: "loop", code: "GUEST_FUEL_EXHAUSTED", what: "a plain loop, the reference" },
@@ -36,8 +32,9 @@ export const FUEL_PRICE_FIXTURES: readonly PriceFixture[] = [
   { name: "fuel-price-memory-copy", code: "GUEST_FUEL_EXHAUSTED", what: "memory.copy of 8 MiB" },
   { name: "fuel-price-divide", code: "GUEST_FUEL_EXHAUSTED", what: "dependent 64-bit divisions" },
   { name: "fuel-price-simd", code: "GUEST_FUEL_EXHAUSTED", what: "dependent SIMD square roots and divisions" },
-  // Not priced (see abi/README.md §11): a load's cost depends on the cache, not the instruction.
-  { name: "fuel-price-cache-miss", code: "GUEST_FUEL_EXHAUSTED", what: "dependent loads from random addresses of 16 MiB", priced: false },
+  { name: "fuel-price-cache-miss", code: "GUEST_FUEL_EXHAUSTED", what: "dependent loads from random addresses of 16 MiB" },
+  { name: "fuel-price-cache-miss-grown", code: "GUEST_FUEL_EXHAUSTED", what: "the same after growing from 64 KiB to 16 MiB" },
+  { name: "fuel-price-store-miss", code: "GUEST_FUEL_EXHAUSTED", what: "stores to random addresses of 16 MiB" },
   { name: "fuel-price-log", code: "GUEST_FUEL_EXHAUSTED", what: "log of 1 KiB" },
   { name: "fuel-price-kv-get-large", code: "GUEST_FUEL_EXHAUSTED", what: "kv_get of a 64 KiB value" },
   { name: "fuel-price-kv-set-large", code: "GUEST_FUEL_EXHAUSTED", what: "kv_set of a 64 KiB value" },

@@ -11,6 +11,7 @@ import type { RequestEnvelope } from "../../abi/envelope.js";
 import { meter } from "../../host/sandbox/loader/fuel/meter.js";
 import { SqliteKvStore } from "../../host/sandbox/kv/sqlite-kv-store.js";
 import { resolveLimits, WASM_PAGE } from "../../host/sandbox/limits.js";
+import { JS_COMPONENT_FUEL } from "../helpers/fixtures.js";
 import { boundShape } from "../../host/sandbox/loader/prepare-module.js";
 import type { CallSpec } from "../../host/sandbox/protocol.js";
 import { runCall } from "../../host/sandbox/worker/run-call.js";
@@ -84,7 +85,7 @@ export async function meteredAndBare(): Promise<MeteringPair[]> {
  */
 export async function meteredAndBareComponent(): Promise<MeteringPair> {
   const bytes = built("plugins/order-search-limit-js.wasm");
-  const limits = resolveLimits({ moduleBytes: 16 << 20, timeoutMs: 5_000 });
+  const limits = resolveLimits({ moduleBytes: 16 << 20, timeoutMs: 5_000, fuel: JS_COMPONENT_FUEL });
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const loaded = await loadComponent(bytes, sha256, { limits });
   const maxPages = limits.memoryBytes / WASM_PAGE;

@@ -8,14 +8,15 @@ import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
 import { createSandbox, type LoadOptions, type Sandbox } from "../../host/sandbox/index.js";
 import { loadPlugin, loadSamples, runSample } from "../../host/toolchain/samples.js";
-import { BACKSTOP_FUEL, pluginWasm, repoRoot } from "../helpers/fixtures.js";
+import { BACKSTOP_FUEL, JS_COMPONENT_FUEL, pluginWasm, repoRoot } from "../helpers/fixtures.js";
 import { tempDir, toolCall } from "../registry/fixtures.js";
 import { componentFixture } from "./fixtures.js";
 
 const MiB = 1024 * 1024;
 const JS_HOOK = pluginWasm("order-search-limit-js");
 const LIMIT_DIR = path.join(repoRoot, "plugins", "order-search-limit");
-const LIMIT_MANIFEST = readFileSync(path.join(LIMIT_DIR, "hook.yaml"), "utf8");
+// The AssemblyScript hook's manifest with the budget a SpiderMonkey component needs (JS_COMPONENT_FUEL).
+const LIMIT_MANIFEST = readFileSync(path.join(LIMIT_DIR, "hook.yaml"), "utf8").replace("limits: { ", `limits: { fuel: ${JS_COMPONENT_FUEL}, `);
 // Calls take milliseconds; a busy two-core machine can deschedule a worker for longer.
 const LOOSE = { timeoutMs: 2000 };
 /** A request envelope for the echo-style fixtures (they read payload.value only). */
@@ -54,7 +55,7 @@ describe("a JavaScript component hook (componentize-js)", () => {
   });
 
   it("passes every sample of the AssemblyScript order-search-limit", async () => {
-    const { plugin, manifest } = await loadPlugin(sandbox, LIMIT_DIR, JS_HOOK, { limits: { ...LOOSE, moduleBytes: 16 * MiB } });
+    const { plugin, manifest } = await loadPlugin(sandbox, LIMIT_DIR, JS_HOOK, { limits: { ...LOOSE, moduleBytes: 16 * MiB, fuel: JS_COMPONENT_FUEL } });
     const samples = await loadSamples(LIMIT_DIR);
     expect(samples.length).toBeGreaterThan(0);
     for (const sample of samples) {
@@ -122,7 +123,7 @@ describe("component guests get the core guests' limits and codes", () => {
   });
 
   it("a malformed request to the JavaScript hook is GUEST_ABORTED, as for the AssemblyScript SDK", async () => {
-    const js = await sandbox.load(JS_HOOK, { limits: { ...LOOSE, moduleBytes: 16 * MiB } });
+    const js = await sandbox.load(JS_HOOK, { limits: { ...LOOSE, moduleBytes: 16 * MiB, fuel: JS_COMPONENT_FUEL } });
     const r = await sandbox.invokeBytes(js, Uint8Array.from([0x81, 0xa3, 0x61]), LOOSE);
     expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
     expect(!r.ok && r.error.message).toContain("malformed request");

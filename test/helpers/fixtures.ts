@@ -22,6 +22,14 @@ export function pluginWasm(name: string): Uint8Array {
 export const BACKSTOP_FUEL = HOST_MAX_LIMITS.fuel;
 
 /**
+ * The budget the JavaScript (SpiderMonkey) component runs on: its memory is 9 MiB from the
+ * start (145 pages), so each of its loads pays the 16 MiB price (cost-model.ts, LOAD_PRICES)
+ * and one call uses 236-286 million units, past the default 50 million
+ * (plugins/order-search-limit-js/README.md).
+ */
+export const JS_COMPONENT_FUEL = 1_000_000_000;
+
+/**
  * What one call of the `continue` fixture costs (abi/README.md §11): sluice_alloc's 7
  * instructions and sluice_handle's 5. Part of the contract: it changes only with the cost model.
  */

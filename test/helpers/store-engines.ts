@@ -3,6 +3,7 @@
  * appending one entry to STORE_ENGINES; a store an engine does not have is left out (the
  * suites skip that engine for that store, they never fake it).
  */
+import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +45,21 @@ export function tempFile(name: string): string {
   return join(scratch, `${name}-${Math.random().toString(36).slice(2)}.db`);
 }
 
+/** One character of a sealed text changed near its end, as damage at rest would change it. */
+export const damagedText = (text: string): string => text.slice(0, -6) + (text.at(-6) === "A" ? "B" : "A") + text.slice(-5);
+
+const damagers = new WeakMap<OperationStore, (operationId: string) => Promise<void>>();
+const damageable = (store: OperationStore, damage: (operationId: string) => Promise<void>): OperationStore => { damagers.set(store, damage); return store; };
+
+/**
+ * Changes one character of the stored sealed text of record `operationId`, beside the store
+ * (as damage at rest would): undefined for a store that keeps records as objects (memory),
+ * where nothing can be damaged so.
+ */
+export function recordDamager(store: OperationStore): ((operationId: string) => Promise<void>) | undefined {
+  return damagers.get(store);
+}
+
 export const memoryEngine: StoreEngine = {
   name: "memory",
   records: async (options) => createMemoryRecords(options),
@@ -54,7 +70,16 @@ export const memoryEngine: StoreEngine = {
 export const sqliteEngine: StoreEngine = {
   name: "SQLite",
   registry: async () => openSqliteStore(tempFile("registry")),
-  records: async (options) => openSqliteRecords(tempFile("records"), options),
+  records: async (options) => {
+    const file = tempFile("records");
+    return damageable(openSqliteRecords(file, options), async (id) => {
+      const db = new Database(file);
+      try {
+        const row = db.prepare("SELECT record FROM operation_records WHERE operation_id = ?").get(id) as { record: string };
+        db.prepare("UPDATE operation_records SET record = ? WHERE operation_id = ?").run(damagedText(row.record), id);
+      } finally { db.close(); }
+    });
+  },
   payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
   gatewayKeys: async () => openSqliteKeyStore(tempFile("keys")),
   quarantine: async () => openSqliteQuarantineStore(tempFile("quarantine")),
@@ -71,7 +96,14 @@ async function postgresStore<T extends { close(): Promise<void> }>(pick: (s: Pos
 export const postgresEngine: StoreEngine = {
   name: "PostgreSQL",
   registry: () => postgresStore((s) => s.registry),
-  records: (options) => postgresStore((s) => s.records, options),
+  records: async (options) => {
+    let db: PostgresStores["db"] | undefined;
+    const store = await postgresStore((s) => { db = s.db; return s.records; }, options);
+    return damageable(store, async (id) => {
+      const { rows } = await db!.query<{ record: string }>("SELECT record FROM operation_records WHERE operation_id = $1", [id]);
+      await db!.query("UPDATE operation_records SET record = $1 WHERE operation_id = $2", [damagedText(rows[0]!.record), id]);
+    });
+  },
   payloads: (options) => postgresStore((s) => s.payloads!, { payloadRetentionMs: options.retentionMs }),
   gatewayKeys: () => postgresStore((s) => s.gatewayKeys),
   quarantine: () => postgresStore((s) => s.quarantine),

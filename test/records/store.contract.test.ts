@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteRecords, type AuditRecord, type OperationStore, type PayloadStore } from "../../host/index.js";
 import { openSqliteStore } from "../../host/registry/sqlite-store.js";
-import { enginesWith, tempFile } from "../helpers/store-engines.js";
+import { enginesWith, recordDamager, tempFile } from "../helpers/store-engines.js";
 import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
 
 const record = operationRecord;
@@ -95,6 +95,26 @@ for (const [name, make] of stores) {
       expect((await s.list()).map((r) => r.operationId)).toEqual(["c", "b", "a"]);
       expect((await s.list({ phase: "after" })).map((r) => r.operationId)).toEqual(["b"]);
       expect((await s.list({ realStatus: "running", limit: 5 })).map((r) => r.operationId)).toEqual(["c"]);
+    });
+
+    it("lists every record that opens and reports one damaged at rest by its id and RECORD_UNREADABLE, with no content; reading it alone fails naming it", async (t) => {
+      const s = await open();
+      const damage = recordDamager(s);
+      // A store that keeps records as objects (memory) has nothing to damage.
+      if (!damage) return t.skip();
+      const secret = "the damaged record's artifact";
+      await s.insert(record("a", { createdAt: 1 }));
+      await s.insert(record("b", { createdAt: 2, phase: "after", realStatus: "succeeded", artifacts: [{ note: secret }] }));
+      await s.insert(record("c", { createdAt: 3, phase: "after", realStatus: "succeeded" }));
+      await damage("b");
+      const unreadable: [string, unknown][] = [];
+      expect((await s.list({}, (id, error) => unreadable.push([id, error]))).map((r) => r.operationId)).toEqual(["c", "a"]);
+      expect(unreadable).toEqual([["b", expect.objectContaining({ code: "RECORD_UNREADABLE", details: expect.objectContaining({ id: "b" }) })]]);
+      expect(JSON.stringify(unreadable)).not.toContain(secret);
+      // Filters and limits apply as before; without a listener the damaged row is still left out.
+      expect((await s.list({ phase: "after" })).map((r) => r.operationId)).toEqual(["c"]);
+      expect((await s.list({ limit: 2 })).map((r) => r.operationId)).toEqual(["c"]);
+      await expect(s.get("b")).rejects.toMatchObject({ code: "RECORD_UNREADABLE", details: expect.objectContaining({ id: "b" }) });
     });
 
     it("turns running records of the recovering host and of hosts without a live lease into unknown, never a live peer's", async () => {

@@ -7,7 +7,7 @@ import { createSandbox, DEFAULT_LIMITS, type Sandbox } from "../../host/sandbox/
 import { HOST_BYTE_COST, HOST_CALL_COST, KV_CALL_COST } from "../../host/sandbox/loader/fuel/cost-model.js";
 import { fixture } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
-import { FUEL_PRICE_FIXTURES, isPriced } from "../bench/fuel-prices.js";
+import { FUEL_PRICE_FIXTURES } from "../bench/fuel-prices.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = createSandbox({ workers: 1 }); await sandbox.ready(); });
@@ -27,8 +27,7 @@ async function laneServes(threads: number): Promise<void> {
 }
 
 describe("the costliest unit of each kind of work is stopped by fuel at the default budget", () => {
-  // The cache-miss fixture is the one kind fuel does not price (abi/README.md §11): only the bench runs it.
-  for (const { name, code, what } of FUEL_PRICE_FIXTURES.filter(isPriced)) {
+  for (const { name, code, what } of FUEL_PRICE_FIXTURES) {
     it(`${name} (${what}) ends in ${code}, and the worker serves the next call`, async () => {
       const mod = await load(name);
       const threads = sandbox.threadCount;

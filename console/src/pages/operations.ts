@@ -20,7 +20,7 @@ function search(root: HTMLElement, fail: (e: unknown) => void): void {
     const q = new URLSearchParams({ limit: "1000" });
     if (status.value) q.set("real_status", status.value);
     if (phase.value) q.set("phase", phase.value);
-    const { items } = await api<{ items: Operation[] }>("GET", `/api/v1/operations?${q}`);
+    const { items, unreadable } = await api<{ items: Operation[]; unreadable: { operation_id: string; code: string }[] }>("GET", `/api/v1/operations?${q}`);
     const t0 = from.value ? Date.parse(from.value) : -Infinity;
     const t1 = to.value ? Date.parse(to.value) : Infinity;
     const p = point.value.trim();
@@ -28,7 +28,10 @@ function search(root: HTMLElement, fail: (e: unknown) => void): void {
     const hits = items.filter((o) => (!p || o.point === p || o.identity.beforePoint === p || o.identity.afterPoint === p) && (!s || o.identity.ctx.spaceId === s) && o.createdAt >= t0 && o.createdAt < t1);
     clear(results, paginate(hits, 20, (slice) => table("Operations, newest first", ["Operation", "Kind", "Space", "Point", "Phase", "Status", "Outcome", "Revision", "Started"],
       slice.map((o) => [h("a", { href: `#/operations/${encodeURIComponent(o.operationId)}` }, o.operationId.slice(0, 13)), o.identity.operation, o.identity.ctx.spaceId, o.point, o.phase, o.realStatus,
-        o.error ? `${o.error.code}` : o.outcome ?? "", `r${o.revision}`, when(o.createdAt)]), { "data-testid": "operations" }), "Operations"));
+        o.error ? `${o.error.code}` : o.outcome ?? "", `r${o.revision}`, when(o.createdAt)]), { "data-testid": "operations" }), "Operations"),
+      // Records that did not open (changed or damaged at rest): their ids, never content.
+      unreadable.length === 0 ? null : h("p", { class: "error", role: "status", "data-testid": "unreadable" },
+        `${unreadable.length} record(s) could not be opened (${unreadable[0]!.code}): `, unreadable.map((u) => h("code", null, `${u.operation_id} `))));
   };
   const form = h("form", { class: "filters", onsubmit: (ev) => { ev.preventDefault(); run().catch(fail); } },
     h("label", { for: "op-status" }, "Status"), status, h("label", { for: "op-phase" }, "Phase"), phase,

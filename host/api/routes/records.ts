@@ -12,6 +12,17 @@ import { noteServerError } from "../../http/server-errors-log.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
+/** A records list: the records that open, and by id the ones that do not (never their content). */
+const operationList = {
+  type: "object", additionalProperties: false, required: ["items", "unreadable"],
+  properties: {
+    items: { type: "array", items: anyObject },
+    unreadable: {
+      type: "array",
+      items: { type: "object", additionalProperties: false, required: ["operation_id", "code"], properties: { operation_id: str, code: { type: "string", enum: ["RECORD_UNREADABLE"] } } },
+    },
+  },
+} as const;
 
 /** Epoch milliseconds or an ISO date. */
 function timeOf(value: string | undefined, name: string): number | undefined {
@@ -36,11 +47,19 @@ function storeOf(host: Host) {
 
 export function recordRoutes(app: FastifyInstance, host: Host): void {
   app.get<{ Querystring: { phase?: OperationPhase; real_status?: RealStatus; limit?: string } }>("/api/v1/operations", {
-    schema: { tags: ["operations"], summary: "Operation records, newest first; filter by phase and real status.", querystring: { type: "object", additionalProperties: false, properties: { phase: { type: "string", enum: ["before", "operation", "after", "finished"] }, real_status: { type: "string", enum: ["not_started", "running", "succeeded", "failed", "unknown"] }, limit: str } } },
+    schema: {
+      tags: ["operations"],
+      summary: "Operation records, newest first; filter by phase and real status. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
+      querystring: { type: "object", additionalProperties: false, properties: { phase: { type: "string", enum: ["before", "operation", "after", "finished"] }, real_status: { type: "string", enum: ["not_started", "running", "succeeded", "failed", "unknown"] }, limit: str } },
+      response: { 200: operationList },
+    },
   }, async (request) => {
     const q = request.query;
     const limit = limitOf(q.limit);
-    return { items: await storeOf(host).list({ ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}), ...(limit ? { limit } : {}) }) };
+    const unreadable: { operation_id: string; code: "RECORD_UNREADABLE" }[] = [];
+    const items = await storeOf(host).list({ ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}), ...(limit ? { limit } : {}) },
+      (operationId) => unreadable.push({ operation_id: operationId, code: "RECORD_UNREADABLE" }));
+    return { items, unreadable };
   });
 
   app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {

@@ -5,7 +5,7 @@
  * version keys the instrumented-module caches, on disk too, which would otherwise serve
  * modules metered the old way.
  */
-export const METER_VERSION = 5;
+export const METER_VERSION = 6;
 
 /** Every instruction of the guest's code (structural `block` markers excepted). */
 export const INSTRUCTION_COST = 1;
@@ -39,6 +39,34 @@ export const TABLE_ENTRY_COST = 40;
  * 0.5 µs, paid where it is thrown (a catch runs only after a throw).
  */
 export const THROW_COST = 5_000;
+/**
+ * Each load from memory (every load, SIMD and atomic ones included), on top of the
+ * instruction, by the size of the guest's memory when it runs: `[up to this many bytes,
+ * price]`. A load whose address depends on the last one waits for memory, and how long
+ * depends on whether the memory fits the caches and the TLB's reach, which its size bounds.
+ * Measured (bench scenario 18, fixture `fuel-price-cache-miss`: a chain of dependent loads
+ * from random addresses, each page written once) at about 5-12 ns a load up to 256 KiB,
+ * 13-24 ns up to 4 MiB, 40-112 ns at 8 MiB (past the TLB's reach), 110-150 ns at 16 MiB and
+ * up to 200 ns at 256 MiB, against about 0.6 ns a unit of plain code: each price covers such
+ * a load at about 1 ns a unit. Stores are not priced: they wait for nothing (random stores
+ * over 256 MiB, about 11 ns each, and as many independent loads, fit the instruction's unit
+ * and the loop around them). The size is known when the instance starts and changes only at
+ * `memory.grow`, so the price is the same on every run of the same module and input.
+ */
+export const LOAD_PRICES: readonly (readonly [upToBytes: number, price: number])[] = [
+  [256 * 1024, 0],
+  [4 * 1024 * 1024, 24],
+  [8 * 1024 * 1024, 128],
+  [16 * 1024 * 1024, 144],
+  [32 * 1024 * 1024, 180],
+  [Infinity, 220],
+];
+
+/** The price of one load, on top of its instruction, from a memory of `bytes`. */
+export function loadPrice(bytes: number): number {
+  return LOAD_PRICES.find(([upTo]) => bytes <= upTo)![1];
+}
+
 /** Every call of a host function (`sluice_v1.*`), before it runs: leaving the guest and coming back. */
 export const HOST_CALL_COST = 100;
 /** Every call of a kv function, instead of HOST_CALL_COST: a lookup or write in the store (SQLite). */

@@ -15,10 +15,12 @@
  * bound of the work done, and the same for the same input on every machine. A function only
  * direct calls enter is charged its entry region at its call sites instead (call-graph.ts):
  * the guest then pays one charge, not two, where it calls one of its own small functions.
+ * A load's price depends on the size of the memory (cost-model.ts, LOAD_PRICES): a region
+ * is charged its loads times a global the instance sets when it starts and at each grow.
  */
 import binaryenModule from "#binaryen";
 import { FUEL_IMPORT } from "./counter.js";
-import { BULK_OP_COST, BYTES_PER_UNIT, CALL_INDIRECT_COST, INSTRUCTION_COST, MEMORY_GROW_COST, PAGE_COST, TABLE_ENTRY_COST, RETURN_CALL_COST, TABLE_OP_COST, THROW_COST } from "./cost-model.js";
+import { LOAD_PRICES, loadPrice, BULK_OP_COST, BYTES_PER_UNIT, CALL_INDIRECT_COST, INSTRUCTION_COST, MEMORY_GROW_COST, PAGE_COST, TABLE_ENTRY_COST, RETURN_CALL_COST, TABLE_OP_COST, THROW_COST } from "./cost-model.js";
 import { tableOp, tableOperands } from "./table-operands.js";
 import { calleesFirst, callGraph, FIXED_CHILDREN, LISTED_CHILDREN } from "./call-graph.js";
 import { addReset } from "./add-reset.js";
@@ -40,6 +42,19 @@ const CALL_SITE_MAX = 4096;
 /** A while loop whose body costs at most this much is charged its body at the header (see whileBody). */
 const WHILE_BODY = 256;
 
+/**
+ * A cost is the units of its instructions plus, counted in multiples of LOAD, its memory
+ * loads, which are paid at the price the memory's size sets when the charge runs (see
+ * LOAD_PRICES): a region of 20 instructions with 3 loads costs 20 + 3 * LOAD. Both parts
+ * stay below 2^32 and 2^21, so the sum is exact in a double and additions add each part.
+ */
+const LOAD = 2 ** 32;
+const loadsOf = (cost: number): number => Math.floor(cost / LOAD);
+/** The instructions' units alone: what the shape of the charges (SHORT_ARM, WHILE_BODY, CALL_SITE_MAX) is decided on. */
+const unitsOf = (cost: number): number => cost - loadsOf(cost) * LOAD;
+const least = (a: number, b: number): number => Math.min(unitsOf(a), unitsOf(b)) + Math.min(loadsOf(a), loadsOf(b)) * LOAD;
+const most = (a: number, b: number): number => Math.max(unitsOf(a), unitsOf(b)) + Math.max(loadsOf(a), loadsOf(b)) * LOAD;
+
 /** Thrown for an instruction the meter does not know how to charge; the loader refuses the module. */
 export class MeterUnsupported extends Error {}
 
@@ -60,6 +75,9 @@ const id = {
   tableGrow: binaryen.TableGrowId, tableFill: binaryen._BinaryenTableFillId!(), tableCopy: binaryen._BinaryenTableCopyId!(),
   tableInit: binaryen._BinaryenTableInitId!(), try: binaryen.TryId,
 } as const;
+
+/** The loads the default case of walk meets (a lane store is charged as a load, and an atomic returns what it read). */
+const LOADS = new Set([binaryen.SIMDLoadId, binaryen.SIMDLoadStoreLaneId, binaryen.AtomicRMWId, binaryen.AtomicCmpxchgId, binaryen.AtomicWaitId, binaryen.AtomicNotifyId]);
 
 export interface MeterOptions {
   /** Also add the reset export under this name (see add-reset.ts), if the guest's code lets the host restore all its state. */
@@ -93,6 +111,11 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
   const bytesHelper = helper("sluice_fuel_bytes");
   const pagesHelper = helper("sluice_fuel_pages");
   const entriesHelper = helper("sluice_fuel_entries");
+  // The price of a load now (see LOAD_PRICES): set from the memory's size when the instance
+  // starts (the host may hand a guest more than it declares: startPages in run-call.ts), and
+  // again by each memory.grow that succeeds. A module without memory has no loads.
+  const memory = mod.hasMemory() ? mod.getMemoryInfo() as { initial: number; max?: number } : undefined;
+  const price = memory ? fresh("sluice_fuel_load", (n) => n === fuel || mod.getGlobal(n) !== 0) : "";
 
   const functions: Ref[] = [];
   for (let i = 0; i < mod.getNumFunctions(); i++) {
@@ -104,6 +127,24 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
   const i64 = binaryen.i64;
   // binaryen 130 takes one BigInt here (its typings still declare the old (low, high) pair).
   const i64const = (n: number): Ref => (mod.i64.const as unknown as (v: bigint) => Ref)(BigInt(n));
+  const [PAGE, MAX_PAGES] = [65_536, 65_536];
+  if (memory) mod.addGlobal(price, i64, true, i64const(loadPrice(memory.initial * PAGE)));
+  /** The price of a load in a memory of `pages` (an i64), as LOAD_PRICES says: a chain of selects. */
+  const priceFor = (pages: () => Ref): Ref => {
+    let e = i64const(LOAD_PRICES[LOAD_PRICES.length - 1]![1]);
+    for (let i = LOAD_PRICES.length - 2; i >= 0; i--) {
+      const [upTo, p] = LOAD_PRICES[i]!;
+      e = mod.select(mod.i64.le_u(pages(), i64const(upTo / PAGE)), i64const(p), e);
+    }
+    return e;
+  };
+  /** What a charge of `cost` subtracts: its units, and its loads at the current price. */
+  const amount = (cost: number): Ref => {
+    const [units, loads] = [unitsOf(cost), loadsOf(cost)];
+    if (loads === 0) return i64const(units);
+    const perLoad = mod.global.get(price, i64);
+    return mod.i64.add(i64const(units), loads === 1 ? perLoad : mod.i64.mul(i64const(loads), perLoad));
+  };
   /**
    * Each charge subtracts from the counter and writes the result both to the global and to a
    * local of the function (below), so the local equals the global until the function calls
@@ -113,7 +154,7 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
    */
   let debits: Ref[] = [];
   const debit = (cost: number): Ref => {
-    const sub = mod.i64.sub(mod.global.get(fuel, i64), i64const(cost));
+    const sub = mod.i64.sub(mod.global.get(fuel, i64), amount(cost));
     debits.push(sub);
     return sub;
   };
@@ -121,16 +162,21 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
   const check = (): Ref => mod.if(mod.i64.lt_s(mod.global.get(fuel, i64), i64const(0)), mod.unreachable());
 
   // Each helper takes an i32 count, charges for it (and traps when the budget is gone) and returns the count unchanged.
-  const addHelper = (name: string, unitsFor: (n: Ref) => Ref): void => {
+  const addHelper = (name: string, unitsFor: (n: Ref) => Ref, then: (n: () => Ref) => Ref[] = () => []): void => {
     const n = (): Ref => mod.i64.extend_u(mod.local.get(0, binaryen.i32));
     mod.addFunction(name, binaryen.i32, binaryen.i32, [], mod.block(null, [
       mod.global.set(fuel, mod.i64.sub(mod.global.get(fuel, i64), unitsFor(n()))),
       check(),
+      ...then(n),
       mod.local.get(0, binaryen.i32),
     ], binaryen.i32));
   };
   addHelper(bytesHelper, (n) => mod.i64.add(mod.i64.shr_u(n, i64const(Math.log2(BYTES_PER_UNIT))), i64const(1)));
-  addHelper(pagesHelper, (n) => mod.i64.mul(n, i64const(PAGE_COST)));
+  // A grow that will succeed (within the memory's maximum) sets the load price of the memory it leaves.
+  const grown = (n: () => Ref): Ref => mod.i64.add(mod.i64.extend_u(mod.memory.size()), n());
+  addHelper(pagesHelper, (n) => mod.i64.mul(n, i64const(PAGE_COST)), (n) => !memory ? [] : [
+    mod.if(mod.i64.le_u(grown(n), i64const(memory.max ?? MAX_PAGES)), mod.global.set(price, priceFor(() => grown(n)))),
+  ]);
   addHelper(entriesHelper, (n) => mod.i64.mul(n, i64const(TABLE_ENTRY_COST)));
   const through = (name: string, size: Ref): Ref => { calls++; return mod.call(name, [size], binaryen.i32); };
 
@@ -176,7 +222,8 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
       case id.dataDrop: writesTablesOrSegments = true; return INSTRUCTION_COST;
       case id.localSet: return INSTRUCTION_COST + walk(raw._BinaryenLocalSetGetValue!(e));
       case id.globalSet: return INSTRUCTION_COST + walk(raw._BinaryenGlobalSetGetValue!(e));
-      case id.load: return INSTRUCTION_COST + walk(raw._BinaryenLoadGetPtr!(e));
+      case id.load: return INSTRUCTION_COST + LOAD + walk(raw._BinaryenLoadGetPtr!(e));
+      // A store waits for nothing: random stores over 256 MiB measured about 11 ns each, which the instruction covers.
       case id.store: return INSTRUCTION_COST + walk(raw._BinaryenStoreGetPtr!(e)) + walk(raw._BinaryenStoreGetValue!(e));
       case id.unary: return INSTRUCTION_COST + walk(raw._BinaryenUnaryGetValue!(e));
       case id.binary: return INSTRUCTION_COST + walk(raw._BinaryenBinaryGetLeft!(e)) + walk(raw._BinaryenBinaryGetRight!(e));
@@ -202,15 +249,16 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
         const cost = INSTRUCTION_COST + walk(raw._BinaryenIfGetCondition!(e));
         const [yes, no] = [raw._BinaryenIfGetIfTrue!(e), raw._BinaryenIfGetIfFalse!(e)];
         const [yesCost, noCost] = [walk(yes), walk(no)];
-        const [lo, hi] = yesCost < noCost ? [yesCost, noCost] : [noCost, yesCost];
+        // Each part at its least and its most (an arm may have more units but fewer loads).
+        const [lo, hi] = [least(yesCost, noCost), most(yesCost, noCost)];
         // The body of a while loop (see whileBody) and arms that cost about the same (most of
         // them) are charged with the code around the `if`, at the cost of the costlier arm: a
         // charge inside would cost about what it saves. Otherwise the cheaper arm's cost is
         // charged around the `if` and the costlier arm pays the difference where it starts,
         // so a long arm not taken is not paid for.
-        if ((e === inlineIf && hi <= WHILE_BODY) || hi - lo <= SHORT_ARM) return cost + hi;
-        if (yesCost > lo) raw._BinaryenIfSetIfTrue!(e, prefixed(yes, [charge(yesCost - lo)]));
-        if (no !== 0 && noCost > lo) raw._BinaryenIfSetIfFalse!(e, prefixed(no, [charge(noCost - lo)]));
+        if ((e === inlineIf && unitsOf(hi) <= WHILE_BODY) || unitsOf(hi) - unitsOf(lo) <= SHORT_ARM) return cost + hi;
+        if (yesCost !== lo) raw._BinaryenIfSetIfTrue!(e, prefixed(yes, [charge(yesCost - lo)]));
+        if (no !== 0 && noCost !== lo) raw._BinaryenIfSetIfFalse!(e, prefixed(no, [charge(noCost - lo)]));
         return cost + lo;
       }
       case id.loop: {
@@ -277,8 +325,8 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
         const getters = FIXED_CHILDREN[kind];
         const list = LISTED_CHILDREN[kind];
         if (!getters && !list) throw new MeterUnsupported(`uses an instruction the fuel meter cannot charge (binaryen expression id ${kind})`);
-        // A throw pays, where it is thrown, for the unwinding and the catch it leads to.
-        let cost = INSTRUCTION_COST + (kind === binaryen.ThrowId || kind === binaryen.RethrowId ? THROW_COST : 0);
+        // A throw pays, where it is thrown, for the unwinding and the catch it leads to; a SIMD or atomic load, as a load does.
+        let cost = INSTRUCTION_COST + (kind === binaryen.ThrowId || kind === binaryen.RethrowId ? THROW_COST : 0) + (LOADS.has(kind) ? LOAD : 0);
         for (const g of getters ?? []) cost += walk(raw[`_Binaryen${g}`]!(e));
         if (list) for (let i = 0, n = raw[`_Binaryen${list[0]}`]!(e); i < n; i++) cost += walk(raw[`_Binaryen${list[1]}`]!(e, i));
         return cost;
@@ -369,8 +417,15 @@ function instrument(mod: binaryenModule.Module, options: MeterOptions): Uint8Arr
     }
     const cost = walk(body);
     // Still checked on entry: the caller's charge may have overdrawn the budget.
-    if (cost <= CALL_SITE_MAX) entryCost.set(f, cost);
-    binaryen._BinaryenFunctionSetBody!(f, prefixed(body, cost <= CALL_SITE_MAX ? [check()] : chargeAndCheck(cost)));
+    if (unitsOf(cost) <= CALL_SITE_MAX) entryCost.set(f, cost);
+    binaryen._BinaryenFunctionSetBody!(f, prefixed(body, unitsOf(cost) <= CALL_SITE_MAX ? [check()] : chargeAndCheck(cost)));
+  }
+  if (memory) {
+    // Runs first at instantiation (and in the reset, which runs the start function), before any guest code.
+    const start = raw._BinaryenGetStart!(modPtr);
+    const body = [mod.global.set(price, priceFor(() => mod.i64.extend_u(mod.memory.size())))];
+    if (start !== 0) body.push(raw._BinaryenCall!(modPtr, raw._BinaryenFunctionGetName!(start), 0, 0, binaryen.none));
+    raw._BinaryenSetStart!(modPtr, mod.addFunction(helper("sluice_fuel_load_price"), binaryen.none, binaryen.none, [], mod.block(null, body, binaryen.none)) as unknown as number);
   }
   if (options.reset !== undefined && !writesTablesOrSegments) addReset(mod, options.reset, (base) => fresh(base, (n) => mod.getFunction(n) !== 0));
   return mod.emitBinary();
