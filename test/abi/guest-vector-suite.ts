@@ -29,7 +29,10 @@ export function guestVectorSuite(title: string, echoGuest: () => Promise<Uint8Ar
   beforeAll(async () => {
     sandbox = createSandbox({ workers: 2 });
     // The calls ask for 2 s (a busy two-core machine can deschedule a worker); a call never gets more than its module allows.
-    echo = await sandbox.load(await echoGuest(), { capabilities: [], limits: { timeoutMs: 2000 } });
+    // The suite checks bytes, not cost: the array32 vectors hold 65,536 items each, decoded and
+    // re-encoded in a memory past 256 KiB, where every load is priced as a possible cache miss
+    // (ABI §11, cost model 6); the largest passes the default 50 million units.
+    echo = await sandbox.load(await echoGuest(), { capabilities: [], limits: { timeoutMs: 2000, fuel: 500_000_000 } });
   });
   afterAll(async () => {
     await sandbox?.close();
