@@ -20,6 +20,14 @@ export interface PostgresRecordsOptions {
   pruneIntervalMs?: number;
   /** Seals the records and results (records/sealed.ts); every host sharing the database must use the same key. Default: a random key (readable by this process only). */
   sealer?: Sealer;
+  /**
+   * NORMAL (default): an operation's writes commit without waiting for the server to flush
+   * its WAL (`synchronous_commit = off` for that statement alone), as SQLite's NORMAL does:
+   * they survive a crash of this host; the server's crash or power loss can lose the last
+   * ones (within three times its `wal_writer_delay`, 600 ms by default). FULL: the server's
+   * own `synchronous_commit` (by default each write is on disk before it returns).
+   */
+  synchronous?: "NORMAL" | "FULL";
 }
 
 const RECORD = "operation_records.record";
@@ -69,12 +77,20 @@ const KNOWN_MAX = 10_000;
  * Resolves false when the row changed elsewhere (another host, a claim): the caller falls
  * back to the transaction that reads the row under lock.
  */
-async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[]): Promise<string | undefined> {
+/**
+ * A CTE that makes the statement's own transaction commit without waiting for the WAL
+ * flush (set_config(..., true) lasts until that transaction ends; the statement is one).
+ * It must be read by the statement's final SELECT, or PostgreSQL never evaluates it.
+ */
+const ASYNC_COMMIT = "c AS (SELECT set_config('synchronous_commit', 'off', true) AS s)";
+const commitOf = (synchronous: "NORMAL" | "FULL") => (synchronous === "NORMAL" ? { cte: `${ASYNC_COMMIT},`, from: ", c" } : { cte: "", from: "" });
+
+async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[], commit: { cte: string; from: string }): Promise<string | undefined> {
   const id = next.operationId;
   const sealed = sealer.seal(next, { column: RECORD, id });
   const args: unknown[] = [id, known.sealed, next.phase, next.realStatus, next.owner ?? null, sealed, result && next.phase !== "finished" ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()];
   const { rows } = await db.query<{ n: number }>(
-    `WITH u AS (
+    `WITH ${commit.cte} u AS (
        UPDATE operation_records SET phase = $3, real_status = $4, owner = $5, record = $6
         WHERE operation_id = $1 AND record = $2 RETURNING phase),
      r AS (
@@ -82,7 +98,7 @@ async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: K
        ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at),
      d AS (DELETE FROM operation_results WHERE operation_id = $1 AND EXISTS (SELECT 1 FROM u WHERE u.phase = 'finished'))
      ${audit.length > 0 ? `, a AS (${auditSelect(audit, args, "EXISTS (SELECT 1 FROM u)")})` : ""}
-     SELECT count(*)::int AS n FROM u`,
+     SELECT count(*)::int AS n FROM u${commit.from}`,
     args);
   return (rows[0]?.n ?? 0) === 1 ? sealed : undefined;
 }
@@ -97,6 +113,9 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
   const pruneEveryMs = options.pruneIntervalMs ?? Math.min(retentionMs, 10 * 60 * 1000);
   if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
   const sealer = options.sealer ?? ephemeralSealer();
+  const synchronous = options.synchronous ?? "NORMAL";
+  if (synchronous !== "NORMAL" && synchronous !== "FULL") throw new SluiceError("CONFIG_INVALID", `records store: synchronous must be "NORMAL" or "FULL", got ${JSON.stringify(synchronous)}`, { field: "synchronous" });
+  const commit = commitOf(synchronous);
   const unseal = (row: RecordRow) => sealer.open(row.record, { column: RECORD, id: row.operation_id }) as OperationRecord;
   const pruneResults = (now = Date.now()) => guard("prune", async () => (await db.query("DELETE FROM operation_results WHERE stored_at <= $1", [now - retentionMs])).rowCount ?? 0);
   const known = new Map<string, Known>();
@@ -114,7 +133,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       const args: unknown[] = [id, r.phase, r.realStatus, r.owner ?? null, r.createdAt, sealed, result && r.phase !== "finished" ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()];
       // One statement, one round trip: the record, its real result and its audit rows land together.
       await db.query(
-        `WITH i AS (
+        `WITH ${commit.cte} i AS (
            INSERT INTO operation_records (operation_id, phase, real_status, owner, created_at, record) VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (operation_id) DO UPDATE SET phase = excluded.phase, real_status = excluded.real_status, owner = excluded.owner, created_at = excluded.created_at, record = excluded.record
            RETURNING operation_id),
@@ -122,7 +141,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
            INSERT INTO operation_results (operation_id, result, stored_at) SELECT $1, $7::text, $8 FROM i WHERE $7::text IS NOT NULL
            ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at)
          ${audit.length > 0 ? `, a AS (${auditSelect(audit, args)})` : ""}
-         SELECT 1`,
+         SELECT 1${commit.from ? " FROM c" : ""}`,
         args);
       remember(r, sealed);
     }),
@@ -130,7 +149,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
       const mine = known.get(id);
       if (mine) {
         const next = withChanges(mine.record, changes);
-        const sealed = await updateInOneStatement(db, sealer, mine, next, result, audit);
+        const sealed = await updateInOneStatement(db, sealer, mine, next, result, audit, commit);
         if (sealed !== undefined) return remember(next, sealed);
       }
       known.delete(id);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openPostgresStores, type PostgresStores } from "../../host/registry/postgres-stores.js";
 import { postgresRecords } from "../../host/records/postgres-store.js";
+import { ephemeralSealer } from "../../host/records/sealed.js";
 import type { PostgresEngine } from "../../host/storage/postgres.js";
 import type { OperationRecord } from "../../host/index.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
@@ -51,6 +52,26 @@ describe("records on PostgreSQL", () => {
     expect(await s.result("op-rt")).toBeUndefined();
     expect(await s.get("op-rt")).toMatchObject({ phase: "finished", realStatus: "succeeded", realResultRef: "r", finalInputRef: "in", outcome: "succeeded", updatedAt: 4 });
     await s.close();
+  });
+
+  it("commits an operation's writes without waiting for the WAL flush by default (NORMAL), and with the server's own setting under FULL", async () => {
+    const stores = await openPostgresStores(await testDatabaseUrl("round-trips"), { max: 2 });
+    opened.push(stores);
+    const sealer = ephemeralSealer();
+    const asynchronous = /set_config\('synchronous_commit', 'off', true\)/;
+    for (const synchronous of ["NORMAL", "FULL", undefined] as const) {
+      const { db, statements } = counted(stores.db);
+      const s = postgresRecords(db, synchronous ? { synchronous, sealer } : { sealer });
+      const id = `op-sync-${synchronous ?? "default"}`;
+      await s.insert(record(id));
+      await s.update(id, { phase: "finished", owner: null, outcome: "succeeded", updatedAt: 2 });
+      expect(statements).toHaveLength(2);
+      for (const text of statements) expect(asynchronous.test(text)).toBe(synchronous !== "FULL");
+      // Committed either way: another connection of the pool reads it.
+      expect(await postgresRecords(stores.db, { sealer }).get(id)).toMatchObject({ phase: "finished", outcome: "succeeded" });
+      await s.close();
+    }
+    expect(() => postgresRecords(stores.db, { synchronous: "OFF" as never })).toThrow(/synchronous must be/);
   });
 
   it("applies concurrent updates of one operation in turn: none is lost", async () => {
