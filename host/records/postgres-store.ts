@@ -83,9 +83,13 @@ const KNOWN_MAX = 10_000;
  * It must be read by the statement's final SELECT, or PostgreSQL never evaluates it.
  */
 const ASYNC_COMMIT = "c AS (SELECT set_config('synchronous_commit', 'off', true) AS s)";
-const commitOf = (synchronous: "NORMAL" | "FULL") => (synchronous === "NORMAL" ? { cte: `${ASYNC_COMMIT},`, from: ", c" } : { cte: "", from: "" });
+const commitOf = (synchronous: "NORMAL" | "FULL") => (synchronous === "NORMAL" ? { cte: `${ASYNC_COMMIT},`, from: ", c", tag: "n" } : { cte: "", from: "", tag: "f" });
+/** Statements of up to this many audit rows are prepared (one text per row count): more are rare, and sent unprepared. */
+const PREPARED_AUDIT_ROWS = 16;
+/** The prepared statement's name for a write of `kind` with `rows` audit rows, if it is one. */
+const preparedName = (kind: string, commit: { tag: string }, rows: number): string | undefined => (rows <= PREPARED_AUDIT_ROWS ? `sluice_records_${kind}_${commit.tag}_${rows}` : undefined);
 
-async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[], commit: { cte: string; from: string }): Promise<string | undefined> {
+async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[], commit: { cte: string; from: string; tag: string }): Promise<string | undefined> {
   const id = next.operationId;
   const sealed = sealer.seal(next, { column: RECORD, id });
   const args: unknown[] = [id, known.sealed, next.phase, next.realStatus, next.owner ?? null, sealed, result && next.phase !== "finished" ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()];
@@ -99,7 +103,7 @@ async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: K
      d AS (DELETE FROM operation_results WHERE operation_id = $1 AND EXISTS (SELECT 1 FROM u WHERE u.phase = 'finished'))
      ${audit.length > 0 ? `, a AS (${auditSelect(audit, args, "EXISTS (SELECT 1 FROM u)")})` : ""}
      SELECT count(*)::int AS n FROM u${commit.from}`,
-    args);
+    args, preparedName("update", commit, audit.length));
   return (rows[0]?.n ?? 0) === 1 ? sealed : undefined;
 }
 
@@ -142,7 +146,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
            ON CONFLICT (operation_id) DO UPDATE SET result = excluded.result, stored_at = excluded.stored_at)
          ${audit.length > 0 ? `, a AS (${auditSelect(audit, args)})` : ""}
          SELECT 1${commit.from ? " FROM c" : ""}`,
-        args);
+        args, preparedName("insert", commit, audit.length));
       remember(r, sealed);
     }),
     update: (id, changes, result, audit = []) => guard("update", async () => {

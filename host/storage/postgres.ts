@@ -13,7 +13,11 @@ export type Isolation = "read committed" | "repeatable read" | "serializable";
 
 /** What a transaction body is handed: queries on the one connection the transaction holds. */
 export interface Sql {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * `name` makes it a prepared statement on each connection (parsed and planned once there,
+   * not on every call): give one name to one text only, and only to a bounded set of texts.
+   */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[], name?: string): Promise<pg.QueryResult<R>>;
 }
 
 export interface PostgresOptions {
@@ -90,7 +94,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
 
   const engine: PostgresEngine = {
     url,
-    query: (text, values) => pool.query(text, values as unknown[]),
+    query: (text, values, name) => (name === undefined ? pool.query(text, values as unknown[]) : pool.query({ name, text, values: values as unknown[] })),
     async transaction(fn, isolation = "serializable") {
       for (let attempt = 0; ; attempt++) {
         const client = await pool.connect();

@@ -16,16 +16,17 @@ const opened: PostgresStores[] = [];
 afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });
 
 /** The engine with every statement sent through it counted (a transaction's statements too). */
-function counted(db: PostgresEngine): { db: PostgresEngine; statements: string[] } {
+function counted(db: PostgresEngine): { db: PostgresEngine; statements: string[]; names: (string | undefined)[] } {
   const statements: string[] = [];
+  const names: (string | undefined)[] = [];
   const wrapped: PostgresEngine = Object.assign(Object.create(db) as PostgresEngine, {
-    query: ((text: string, values?: unknown[]) => { statements.push(text); return db.query(text, values as never); }) as PostgresEngine["query"],
+    query: ((text: string, values?: unknown[], name?: string) => { statements.push(text); names.push(name); return db.query(text, values as never, name); }) as PostgresEngine["query"],
     transaction: ((fn, isolation) => db.transaction((sql) => {
       statements.push("BEGIN");
       return fn({ query: ((text: string, values?: unknown[]) => { statements.push(text); return sql.query(text, values as never); }) as typeof sql.query }).finally(() => statements.push("COMMIT"));
     }, isolation)) as PostgresEngine["transaction"],
   });
-  return { db: wrapped, statements };
+  return { db: wrapped, statements, names };
 }
 
 const record = operationRecord;
@@ -72,6 +73,25 @@ describe("records on PostgreSQL", () => {
       await s.close();
     }
     expect(() => postgresRecords(stores.db, { synchronous: "OFF" as never })).toThrow(/synchronous must be/);
+  });
+
+  it("sends an operation's writes as prepared statements, one name per text, so the server plans each once per connection", async () => {
+    const stores = await openPostgresStores(await testDatabaseUrl("round-trips"), { max: 2 });
+    opened.push(stores);
+    const { db, statements, names } = counted(stores.db);
+    const s = postgresRecords(db);
+    const audit = (id: string, bindingId: string) => ({ operationId: id, bindingId, hookRef: "p@1.0.0", codeSha256: "ab".repeat(32), point: "tool.before" as const, phase: "before", revision: 1, outcome: "continue", inputDigest: "1".repeat(64), outputDigest: "1".repeat(64), patchDigest: null, durationMs: 0.5, fuel: 10, errorCode: null, at: 1 });
+    for (const id of ["op-p1", "op-p2"]) {
+      await s.insert(record(id), [audit(id, "b1")]);
+      await s.update(id, { phase: "finished", owner: null, updatedAt: 2 }, undefined, [audit(id, "b2"), audit(id, "b3")]);
+    }
+    expect(names.every((n) => typeof n === "string")).toBe(true);
+    // One text per name: the same write shape reuses its statement.
+    const textOf = new Map<string, string>();
+    names.forEach((n, i) => { expect(textOf.get(n!) ?? statements[i]).toBe(statements[i]); textOf.set(n!, statements[i]!); });
+    expect(textOf.size).toBe(2);
+    expect((await s.audit({ operationId: "op-p2" })).map((a) => a.bindingId)).toEqual(["b1", "b2", "b3"]);
+    await s.close();
   });
 
   it("applies concurrent updates of one operation in turn: none is lost", async () => {
