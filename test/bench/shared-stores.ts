@@ -89,7 +89,7 @@ export async function measureSharedStores(counts: { warmup: number; samples: num
       return {
         latency,
         values: {
-          // One guest hook at tool.before; the records: insert, "running" before the call, the result, finished.
+          // One guest hook at tool.before; the records: "running" (inserted, with the hook's audit row) before the call, then the ending.
           recordsAddedSqliteUs: p50("tool-records-sqlite") - p50("tool-records-none"),
           recordsAddedPostgresUs: p50("tool-records-postgres") - p50("tool-records-none"),
           kvGetPostgresUs: p50("kv-get-postgres"), kvGetSqliteUs: p50("kv-get-sqlite"),
