@@ -192,7 +192,13 @@ export class OperationJournal {
       if (this.unwritten) {
         const record = withChanges(this.unwritten, p.changes);
         this.unwritten = undefined;
-        return (this.lastWrite = store.insert(record, p.audit, result));
+        // A record that was not inserted is inserted by the next write (the ending), audit rows included.
+        return (this.lastWrite = store.insert(record, p.audit, result).catch((err: unknown) => {
+          this.unwritten ??= record;
+          if (this.pending) this.pending.audit.unshift(...p.audit);
+          else this.pending = { changes: {}, audit: [...p.audit] };
+          throw err;
+        }));
       }
       return (this.lastWrite = store.update(operationId, p.changes, result, p.audit));
     });

@@ -65,3 +65,22 @@ it("a later after hook that ends within the checkpoint delay writes no checkpoin
   expect(slowed.ok).toBe(true);
   expect(completed).toEqual(["insert operation/running", "update after/succeeded +result", "update -/-", "update finished/succeeded"]);
 });
+
+it("a 'running' write that fails refuses the call, and the ending still records the operation, with its before stage's audit", async () => {
+  const store = createMemoryRecords();
+  let failNext = true;
+  const flaky: OperationStore = { ...store, insert: (record, audit, result) => { if (failNext) { failNext = false; return Promise.reject(new Error("disk busy")); } return store.insert(record, audit, result); } };
+  const h = createHost({ workers: 1, records: flaky });
+  try {
+    h.registerHook("seen", async () => ({ kind: "continue" }));
+    h.activate({ revision: 1, bindings: [{ id: "seen-before", hookRef: "seen", point: "tool.before" }] });
+    let calls = 0;
+    const r = await h.tool(ctx, call, async () => { calls++; return "ok"; });
+    expect(!r.ok && r.error.code).toBe("STORE_UNAVAILABLE");
+    expect(calls).toBe(0);
+    expect(await store.get(r.facts.operationId)).toMatchObject({ phase: "finished", realStatus: "not_started", outcome: "failed", error: { code: "STORE_UNAVAILABLE" } });
+    expect((await store.audit({ operationId: r.facts.operationId })).map((a) => a.bindingId)).toEqual(["seen-before"]);
+  } finally {
+    await h.close();
+  }
+});
