@@ -51,6 +51,17 @@ export const damagedText = (text: string): string => text.slice(0, -6) + (text.a
 const damagers = new WeakMap<OperationStore, (operationId: string) => Promise<void>>();
 const damageable = (store: OperationStore, damage: (operationId: string) => Promise<void>): OperationStore => { damagers.set(store, damage); return store; };
 
+/** A SQLite records store on `file` whose stored records {@link recordDamager} can damage. */
+export function damageableSqlite(store: OperationStore, file: string): OperationStore {
+  return damageable(store, async (id) => {
+    const db = new Database(file);
+    try {
+      const row = db.prepare("SELECT record FROM operation_records WHERE operation_id = ?").get(id) as { record: string };
+      db.prepare("UPDATE operation_records SET record = ? WHERE operation_id = ?").run(damagedText(row.record), id);
+    } finally { db.close(); }
+  });
+}
+
 /**
  * Changes one character of the stored sealed text of record `operationId`, beside the store
  * (as damage at rest would): undefined for a store that keeps records as objects (memory),
@@ -72,13 +83,7 @@ export const sqliteEngine: StoreEngine = {
   registry: async () => openSqliteStore(tempFile("registry")),
   records: async (options) => {
     const file = tempFile("records");
-    return damageable(openSqliteRecords(file, options), async (id) => {
-      const db = new Database(file);
-      try {
-        const row = db.prepare("SELECT record FROM operation_records WHERE operation_id = ?").get(id) as { record: string };
-        db.prepare("UPDATE operation_records SET record = ? WHERE operation_id = ?").run(damagedText(row.record), id);
-      } finally { db.close(); }
-    });
+    return damageableSqlite(openSqliteRecords(file, options), file);
   },
   payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
   gatewayKeys: async () => openSqliteKeyStore(tempFile("keys")),
