@@ -7,11 +7,16 @@ import { withChanges, withKeys } from "../objects/with-keys.js";
  * the phase boundaries a crash must find are persisted before the operation goes on past
  * them (records/journal.ts says what is on disk when).
  */
+/** Both progress answers awaited before the hook runs; nothing to wait for when neither is a promise. */
+function both(a: Promise<void> | void, b: Promise<void> | void): Promise<void> | void {
+  return a && b ? Promise.all([a, b]).then(() => undefined) : a ?? b;
+}
+
 export function recordedStages(stages: OperationStages, journal: OperationJournal): OperationStages {
   return withChanges(stages, {
     run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
     // The checkpoint names the binding in progress while an after hook runs; the after stage then runs hook by hook.
-    runAfter: (point, payload, before, options) => stages.runAfter(point, payload, before, withKeys(options ?? {}, { progress: (bindingId: string) => { void options?.progress?.(bindingId); return journal.inProgress(point, bindingId); } }))
+    runAfter: (point, payload, before, options) => stages.runAfter(point, payload, before, withKeys(options ?? {}, { progress: (bindingId: string) => both(options?.progress?.(bindingId), journal.inProgress(point, bindingId)) }))
       .then((r) => { journal.stage(point, payload, r); return r; }),
     diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
     opened: (operation, before, after) => journal.start(operation, before, after),

@@ -12,6 +12,7 @@ import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredRe
 import { withChanges, withKeys } from "../objects/with-keys.js";
 import { ephemeralSealer, type Sealer } from "./sealed.js";
 import { openRecoverable } from "./recovery-rows.js";
+import { LastWritten, type Written } from "./last-written.js";
 
 export interface PostgresRecordsOptions {
   /** How long a real result is kept for resume after it was stored (default 24 h). */
@@ -64,19 +65,6 @@ function auditSelect(rows: readonly AuditRecord[], args: unknown[], when = "TRUE
   return `INSERT INTO hook_audit (${AUDIT_COLUMNS.map(([c]) => c).join(", ")}) SELECT * FROM (VALUES ${tuples.join(", ")}) AS v WHERE ${when}`;
 }
 
-/** What this store last wrote for an operation it is running: the record and its sealed text. */
-interface Known { record: OperationRecord; sealed: string }
-/** In-flight operations of one host are few; past this the cache is dropped and refilled. */
-const KNOWN_MAX = 10_000;
-
-/**
- * An update as one statement, one round trip, when this store wrote the record's current
- * version itself: the new sealed record replaces the row only if the row still holds the
- * sealed text this store wrote (a fresh nonce per write makes that text a version), and the
- * real result is stored or, once the operation finished, deleted in the same statement.
- * Resolves false when the row changed elsewhere (another host, a claim): the caller falls
- * back to the transaction that reads the row under lock.
- */
 /**
  * A CTE that makes the statement's own transaction commit without waiting for the WAL
  * flush (set_config(..., true) lasts until that transaction ends; the statement is one).
@@ -89,7 +77,15 @@ const PREPARED_AUDIT_ROWS = 16;
 /** The prepared statement's name for a write of `kind` with `rows` audit rows, if it is one. */
 const preparedName = (kind: string, commit: { tag: string }, rows: number): string | undefined => (rows <= PREPARED_AUDIT_ROWS ? `sluice_records_${kind}_${commit.tag}_${rows}` : undefined);
 
-async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Known, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[], commit: { cte: string; from: string; tag: string }): Promise<string | undefined> {
+/**
+ * An update as one statement, one round trip, when this store wrote the record's current
+ * version itself: the new sealed record replaces the row only if the row still holds the
+ * sealed text this store wrote (a fresh nonce per write makes that text a version), and the
+ * real result is stored or, once the operation finished, deleted in the same statement.
+ * Resolves false when the row changed elsewhere (another host, a claim): the caller falls
+ * back to the transaction that reads the row under lock.
+ */
+async function updateInOneStatement(db: PostgresEngine, sealer: Sealer, known: Written, next: OperationRecord, result: StoredResult | undefined, audit: readonly AuditRecord[], commit: { cte: string; from: string; tag: string }): Promise<string | undefined> {
   const id = next.operationId;
   const sealed = sealer.seal(next, { column: RECORD, id });
   const args: unknown[] = [id, known.sealed, next.phase, next.realStatus, next.owner ?? null, sealed, result && next.phase !== "finished" ? sealer.seal(result, { column: RESULT, id }) : null, Date.now()];
@@ -122,12 +118,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
   const commit = commitOf(synchronous);
   const unseal = (row: RecordRow) => sealer.open(row.record, { column: RECORD, id: row.operation_id }) as OperationRecord;
   const pruneResults = (now = Date.now()) => guard("prune", async () => (await db.query("DELETE FROM operation_results WHERE stored_at <= $1", [now - retentionMs])).rowCount ?? 0);
-  const known = new Map<string, Known>();
-  const remember = (record: OperationRecord, sealed: string) => {
-    if (record.phase === "finished") { known.delete(record.operationId); return; }
-    if (known.size >= KNOWN_MAX && !known.has(record.operationId)) known.clear();
-    known.set(record.operationId, { record, sealed });
-  };
+  const known = new LastWritten();
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
 
   return {
@@ -147,16 +138,16 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
          ${audit.length > 0 ? `, a AS (${auditSelect(audit, args)})` : ""}
          SELECT 1${commit.from ? " FROM c" : ""}`,
         args, preparedName("insert", commit, audit.length));
-      remember(r, sealed);
+      known.remember(r, sealed);
     }),
     update: (id, changes, result, audit = []) => guard("update", async () => {
       const mine = known.get(id);
       if (mine) {
         const next = withChanges(mine.record, changes);
         const sealed = await updateInOneStatement(db, sealer, mine, next, result, audit, commit);
-        if (sealed !== undefined) return remember(next, sealed);
+        if (sealed !== undefined) return known.remember(next, sealed);
       }
-      known.delete(id);
+      known.forget(id);
       // The row changed elsewhere, or this store never wrote it: read it under lock.
       await db.transaction(async (sql) => {
         const { rows } = await sql.query<RecordRow>("SELECT operation_id, record FROM operation_records WHERE operation_id = $1 FOR UPDATE", [id]);

@@ -16,6 +16,7 @@ import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
 import { openRecoverable } from "./recovery-rows.js";
+import { LastWritten } from "./last-written.js";
 import { loadDeploymentKey } from "../storage/deployment-key.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
@@ -48,8 +49,6 @@ export interface SqliteRecordsOptions {
 export const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 const MACHINE = hostname();
-/** In-flight operations of one host are few; past this the cache of what was last written is dropped and refilled. */
-const KNOWN_MAX = 10_000;
 
 function processAlive(pid: number): boolean {
   try {
@@ -126,14 +125,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     return lease.machine !== MACHINE || lease.pid === null || processAlive(lease.pid);
   };
   const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, seal(r), r.operationId);
-  // What this store last wrote of each operation it is running, so an update needs neither a
-  // read nor an unseal; the swap above falls back to reading when the row changed elsewhere.
-  const known = new Map<string, { record: OperationRecord; sealed: string }>();
-  const remember = (r: OperationRecord, sealed: string) => {
-    if (r.phase === "finished" || r.owner == null) { known.delete(r.operationId); return; }
-    if (known.size >= KNOWN_MAX && !known.has(r.operationId)) known.clear();
-    known.set(r.operationId, { record: r, sealed });
-  };
+  // So an update needs neither a read nor an unseal (last-written.ts).
+  const known = new LastWritten();
   const rest = (id: string, next: OperationRecord, result: StoredResult | undefined, rows: readonly AuditRecord[]) => {
     if (result && next.phase !== "finished") q.putResult.run(id, sealer.seal(result, { column: RESULT, id }), Date.now());
     // A finished operation can no longer resume: its real result has no reason to stay.
@@ -170,7 +163,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const sealed = seal(r);
       q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, sealed);
       rest(r.operationId, r, result, rows);
-      remember(r, sealed);
+      known.remember(r, sealed);
     }),
     update: db.transaction((id: string, changes: Partial<OperationRecord>, result: StoredResult | undefined, rows: readonly AuditRecord[]) => {
       const mine = known.get(id);
@@ -179,10 +172,10 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
         const sealed = seal(next);
         if (q.swap.run(next.phase, next.realStatus, next.owner ?? null, sealed, id, mine.sealed).changes === 1) {
           rest(id, next, result, rows);
-          return remember(next, sealed);
+          return known.remember(next, sealed);
         }
       }
-      known.delete(id);
+      known.forget(id);
       const r = read(id);
       if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
       const next = withChanges(r, changes);
@@ -228,7 +221,7 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const row = q.ownerOf.get(id) as { owner: string | null } | undefined;
       if (!row) return "missing";
       if (row.owner !== null && (row.owner === owner || live(row.owner, now))) return "busy";
-      known.delete(id);
+      known.forget(id);
       write(withKeys(read(id)!, { owner }));
       return "claimed";
     }).immediate()),
