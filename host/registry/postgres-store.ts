@@ -6,11 +6,11 @@
  * statement's snapshot is taken after the lock is held. Reads outside a transaction take
  * no lock. An activation NOTIFYs {@link RELEASE_CHANNEL} when it commits.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { int, postgresGuarded, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
+import { ReentryGuard } from "../storage/reentry-guard.js";
 import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import { REGISTRY_LOCK, type NewRelease, type RegistryStore, type RegistryTx } from "./store.js";
@@ -147,11 +147,11 @@ const WRITES = new Set<keyof RegistryTx>(["insertPlugin", "insertBinding", "upda
  * caller's: closing the store does not close it.
  */
 export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
-  const inside = new AsyncLocalStorage<true>();
+  const inside = new ReentryGuard();
   const lone = new Queries(db);
   const transaction = async <T>(fn: (tx: RegistryTx) => Promise<T>): Promise<T> => {
     // The lock is held by this transaction's connection: a second one from inside it would wait forever.
-    if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
+    if (inside.inside()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
     try {
       return await db.transaction(async (sql) => {
         await sql.query("SELECT pg_advisory_xact_lock($1::bigint)", [LOCK]);
@@ -159,7 +159,7 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
         let ended = false;
         const scoped: Sql = { query: (text, values) => (ended ? Promise.reject(new Error("registry store: a tx was used after its transaction ended")) : sql.query(text, values)) };
         try {
-          return await inside.run(true, () => fn(new Queries(scoped)));
+          return await inside.run(() => fn(new Queries(scoped)));
         } finally {
           ended = true;
         }
@@ -175,7 +175,7 @@ export function postgresRegistryStore(db: PostgresEngine): RegistryStore {
     (store as unknown as Record<string, unknown>)[name] = WRITES.has(name)
       ? (...args: unknown[]) => transaction((tx) => (tx[name] as (...a: unknown[]) => Promise<unknown>)(...args))
       : async (...args: unknown[]) => {
-        if (inside.getStore()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
+        if (inside.inside()) throw new Error("registry store: a store method was called inside a transaction; use the tx transaction() hands to fn");
         return postgresGuarded("registry", () => method.apply(lone, args));
       };
   }

@@ -6,12 +6,12 @@
  * out) to COMMIT, and single statements wait their turn. A call on the queue from inside
  * a transaction's body would wait for that very transaction: it is refused at once.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type Database from "better-sqlite3";
+import { ReentryGuard } from "./reentry-guard.js";
 
 export class SqliteSerial {
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly inside = new AsyncLocalStorage<true>();
+  private readonly inside = new ReentryGuard();
 
   constructor(private readonly db: Database.Database, private readonly failure: (err: unknown) => unknown) {}
 
@@ -20,7 +20,7 @@ export class SqliteSerial {
     return this.enqueue(async () => {
       this.db.exec("BEGIN IMMEDIATE");
       try {
-        const value = await this.inside.run(true, fn);
+        const value = await this.inside.run(fn);
         this.db.exec("COMMIT");
         return value;
       } catch (err) {
@@ -36,7 +36,7 @@ export class SqliteSerial {
   }
 
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.inside.getStore()) {
+    if (this.inside.inside()) {
       return Promise.reject(new Error("a store call inside a transaction would wait for that transaction: use the tx argument of transaction(fn) instead"));
     }
     const result = this.tail.then(() => fn()).catch((err) => { throw this.failure(err); });
