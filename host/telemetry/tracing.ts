@@ -29,6 +29,9 @@ export function startBoundarySpan(tracer: Tracer, name: string, attributes: Attr
 
 /** One span per step of a stage that began at `startMs`. */
 export function recordHookSpans(tracer: Tracer, parent: Context, point: string, reports: readonly StepReport[], startMs: number, attributes: Attributes): void {
+  // A boundary span that does not record (no SDK installed, or not sampled) has no use for
+  // children a sampler would drop as well: a stream would otherwise build one per chunk hook.
+  if (trace.getSpan(parent)?.isRecording() !== true) return;
   let at = startMs;
   for (const step of reports) {
     const span = tracer.startSpan(`sluice.hook ${point}`, {

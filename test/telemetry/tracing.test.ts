@@ -109,4 +109,24 @@ describe("tracing a chat → tool → chat turn", () => {
   it("is a no-op without an SDK: the default tracer records nothing and costs no parent", async () => {
     expect(trace.getTracerProvider().getTracer("sluice").startSpan("x").isRecording()).toBe(false);
   });
+
+  it("starts no hook span under a boundary span that does not record (no SDK, or not sampled)", async () => {
+    const noop = trace.getTracerProvider().getTracer("sluice");
+    const started: string[] = [];
+    const counting = { startSpan: (name: string, ...rest: unknown[]) => { started.push(name); return (noop.startSpan as (...a: unknown[]) => ReturnType<typeof noop.startSpan>)(name, ...rest); }, startActiveSpan: noop.startActiveSpan.bind(noop) } as typeof noop;
+    const quiet = createHost({ workers: 1, observer: createObserver({ tracer: counting }) });
+    try {
+      await quiet.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+      quiet.activate({ revision: 1, bindings: [
+        { id: "b1", hookRef: "contract@1.0.0", point: "model.chat.before", config: { mode: "continue" } },
+        { id: "a1", hookRef: "contract@1.0.0", point: "model.chat.after", config: { mode: "continue" } },
+      ] });
+      const r = await quiet.chat(ctx, { model: "m", messages: [{ role: "user", content: "hi" }] }, async () => finalTurn);
+      expect(r.ok).toBe(true);
+      // The boundary span alone: its two hooks ran, and neither got a span nobody records.
+      expect(started).toEqual(["chat m"]);
+    } finally {
+      await quiet.close();
+    }
+  });
 });
