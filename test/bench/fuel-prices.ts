@@ -47,7 +47,8 @@ export const FUEL_PRICE_FIXTURES: readonly PriceFixture[] = [
 /**
  * `asExpected`: every run ended in the fixture's own code and no worker was replaced, and so
  * did the first call on a fresh worker at the default limits (`fresh`). `firstRunMs` is the
- * fixture's first run in this process, in V8's baseline code (reported, not a target).
+ * fixture's first run in this process: the process's first calls are slow for V8's own
+ * reasons (tiering, RESULTS.md, issue 30), reported here, not a target.
  */
 export interface PriceRun { name: string; code: string; fuel: number; ms: Stats; firstRunMs: number; fresh: FreshCall; asExpected: boolean }
 
@@ -78,8 +79,8 @@ export async function runPriceFixtures(runs: number, fixtureBytes: (name: string
         m.fuel = r.fuel;
       }
     }
-    // After the runs above, so the fixture's code is past V8's baseline tier (shared with every
-    // later compile of the same bytes in this process) and what the fresh worker adds is its own.
+    // After the runs above, so the process's own first-call slowness (V8's tiering) is behind
+    // it and what a fresh worker adds is its own.
     const out: PriceRun[] = [];
     for (const m of mods) {
       const fresh = await firstCallOnFreshWorker(m.f, fixtureBytes);

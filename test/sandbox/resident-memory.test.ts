@@ -115,11 +115,11 @@ describe("the worker readies a call's memory before its clock starts", () => {
 describe("a fresh worker's first call of a 16 MiB guest is stopped by its fuel, not by the time limit", () => {
   const FRESH_SANDBOXES = 4;
   let warm: Sandbox;
-  // The module's code is run here first, with the time limit far off: the first run of a
-  // module anywhere in the process is V8's baseline code, several times slower than after
-  // tier-up, which V8 then shares with every later compile of the same bytes. That is a
-  // matter of code, not of memory; the sandboxes below each start from a fresh worker and
-  // a fresh memory, which is what this test is about.
+  // The module is run here first, with the time limit far off: the first guest calls in a
+  // process, right after its first uploads, are several times slower than any later one
+  // (V8's tiering, gone with --no-wasm-dynamic-tiering; test/bench/RESULTS.md, issue 30).
+  // That is a matter of code, not of memory, and not fixed here; the sandboxes below each
+  // start from a fresh worker and a fresh memory, which is what this test is about.
   beforeAll(async () => {
     warm = createSandbox({ workers: 1 });
     await warm.ready();
