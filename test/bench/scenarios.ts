@@ -769,7 +769,8 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
  * Scenario 18 (issue #30): fuel prices what it buys. The costliest unit of each kind of work
  * (fuel-prices.ts), repeated at the default budget: each must end GUEST_FUEL_EXHAUSTED (or,
  * for a caught abort or host trap, its own code at once) within twice the documented time of
- * a default budget, on a worker that is never replaced.
+ * a default budget, on a worker that is never replaced; and so must each one's first call on
+ * a fresh worker at the default limits, time limit included.
  */
 async function fuelPrices(c: Counts): Promise<ScenarioResult> {
   const runs = await runPriceFixtures(Math.max(1, Math.min(c.coldRepeats, 7)), (name) => built(`fixtures/${name}.wasm`));
@@ -783,7 +784,11 @@ async function fuelPrices(c: Counts): Promise<ScenarioResult> {
     values[`${r.name}.ms`] = r.ms.p50;
     // Robust to the machine's load, which slows every kind alike: the time against a plain loop's in the same runs.
     values[`${r.name}.xLoop`] = r.ms.p50 / runs[0]!.ms.p50;
-    targets.push(target(`${r.name}: ends in its own code within 2x the documented time of a default budget, worker kept (p50 ms; 1e9 if not)`,
+    values[`${r.name}.firstRunMs`] = r.firstRunMs;
+    values[`${r.name}.freshWorker.code`] = r.fresh.code;
+    values[`${r.name}.freshWorker.ms`] = r.fresh.ms;
+    values[`${r.name}.freshWorker.kept`] = String(r.fresh.workerKept);
+    targets.push(target(`${r.name}: ends in its own code within 2x the documented time of a default budget, worker kept, also on a fresh worker's first call at the default limits (p50 ms; 1e9 if not)`,
       r.asExpected ? r.ms.p50 : 1e9, "<=", limit, "ms"));
   }
   return { id: 18, title: "fuel prices what it buys: the costliest unit of each kind at the default budget (guest time per call)", latency, values, targets };

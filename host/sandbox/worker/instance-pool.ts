@@ -51,6 +51,11 @@ export function takeInstance(key: string, module: WebAssembly.Module): Kept | un
   return k;
 }
 
+/** Whether takeInstance would find a kept instance of `module` for `key` (and so need no new memory). */
+export function hasInstance(key: string, module: WebAssembly.Module): boolean {
+  return kept.get(key)?.module === module && images.has(module);
+}
+
 /** Remembers what a new instance's memory holds before any guest code ran: instantiation wrote only its data segments, all below `imageBytes`. */
 export function recordImage(module: WebAssembly.Module, memory: WebAssembly.Memory, imageBytes: number): void {
   if (images.has(module)) return;

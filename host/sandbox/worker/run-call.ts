@@ -6,8 +6,8 @@ import { KvStoreFailure } from "../kv/kv-failure.js";
 import type { CallReport, CallRequest, CallSpec, LogLine } from "../protocol.js";
 import { callReport, type GuestResult } from "./call-report.js";
 import { runComponentCall } from "./run-component.js";
-import { returnMemory, takeMemory } from "./memory-pool.js";
-import { keepInstance, keyOf, recordImage, takeInstance, type GuestExports, type Kept } from "./instance-pool.js";
+import { returnMemory, stockMemory, takeMemory } from "./memory-pool.js";
+import { hasInstance, keepInstance, keyOf, recordImage, takeInstance, type GuestExports, type Kept } from "./instance-pool.js";
 import { moduleOf } from "./module-cache.js";
 import { HOST_MEMORY_IMPORT } from "../wasm-binary.js";
 import { bridgeImports, takeRaised, withHost, type InvocationHost } from "./host-bridge.js";
@@ -27,6 +27,19 @@ const HEADROOM_PER_REQUEST_BYTE = 4;
 function startPages(spec: CallSpec, requestBytes: number): number {
   const { initial, maximum } = spec.memoryPages;
   return Math.min(maximum, initial + Math.floor((requestBytes * HEADROOM_PER_REQUEST_BYTE) / WASM_PAGE));
+}
+
+/**
+ * The host's work for a call that must not be on the guest's clock, done before the worker
+ * starts it (worker.ts): a call that will need a new memory (no kept instance, no spare of its
+ * shape) gets it created and made resident now, so the guest's first touches of its pages do
+ * not wait on the kernel. Depends only on the pool; what the guest sees is the same either way.
+ */
+export function readyCall(spec: CallSpec, requestBytes: number): void {
+  if (spec.component || requestBytes > spec.inputBytes) return;
+  const pages = startPages(spec, requestBytes);
+  if (spec.reuse && hasInstance(keyOf(spec.moduleId, pages, spec.kvScope !== null), moduleOf(spec))) return;
+  stockMemory(pages, spec.memoryPages.maximum);
 }
 
 /** Thrown by the abort import to unwind the guest; never leaves this file. */
@@ -102,6 +115,8 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
   let lease: Kept | undefined;
   const fuel = fuelCounter();
   fuel.set(spec.fuel);
+  // durationMs counts from here, so a memory readyCall created before is not in it: that is
+  // host work, off the clock too, and it would make the same call's figure depend on the pool.
   const t0 = performance.now();
   const done = (r: GuestResult): CallReport => {
     const report = callReport(r, { logs, droppedLogs, durationMs: performance.now() - t0, memoryBytes: memory?.buffer.byteLength ?? 0, fuel: fuelUsed(spec.fuel, fuel) });

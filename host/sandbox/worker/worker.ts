@@ -3,8 +3,8 @@ import { encodeTransient } from "../../../abi/codec.js";
 import { runSteps } from "../../pipeline/run-steps.js";
 import type { SyncKvStore } from "../kv/kv-store.js";
 import { openWorkerKv } from "../kv/open-kv.js";
-import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_THREAD, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "../protocol.js";
-import { runCall } from "./run-call.js";
+import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_THREAD, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallSpec, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "../protocol.js";
+import { readyCall, runCall } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
 import { serve } from "./serve.js";
@@ -46,10 +46,21 @@ function progress(task: Task): (i: number) => void {
   };
 }
 
+/**
+ * Starts call `i`'s clock once the host's own preparation for it is done: the clock of the
+ * call before is stopped first, since a call that failed never stopped it, and a new memory
+ * for this one is created and made resident before its own clock starts (run-call.ts readyCall).
+ */
+function begin(mark: (i: number) => void, i: number, call: CallSpec, requestBytes: number): void {
+  pause();
+  readyCall(call, requestBytes);
+  mark(i);
+}
+
 function runCalls(task: CallsTask): CallReport[] {
   const mark = progress(task);
   const kv = kvAt(task.kvPath, task.calls);
-  const reports = task.calls.map((call, i) => { mark(i); return runCall(call, task.requests[i]!, kv, guestReturned); });
+  const reports = task.calls.map((call, i) => { begin(mark, i, call, task.requests[i]!.bytes.byteLength); return runCall(call, task.requests[i]!, kv, guestReturned); });
   mark(task.calls.length);
   return reports;
 }
@@ -67,7 +78,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
     const result = await runSteps(withKeys(task.stage, holds ? { payload, holds } : { payload }), (i, request) => {
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
-      mark(k * steps + i);
+      begin(mark, k * steps + i, task.calls[i]!, bytes.byteLength);
       const report = runCall(task.calls[i]!, { bytes, raw: false }, kv, guestReturned);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
       pause();
@@ -97,7 +108,7 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
     results.push(toWire(await runSteps(stage, (i, request) => {
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
-      mark(first + i);
+      begin(mark, first + i, task.calls[first + i]!, bytes.byteLength);
       const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv, guestReturned);
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
