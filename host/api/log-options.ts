@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
-import { pino } from "pino";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -18,23 +17,11 @@ export function isLogLevel(value: string): value is LogLevel {
 
 interface RequestLike { method?: string; url?: string; ip?: string; socket?: { remoteAddress?: string } }
 
-let stderr: Writable | undefined;
-
-/**
- * Standard error, written asynchronously (pino's destination: lines queued while a write is
- * in flight go out together with the next one, and what is queued is flushed when the process
- * exits). `process.stderr` writes each line synchronously: two write(2) calls on every
- * request's path. A SIGKILL loses at most the lines of the write in flight.
- */
-function stderrLines(): Writable {
-  return (stderr ??= pino.destination({ dest: 2, sync: false }) as unknown as Writable);
-}
-
 /**
  * pino options for Fastify's `logger` (and for `pino()` itself).
  * @example const app = Fastify({ logger: logOptions("info") });
  */
-export function logOptions(level: LogLevel, stream: Writable = stderrLines()) {
+export function logOptions(level: LogLevel, stream: Writable = process.stderr) {
   return {
     level,
     stream,
