@@ -15,7 +15,7 @@ function both(a: Promise<void> | void, b: Promise<void> | void): Promise<void> |
 export function recordedStages(stages: OperationStages, journal: OperationJournal): OperationStages {
   return withChanges(stages, {
     run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
-    // The checkpoint names the binding in progress while an after hook runs; the after stage then runs hook by hook.
+    // The checkpoint names the binding in progress while an after hook runs (engine/stage.ts says when it is told).
     runAfter: (point, payload, before, options) => stages.runAfter(point, payload, before, withKeys(options ?? {}, { progress: (bindingId: string) => both(options?.progress?.(bindingId), journal.inProgress(point, bindingId)) }))
       .then((r) => { journal.stage(point, payload, r); return r; }),
     diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),

@@ -8,6 +8,7 @@ import { parseReply, type Outcome } from "../../abi/envelope.js";
 import { encode } from "../../abi/codec.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { Sandbox } from "../sandbox/main/sandbox.js";
+import type { StepSeen } from "../sandbox/main/scheduler.js";
 import { effectiveFailurePolicy } from "../pipeline/failure-policy.js";
 import type { ResolvedHook } from "./hooks.js";
 import { joinRecheck, recheckOf } from "../pipeline/mandatory.js";
@@ -29,7 +30,12 @@ export interface StageRun {
   signal: AbortSignal;
   /** Keeps quarantined plugins from running and learns from each guest step's report (host/reliability). */
   guard?: StageGuard;
-  /** Told which binding is about to run; the stage then runs hook by hook (one worker task each) so the binding named is exact. */
+  /**
+   * Told the binding in progress: before the stage's first hook runs (a promise it answers
+   * is awaited first), before each in-process hook, and for a later guest hook of a group
+   * when a look finds the worker on it (every STEP_LOOK_MS): a group of guest hooks stays
+   * one worker task, so a hook that ends sooner is never named.
+   */
   progress?: (bindingId: string) => Promise<void> | void;
   /**
    * The space whose key-value data the guests use; default the context's space. A dry run
@@ -87,9 +93,11 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
   for (let start = 0; start < run.hooks.length;) {
     const kind = run.hooks[start]!.kind;
     let end = start + 1;
-    while (!run.progress && end < run.hooks.length && run.hooks[end]!.kind === kind) end++;
+    // In-process hooks run here, one at a time when progress is told: no thread hop to save.
+    while (end < run.hooks.length && run.hooks[end]!.kind === kind && !(run.progress && kind !== "guest")) end++;
     if (run.progress) await run.progress(run.hooks[start]!.binding.id);
     const group = run.hooks.slice(start, end);
+    const seen = run.progress && group.length > 1 ? namer(group, run.progress) : undefined;
     const input: StageInput = {
       point: run.point,
       context: run.context,
@@ -97,7 +105,7 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
       steps: group.map((h) => stepOf(run.point, h, run.carries, run.readOnly)),
       ...(all.holds ? { holds: (run.holds ?? []).slice(start, end) } : {}),
     };
-    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal, run.guard, run.kvSpace) : await runInProcess(input, group, run.signal);
+    const part = kind === "guest" ? await runGuests(sandbox, input, group, run.signal, run.guard, run.kvSpace, seen) : await runInProcess(input, group, run.signal);
     payload = part.payload;
     all.payload = payload;
     all.reports.push(...part.reports);
@@ -109,6 +117,17 @@ async function runOrdered(sandbox: Sandbox, run: StageRun): Promise<StageResult>
     start = end;
   }
   return all;
+}
+
+/** Names each later hook of a group once, when the worker is seen on it (the first was named before the task). */
+function namer(group: readonly ResolvedHook[], progress: NonNullable<StageRun["progress"]>): StepSeen {
+  let named = 0;
+  return (step) => {
+    if (step <= named) return;
+    named = step;
+    // Not awaited: the hook already runs. The recording writes its checkpoint on its own time.
+    void Promise.resolve(progress(group[step]!.binding.id)).catch(() => undefined);
+  };
 }
 
 function isChunk(run: StageRun): boolean {
@@ -136,11 +155,11 @@ function guestSteps(input: StageInput, group: readonly ResolvedHook[], kvSpace?:
 }
 
 /** Steps of quarantined or restart-limited plugins are pre-failed (their policy decides); every report is shown to the guard. */
-async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard, kvSpace?: string): Promise<StageResult> {
+async function runGuests(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, guard?: StageGuard, kvSpace?: string, seen?: StepSeen): Promise<StageResult> {
   const failed = prefailed(sandbox, group, guard);
   // Nothing left to run: the failure policies decide here, without a thread hop.
   if (Object.keys(failed).length === group.length) return runSteps(withKeys(input, { failed }), () => { throw new Error("unreachable: every step was pre-failed"); });
-  const result = await runGuestTasks(sandbox, input, group, signal, failed, kvSpace);
+  const result = await runGuestTasks(sandbox, input, group, signal, failed, kvSpace, seen);
   if (guard) for (const report of result.reports) guard.observe(report);
   return result;
 }
@@ -182,10 +201,10 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
  * ends the stage, fail-open skips it. Steps before it run again; hooks are functions of
  * their input, and only a rare failure pays this cost.
  */
-async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>, kvSpace?: string): Promise<StageResult> {
+async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>, kvSpace?: string, seen?: StepSeen): Promise<StageResult> {
   const steps = guestSteps(input, group, kvSpace);
   for (;;) {
-    const r = await sandbox.runStage(withKeys(input, { failed }), steps, neverAborts(signal) ? undefined : signal);
+    const r = await sandbox.runStage(withKeys(input, { failed }), steps, neverAborts(signal) ? undefined : signal, seen);
     if (r.ok) return r.value;
     if (r.error.code === "CALL_CANCELLED" || r.error.code === "QUEUE_FULL" || r.error.code === "EXECUTOR_CLOSED" || failed[r.index]) {
       return { payload: input.payload, reports: [], reached: -1, carries: {}, failure: r.error };

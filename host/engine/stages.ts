@@ -13,7 +13,7 @@ export type EndPhase = "before" | "operation" | "after" | null;
 export interface AfterOptions {
   /** After bindings judging an answer already streamed (see {@link OperationStages.streamPlan}). */
   readOnly?: ReadonlySet<string>;
-  /** Told the binding in progress, hook by hook (the after stage then runs one hook per task): the recording's checkpoint. A promise it answers is awaited before that hook runs. */
+  /** Told the binding in progress (engine/stage.ts says when): the recording's checkpoint. A promise it answers before the stage's first hook is awaited before that hook runs. */
   progress?: (bindingId: string) => Promise<void> | void;
 }
 

@@ -84,3 +84,43 @@ it("a 'running' write that fails refuses the call, and the ending still records 
     await h.close();
   }
 });
+
+it("a recorded after stage of guest hooks goes to a worker as one task, and names a later hook that runs long while it runs", async () => {
+  const { vi } = await import("vitest");
+  const { Sandbox } = await import("../../host/sandbox/main/sandbox.js");
+  const { fixture } = await import("../helpers/fixtures.js");
+  const store = createMemoryRecords();
+  const named: unknown[] = [];
+  const watching: OperationStore = { ...store, update: (id, changes, result, audit) => { if (changes.inProgress) named.push(changes.inProgress); return store.update(id, changes, result, audit); } };
+  const h = createHost({ workers: 1, records: watching });
+  const tasks = vi.spyOn(Sandbox.prototype, "runStage");
+  try {
+    await h.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+    await h.loadPlugin({ id: "contract-b", version: "1.0.0", wasm: fixture("contract-hook") });
+    h.activate({ revision: 1, bindings: [
+      { id: "first", hookRef: "contract@1.0.0", point: "tool.after", config: { mode: "continue" } },
+      { id: "second", hookRef: "contract-b@1.0.0", point: "tool.after", config: { mode: "continue" } },
+    ] });
+    tasks.mockClear();
+    const quick = await h.tool(ctx, call, async () => "ok");
+    expect(quick.ok).toBe(true);
+    expect(quick.hooks.map((x) => x.bindingId)).toEqual(["first", "second"]);
+    expect(tasks.mock.calls.map(([, steps]) => steps.length)).toEqual([2]);
+    expect(named).toEqual([{ point: "tool.after", bindingId: "first" }]);
+
+    // The second hook spins until its 300 ms limit: the record names it while it runs.
+    h.activate({ revision: 2, bindings: [
+      { id: "first", hookRef: "contract@1.0.0", point: "tool.after", config: { mode: "continue" } },
+      { id: "second", hookRef: "contract-b@1.0.0", point: "tool.after", timeoutMs: 300, failurePolicy: "fail-open", config: { mode: "loop" } },
+    ] });
+    named.length = 0;
+    tasks.mockClear();
+    const slow = await h.tool(ctx, call, async () => "ok");
+    expect(slow.ok).toBe(true);
+    expect(tasks.mock.calls[0]![1].length).toBe(2);
+    expect(named).toEqual([{ point: "tool.after", bindingId: "first" }, { point: "tool.after", bindingId: "second" }]);
+  } finally {
+    tasks.mockRestore();
+    await h.close();
+  }
+});

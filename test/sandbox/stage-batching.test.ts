@@ -50,6 +50,27 @@ describe("stages of different operations waiting for a busy worker", () => {
     expect(!stuck!.ok && stuck!.index).toBe(0);
   });
 
+  it("a stage that asked to be told its running step hears its own step index, not the batch's", async () => {
+    const busy = sandbox.runStage(stage("append", "first"), step());
+    const two = (tag: string, second: string): StageInput => {
+      const s = stage("append", tag);
+      return { ...s, steps: [s.steps[0]!, { ...s.steps[0]!, bindingId: `b-${tag}-2`, config: { mode: second, tag: `${tag}2` } }] };
+    };
+    const heard: number[] = [];
+    const others = [
+      sandbox.runStage(two("a", "append"), [...step(), ...step()]),
+      sandbox.runStage(two("watched", "loop"), [...step(), ...step(60)], undefined, (i) => heard.push(i)),
+    ];
+    const [, a, watched] = await Promise.all([busy, ...others]);
+    expect(a!.ok).toBe(true);
+    expect(!watched!.ok && watched!.error.code).toBe("GUEST_TIMEOUT");
+    expect(kinds).toContain("stages");
+    // Its step 1 spun for 60 ms, looked at every 2 ms: told 1 many times (the batch's index is 3),
+    // and before that at most its step 0 (the worker readies a call before it starts it).
+    expect(heard.filter((i) => i === 1).length).toBeGreaterThan(3);
+    expect(heard.every((i) => i === 0 || i === 1)).toBe(true);
+  });
+
   it("cancelling one waiting stage leaves the others alone", async () => {
     const controller = new AbortController();
     const busy = sandbox.runStage(stage("append", "first"), step());

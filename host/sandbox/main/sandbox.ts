@@ -10,7 +10,7 @@ import type { CallReport, CallsTask, LogLine, StageTask, WireStageResult } from 
 import { fromWire } from "../protocol.js";
 import { RestartBudget } from "./restart-budget.js";
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from "./sandbox-options.js";
-import { NO_PROGRESS, Scheduler, type StageOutcome, type StageStep } from "./scheduler.js";
+import { NO_PROGRESS, Scheduler, type StageOutcome, type StageStep, type StepSeen } from "./scheduler.js";
 import { withKeys } from "../../objects/with-keys.js";
 
 export type { SandboxOptions } from "./sandbox-options.js";
@@ -132,10 +132,11 @@ export class Sandbox {
    * Runs a whole stage of guest hooks in one task. When a step times out or its worker
    * dies, the task is lost: the result says which step, and the caller decides (see
    * engine/stage.ts, which re-runs the stage with that step marked failed). Stages of
-   * other operations that wait for a worker together go to it as one task.
+   * other operations that wait for a worker together go to it as one task. `seen` is told
+   * which step runs whenever a look finds the task still running (every STEP_LOOK_MS).
    */
-  runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
-    return this.scheduler.stageTask(stage, steps, signal, false);
+  runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal, seen?: StepSeen): Promise<StageOutcome> {
+    return this.scheduler.stageTask(stage, steps, signal, false, seen);
   }
 
   /**

@@ -20,6 +20,8 @@ import { withKeys } from "../../objects/with-keys.js";
 
 /** Stages of other operations that waited go to a worker together, at most this many. */
 const STAGES_PER_TASK = 16;
+/** How often a task whose caller asked to be told its running step is looked at: a quicker task is never looked at. */
+export const STEP_LOOK_MS = 2;
 
 /** Tasks carry their lane's progress words; this placeholder is replaced when a lane takes the task. */
 export const NO_PROGRESS = new SharedArrayBuffer(PROGRESS_BYTES);
@@ -32,7 +34,9 @@ interface Queued {
   resolve: (outcome: Watched<unknown>) => void;
   detach?: () => void;
 }
-type WaitingStage = Queued & { stage: StageInput; steps: readonly StageStep[] };
+/** Told the index of the stage's step the worker runs, when a look finds it running (see runWatched). */
+export type StepSeen = (step: number) => void;
+type WaitingStage = Queued & { stage: StageInput; steps: readonly StageStep[]; seen?: StepSeen };
 type Waiting = WaitingStage | (Queued & { task: Task; limits: number[] });
 
 export class Scheduler {
@@ -99,18 +103,18 @@ export class Scheduler {
   }
 
   /** `readmitted`: a stage admitted before, run again on its own after its batch failed. */
-  async stageTask(stage: StageInput, steps: readonly StageStep[], signal: AbortSignal | undefined, readmitted: boolean): Promise<StageOutcome> {
+  async stageTask(stage: StageInput, steps: readonly StageStep[], signal: AbortSignal | undefined, readmitted: boolean, seen?: StepSeen): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     this.touch();
     const lane = this.waiting.length === 0 ? this.lanes.freeLane(true) : undefined;
-    if (lane) return this.runOneStage(lane, stage, steps, signal);
+    if (lane) return this.runOneStage(lane, stage, steps, signal, seen);
     this.drainSoon();
     const refused = this.restarts.exhausted() ? this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) }))) : undefined;
-    return refused ?? this.enqueue<StageResult>({ stage, steps }, signal, readmitted);
+    return refused ?? this.enqueue<StageResult>(seen ? { stage, steps, seen } : { stage, steps }, signal, readmitted);
   }
 
   /** `readmitted`: a task admitted before whose worker died before it started; it goes first, whatever the queue holds. */
-  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[] } | { task: Task; limits: number[] }, signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
+  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[]; seen?: StepSeen } | { task: Task; limits: number[] }, signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
     if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } });
     if (this.lanes.failingToStart) {
       return Promise.resolve({ ok: false, index: 0, error: { code: "WORKER_CRASHED", message: "worker threads fail to start" } });
@@ -122,7 +126,7 @@ export class Scheduler {
       // Key by key: `{ ...job, signal, resolve }` would give every entry a hidden class of its own on Node 20 (host/objects/with-keys.ts).
       const entry: Waiting = "task" in job
         ? { task: job.task, limits: job.limits, signal, resolve: resolve as Waiting["resolve"] }
-        : { stage: job.stage, steps: job.steps, signal, resolve: resolve as Waiting["resolve"] };
+        : { stage: job.stage, steps: job.steps, signal, resolve: resolve as Waiting["resolve"], seen: job.seen };
       if (signal) {
         const onAbort = (): void => {
           const at = this.waiting.indexOf(entry);
@@ -138,9 +142,9 @@ export class Scheduler {
     });
   }
 
-  private runOneStage(lane: Lane, stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal): Promise<StageOutcome> {
+  private runOneStage(lane: Lane, stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal, seen?: StepSeen): Promise<StageOutcome> {
     const task: StageTask = { kind: "stage", stage, calls: steps.map((s) => this.modules.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
-    return this.runWatched<WireStageResult>(lane, task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal)
+    return this.runWatched<WireStageResult>(lane, task, steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)), signal, seen)
       .then((r) => r.ok ? { ok: true, value: fromWire(r.value, stage.payload) } : r);
   }
 
@@ -169,7 +173,7 @@ export class Scheduler {
       while (n < this.waiting.length && n < STAGES_PER_TASK && "stage" in this.waiting[n]!) n++;
       const batch = this.waiting.splice(0, n) as WaitingStage[];
       for (const w of batch) w.detach?.();
-      if (batch.length === 1) void this.runOneStage(lane, batch[0]!.stage, batch[0]!.steps, batch[0]!.signal).then(batch[0]!.resolve);
+      if (batch.length === 1) void this.runOneStage(lane, batch[0]!.stage, batch[0]!.steps, batch[0]!.signal, batch[0]!.seen).then(batch[0]!.resolve);
       else void this.runStages(lane, batch);
     }
   }
@@ -211,7 +215,9 @@ export class Scheduler {
       kvPath: this.options.kvPath,
     };
     const limits = batch.flatMap((w) => w.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)));
-    const r = await this.runWatched<(WireStageResult | null)[]>(lane, task, limits);
+    // The task's running call, told to the stage it belongs to.
+    const look = batch.some((w) => w.seen) ? (i: number): void => { const j = offsets.findLastIndex((o) => o <= i); batch[j]?.seen?.(i - offsets[j]!); } : undefined;
+    const r = await this.runWatched<(WireStageResult | null)[]>(lane, task, limits, undefined, look);
     for (const off of listeners) off();
     if (r.ok) {
       batch.forEach((w, j) => {
@@ -232,11 +238,12 @@ export class Scheduler {
       if (settled[j]) return;
       if (j === culprit) return settle(j, { ok: false, index: Math.max(0, r.index - offsets[j]!), error: r.error });
       // runStage throws only once the sandbox is closed.
-      this.stageTask(w.stage, w.steps, w.signal, true).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
+      this.stageTask(w.stage, w.steps, w.signal, true, w.seen).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
     });
   }
 
-  private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal): Promise<Watched<T>> {
+  /** `look`: told the index of the call running, each STEP_LOOK_MS while the task runs (a task that ends sooner is never looked at). */
+  private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal, look?: (call: number) => void): Promise<Watched<T>> {
     if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
     // Checked first: the calls are listed only when a refusal is possible at all (this runs for every task).
     const refused = this.restarts.exhausted() ? this.refusal(task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls) : undefined;
@@ -263,6 +270,7 @@ export class Scheduler {
       stop = { index: i, error: { code: "GUEST_TIMEOUT", message: `guest call ${i} ran past its ${limits[i]} ms limit; its worker was terminated`, details: { call: i, limitMs: limits[i] } } };
       lane.kill();
     });
+    const looking = look ? setInterval(() => { const i = Atomics.load(index, 0); if (i >= 0 && i < limits.length) look(i); }, STEP_LOOK_MS) : undefined;
     try {
       // A worker is sent each module once; one that has since dropped it asks again.
       let value = await replyOf(lane.post(withKeys(task, { progress, calls: this.modules.withModules(lane, task.calls, false) }), this.spinFor(lane)));
@@ -290,6 +298,7 @@ export class Scheduler {
     } finally {
       this.running--;
       unwatch();
+      clearInterval(looking);
       signal?.removeEventListener("abort", onCancel);
       this.drain();
     }
