@@ -637,14 +637,17 @@ const THREE_HOOKS: readonly BenchBinding[] = [
 async function serveGateway(c: Counts): Promise<ScenarioResult> {
   const load = loadChildren();
   let served: ServeProcess | undefined;
+  let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, THREE_HOOKS);
     const s = served;
+    bare = await startBareProxy(upstream);
     const direct = { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
+    const floor = { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const noHook = { name: "serve-no-hook", baseURL: s.gateway, apiKey: s.gatewayKey, model: "bare", expect: ANSWER };
     const hooked = { name: "serve-3-hooks", baseURL: s.gateway, apiKey: s.gatewayKey, model: "hooked", expect: ANSWER };
-    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
+    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
     // CPU time of the server process (every thread) per request, each configuration alone.
     const cpuPer = async (target: typeof noHook) => {
       const n = Math.max(2, Math.round(c.samples / 2));
@@ -653,6 +656,10 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
       return (s.cpuUs() - before) / n;
     };
     const cpuNoHookUs = await cpuPer(noHook);
+    const bareBefore = await bare.cpuUs();
+    const nBare = Math.max(2, Math.round(c.samples / 2));
+    await load.ask({ cmd: "openai-latency", targets: [floor], warmup: 0, samples: nBare, perRound: nBare });
+    const cpuBareProxyUs = ((await bare.cpuUs()) - bareBefore) / nBare;
     const cpu3HooksUs = await cpuPer(hooked);
     const clients = Math.min(1000, c.samples * 5);
     const { concurrent } = await load.ask<{ concurrent: { latency: Stats; errors: number; wrong: number; errorSamples: string[] } }>({ cmd: "openai-concurrent", target: hooked, clients, rounds: Math.max(1, Math.round(c.coldRepeats / 5)) });
@@ -661,9 +668,13 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const cpu0 = s.cpuUs();
     const sustained = await load.ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...rate, durationMs: c.throughputMs * 2.5 });
     const loadCpuUsPerRequest = (s.cpuUs() - cpu0) / Math.max(1, sustained.completed);
+    // The same open-loop load through the bare proxy: what this machine answers with no Sluice code at all.
+    const bareRate = await load.ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...rate, origin: bare.origin, durationMs: c.throughputMs * 2.5 });
     const d = latency.direct!;
     const values = {
-      configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client",
+      configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process (reference, not a target)",
+      addedBareProxyUs: latency["bare-proxy"]!.p50 - d.p50, cpuUsPerRequestBareProxy: cpuBareProxyUs,
+      bareProxyLoadAchievedPerSecond: bareRate.perSecond, bareProxyLoadErrors: bareRate.errors, bareProxyLoadP99Ms: bareRate.latency.p99 / 1000,
       addedNoHookUs: latency["serve-no-hook"]!.p50 - d.p50, added3HooksUs: latency["serve-3-hooks"]!.p50 - d.p50,
       addedP99NoHookUs: latency["serve-no-hook"]!.p99 - d.p99, addedP99_3HooksUs: latency["serve-3-hooks"]!.p99 - d.p99,
       cpuUsPerRequestNoHook: cpuNoHookUs, cpuUsPerRequest3Hooks: cpu3HooksUs,
@@ -685,8 +696,20 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     };
   } finally {
     await served?.close();
+    bare?.kill();
     load.kill();
   }
+}
+
+/** The floor's process (bare-proxy.ts). */
+async function startBareProxy(upstream: string): Promise<{ origin: string; cpuUs: () => Promise<number>; kill: () => void }> {
+  const child = fork(join(repoRoot(), "dist/test/bench/bare-proxy.js"), [upstream], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const { port } = await new Promise<{ port: number }>((resolve, reject) => { child.once("message", resolve as (m: unknown) => void); child.once("exit", (code) => reject(new Error(`bare proxy exited with ${code}`))); });
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    cpuUs: () => new Promise<number>((resolve) => { child.once("message", (m) => resolve((m as { cpuUs: number }).cpuUs)); child.send("cpu"); }),
+    kill: () => { child.kill(); },
+  };
 }
 
 /**
