@@ -109,9 +109,9 @@ export class OperationJournal {
   /**
    * The after hook about to run (the checkpoint's `binding_id`, abi/README.md §4.3): a record
    * cut off here names it. The first one carries the real result, which must be on disk
-   * before any after hook runs: that write is awaited. A later one is written if its hook
-   * is still running {@link CHECKPOINT_DELAY_MS} later; a hook that ends sooner has its
-   * checkpoint ride on the next write (the next hook's, or the ending).
+   * before any after hook runs: that write is awaited. A later one is told only when the
+   * hook is seen running (engine/stage.ts), and written {@link CHECKPOINT_DELAY_MS} later
+   * unless another write took it along first (the next hook's, or the ending).
    */
   inProgress(point: PointName, bindingId: string): Promise<void> | undefined {
     if (!this.started) return undefined;
@@ -223,7 +223,7 @@ export class OperationJournal {
 
 const NOTHING: Promise<undefined> = Promise.resolve(undefined);
 
-/** How long an after hook (past the first) runs before its checkpoint is written on its own. */
+/** How long a later after hook's checkpoint waits for another write to take it along before it is written on its own. */
 export const CHECKPOINT_DELAY_MS = 2;
 
 /** Usage and provider request id of a model answer: what was billed, kept with the real result. */
