@@ -16,6 +16,10 @@
  * (14 MiB metered) takes 0.4 s of wall time in Liftoff and 7.4 s (14.6 s of CPU, +245 MiB)
  * in TurboFan. A small plugin takes 17-25 ms either way.
  *
+ * A core module over OPTIMISED_MAX_BYTES keeps V8's default too: a 15.4 MiB module of
+ * 100,000 functions took 3.5 s and 112 MiB optimised against 0.3-0.5 s and 77 MiB, so its
+ * first call may still run baseline code (abi/README.md §11 says so).
+ *
  * Where the process was started with its own choice of liftoff flags, that choice stands.
  */
 import { setFlagsFromString } from "node:v8";
@@ -23,8 +27,11 @@ import { setFlagsFromString } from "node:v8";
 const userChoseTier = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => /^--(no-)?liftoff/.test(a));
 
 /** Compiles a core guest's (metered) bytes with every function in optimised code. Throws WebAssembly.CompileError as compiling does. */
+/** The largest (metered) core module compiled optimised: far above any AssemblyScript reference plugin (the largest is 30 KB). */
+export const OPTIMISED_MAX_BYTES = 4 * 1024 * 1024;
+
 export function compileOptimised(bytes: Uint8Array): WebAssembly.Module {
-  if (userChoseTier) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  if (userChoseTier || bytes.byteLength > OPTIMISED_MAX_BYTES) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   setFlagsFromString("--no-liftoff");
   try {
     return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
