@@ -15,6 +15,7 @@ import { moduleShape, type ModuleShape } from "./wasm-shape.js";
 import { meterOnce } from "./fuel/metered-cache.js";
 import { resetExportName } from "./reset-export.js";
 import "./eager-compile.js";
+import { compileOptimised } from "./optimised-compile.js";
 
 /** The largest data-segment image a reused instance gets back before each call (AssemblyScript hooks: a few KB). */
 const MAX_IMAGE_BYTES = 1 << 20;
@@ -150,7 +151,7 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
   const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`, "module", reset === undefined ? {} : { reset });
   let module: WebAssembly.Module;
   try {
-    module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);
+    module = compileOptimised(metered);
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${(err as Error).message}`);
   }

@@ -1,0 +1,41 @@
+/**
+ * A core guest is compiled by V8's optimising compiler (TurboFan) at upload, never by its
+ * baseline compiler (Liftoff). By default V8 runs a new module's functions in Liftoff code
+ * and tiers them up in the background, but WebAssembly has no on-stack replacement: a call
+ * that starts in Liftoff code stays in it to its end. The first call of a freshly uploaded
+ * guest then ran several times slower than later ones (issue 30, item 7: the `loop`
+ * fixture's first call 109 ms of CPU against 23 ms after, `fuel-price-store-miss` 222 and
+ * 634 ms of wall time in a sandbox), so at the default limits the clock, which terminates
+ * the worker, stopped it instead of its fuel. Compiled here: 22-53 ms, as later calls.
+ *
+ * The flag is process-wide and V8 reads it when a compilation starts, so it is set only for
+ * the span of one synchronous compile of a guest (this is the loader thread: nothing else
+ * runs on it meanwhile) and put back at once. Set for the whole process it would also put
+ * binaryen (the meter's own 10+ MB of wasm) through TurboFan: the first upload went from
+ * about 1.1 s to 10-17 s. Components keep V8's default: their SpiderMonkey core module
+ * (14 MiB metered) takes 0.4 s of wall time in Liftoff and 7.4 s (14.6 s of CPU, +245 MiB)
+ * in TurboFan. A small plugin takes 17-25 ms either way.
+ *
+ * A core module over OPTIMISED_MAX_BYTES keeps V8's default too: a 15.4 MiB module of
+ * 100,000 functions took 3.5 s and 112 MiB optimised against 0.3-0.5 s and 77 MiB, so its
+ * first call may still run baseline code (abi/README.md §11 says so).
+ *
+ * Where the process was started with its own choice of liftoff flags, that choice stands.
+ */
+import { setFlagsFromString } from "node:v8";
+
+const userChoseTier = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => /^--(no-)?liftoff/.test(a));
+
+/** Compiles a core guest's (metered) bytes with every function in optimised code. Throws WebAssembly.CompileError as compiling does. */
+/** The largest (metered) core module compiled optimised: far above any AssemblyScript reference plugin (the largest is 30 KB). */
+export const OPTIMISED_MAX_BYTES = 4 * 1024 * 1024;
+
+export function compileOptimised(bytes: Uint8Array): WebAssembly.Module {
+  if (userChoseTier || bytes.byteLength > OPTIMISED_MAX_BYTES) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  setFlagsFromString("--no-liftoff");
+  try {
+    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  } finally {
+    setFlagsFromString("--liftoff");
+  }
+}
