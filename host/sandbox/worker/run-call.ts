@@ -29,17 +29,26 @@ function startPages(spec: CallSpec, requestBytes: number): number {
   return Math.min(maximum, initial + Math.floor((requestBytes * HEADROOM_PER_REQUEST_BYTE) / WASM_PAGE));
 }
 
+/** A call's starting memory size and the key of its kept instances: worked out once, by readyCall, for runCall. */
+export interface CallShape { pages: number; reuseKey: string | undefined }
+
+function shapeOf(spec: CallSpec, requestBytes: number): CallShape {
+  const pages = startPages(spec, requestBytes);
+  return { pages, reuseKey: spec.reuse ? keyOf(spec.moduleId, pages, spec.kvScope !== null) : undefined };
+}
+
 /**
  * The host's work for a call that must not be on the guest's clock, done before the worker
  * starts it (worker.ts): a call that will need a new memory (no kept instance, no spare of its
  * shape) gets it created and made resident now, so the guest's first touches of its pages do
  * not wait on the kernel. Depends only on the pool; what the guest sees is the same either way.
+ * Returns the call's shape for runCall (undefined for a call that gets no memory here).
  */
-export function readyCall(spec: CallSpec, requestBytes: number): void {
-  if (spec.component || requestBytes > spec.inputBytes) return;
-  const pages = startPages(spec, requestBytes);
-  if (spec.reuse && hasInstance(keyOf(spec.moduleId, pages, spec.kvScope !== null), moduleOf(spec))) return;
-  stockMemory(pages, spec.memoryPages.maximum);
+export function readyCall(spec: CallSpec, requestBytes: number): CallShape | undefined {
+  if (spec.component || requestBytes > spec.inputBytes) return undefined;
+  const shape = shapeOf(spec, requestBytes);
+  if (shape.reuseKey === undefined || !hasInstance(shape.reuseKey, moduleOf(spec))) stockMemory(shape.pages, spec.memoryPages.maximum);
+  return shape;
 }
 
 /** Thrown by the abort import to unwind the guest; never leaves this file. */
@@ -103,14 +112,13 @@ function instantiate(spec: CallSpec, pages: number, reuseKey: string | undefined
  * called once the guest has returned, before its reply is decoded and checked: that work
  * is the host's, and must not run on the guest's clock (worker.ts stops it there).
  */
-export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvStore, returned: () => void = noop): CallReport {
+export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvStore, returned: () => void = noop, shape?: CallShape): CallReport {
   if (spec.component) return runComponentCall(spec as CallSpec & { component: NonNullable<CallSpec["component"]> }, request, kv, returned);
   const logs: LogLine[] = [];
   let droppedLogs = 0;
   let memory: WebAssembly.Memory | undefined;
   let abortMessage: string | undefined;
-  const pages = startPages(spec, request.bytes.byteLength);
-  const reuseKey = spec.reuse ? keyOf(spec.moduleId, pages, spec.kvScope !== null) : undefined;
+  const { pages, reuseKey } = shape ?? shapeOf(spec, request.bytes.byteLength);
   /** The instance, when it may be kept for the next invocation. */
   let lease: Kept | undefined;
   const fuel = fuelCounter();

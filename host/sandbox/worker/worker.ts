@@ -4,7 +4,7 @@ import { runSteps } from "../../pipeline/run-steps.js";
 import type { SyncKvStore } from "../kv/kv-store.js";
 import { openWorkerKv } from "../kv/open-kv.js";
 import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_THREAD, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallSpec, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "../protocol.js";
-import { readyCall, runCall } from "./run-call.js";
+import { readyCall, runCall, type CallShape } from "./run-call.js";
 import { admit, type MissingModules } from "./module-cache.js";
 import { warmUp } from "./warm-up.js";
 import { serve } from "./serve.js";
@@ -51,16 +51,17 @@ function progress(task: Task): (i: number) => void {
  * call before is stopped first, since a call that failed never stopped it, and a new memory
  * for this one is created and made resident before its own clock starts (run-call.ts readyCall).
  */
-function begin(mark: (i: number) => void, i: number, call: CallSpec, requestBytes: number): void {
+function begin(mark: (i: number) => void, i: number, call: CallSpec, requestBytes: number): CallShape | undefined {
   pause();
-  readyCall(call, requestBytes);
+  const shape = readyCall(call, requestBytes);
   mark(i);
+  return shape;
 }
 
 function runCalls(task: CallsTask): CallReport[] {
   const mark = progress(task);
   const kv = kvAt(task.kvPath, task.calls);
-  const reports = task.calls.map((call, i) => { begin(mark, i, call, task.requests[i]!.bytes.byteLength); return runCall(call, task.requests[i]!, kv, guestReturned); });
+  const reports = task.calls.map((call, i) => { const shape = begin(mark, i, call, task.requests[i]!.bytes.byteLength); return runCall(call, task.requests[i]!, kv, guestReturned, shape); });
   mark(task.calls.length);
   return reports;
 }
@@ -78,8 +79,8 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
     const result = await runSteps(withKeys(task.stage, holds ? { payload, holds } : { payload }), (i, request) => {
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
-      begin(mark, k * steps + i, task.calls[i]!, bytes.byteLength);
-      const report = runCall(task.calls[i]!, { bytes, raw: false }, kv, guestReturned);
+      const shape = begin(mark, k * steps + i, task.calls[i]!, bytes.byteLength);
+      const report = runCall(task.calls[i]!, { bytes, raw: false }, kv, guestReturned, shape);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
@@ -108,8 +109,8 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
     results.push(toWire(await runSteps(stage, (i, request) => {
       // Copied into guest memory before anything else encodes on this thread.
       const bytes = encodeTransient(request);
-      begin(mark, first + i, task.calls[first + i]!, bytes.byteLength);
-      const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv, guestReturned);
+      const shape = begin(mark, first + i, task.calls[first + i]!, bytes.byteLength);
+      const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv, guestReturned, shape);
       pause();
       return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
     }), stage.payload));
