@@ -2,16 +2,16 @@ import { NOTHING, type OperationStages } from "./stages.js";
 import type { OperationJournal } from "../records/journal.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 
-/**
- * Stages that keep the operation's record: every hook they run goes into its audit, and
- * the phase boundaries a crash must find are persisted before the operation goes on past
- * them (records/journal.ts says what is on disk when).
- */
 /** Both progress answers awaited before the hook runs; nothing to wait for when neither is a promise. */
 function both(a: Promise<void> | void, b: Promise<void> | void): Promise<void> | void {
   return a && b ? Promise.all([a, b]).then(() => undefined) : a ?? b;
 }
 
+/**
+ * Stages that keep the operation's record: every hook they run goes into its audit, and
+ * the phase boundaries a crash must find are persisted before the operation goes on past
+ * them (records/journal.ts says what is on disk when).
+ */
 export function recordedStages(stages: OperationStages, journal: OperationJournal): OperationStages {
   return withChanges(stages, {
     run: (point, payload) => stages.run(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),

@@ -26,10 +26,10 @@ import { setFlagsFromString } from "node:v8";
 
 const userChoseTier = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => /^--(no-)?liftoff/.test(a));
 
-/** Compiles a core guest's (metered) bytes with every function in optimised code. Throws WebAssembly.CompileError as compiling does. */
 /** The largest (metered) core module compiled optimised: far above any AssemblyScript reference plugin (the largest is 30 KB). */
 export const OPTIMISED_MAX_BYTES = 4 * 1024 * 1024;
 
+/** Compiles a core guest's (metered) bytes, up to OPTIMISED_MAX_BYTES with every function in optimised code. Throws WebAssembly.CompileError as compiling does. */
 export function compileOptimised(bytes: Uint8Array): WebAssembly.Module {
   if (userChoseTier || bytes.byteLength > OPTIMISED_MAX_BYTES) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   setFlagsFromString("--no-liftoff");
