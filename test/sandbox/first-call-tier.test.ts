@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from "../../host/sandbox/index.js";
 import { warmLoader } from "../../host/sandbox/main/load-module.js";
 import { fixture } from "../helpers/fixtures.js";
-import { request } from "../helpers/requests.js";
+import { expectEndsByFuel } from "../helpers/fuel-ending.js";
 
 /** Runaways of different kinds of work, none of which any other test in this file has run. */
 const RUNAWAYS = ["loop", "fuel-price-divide", "fuel-price-call-indirect", "fuel-price-return-call", "fuel-price-memory-fill-one", "fuel-price-memory-copy", "fuel-price-table-fill-one", "fuel-price-cache-miss", "fuel-price-store-miss"];
@@ -45,12 +45,7 @@ describe("the first call of a freshly uploaded guest, at the default limits", ()
     it(`${name}: its first call in this process ends GUEST_FUEL_EXHAUSTED and the worker is kept`, { timeout: 60_000 }, async () => {
       const mod = await sandbox.load(fixture(name));
       expect(mod.limits.timeoutMs).toBe(DEFAULT_LIMITS.timeoutMs);
-      const threads = sandbox.threadCount;
-      const r = await sandbox.invoke(mod, request());
-      expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
-      expect(!r.ok && r.error.details).toEqual({ used: r.fuel, limit: DEFAULT_LIMITS.fuel });
-      expect(sandbox.threadCount).toBe(threads);
-      expect(sandbox.restartLimited(mod)).toBe(false);
+      await expectEndsByFuel(sandbox, mod, DEFAULT_LIMITS.fuel);
     });
   }
 });

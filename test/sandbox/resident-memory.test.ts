@@ -14,6 +14,7 @@ import { stockMemory, takeMemory } from "../../host/sandbox/worker/memory-pool.j
 import { readyCall, runCall } from "../../host/sandbox/worker/run-call.js";
 import { fixture } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
+import { expectEndsByFuel } from "../helpers/fuel-ending.js";
 
 const MiB = 1024 * 1024;
 const PAGE = 65_536;
@@ -137,12 +138,7 @@ describe("a fresh worker's first call of a 16 MiB guest is stopped by its fuel, 
       try {
         await sandbox.ready();
         const mod = await sandbox.load(fixture("fuel-price-store-miss"));
-        const threads = sandbox.threadCount;
-        const r = await sandbox.invoke(mod, request());
-        expect(!r.ok && r.error.code).toBe("GUEST_FUEL_EXHAUSTED");
-        expect(!r.ok && r.error.details).toEqual({ used: r.fuel, limit: DEFAULT_LIMITS.fuel });
-        expect(sandbox.threadCount).toBe(threads);
-        expect(sandbox.restartLimited(mod)).toBe(false);
+        await expectEndsByFuel(sandbox, mod, DEFAULT_LIMITS.fuel);
       } finally {
         await sandbox.close();
       }
