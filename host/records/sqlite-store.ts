@@ -11,7 +11,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { openSqlite, sqliteStoreError } from "../storage/sqlite-open.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import { groupCommit } from "./sqlite-group-commit.js";
-import { walScrubber } from "./sqlite-wal-scrubber.js";
+import { walThread } from "./sqlite-wal-thread.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
 import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
@@ -153,9 +153,10 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       if (db.open) db.pragma(`busy_timeout = ${busyMs}`);
     }
   };
-  // On a file, the truncation runs on a thread of its own (sqlite-wal-scrubber.ts); at close, here.
-  const scrubber = file === ":memory:" ? undefined : walScrubber(file);
-  const truncate = () => { if (scrubber) scrubber.request(); else scrub(); };
+  // On a file, checkpoints and the truncation run on a thread of their own (sqlite-wal-thread.ts); at close, here.
+  const walKeeper = file === ":memory:" ? undefined : walThread(file, (keepsUp) => { if (db.open) db.pragma(`wal_autocheckpoint = ${keepsUp ? 0 : 1000}`); });
+  const wrote = () => walKeeper?.wrote();
+  const truncate = () => { if (walKeeper) walKeeper.truncate(); else scrub(); };
   const scrubSoon = () => { scrubTimer ??= setTimeout(() => { scrubTimer = undefined; truncate(); }, 1_000).unref(); };
   // Built once: better-sqlite3 prepares a transaction's BEGIN/COMMIT statements when the function is made.
   const tx = {
@@ -190,8 +191,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   });
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
   return {
-    insert: (r, rows = [], result) => queued("insert", () => tx.insert.immediate(r, rows, result)),
-    update: (id, changes, result, rows = []) => queued("update", () => tx.update.immediate(id, changes, result, rows)),
+    insert: (r, rows = [], result) => queued("insert", () => { tx.insert.immediate(r, rows, result); wrote(); }),
+    update: (id, changes, result, rows = []) => queued("update", () => { tx.update.immediate(id, changes, result, rows); wrote(); }),
     get: (id) => queued("read", () => read(id)),
     result: (id) => queued("read", () => {
       const row = q.result.get(id) as { result: string } | undefined;
@@ -243,8 +244,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const finish = () => { if (db.open) { scrub(); db.close(); } };
       // Closed before returning when nothing is queued and no truncation thread ran (as
       // before both); else after the queue and the thread, so this last truncation finds the file free.
-      if (group.idle() && !scrubber?.started()) { finish(); return Promise.resolve(); }
-      return group.drained().then(() => scrubber?.close()).then(finish);
+      if (group.idle() && !walKeeper?.started()) { finish(); return Promise.resolve(); }
+      return group.drained().then(() => walKeeper?.close()).then(finish);
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * The records' WAL is truncated after a real result is deleted, while the store stays open
- * (host/records/sqlite-wal-scrubber.ts runs it on a thread of its own), and once more at close.
+ * (host/records/sqlite-wal-thread.ts runs it on a thread of its own), and once more at close;
+ * and checkpointed on that thread as it grows, never by the store's own connection.
  */
 import { existsSync, statSync } from "node:fs";
 import { expect, it } from "vitest";
 import { openSqliteRecords } from "../../host/index.js";
+import { WAL_LIMIT_BYTES } from "../../host/records/sqlite-wal-thread.js";
 import { tempFile } from "../helpers/store-engines.js";
 import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
 
@@ -36,4 +38,21 @@ it("truncates the WAL soon after a finished operation's result is deleted, while
   const again = openSqliteRecords(file, { key: "k".repeat(32) });
   expect((await again.list()).length).toBe(21);
   await again.close();
+});
+
+it("keeps the WAL bounded by checkpoints on its thread while the store's own connection runs none", async () => {
+  const file = tempFile("wal-checkpoint");
+  const store = openSqliteRecords(file, { key: "k".repeat(32) });
+  let largest = 0;
+  for (let i = 0; i < 3000; i++) {
+    await store.insert(record(`op-${i}`));
+    await store.update(`op-${i}`, { phase: "finished", owner: null });
+    if (i % 50 === 0) largest = Math.max(largest, walBytes(file));
+  }
+  largest = Math.max(largest, walBytes(file));
+  // Without checkpoints 3,000 operations leave about 100 MB of WAL.
+  expect(largest).toBeGreaterThan(0);
+  expect(largest).toBeLessThan(4 * WAL_LIMIT_BYTES);
+  expect((await store.list({ limit: 5000 })).length).toBe(3000);
+  await store.close();
 });
