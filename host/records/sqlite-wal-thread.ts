@@ -16,10 +16,10 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
-/** Writes between two PASSIVE checkpoints: a records write is 3–10 pages, so the WAL is copied back well before SQLite's own 1,000-page mark. */
-export const CHECKPOINT_EVERY_WRITES = 64;
+/** Writes between two PASSIVE checkpoints: a records write is 3–10 pages, so about as often as SQLite's own mark of 1,000 pages (each checkpoint syncs both files: more often costs CPU). */
+export const CHECKPOINT_EVERY_WRITES = 256;
 /** The WAL's length past which the thread truncates it (SQLite's own mark is 1,000 pages, 4 MiB). */
-export const WAL_LIMIT_BYTES = 8 * 2 ** 20;
+export const WAL_LIMIT_BYTES = 16 * 2 ** 20;
 
 export interface WalThread {
   /** Counts one committed write; every {@link CHECKPOINT_EVERY_WRITES}th asks for a checkpoint. */
