@@ -21,12 +21,21 @@ function write(value: unknown, depth: number): string {
     case "bigint":
       return value.toString();
     case "object": {
-      if (Array.isArray(value)) return `[${value.map((v) => write(v, depth + 1)).join(",")}]`;
-      const entries = Object.keys(value)
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${write((value as Record<string, unknown>)[k], depth + 1)}`);
-      return `{${entries.join(",")}}`;
+      // Built by concatenation: no array of entries per object (digests run on every boundary call).
+      let out: string;
+      if (Array.isArray(value)) {
+        out = "[";
+        for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + write(value[i], depth + 1);
+        return out + "]";
+      }
+      const keys = Object.keys(value).sort();
+      out = "{";
+      for (const k of keys) {
+        const v = (value as Record<string, unknown>)[k];
+        if (v === undefined) continue;
+        out += (out.length === 1 ? "" : ",") + JSON.stringify(k) + ":" + write(v, depth + 1);
+      }
+      return out + "}";
     }
     default:
       throw new TypeError(`canonicalJson: a ${typeof value} is not JSON data`);

@@ -7,7 +7,7 @@
  * and the payload can still prove what a hook saw. Plain sha256 stays for public content
  * only (module bytes, `codeSha256`).
  */
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHash, hash, randomBytes } from "node:crypto";
 import { canonicalJson } from "./canonical-json.js";
 import { SluiceError } from "../errors/sluice-error.js";
 
@@ -19,7 +19,25 @@ import { SluiceError } from "../errors/sluice-error.js";
 export function digestOf(value: unknown): string {
   let text: string;
   try { text = canonicalJson(value); } catch { text = JSON.stringify(value) ?? "null"; }
-  return createHash("sha256").update(text).digest("hex");
+  return hash("sha256", text, "hex");
+}
+
+const BLOCK = 64;
+
+/**
+ * HMAC-SHA-256 (RFC 2104) over one-shot hashes: the same digest as `createHmac`, without
+ * a native Hmac object per call (several a request, each a handle the young-generation
+ * collector must visit).
+ */
+function hmacSha256(key: Buffer): (message: string) => string {
+  const block = Buffer.alloc(BLOCK);
+  (key.byteLength > BLOCK ? createHash("sha256").update(key).digest() : key).copy(block);
+  const ipad = Buffer.from(block.map((b) => b ^ 0x36));
+  const opad = Buffer.from(block.map((b) => b ^ 0x5c));
+  return (message) => {
+    const inner = hash("sha256", Buffer.concat([ipad, Buffer.from(message, "utf8")]), "buffer");
+    return hash("sha256", Buffer.concat([opad, inner]), "hex");
+  };
 }
 
 /** Keyed digests of one deployment. */
@@ -42,7 +60,8 @@ export const DIGEST_SECRET_MIN_BYTES = 16;
 export function createDigester(secret: Uint8Array | string): Digester {
   const key = typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
   if (key.byteLength < DIGEST_SECRET_MIN_BYTES) throw new SluiceError("CONFIG_INVALID", `the digest secret is ${key.byteLength} bytes; use at least ${DIGEST_SECRET_MIN_BYTES} (32 random bytes is the default)`);
-  const rekey = (contentHash: string) => createHmac("sha256", key).update(`sluice-digest-v1\u0000${contentHash}`).digest("hex");
+  const hmac = hmacSha256(key);
+  const rekey = (contentHash: string) => hmac(`sluice-digest-v1\u0000${contentHash}`);
   return { rekey, of: (value) => rekey(digestOf(value)) };
 }
 
