@@ -51,8 +51,9 @@ parentPort.postMessage(-1);
 parentPort.on("message", (work) => {
   try {
     // A PASSIVE checkpoint never catches up with a steady writer, so the WAL never restarts:
-    // past the limit it is truncated.
-    if (work === "checkpoint") db.pragma("wal_checkpoint(PASSIVE)");
+    // past the limit it is truncated. The PASSIVE one first copies what it can without
+    // blocking anyone, so the writers wait out only the rest of a truncation.
+    db.pragma("wal_checkpoint(PASSIVE)");
     if (work === "truncate" || walBytes() > workerData.limit) db.pragma("wal_checkpoint(TRUNCATE)");
   } catch { /* busy or closing: the next request tries again */ }
   parentPort.postMessage(walBytes());
