@@ -74,7 +74,6 @@ export function walThread(file: string, keepingUp: (yes: boolean) => void): WalT
   const keep = (yes: boolean): void => { if (yes !== keeping) { keeping = yes; keepingUp(yes); } };
   const start = (): Worker => {
     const w = new Worker(WORKER, { eval: true, workerData: { file, limit: WAL_LIMIT_BYTES, sqlite: createRequire(import.meta.url).resolve("better-sqlite3") } });
-    w.unref();
     w.on("message", (walBytes: number) => {
       if (worker !== w) return;
       if (walBytes === -1) { keep(true); return; }
@@ -86,6 +85,9 @@ export function walThread(file: string, keepingUp: (yes: boolean) => void): WalT
     const gone = (): void => { if (worker === w) { worker = undefined; running = false; keep(false); } };
     w.on("error", gone);
     w.on("exit", gone);
+    // After the listeners: a "message" listener added later refs the thread again, and a
+    // store its owner forgot to close would keep the process alive.
+    w.unref();
     return w;
   };
   const post = (work: WalWork): void => {

@@ -3,7 +3,8 @@
  * (host/records/sqlite-wal-thread.ts runs it on a thread of its own), and once more at close;
  * and checkpointed on that thread as it grows, never by the store's own connection.
  */
-import { existsSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { openSqliteRecords } from "../../host/index.js";
 import { WAL_LIMIT_BYTES } from "../../host/records/sqlite-wal-thread.js";
@@ -55,4 +56,24 @@ it("keeps the WAL bounded by checkpoints on its thread while the store's own con
   expect(largest).toBeLessThan(4 * WAL_LIMIT_BYTES);
   expect((await store.list({ limit: 6000 })).length).toBe(5000);
   await store.close();
+});
+
+it("does not keep a process alive whose records store was left open", async () => {
+  const script = `
+    import { openSqliteRecords } from ${JSON.stringify(new URL("../../dist/host/records/sqlite-store.js", import.meta.url).href)};
+    const store = openSqliteRecords(${JSON.stringify(tempFile("left-open"))}, { key: "k".repeat(32) });
+    console.log("opened", typeof store.insert);
+  `;
+  // Run as a file: a script given with -e exited even when the thread kept a file's process alive.
+  const file = `${tempFile("left-open-script")}.mjs`;
+  writeFileSync(file, script);
+  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => { out += String(d); });
+  const code = await new Promise<number | string>((resolve) => {
+    const timer = setTimeout(() => { child.kill("SIGKILL"); resolve("still running after 10 s"); }, 10_000);
+    child.on("exit", (c) => { clearTimeout(timer); resolve(c ?? -1); });
+  });
+  expect(out.trim()).toBe("opened function");
+  expect(code).toBe(0);
 });
