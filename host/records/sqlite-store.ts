@@ -242,8 +242,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       clearInterval(pruner);
       clearTimeout(scrubTimer);
       const finish = () => { if (db.open) { scrub(); db.close(); } };
-      // Closed before returning when nothing is queued and no truncation thread ran (as
-      // before both); else after the queue and the thread, so this last truncation finds the file free.
+      // Closed before returning when nothing is queued and no WAL thread is up (`:memory:`);
+      // else after the queue and the thread, so this last truncation finds the file free.
       if (group.idle() && !walKeeper?.started()) { finish(); return Promise.resolve(); }
       return group.drained().then(() => walKeeper?.close()).then(finish);
     },
