@@ -96,7 +96,9 @@ it("a recorded after stage of guest hooks goes to a worker as one task, and name
   const tasks = vi.spyOn(Sandbox.prototype, "runStage");
   try {
     await h.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
-    await h.loadPlugin({ id: "contract-b", version: "1.0.0", wasm: fixture("contract-hook") });
+    // Fuel enough to spin to its time limit: the default budget ends the loop in a few ms,
+    // which a loaded machine's event loop can miss entirely.
+    await h.loadPlugin({ id: "contract-b", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: 1_000_000_000_000 } });
     h.activate({ revision: 1, bindings: [
       { id: "first", hookRef: "contract@1.0.0", point: "tool.after", config: { mode: "continue" } },
       { id: "second", hookRef: "contract-b@1.0.0", point: "tool.after", config: { mode: "continue" } },
@@ -118,6 +120,7 @@ it("a recorded after stage of guest hooks goes to a worker as one task, and name
     const slow = await h.tool(ctx, call, async () => "ok");
     expect(slow.ok).toBe(true);
     expect(tasks.mock.calls[0]![1].length).toBe(2);
+    expect(slow.hooks.find((x) => x.bindingId === "second")?.error?.code).toBe("GUEST_TIMEOUT");
     expect(named).toEqual([{ point: "tool.after", bindingId: "first" }, { point: "tool.after", bindingId: "second" }]);
   } finally {
     tasks.mockRestore();
