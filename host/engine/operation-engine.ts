@@ -103,6 +103,17 @@ export class OperationEngine implements StageRunner {
       const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
       return (point === "model.chat.chunk" ? chunkOrder(order) : order).map((b) => table.resolve(b));
     };
+    // The after stage's hooks, worked out once when the real call returns (to warm a worker) and used by runAfter.
+    let afterHooks: { point: PointName; before: StageResult; hooks: ResolvedHook[] } | undefined;
+    const afterStage = (point: PointName, before: StageResult): ResolvedHook[] => {
+      if (afterHooks?.point !== point || afterHooks.before !== before) afterHooks = { point, before, hooks: paired(point, before) };
+      return afterHooks.hooks;
+    };
+    // A stage about to run guest hooks: the worker it will go to is woken now, while the call's own work goes on.
+    const expect = (hooks: readonly ResolvedHook[]): Promise<undefined> => {
+      if (hooks.some((h) => h.kind === "guest")) sandbox.expectTask();
+      return NOTHING;
+    };
     // Chunk stages pair with the before stage this operation ran (its carries, its short-circuit).
     let lastBefore: StageResult | undefined;
     let chunkHooks: ResolvedHook[] | undefined;
@@ -112,7 +123,7 @@ export class OperationEngine implements StageRunner {
       revision: release.revision,
       signal,
       run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return r; }),
-      runAfter: (point, payload, before, options) => run(point, payload, paired(point, before), {
+      runAfter: (point, payload, before, options) => run(point, payload, afterStage(point, before), {
         carries: before.carries,
         ...(options?.readOnly && options.readOnly.size > 0 ? { readOnly: options.readOnly } : {}),
         ...(options?.progress ? { progress: options.progress } : {}),
@@ -130,9 +141,9 @@ export class OperationEngine implements StageRunner {
         if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
         return runChunkStages(sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard, holds, carries: lastBefore?.carries ?? {} });
       },
-      opened: () => NOTHING,
+      opened: (_operation, before) => expect(hooksAt(before)),
       calling: () => NOTHING,
-      called: () => NOTHING,
+      called: (after, _real, _afterPayload, before) => expect(afterStage(after, before)),
       closed: () => NOTHING,
       end: () => { releaseSignal(); this.inFlight.delete(operationId); },
     };

@@ -1,4 +1,4 @@
-import { NOTHING, type OperationStages } from "./stages.js";
+import type { OperationStages } from "./stages.js";
 import type { OperationJournal } from "../records/journal.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 
@@ -19,9 +19,10 @@ export function recordedStages(stages: OperationStages, journal: OperationJourna
     runAfter: (point, payload, before, options) => stages.runAfter(point, payload, before, withKeys(options ?? {}, { progress: (bindingId: string) => both(options?.progress?.(bindingId), journal.inProgress(point, bindingId)) }))
       .then((r) => { journal.stage(point, payload, r); return r; }),
     diagnostic: (point, payload) => stages.diagnostic(point, payload).then((r) => { journal.stage(point, payload, r); return r; }),
-    opened: (operation, before, after) => journal.start(operation, before, after),
+    // The stages' own calls first: they wake a worker for the hooks that run next (operation-engine.ts).
+    opened: (operation, before, after) => stages.opened(operation, before, after).then((refused) => refused ?? journal.start(operation, before, after)),
     calling: (before, input) => journal.running(before, input),
-    called: (after, real, afterPayload, before, facts) => { journal.succeeded(after, real, afterPayload, before, facts); return NOTHING; },
+    called: (after, real, afterPayload, before, facts) => { const done = stages.called(after, real, afterPayload, before, facts); journal.succeeded(after, real, afterPayload, before, facts); return done; },
     closed: async (phase, error, outcome, facts, output) => { await journal.ended(phase, error, outcome, facts, output); return journal.error; },
   });
 }

@@ -45,8 +45,9 @@ export interface OperationStages {
   chunks(payloads: readonly Record<string, unknown>[], holds: readonly string[]): Promise<StageResult[]>;
   /*
    * The operation's phase boundaries, in this order, as engine/run-operation.ts reaches them.
-   * The engine's own stages do nothing at them; a wrapper (recording) acts on them, and an
-   * error it answers ends the operation there.
+   * The engine's own stages only wake a worker at them when guest hooks run next
+   * (Sandbox.expectTask); a wrapper (recording) acts on them, and an error it answers ends
+   * the operation there.
    */
   /** Before anything runs. */
   opened(operation: OperationKind, before: PointName, after: PointName): Promise<ErrorData | undefined>;

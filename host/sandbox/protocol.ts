@@ -130,7 +130,7 @@ export interface ServeTask {
   spinMicros: number;
 }
 
-/** control[LANE_POSTED]: tasks posted so far; the worker waits on it. */
+/** control[LANE_POSTED]: tasks posted so far. */
 export const LANE_POSTED = 0;
 /** control[LANE_DONE]: tasks answered so far (the reply is on the port before this moves). */
 export const LANE_DONE = 1;
@@ -150,3 +150,10 @@ export const LANE_THREAD = 5;
  * take a core it needs.
  */
 export const LANE_CALLER_POLLS = 6;
+/**
+ * control[LANE_BELL]: what a sleeping worker waits on. Whoever wakes it moves the word and
+ * notifies: a poster whose task it must take, shutdown(), or a caller that knows a task is
+ * coming (Lane.warm), after which the worker polls for that task instead of sleeping again.
+ * One word for all of them, so no wake is lost between the worker's last look and its wait.
+ */
+export const LANE_BELL = 7;

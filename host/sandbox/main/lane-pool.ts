@@ -159,6 +159,11 @@ export class LanePool {
     return idle && working < this.options.workers ? idle : idleOnly ? undefined : queued;
   }
 
+  /** Wakes the lane the next task will go to, if it sleeps (Lane.warm). */
+  warmNext(): void {
+    this.freeLane(true)?.warm();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.replacements) clearTimeout(timer);

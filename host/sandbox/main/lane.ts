@@ -8,7 +8,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
 import type { Piscina } from "piscina";
-import { LANE_BUSY, LANE_BYTES, LANE_CALLER_POLLS, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, type ServeTask } from "../protocol.js";
+import { LANE_BUSY, LANE_BYTES, LANE_CALLER_POLLS, LANE_DONE, LANE_POSTED, LANE_SLEEPING, LANE_STOP, LANE_THREAD, LANE_BELL, type ServeTask } from "../protocol.js";
 
 // Node 20 has Atomics.waitAsync; TypeScript declares it only from lib ES2024 on, which
 // would also admit APIs Node 20 lacks (Promise.withResolvers, Object.groupBy).
@@ -83,7 +83,7 @@ export class Lane {
     Atomics.store(this.control, LANE_CALLER_POLLS, polls ? 1 : 0);
     this.port.postMessage(task);
     Atomics.store(this.control, LANE_POSTED, seq);
-    if (Atomics.load(this.control, LANE_SLEEPING) === 1) Atomics.notify(this.control, LANE_POSTED);
+    if (Atomics.load(this.control, LANE_SLEEPING) === 1) this.ring();
     if (polls) {
       const until = performance.now() + spinMicros / 1000;
       do {
@@ -97,6 +97,20 @@ export class Lane {
       } while (performance.now() < until);
     }
     return new Promise((resolve, reject) => { this.pending.push({ resolve, reject }); });
+  }
+
+  /**
+   * A task is coming soon (the caller knows one will, a few hundred microseconds ahead):
+   * a sleeping worker is woken now and polls for it, so the task does not pay for the wake.
+   */
+  warm(): void {
+    if (!this.dead && this.inFlight === 0 && Atomics.load(this.control, LANE_SLEEPING) === 1) this.ring();
+  }
+
+  /** Wakes the worker if it sleeps, or makes its next wait return at once (LANE_BELL). */
+  private ring(): void {
+    Atomics.add(this.control, LANE_BELL, 1);
+    Atomics.notify(this.control, LANE_BELL);
   }
 
   /** Terminates the worker (Piscina replaces the thread; the sandbox replaces the lane). */
@@ -114,7 +128,7 @@ export class Lane {
     this.retired = true;
     this.dead = true;
     Atomics.store(this.control, LANE_STOP, 1);
-    Atomics.notify(this.control, LANE_POSTED);
+    this.ring();
   }
 
   private settle(reply: unknown): void {
