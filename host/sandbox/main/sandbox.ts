@@ -156,9 +156,9 @@ export class Sandbox {
   /**
    * Says a task is coming soon (the engine, when an operation that will run guest hooks
    * starts, and when its real call returns): the worker it will go to is woken now, if it
-   * sleeps, and polls for it. Waking a worker took longer than the hop it saves
-   * (test/bench/RESULTS.md); a worker woken for nothing polls for the worker spin time,
-   * then sleeps again.
+   * sleeps, and polls for it: a task that finds its worker asleep waits for the wake and
+   * runs slower on the just-woken thread (test/bench/RESULTS.md). A worker woken for
+   * nothing polls for the worker spin time, then sleeps again.
    */
   expectTask(): void {
     if (!this.closed && this.scheduler.queueSize === 0) this.lanes.warmNext();
