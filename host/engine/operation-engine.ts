@@ -90,7 +90,13 @@ export class OperationEngine implements StageRunner {
       purpose: target.purpose ?? null, published_revision: release.revision, deadline: ctx.deadline ?? null,
     };
     const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
-    const hooksAt = (point: PointName): ResolvedHook[] => table.hooksFor(release, point, target);
+    // The release and target are the operation's own: the stage looked up when the operation opened (to wake a worker) is the one its run takes.
+    let lastPoint: PointName | undefined;
+    let lastHooks: ResolvedHook[] = [];
+    const hooksAt = (point: PointName): ResolvedHook[] => {
+      if (point !== lastPoint) { lastPoint = point; lastHooks = table.hooksFor(release, point, target); }
+      return lastHooks;
+    };
     type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => Promise<void> | void };
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
       hooks.length === 0

@@ -7,7 +7,7 @@
  * and the payload can still prove what a hook saw. Plain sha256 stays for public content
  * only (module bytes, `codeSha256`).
  */
-import { createHash, hash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { canonicalJson } from "./canonical-json.js";
 import { SluiceError } from "../errors/sluice-error.js";
 
@@ -31,7 +31,7 @@ const BLOCK = 64;
  */
 function hmacSha256(key: Buffer): (message: string) => string {
   const block = Buffer.alloc(BLOCK);
-  (key.byteLength > BLOCK ? createHash("sha256").update(key).digest() : key).copy(block);
+  (key.byteLength > BLOCK ? hash("sha256", key, "buffer") : key).copy(block);
   const ipad = Buffer.from(block.map((b) => b ^ 0x36));
   const opad = Buffer.from(block.map((b) => b ^ 0x5c));
   return (message) => {
