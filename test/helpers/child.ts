@@ -15,6 +15,23 @@ export function runCompiled(script: string, args: readonly string[], env: Record
   return { process: child, stderr: () => stderr, exited };
 }
 
+/**
+ * Runs `node <args>` to its exit and gives what it printed and its exit code (its signal's
+ * name when killed); one still running after `timeoutMs` is killed and reported as such.
+ */
+export async function runToExit(args: readonly string[], timeoutMs = 10_000): Promise<{ out: string; err: string; code: number | string }> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => { out += String(d); });
+  child.stderr!.on("data", (d) => { err += String(d); });
+  const code = await new Promise<number | string>((resolve) => {
+    const timer = setTimeout(() => { child.kill("SIGKILL"); resolve(`still running after ${timeoutMs / 1000} s`); }, timeoutMs);
+    child.on("exit", (c, signal) => { clearTimeout(timer); resolve(c ?? String(signal)); });
+  });
+  return { out, err, code };
+}
+
 /** Resolves once every file exists in `dir`; rejects after `timeoutMs`, naming the missing ones and the children's stderr. */
 export async function filesAppear(dir: string, files: readonly string[], children: readonly Child[] = [], timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;

@@ -3,13 +3,13 @@
  * (host/records/sqlite-wal-thread.ts runs it on a thread of its own), and once more at close;
  * and checkpointed on that thread as it grows, never by the store's own connection.
  */
-import { spawn } from "node:child_process";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { openSqliteRecords } from "../../host/index.js";
 import { WAL_LIMIT_BYTES } from "../../host/records/sqlite-wal-thread.js";
 import { tempFile } from "../helpers/store-engines.js";
 import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
+import { runToExit } from "../helpers/child.js";
 
 const record = operationRecord;
 const RESULT = STORED_RESULT;
@@ -67,13 +67,7 @@ it("does not keep a process alive whose records store was left open", async () =
   // Run as a file: a script given with -e exited even when the thread kept a file's process alive.
   const file = `${tempFile("left-open-script")}.mjs`;
   writeFileSync(file, script);
-  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (d) => { out += String(d); });
-  const code = await new Promise<number | string>((resolve) => {
-    const timer = setTimeout(() => { child.kill("SIGKILL"); resolve("still running after 10 s"); }, 10_000);
-    child.on("exit", (c) => { clearTimeout(timer); resolve(c ?? -1); });
-  });
+  const { out, code } = await runToExit([file]);
   expect(out.trim()).toBe("opened function");
   expect(code).toBe(0);
 });

@@ -2,7 +2,6 @@
  * How calls reach the workers: one lane per worker (a long-running task fed through its
  * own port), spare workers that take over at once, and the polling options.
  */
-import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
@@ -10,6 +9,7 @@ import { Lane } from "../../host/sandbox/main/lane.js";
 import { SluiceError } from "../../host/errors/sluice-error.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
+import { runToExit } from "../helpers/child.js";
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
@@ -139,13 +139,7 @@ describe("an idle sandbox", () => {
       const c = await sandbox.invoke(ok, { abi: "1.0", point: "tool.before", context: {}, payload: {}, config: {} }, { signal: AbortSignal.abort() });
       console.log(r.ok && !c.ok ? "called" : "unexpected");
     `;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => { out += String(d); });
-    const code = await new Promise<number | string>((resolve) => {
-      const timer = setTimeout(() => { child.kill("SIGKILL"); resolve("still running after 10 s"); }, 10_000);
-      child.on("exit", (c) => { clearTimeout(timer); resolve(c ?? -1); });
-    });
+    const { out, code } = await runToExit(["--input-type=module", "-e", script]);
     expect(out.trim()).toBe("called");
     expect(code).toBe(0);
   });

@@ -1,8 +1,8 @@
 // The cases that aborted the whole Node process (V8 "Reached heap limit" from a worker
 // creating huge tables) run in a child process: the child must refuse them, serve a benign
 // call and exit normally. Run in the parent, a regression would take the test runner down.
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { runToExit } from "../helpers/child.js";
 
 const dist = (p: string): string => JSON.stringify(new URL(`../../dist/${p}`, import.meta.url).href);
 const build = (p: string): string => JSON.stringify(new URL(`../../build/${p}`, import.meta.url).pathname);
@@ -36,15 +36,7 @@ const script = `
 
 describe("modules that used to abort the process", () => {
   it("are refused at load in a child process, which then serves a benign call and exits normally", async () => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => { out += String(d); });
-    child.stderr.on("data", (d) => { err += String(d); });
-    const code = await new Promise<number | string>((resolve) => {
-      const timer = setTimeout(() => { child.kill("SIGKILL"); resolve("still running after 60 s"); }, 60_000);
-      child.on("exit", (c, signal) => { clearTimeout(timer); resolve(c ?? String(signal)); });
-    });
+    const { out, err, code } = await runToExit(["--input-type=module", "-e", script], 60_000);
     expect({ code, err: err.includes("FATAL") ? err : "" }).toEqual({ code: 0, err: "" });
     expect(JSON.parse(out)).toEqual({
       "table-bomb": "MODULE_LIMIT_EXCEEDED",
