@@ -1,6 +1,6 @@
 /** Child processes for the multi-process tests: compiled test files run with node, and files they leave as signals. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "./fixtures.js";
 
@@ -30,6 +30,15 @@ export async function runToExit(args: readonly string[], timeoutMs = 10_000): Pr
     child.on("exit", (c, signal) => { clearTimeout(timer); resolve(c ?? String(signal)); });
   });
   return { out, err, code };
+}
+
+/**
+ * Writes a child's signal file whole: to a temporary name, then renamed, because the parent
+ * polls for the name (`filesAppear`) and would otherwise read it half written.
+ */
+export function writeWhole(path: string, text: string): void {
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
 }
 
 /** Resolves once every file exists in `dir`; rejects after `timeoutMs`, naming the missing ones and the children's stderr. */

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost } from "../../host/index.js";
+import { writeWhole } from "../helpers/child.js";
 import { answer, bump, call, ctx, DIGEST_SECRET, leaseOption, openRecordsAt, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
 
 const [dir, scenario, hostId, location] = process.argv.slice(2) as [string, Scenario, string | undefined, string | undefined];
@@ -27,7 +28,7 @@ const r = scenario === "chat"
     if (scenario === "running") await new Promise(() => {});
     return TOOL_RESULT;
   });
-writeFileSync(join(dir, "result.json"), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, operationId: r.facts.operationId }));
+writeWhole(join(dir, "result.json"), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, operationId: r.facts.operationId }));
 clearInterval(alive);
 await host.close();
 await closeRecords();

@@ -5,9 +5,10 @@
  * until `<dir>/finish` exists, so a rival resumer arrives while this one still runs.
  * Writes `<dir>/resumed-<hostId>.json` with the outcome.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHost } from "../../host/index.js";
+import { writeWhole } from "../helpers/child.js";
 import { DIGEST_SECRET, leaseOption, openRecordsAt, release } from "./scenarios.js";
 
 const [dir, hostId, operationId, location] = process.argv.slice(2) as [string, string, string, string | undefined];
@@ -27,8 +28,6 @@ host.activate(release("tool", 1));
 writeFileSync(join(dir, `ready-${hostId}`), "");
 await until("go");
 const r = await host.resume(operationId);
-// Written whole, then renamed: the parent polls for the name and must never read it half written.
-writeFileSync(join(dir, `resumed-${hostId}.json.tmp`), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, output: r.ok ? r.output : null }));
-renameSync(join(dir, `resumed-${hostId}.json.tmp`), join(dir, `resumed-${hostId}.json`));
+writeWhole(join(dir, `resumed-${hostId}.json`), JSON.stringify({ ok: r.ok, code: r.ok ? null : r.error.code, output: r.ok ? r.output : null }));
 await host.close();
 await closeRecords();

@@ -8,6 +8,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { openSqliteStore } from "../../host/registry/sqlite-store.js";
+import { writeWhole } from "../helpers/child.js";
 import type { PluginRecord } from "../../host/registry/records.js";
 
 const [file, tag, n, url] = process.argv.slice(2) as [string, string, string, string | undefined];
@@ -34,4 +35,4 @@ const plugin: PluginRecord = { id: "shared", version: "1.0.0", sha256: tag.padEn
 let insert: string;
 try { insert = await store.insertPlugin(plugin); } catch (err) { insert = (err as { code?: string }).code ?? String(err); }
 await close();
-writeFileSync(`${file}.${tag}.json`, JSON.stringify({ revisions, insert }));
+writeWhole(`${file}.${tag}.json`, JSON.stringify({ revisions, insert }));
