@@ -3,7 +3,7 @@
  * which order, with which carries, under which signal. It builds each operation's stages
  * and composes, in one place, what wraps them (recording, then what the caller adds).
  */
-import { randomUUID } from "node:crypto";
+import { v7 as timeOrderedUuid } from "uuid";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "../pipeline/bindings.js";
 import type { Release } from "../pipeline/release.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
@@ -81,7 +81,9 @@ export class OperationEngine implements StageRunner {
   /** `resuming`: the stored operation a resume continues (same id), on the current release. */
   private stagesFor(ctx: CallContext, release: Release, target: MatchTarget, callId: string | undefined, resuming: OperationRecord | undefined): OperationStages {
     const { sandbox, guard, digests, hooks: table } = this.options;
-    const operationId = resuming?.operationId ?? randomUUID();
+    // Time-ordered (UUIDv7, 74 random bits): a record's key lands beside the last one in every
+    // store's index instead of on a random page, which cost each write a page of its own.
+    const operationId = resuming?.operationId ?? timeOrderedUuid();
     this.inFlight.set(operationId, release);
     const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
     const context = {
