@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SluiceError } from "../../host/errors/sluice-error.js";
 import type { ReleaseFeed, ReleaseFeedHandlers } from "../../host/registry/release-feed.js";
 import { ReleaseWatcher, type ReleaseWatcherOptions } from "../../host/registry/release-watcher.js";
+import { until } from "../helpers/until.js";
 
 const watchers: ReleaseWatcher[] = [];
 afterEach(async () => { for (const w of watchers.splice(0)) await w.close(); });
@@ -86,12 +87,16 @@ describe("release watcher", () => {
     });
     push(2);
     await settle();
+    // The failure was recorded by now (the watcher's clock is Date.now).
+    const failedBy = Date.now();
     for (let i = 0; i < 5; i++) push(2);
     await settle();
     expect(tries).toBe(1);
     expect(host.watcher.status()).toMatchObject({ serving_revision: 1, error: { revision: 2, code: "MODULE_TOO_LARGE", message: "module is 19109 bytes; this registry accepts at most 4096" } });
     expect(reports).toEqual([{ kind: "load_failed", serving: 1, failure: expect.objectContaining({ revision: 2, code: "MODULE_TOO_LARGE" }) }]);
-    await new Promise((resolve) => setTimeout(resolve, 220));
+    // Past retryMs by the watcher's clock, not by a fixed 220 ms timer, whose start (the
+    // event loop's time) can lag the failure on a loaded machine.
+    expect(await until(() => Date.now() - failedBy > 200)).toBe(true);
     push(2);
     await settle();
     expect(tries).toBe(2);

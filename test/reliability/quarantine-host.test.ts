@@ -3,6 +3,7 @@ import { createHost, type Host } from "../../host/index.js";
 import type { HostEvents } from "../../host/host.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
+import { until } from "../helpers/until.js";
 
 const ctx = { spaceId: "space-a" };
 const schema = { type: "object", properties: { trace: { type: "string" } } };
@@ -70,7 +71,11 @@ describe("a plugin that keeps faulting is quarantined", () => {
     const { events } = await setUp({ quarantine: { threshold: 1, cooldownMs: 100 } }, [{ id: "trap", hookRef: "trapper@1.0.0", failurePolicy: "fail-open" }]);
     await call(host);
     expect(hookErrors(await call(host))).toEqual(["PLUGIN_QUARANTINED"]);
-    await new Promise((r) => setTimeout(r, 120));
+    // Until the cooldown's end by the clock the quarantine reads (Date.now), not a fixed 120 ms:
+    // a timer's start is the event loop's time, which on a loaded machine can lag the moment
+    // the quarantine began by more than the 20 ms to spare.
+    const { until: ends } = events[0]!.data as { until: number };
+    expect(await until(() => Date.now() >= ends)).toBe(true);
     expect(hookErrors(await call(host))).toEqual(["GUEST_TRAP"]);
     expect(events.map((e) => [e.type, (e.data as { by?: string }).by])).toEqual([["plugin.quarantined", undefined], ["plugin.quarantine_lifted", "cooldown"], ["plugin.quarantined", undefined]]);
   });
