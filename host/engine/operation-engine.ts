@@ -118,7 +118,7 @@ export class OperationEngine implements StageRunner {
       return afterHooks.hooks;
     };
     // A stage about to run guest hooks: the worker it will go to is woken now, while the call's own work goes on.
-    const expect = (hooks: readonly ResolvedHook[]): Promise<undefined> => {
+    const wakeFor = (hooks: readonly ResolvedHook[]): Promise<undefined> => {
       if (hooks.some((h) => h.kind === "guest")) sandbox.expectTask();
       return NOTHING;
     };
@@ -149,9 +149,9 @@ export class OperationEngine implements StageRunner {
         if (hooks.length === 0) return Promise.resolve(payloads.map((payload) => ({ payload, reports: [], reached: -1, carries: {}, holds: [...holds] })));
         return runChunkStages(sandbox, { point: "model.chat.chunk", context, payloads, hooks, signal, guard, holds, carries: lastBefore?.carries ?? {} });
       },
-      opened: (_operation, before) => expect(hooksAt(before)),
+      opened: (_operation, before) => wakeFor(hooksAt(before)),
       calling: () => NOTHING,
-      called: (after, _real, _afterPayload, before) => expect(afterStage(after, before)),
+      called: (after, _real, _afterPayload, before) => wakeFor(afterStage(after, before)),
       closed: () => NOTHING,
       end: () => { releaseSignal(); this.inFlight.delete(operationId); },
     };

@@ -17,8 +17,12 @@ afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
 const laneOf = (s: Sandbox): Lane => [...(s as unknown as { lanes: Iterable<Lane> }).lanes][0]!;
 const sleeping = (lane: Lane): boolean => Atomics.load((lane as unknown as { control: Int32Array }).control, LANE_SLEEPING) === 1;
 
-/** Busy-waits (the worker is another thread) until `lane` is or is not asleep; false after `ms`. */
-function until(lane: Lane, asleep: boolean, ms: number): boolean {
+/**
+ * Busy-waits until `lane` is or is not asleep; false after `ms`. Synchronous, not the timer
+ * polling of test/helpers/until.ts: a warmed worker is awake only for its poll, and a timer
+ * late on a loaded machine could miss that window. (The worker is another thread.)
+ */
+function spinUntil(lane: Lane, asleep: boolean, ms: number): boolean {
   const end = performance.now() + ms;
   while (performance.now() < end) if (sleeping(lane) === asleep) return true;
   return false;
@@ -32,10 +36,10 @@ describe("warming a worker ahead of its task", () => {
     await sandbox.ready();
     const module = await sandbox.load(fixture("continue"));
     const lane = laneOf(sandbox);
-    expect(until(lane, true, 5_000), "asleep before").toBe(true);
+    expect(spinUntil(lane, true, 5_000), "asleep before").toBe(true);
 
     sandbox.expectTask();
-    expect(until(lane, false, 5_000), "awake after the warm").toBe(true);
+    expect(spinUntil(lane, false, 5_000), "awake after the warm").toBe(true);
     const seenAtPost: boolean[] = [];
     const post = Lane.prototype.post;
     Lane.prototype.post = function (this: Lane, task: unknown, spin: number) { seenAtPost.push(sleeping(this)); return post.call(this, task, spin); };
@@ -46,7 +50,7 @@ describe("warming a worker ahead of its task", () => {
     }
     expect(seenAtPost, "awake when the task was posted").toEqual([false]);
     // A caller that does not poll gets no polling worker after its task: it sleeps again.
-    expect(until(lane, true, 5_000), "asleep after").toBe(true);
+    expect(spinUntil(lane, true, 5_000), "asleep after").toBe(true);
   });
 
   it("a warm that no task follows ends in sleep after the poll, and the next task is still answered", async () => {
@@ -54,10 +58,10 @@ describe("warming a worker ahead of its task", () => {
     await sandbox.ready();
     const module = await sandbox.load(fixture("continue"));
     const lane = laneOf(sandbox);
-    expect(until(lane, true, 5_000)).toBe(true);
+    expect(spinUntil(lane, true, 5_000)).toBe(true);
     sandbox.expectTask();
-    expect(until(lane, false, 5_000)).toBe(true);
-    expect(until(lane, true, 5_000)).toBe(true);
+    expect(spinUntil(lane, false, 5_000)).toBe(true);
+    expect(spinUntil(lane, true, 5_000)).toBe(true);
     expect(await sandbox.invoke(module, request())).toMatchObject({ ok: true, outcome: { kind: "continue" } });
   });
 
