@@ -85,6 +85,7 @@ export class OperationEngine implements StageRunner {
     // store's index instead of on a random page, which cost each write a page of its own.
     const operationId = resuming?.operationId ?? timeOrderedUuid();
     this.inFlight.set(operationId, release);
+    sandbox.operationsInFlight = this.inFlight.size;
     const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
     const context = {
       space_id: ctx.spaceId, actor_id: ctx.actorId ?? null, run_id: ctx.runId ?? null, instance_id: ctx.instanceId ?? "main",
@@ -153,7 +154,7 @@ export class OperationEngine implements StageRunner {
       calling: () => NOTHING,
       called: (after, _real, _afterPayload, before) => wakeFor(afterStage(after, before)),
       closed: () => NOTHING,
-      end: () => { releaseSignal(); this.inFlight.delete(operationId); },
+      end: () => { releaseSignal(); this.inFlight.delete(operationId); sandbox.operationsInFlight = this.inFlight.size; },
     };
   }
 }

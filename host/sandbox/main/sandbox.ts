@@ -154,6 +154,20 @@ export class Sandbox {
   }
 
   /**
+   * How many operations the host has in flight (the engine says, as each one opens and ends).
+   * With more than one, a caller never polls for a guest's reply (the `spin.caller` option):
+   * polling holds the event loop, and under load the other operations' requests and answers
+   * waited behind it (test/bench/RESULTS.md, 2026-12-03 late).
+   */
+  get operationsInFlight(): number {
+    return this.scheduler.operations;
+  }
+
+  set operationsInFlight(n: number) {
+    this.scheduler.operations = n;
+  }
+
+  /**
    * Says a task is coming soon (the engine, when an operation that will run guest hooks
    * starts, and when its real call returns): the worker it will go to is woken now, if it
    * sleeps, and polls for it: a task that finds its worker asleep waits for the wake and

@@ -46,6 +46,8 @@ export class Scheduler {
   private closed = false;
   /** Tasks running on a lane now. */
   private running = 0;
+  /** Operations the host has in flight (Sandbox.operationsInFlight): 0 when no host says. */
+  operations = 0;
   /** Recent worker time per task (µs, moving average): decides whether the caller polls. */
   private busyMicros = 0;
 
@@ -311,9 +313,13 @@ export class Scheduler {
     return { ok: false, index: 0, error: { code: "WORKER_RESTART_LIMITED", message: "this plugin caused too many worker restarts recently; its calls are refused until the restart budget refills", details: { moduleId: offender } } };
   }
 
-  /** The caller polls only when nothing else needs it and the worker's tasks have been short. */
+  /**
+   * The caller polls only when nothing else needs it: its operation is the host's only one
+   * (a poll holds the event loop, which the others' requests and answers need), no other
+   * task runs or waits, and the worker's tasks have been short.
+   */
   private spinFor(lane: Lane): number {
     const budget = this.options.spin.caller;
-    return budget > 0 && this.running === 1 && lane.inFlight === 0 && this.waiting.length === 0 && this.busyMicros * 1.25 + 20 <= budget ? budget : 0;
+    return budget > 0 && this.operations <= 1 && this.running === 1 && lane.inFlight === 0 && this.waiting.length === 0 && this.busyMicros * 1.25 + 20 <= budget ? budget : 0;
   }
 }
