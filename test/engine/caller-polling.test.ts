@@ -42,7 +42,7 @@ describe("polling for a guest's reply", () => {
     polls.length = 0;
     // The first operation's before hook runs alone (polled); its real call then waits on the gate.
     const first = toolCall(() => gate.then(() => ({})));
-    await expect.poll(() => polls.length).toBe(1);
+    await expect.poll(() => polls.length, { timeout: 10_000 }).toBe(1);
     expect(host.sandbox.operationsInFlight).toBe(1);
     const second = await toolCall();
     expect(second.ok).toBe(true);
