@@ -18,10 +18,12 @@ export type LoadCommand =
   | { cmd: "abort"; origin: string; path: string; body: string; auth: string; repeats: number }
   | { cmd: "hangs" }
   | OpenAICommand;
+/** What the open-loop `rate` command answers. */
+export type RateReply = { perSecond: number; completed: number; errors: number; latency: Stats };
 export type LoadReply =
   | { port: number }
   | { latency: Record<string, Stats> }
-  | { perSecond: number; completed: number; errors: number; latency: Stats }
+  | RateReply
   | { abortedAt: number[] }
   | { closedAt: number[] }
   | { concurrent: { latency: Stats; errors: number; wrong: number; errorSamples: string[] } }
@@ -101,7 +103,7 @@ async function latency(c: Extract<LoadCommand, { cmd: "latency" }>): Promise<Rec
 }
 
 /** Open loop: requests start on a fixed schedule whatever the answers do; latency counts from the scheduled start (no coordinated omission). */
-async function rate(c: Extract<LoadCommand, { cmd: "rate" }>): Promise<{ perSecond: number; completed: number; errors: number; latency: Stats }> {
+async function rate(c: Extract<LoadCommand, { cmd: "rate" }>): Promise<RateReply> {
   const lat: number[] = [];
   let errors = 0;
   let inFlight = 0;

@@ -12,7 +12,7 @@ import { fork } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { LoadCommand, LoadReply } from "./gateway-load.js";
+import type { LoadCommand, LoadReply, RateReply } from "./gateway-load.js";
 import { ANSWER } from "./gateway-load.js";
 import type { Stats } from "./measure.js";
 import type { BenchBinding, ServeProcess } from "./serve-process.js";
@@ -68,7 +68,7 @@ try {
     for (const name of ["other", "this"] as const) {
       const server = s[name];
       const before = server.cpuUs();
-      const r = await ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({
+      const r = await ask<RateReply>({
         cmd: "rate", origin: new URL(server.gateway).origin, path: "/v1/chat/completions", auth: `Bearer ${server.gatewayKey}`, rps: 2000, maxInFlight: 1000, durationMs: rateMs,
         body: JSON.stringify({ model: "hooked", messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Hello, how are you today?" }] }),
       });

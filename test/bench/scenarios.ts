@@ -11,7 +11,7 @@ import { encode } from "../../abi/codec.js";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { createHost, type HostOptions } from "../../host/index.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
-import { ANSWER, STREAM_PIECES, type LoadCommand, type LoadReply } from "./gateway-load.js";
+import { ANSWER, STREAM_PIECES, type LoadCommand, type LoadReply, type RateReply } from "./gateway-load.js";
 import { startServe, type BenchBinding, type ServeProcess } from "./serve-process.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule, type InvokeResult } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
@@ -572,7 +572,7 @@ async function gateway(c: Counts): Promise<ScenarioResult> {
     await ask({ ...load, durationMs: c.throughputMs / 2 });
     // CPU time of the gateway's process (main thread and hook workers) per answered request: less noisy than wall time on a shared machine.
     const cpu0 = process.cpuUsage();
-    const sustained = await ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...load, durationMs: c.throughputMs * 2.5 });
+    const sustained = await ask<RateReply>({ ...load, durationMs: c.throughputMs * 2.5 });
     const cpu = process.cpuUsage(cpu0);
     const { abortedAt } = await ask<{ abortedAt: number[] }>({ cmd: "abort", origin: gw, path, body: JSON.stringify({ model: "bare", messages: [{ role: "user", content: "[hang]" }] }), auth, repeats: Math.max(3, c.coldRepeats) });
     const { closedAt } = await send<{ closedAt: number[] }>(children[1]!, { cmd: "hangs" });
@@ -664,17 +664,18 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const cpu3HooksUs = await cpuPer(hooked);
     const rate = { cmd: "rate", origin: new URL(s.gateway).origin, path: "/v1/chat/completions", body: JSON.stringify({ model: "hooked", messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Hello, how are you today?" }] }), auth: `Bearer ${s.gatewayKey}`, rps: 2000, maxInFlight: 1000 } as const;
     await load.ask({ ...rate, durationMs: c.throughputMs / 2 });
+    const sustainedAt = (origin: string) => load.ask<RateReply>({ ...rate, origin, durationMs: c.throughputMs * 2.5 });
     const cpu0 = s.cpuUs();
-    const sustained = await load.ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...rate, durationMs: c.throughputMs * 2.5 });
+    const sustained = await sustainedAt(rate.origin);
     const loadCpuUsPerRequest = (s.cpuUs() - cpu0) / Math.max(1, sustained.completed);
     // The same open-loop load through the bare proxy: what this machine answers with no Sluice code at all.
-    const bareRate = await load.ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...rate, origin: bare.origin, durationMs: c.throughputMs * 2.5 });
+    const bareRate = await sustainedAt(bare.origin);
     // The sustained load above is the target, measured in a steady state. A burst of 1,000
-    // clients leaves the server slower for a while (a bigger heap and WAL); the same load
+    // clients leaves the server slower for seconds (its heap grown to ~250 MB); the same load
     // right after it is reported beside, not as the target.
     const clients = Math.min(1000, c.samples * 5);
     const { concurrent } = await load.ask<{ concurrent: { latency: Stats; errors: number; wrong: number; errorSamples: string[] } }>({ cmd: "openai-concurrent", target: hooked, clients, rounds: Math.max(1, Math.round(c.coldRepeats / 5)) });
-    const afterBurst = await load.ask<{ perSecond: number; completed: number; errors: number; latency: Stats }>({ ...rate, durationMs: c.throughputMs * 2.5 });
+    const afterBurst = await sustainedAt(rate.origin);
     const d = latency.direct!;
     const values = {
       configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process (reference, not a target)",
