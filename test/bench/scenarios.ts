@@ -721,22 +721,26 @@ async function startBareProxy(upstream: string): Promise<{ origin: string; cpuUs
 
 /**
  * Scenario 16 (issue 29): the streamed twin of 12. The fake upstream streams its answer in
- * 12 pieces 5 ms apart; 100 concurrent streams at a time, direct, through `sluice serve`
- * without hooks, and with pii-redact bound at model.chat.chunk and model.chat.after (one
- * extension): when the first text arrives and when the stream ends.
+ * 12 pieces 5 ms apart; 100 concurrent streams at a time, direct, through the bare proxy (the
+ * floor, as in 12), through `sluice serve` without hooks, and with pii-redact bound at
+ * model.chat.chunk and model.chat.after (one extension): when the first text arrives and
+ * when the stream ends.
  */
 async function serveStreams(c: Counts): Promise<ScenarioResult> {
   const load = loadChildren();
   let served: ServeProcess | undefined;
+  let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, [
       { plugin: "pii-redact", point: "model.chat.chunk", models: "redacted", extension: "pii" },
       { plugin: "pii-redact", point: "model.chat.after", models: "redacted", extension: "pii" },
     ]);
+    bare = await startBareProxy(upstream);
     const expect = STREAM_PIECES.join("");
     const targets = [
       { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect },
+      { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "serve-no-hook", baseURL: served.gateway, apiKey: served.gatewayKey, model: "bare", expect },
       { name: "serve-pii-redact", baseURL: served.gateway, apiKey: served.gatewayKey, model: "redacted", expect },
     ];
@@ -746,8 +750,8 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     const latency = Object.fromEntries(Object.entries(r).flatMap(([k, v]) => [[`${k}-first-text`, v.firstText], [`${k}-whole`, v.whole]]));
     const first = (k: string) => r[k]!.firstText.p50 / 1000;
     const values = {
-      configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart",
-      concurrentStreams: streams, directFirstTextMs: first("direct"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
+      configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart; bare-proxy: the floor, a node:http + undici pass-through relaying the bytes as they arrive, no Sluice code (reference, not a target)",
+      concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
       piiWholeMs: r["serve-pii-redact"]!.whole.p50 / 1000, directWholeMs: r.direct!.whole.p50 / 1000,
       errors: Object.values(r).reduce((a, v) => a + v.errors, 0), wrong: Object.values(r).reduce((a, v) => a + v.wrong, 0),
       loadAverage1m: loadavg()[0]!,
@@ -762,6 +766,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     };
   } finally {
     await served?.close();
+    bare?.kill();
     load.kill();
   }
 }
