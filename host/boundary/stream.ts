@@ -5,7 +5,9 @@
  * once it ends, on the assembled answer: when one of its bindings may change the answer,
  * the text is held back until it has run (no unscanned byte is emitted); when all of them
  * only observe, or rewrite through their declared chunk twin (engine/stream-rewrite.ts),
- * chunks flow as they come and the after stage sees them read-only.
+ * chunks flow as they come and the after stage sees them read-only. It is recorded like
+ * every operation (engine/recorded-stages.ts): "running" before the source is asked, the
+ * real result before the first after hook, the ending before the last chunk.
  */
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { schemaProblem, validatePayload } from "../pipeline/validators.js";
@@ -133,6 +135,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     if (error) record("operation.error", await stages.diagnostic("operation.error", { operation: "chat", phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
     record("operation.finally", await stages.diagnostic("operation.finally", { operation: "chat", real_status: facts.realStatus, outcome }));
     facts.durationMs = performance.now() - t0;
+    const unkept = await stages.closed(phase, error, outcome, facts, output);
+    if (unkept) facts.recordError = unkept;
     stages.end();
     own.release();
     if (error) {
@@ -148,6 +152,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   const release = (): void => { if (source && !sourceEnded) void Promise.resolve().then(() => source!.return?.()).catch(() => undefined); };
 
   try {
+    const unrecorded = await stages.opened("chat", "model.chat.before", "model.chat.after");
+    if (unrecorded) throw await end("before", unrecorded, "failed");
     const input = chatInput(ctx, request, true);
     const valid = validatePayload("model.chat.before", input);
     if (!valid.ok) throw await end("before", valid.error, "failed");
@@ -169,6 +175,8 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
       };
       source = (async function* () { yield chunk; })();
     } else {
+      const refused = await stages.calling("model.chat.before", before.payload);
+      if (refused) throw await end("before", refused, "failed");
       facts.called = true;
       facts.realStatus = "running";
       facts.attempts = 1;
@@ -334,6 +342,7 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
     // The after stage sees the whole answer; what was already emitted stays as it was.
     phase = "after";
     const seen = chatAfterPayload(request.model, real);
+    await stages.called("model.chat.after", real, seen, before, facts);
     const after = record("model.chat.after", await stages.runAfter("model.chat.after", seen, before, { readOnly: plan.readOnly }));
     if (after.failure) { const failure = cancellation(after.failure, stages.signal); throw await end("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
     if (after.stop?.kind === "block") {

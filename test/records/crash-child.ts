@@ -21,9 +21,15 @@ host.registerHook("pause", () => {
 });
 host.activate(release(scenario, 1));
 
+// "stream": the upstream sends one chunk, then nothing more (the kill comes while it streams).
+const streamed = async () => {
+  const stream = host.chatStream(ctx, request, async function* (_request, op) { bump(dir, op.operationId); yield { delta: "partial" }; await new Promise(() => {}); });
+  for await (const _chunk of stream) { /* read on */ }
+  return stream.result;
+};
 const r = scenario === "chat"
   ? await host.chat(ctx, request, async (_request, op) => { bump(dir, op.operationId); return answer; })
-  : await host.tool(ctx, call, async (_args, op) => {
+  : scenario === "stream" ? await streamed() : await host.tool(ctx, call, async (_args, op) => {
     bump(dir, op.operationId);
     if (scenario === "running") await new Promise(() => {});
     return TOOL_RESULT;

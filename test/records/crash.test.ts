@@ -127,4 +127,16 @@ describe("crash recovery (SIGKILL between the real call and the after chain)", (
     expect(r.facts.realStatus).toBe("unknown");
     expect(calls(dir)).toBe(1);
   });
+
+  it("a streamed model call killed while its upstream streamed comes back unknown and is never resumed", async () => {
+    const { dir, operationId } = await runChild("stream", "calls");
+    const { host, records, recovered } = await restart(dir, "stream", 1);
+    expect(recovered).toEqual([operationId]);
+    expect(await records.get(operationId)).toMatchObject({ phase: "operation", realStatus: "unknown", identity: { operation: "chat" }, completed: [{ point: "model.chat.before", bindingId: "audit-before" }] });
+    expect((await records.audit({ operationId })).map((a) => a.bindingId)).toEqual(["audit-before"]);
+    const r = await host.resume(operationId);
+    expect(!r.ok && r.error.code).toBe("OPERATION_NOT_RESUMABLE");
+    expect(calls(dir)).toBe(1);
+    expectNoMarkerOnDisk(dir);
+  });
 });

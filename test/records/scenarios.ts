@@ -13,7 +13,7 @@ import type { OperationStore } from "../../host/records/store.js";
 /** Placed in every input: no audit record and no byte of the database may contain it. */
 export const MARKER = "MARKER-5c7f-never-stored";
 
-export type Scenario = "tool" | "chat" | "fail" | "running";
+export type Scenario = "tool" | "chat" | "fail" | "running" | "stream";
 
 export const ctx = { spaceId: "space-1", runId: "run-1", actorId: "user-1" };
 export const call: ToolCall = { toolId: "orders.search", name: "search", schema: { type: "object" }, arguments: { q: MARKER }, callId: "call-1" };
@@ -29,8 +29,9 @@ const guest = "contract@1.0.0";
  * restarted host it continues, so the same release resumes there.
  */
 export function release(scenario: Scenario, revision: 1 | 2): ReleaseInput {
-  const point = scenario === "chat" ? "model.chat.after" as const : "tool.after" as const;
-  const before = { id: "audit-before", hookRef: guest, point: scenario === "chat" ? "model.chat.before" as const : "tool.before" as const, config: { mode: "continue", tag: "seen" }, timeoutMs: 5_000 };
+  const chat = scenario === "chat" || scenario === "stream";
+  const point = chat ? "model.chat.after" as const : "tool.after" as const;
+  const before = { id: "audit-before", hookRef: guest, point: chat ? "model.chat.before" as const : "tool.before" as const, config: { mode: "continue", tag: "seen" }, timeoutMs: 5_000 };
   const append = { id: "append-x", hookRef: guest, point, config: { mode: "append", tag: "-x" }, timeoutMs: 5_000 };
   if (scenario === "fail") {
     return revision === 1

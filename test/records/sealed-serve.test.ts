@@ -96,6 +96,12 @@ async function scenario(database: string | undefined): Promise<void> {
   // A second operation, stopped the same way.
   const ok = await call(`${s.gateway}/v1/chat/completions`, { token: key, body: { ...toolTurn, messages: [...toolTurn.messages.slice(0, 2), { role: "tool", tool_call_id: "call_1", content: `${SECRET} (again)` }] } });
   expect(ok.status).toBe(502);
+  // A streamed call is recorded like the others: its text held back for the after hook that
+  // may rewrite it, which fails; its real result stays stored (sealed) for resume.
+  const streamed = await call(`${s.gateway}/v1/chat/completions`, { token: key, body: { ...toolTurn, stream: true, messages: [...toolTurn.messages.slice(0, 2), { role: "tool", tool_call_id: "call_1", content: `${SECRET} (streamed)` }] } });
+  expect(streamed.status).toBe(502);
+  expect(upstream.chatCalls).toBe(3);
+  expect((await call(`${s.api}/api/v1/operations`)).json.items).toMatchObject([{ phase: "after", realStatus: "succeeded" }, { phase: "after", realStatus: "succeeded" }, { phase: "after", realStatus: "succeeded" }]);
 
   // While serving: the databases, their WAL and shared-memory files, the payload store.
   const files = filesIn(dataDir);
@@ -103,7 +109,7 @@ async function scenario(database: string | undefined): Promise<void> {
   expect(filesHolding(dataDir, SECRET)).toEqual([]);
   if (database !== undefined) {
     const scan = await tablesHolding(database, SECRET);
-    expect(scan.rows).toMatchObject({ operation_records: 2, operation_results: 2, protected_payloads: expect.any(Number) });
+    expect(scan.rows).toMatchObject({ operation_records: 3, operation_results: 3, protected_payloads: expect.any(Number) });
     expect(scan.rows.protected_payloads).toBeGreaterThan(0);
     expect(scan.holding).toEqual([]);
   }
@@ -131,7 +137,7 @@ async function scenario(database: string | undefined): Promise<void> {
   const resumed = await call(`${s.api}/api/v1/operations/${id}/resume`, { body: {} });
   expect(resumed.status).toBe(200);
   expect(JSON.stringify(resumed.json.output)).toContain(`tool said: ${SECRET}`);
-  expect(upstream.chatCalls).toBe(2);
+  expect(upstream.chatCalls).toBe(3);
   for (const dir of [dataDir, next]) expect(filesHolding(dir, SECRET)).toEqual([]);
   if (database !== undefined) expect((await tablesHolding(database, SECRET)).holding).toEqual([]);
 }
