@@ -6,17 +6,9 @@
 import { afterAll, expect, it } from "vitest";
 import { createHost, createMemoryRecords, type OperationStore } from "../../host/index.js";
 import { call, ctx } from "./scenarios.js";
+import { firstInsertFails, slowRecords } from "./phase-stores.js";
 
-const inner = createMemoryRecords();
-/** Each completed write: the phase and real status it left, and whether it stored the real result. */
-const completed: string[] = [];
-const later = <T>(fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), 20));
-// A slow engine: every write completes 20 ms after it was asked for.
-const slow: OperationStore = {
-  ...inner,
-  insert: (record, audit, result) => later(() => inner.insert(record, audit, result)).then(() => { completed.push(`insert ${record.phase}/${record.realStatus}${result ? " +result" : ""}`); }),
-  update: (id, changes, result, audit) => later(() => inner.update(id, changes, result, audit)).then(() => { completed.push(`update ${changes.phase ?? "-"}/${changes.realStatus ?? "-"}${result ? " +result" : ""}`); }),
-};
+const { inner, completed, store: slow } = slowRecords();
 const host = createHost({ workers: 1, records: slow });
 afterAll(() => host.close());
 
@@ -67,9 +59,7 @@ it("a later after hook that ends within the checkpoint delay writes no checkpoin
 });
 
 it("a 'running' write that fails refuses the call, and the ending still records the operation, with its before stage's audit", async () => {
-  const store = createMemoryRecords();
-  let failNext = true;
-  const flaky: OperationStore = { ...store, insert: (record, audit, result) => { if (failNext) { failNext = false; return Promise.reject(new Error("disk busy")); } return store.insert(record, audit, result); } };
+  const { store, flaky } = firstInsertFails();
   const h = createHost({ workers: 1, records: flaky });
   try {
     h.registerHook("seen", async () => ({ kind: "continue" }));
