@@ -318,12 +318,13 @@ export class Host implements StageRunner {
       if (refused) refusal = obs.settle(Promise.resolve(refusedCall<ChatResponse>(refused, this.current.revision)));
       else {
         const stream = chatStream(this.engine.runner(obs.wrap), ctx, request, execute, options);
-        return { ...stream, result: guarded(this.revisionNow, () => obs.settle(stream.result)) };
+        const result = guarded(this.revisionNow, () => obs.settle(stream.result));
+        return { result, get operationId() { return stream.operationId; }, [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator]() };
       }
     } catch (err) {
       refusal = guarded<ChatResponse>(this.revisionNow, () => { throw err; });
     }
-    return { result: guarded(this.revisionNow, () => refusal!), async *[Symbol.asyncIterator]() { /* refused: nothing to stream */ } };
+    return { result: guarded(this.revisionNow, () => refusal!), operationId: undefined, async *[Symbol.asyncIterator]() { /* refused: nothing to stream */ } };
   }
 
   /** Wraps one tool call. `finalCheck` adds the service's authorization and path rules to the schema check. Never throws or rejects (see {@link BoundaryOptions.errorMode}). */

@@ -74,18 +74,22 @@ export interface EmittedChunk {
  */
 export interface ChatStream extends AsyncIterable<EmittedChunk> {
   readonly result: Promise<BoundaryResult<ChatResponse>>;
+  /** The operation's id (its record's), once iterating has begun; undefined before, and for a call refused outright. */
+  readonly operationId: string | undefined;
 }
 
 export function chatStream(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, options?: Pick<BoundaryOptions, "errorMode">): ChatStream {
   let settle!: (r: BoundaryResult<ChatResponse>) => void;
   const result = new Promise<BoundaryResult<ChatResponse>>((resolve) => { settle = resolve; });
   let started = false;
+  let operationId: string | undefined;
   return {
     result,
+    get operationId() { return operationId; },
     [Symbol.asyncIterator]() {
       if (started) throw new SluiceError("CONFIG_INVALID", "a chat stream can be iterated once");
       started = true;
-      return run(runner, ctx, request, execute, settle, options?.errorMode);
+      return run(runner, ctx, request, execute, settle, options?.errorMode, (id) => { operationId = id; });
     },
   };
 }
@@ -103,11 +107,12 @@ function streamSignal(caller: AbortSignal | undefined): { signal: AbortSignal; a
   };
 }
 
-async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void, errorMode: BoundaryOptions["errorMode"]): AsyncGenerator<EmittedChunk> {
+async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest, execute: (request: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>, settle: (r: BoundaryResult<ChatResponse>) => void, errorMode: BoundaryOptions["errorMode"], begun: (operationId: string) => void): AsyncGenerator<EmittedChunk> {
   const t0 = performance.now();
   const purpose = ctx.purpose ?? "action";
   const own = streamSignal(ctx.signal);
   const stages = runner.begin(withKeys(ctx, { signal: own.signal }), { purpose, modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId });
+  begun(stages.operationId);
   const facts: ExecutionFacts = { operationId: stages.operationId, revision: stages.revision, called: false, realStatus: "not_started", attempts: 0, idempotencyKey: stages.operationId, durationMs: 0 };
   const hooks: HookTrace[] = [];
   const annotations: Record<string, unknown> = {};

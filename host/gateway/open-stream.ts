@@ -25,21 +25,22 @@ export interface OpenedStream {
 
 /** The opened stream, or the reply already sent when the call failed before its first chunk. */
 export async function openStream(host: Host, upstream: Upstream, ctx: CallContext, body: WireChatBody, view: ChatRequest, facts: UpstreamFacts, reply: FastifyReply): Promise<OpenedStream | { replied: FastifyReply }> {
-  let operationId: string | undefined;
   const chunks = chunksCall(upstream, body, view, facts);
-  const stream = host.chatStream(ctx, view, (effective, op) => { operationId = op.operationId; return chunks(effective, op.signal); });
+  const stream = host.chatStream(ctx, view, (effective, op) => chunks(effective, op.signal));
   const it = stream[Symbol.asyncIterator]();
   let step: IteratorResult<EmittedChunk>;
   try {
     step = await it.next();
   } catch (err) {
+    // Refused or failed before its first chunk: still an operation on record, named as a plain call's is.
+    if (stream.operationId) reply.header("x-sluice-operation-id", stream.operationId);
     return { replied: replyError(reply, asSluiceError(err)) };
   }
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no",
-    ...(operationId ? { "x-sluice-operation-id": operationId } : {}),
+    ...(stream.operationId ? { "x-sluice-operation-id": stream.operationId } : {}),
   });
   return { stream, it, step, res };
 }

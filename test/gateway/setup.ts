@@ -2,7 +2,7 @@
 import OpenAI from "openai";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
-import { createHost, type Host } from "../../host/index.js";
+import { createHost, type Host, type OperationStore } from "../../host/index.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import { fixture, pluginWasm } from "../helpers/fixtures.js";
@@ -23,8 +23,8 @@ export interface GatewayUnderTest {
   close(): Promise<void>;
 }
 
-export async function startGateway(options: { timeoutMs?: number; maxBytes?: number; authFailures?: { max: number }; limits?: Partial<ServerLimits> } = {}): Promise<GatewayUnderTest> {
-  const host = createHost({ workers: 2 });
+export async function startGateway(options: { timeoutMs?: number; maxBytes?: number; authFailures?: { max: number }; limits?: Partial<ServerLimits>; records?: OperationStore } = {}): Promise<GatewayUnderTest> {
+  const host = createHost({ workers: 2, ...(options.records ? { records: options.records } : {}) });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("contract", twin);
   for (const id of ["prompt-guard", "pii-redact"]) await host.loadPlugin({ id, version: "1.0.0", wasm: pluginWasm(id) });
