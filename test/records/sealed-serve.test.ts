@@ -101,7 +101,10 @@ async function scenario(database: string | undefined): Promise<void> {
   const streamed = await call(`${s.gateway}/v1/chat/completions`, { token: key, body: { ...toolTurn, stream: true, messages: [...toolTurn.messages.slice(0, 2), { role: "tool", tool_call_id: "call_1", content: `${SECRET} (streamed)` }] } });
   expect(streamed.status).toBe(502);
   expect(upstream.chatCalls).toBe(3);
-  expect((await call(`${s.api}/api/v1/operations`)).json.items).toMatchObject([{ phase: "after", realStatus: "succeeded" }, { phase: "after", realStatus: "succeeded" }, { phase: "after", realStatus: "succeeded" }]);
+  const all = (await call(`${s.api}/api/v1/operations`)).json.items as { operationId: string }[];
+  expect(all).toMatchObject([{ phase: "after", realStatus: "succeeded" }, { phase: "after", realStatus: "succeeded" }, { phase: "after", realStatus: "succeeded" }]);
+  // Newest first: the streamed one.
+  const streamedId = all[0]!.operationId;
 
   // While serving: the databases, their WAL and shared-memory files, the payload store.
   const files = filesIn(dataDir);
@@ -137,6 +140,10 @@ async function scenario(database: string | undefined): Promise<void> {
   const resumed = await call(`${s.api}/api/v1/operations/${id}/resume`, { body: {} });
   expect(resumed.status).toBe(200);
   expect(JSON.stringify(resumed.json.output)).toContain(`tool said: ${SECRET}`);
+  // The streamed call resumes the same way: its after stage on its stored answer, the model not asked again.
+  const resumedStream = await call(`${s.api}/api/v1/operations/${streamedId}/resume`, { body: {} });
+  expect(resumedStream.status).toBe(200);
+  expect(JSON.stringify(resumedStream.json.output)).toContain(`tool said: ${SECRET} (streamed)`);
   expect(upstream.chatCalls).toBe(3);
   for (const dir of [dataDir, next]) expect(filesHolding(dir, SECRET)).toEqual([]);
   if (database !== undefined) expect((await tablesHolding(database, SECRET)).holding).toEqual([]);
