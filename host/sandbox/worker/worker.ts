@@ -138,5 +138,11 @@ function execute(task: Task): CallReport[] | Promise<CallReport[] | WireStageRes
   return task.kind === "calls" ? runCalls(task) : task.kind === "stage" ? runStage(task) : runStages(task);
 }
 
-// Piscina awaits this module (worker-entry.cts) before the worker takes any task.
-await warmUp(run);
+/**
+ * Settles once the warm-up has run; worker-entry.cts hands Piscina the handler only then, so
+ * the worker takes no task before. Not a top-level await: a worker terminated while its
+ * module is still being evaluated asynchronously aborts the whole process on Node 20 (V8's
+ * "Check failed: (location_) != nullptr" in SourceTextModule::ExecuteAsyncModule, seen when
+ * a host closed while a replacement worker warmed up); a plain promise is only dropped.
+ */
+export const ready: Promise<void> = warmUp(run);
