@@ -15,8 +15,8 @@ import type { StageResult } from "../pipeline/run-steps.js";
 import { CHANNELS, type Channel, type PointName } from "../pipeline/points.js";
 import { answerText, chatAfterPayload, chatInput, chatOutput, chatRequestOf, checkToolCalls, type ChatRequest, type ChatResponse, type ChatUsage, type ToolCallOut } from "./chat.js";
 import { instanceOf } from "./instance.js";
-import { abortable, cancellation, cancelled } from "../engine/run-operation.js";
-import type { StageRunner } from "../engine/stages.js";
+import { abortable, cancellation, cancelled, closeOperation } from "../engine/run-operation.js";
+import type { EndPhase, StageRunner } from "../engine/stages.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "../pipeline/call-types.js";
 import { originalError } from "./error-mode.js";
 import { thrownError } from "./guard.js";
@@ -135,14 +135,9 @@ async function* run(runner: StageRunner, ctx: CallContext, request: ChatRequest,
   let sourceEnded = false;
 
   // What iterating throws: the SluiceError, or (errorMode "original") the source's own error.
-  const end = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<unknown> => {
+  const end = async (phase: EndPhase, error: ErrorData | null, outcome: string, output?: ChatResponse): Promise<unknown> => {
     settled = true;
-    if (error) record("operation.error", await stages.diagnostic("operation.error", { operation: "chat", phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
-    record("operation.finally", await stages.diagnostic("operation.finally", { operation: "chat", real_status: facts.realStatus, outcome }));
-    facts.durationMs = performance.now() - t0;
-    const unkept = await stages.closed(phase, error, outcome, facts, output);
-    if (unkept) facts.recordError = unkept;
-    stages.end();
+    await closeOperation(stages, { operation: "chat", t0, facts, hooks, record }, phase, error, outcome, output);
     own.release();
     if (error) {
       const err = new SluiceError(error.code, error.message, error.details ?? {});

@@ -10,7 +10,7 @@ import type { MatchTarget } from "../pipeline/bindings.js";
 import type { PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "../pipeline/call-types.js";
-import type { StageRunner } from "./stages.js";
+import type { EndPhase, OperationStages, StageRunner } from "./stages.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export interface OperationSpec<Real, Out> {
@@ -63,15 +63,8 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   const artifacts: Record<string, unknown>[] = [];
   const artifact = (a: Record<string, unknown>): void => { artifacts.push(structuredClone(a)); facts.artifacts = artifacts; };
   let failedView: Out | undefined;
-  const finish = async (phase: "before" | "operation" | "after" | null, error: ErrorData | null, outcome: string): Promise<BoundaryResult<Out>> => {
-    if (error) {
-      record("operation.error", await stages.diagnostic("operation.error", { operation: spec.operation, phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: hooks.at(-1)?.bindingId ?? null }));
-    }
-    record("operation.finally", await stages.diagnostic("operation.finally", { operation: spec.operation, real_status: facts.realStatus, outcome }));
-    facts.durationMs = performance.now() - t0;
-    const unkept = await stages.closed(phase, error, outcome, facts, out);
-    if (unkept) facts.recordError = unkept;
-    stages.end();
+  const finish = async (phase: EndPhase, error: ErrorData | null, outcome: string): Promise<BoundaryResult<Out>> => {
+    await closeOperation(stages, { operation: spec.operation, t0, facts, hooks, record }, phase, error, outcome, out);
     return error
       ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations, ...(failedView !== undefined ? { output: failedView } : {}) }
       : { ok: true, output: out!, facts, hooks, annotations };
@@ -150,6 +143,32 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
   // The real result is recorded before any after hook runs: a crash from here on is resumable.
   await stages.called(spec.after, real!, afterPayload, before, facts);
   return afterStage(before, real!, afterPayload);
+}
+
+/** What {@link closeOperation} needs of the call it ends. */
+export interface Closing {
+  operation: "chat" | "tool" | "embedding";
+  t0: number;
+  facts: ExecutionFacts;
+  hooks: readonly HookTrace[];
+  record: (point: PointName, r: StageResult) => StageResult;
+}
+
+/**
+ * The ending of every boundary call, streamed or not: operation.error (on an error) and
+ * operation.finally, the duration, the record's ending (a write that fails is kept in
+ * `facts.recordError`, never hiding the outcome), then the stages let go.
+ */
+export async function closeOperation(stages: OperationStages, c: Closing, phase: EndPhase, error: ErrorData | null, outcome: string, output: unknown): Promise<void> {
+  const { facts } = c;
+  if (error) {
+    c.record("operation.error", await stages.diagnostic("operation.error", { operation: c.operation, phase: phase ?? "operation", error: { code: error.code, message: error.message }, real_status: facts.realStatus, reached_binding: c.hooks.at(-1)?.bindingId ?? null }));
+  }
+  c.record("operation.finally", await stages.diagnostic("operation.finally", { operation: c.operation, real_status: facts.realStatus, outcome }));
+  facts.durationMs = performance.now() - c.t0;
+  const unkept = await stages.closed(phase, error, outcome, facts, output);
+  if (unkept) facts.recordError = unkept;
+  stages.end();
 }
 
 function stopError(code: "HOOK_REJECTED" | "HOOK_BLOCKED", stop: { bindingId: string; code?: string; reason?: string }): ErrorData {
