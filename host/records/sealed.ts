@@ -34,6 +34,8 @@ export interface Sealer {
   readonly keyId: string;
   /** The value's JSON, sealed for `place`. */
   seal(value: unknown, place: SealedPlace): string;
+  /** `json` (a value's JSON text, as `seal` would make it), sealed for `place`. */
+  sealJson(json: string, place: SealedPlace): string;
   /** The value `seal` was given; RECORD_UNREADABLE when the text does not open here with this key. */
   open(text: string, place: SealedPlace): unknown;
 }
@@ -84,15 +86,17 @@ export function createSealer(secret: Uint8Array | string): Sealer {
   const keyId = derive(ikm, "sluice records sealing v1 key id", 4).toString("hex");
   const prefix = `${VERSION}:${keyId}:`;
   const aad = (place: SealedPlace) => Buffer.from(`${VERSION}\u0000${place.column}\u0000${place.id}`, "utf8");
+  const sealJson = (json: string, place: SealedPlace): string => {
+    const nonce = freshNonce();
+    const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: TAG_BYTES });
+    cipher.setAAD(aad(place));
+    const body = Buffer.concat([cipher.update(json, "utf8"), cipher.final()]);
+    return prefix + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
+  };
   return {
     keyId,
-    seal(value, place) {
-      const nonce = freshNonce();
-      const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: TAG_BYTES });
-      cipher.setAAD(aad(place));
-      const body = Buffer.concat([cipher.update(JSON.stringify(value ?? null), "utf8"), cipher.final()]);
-      return prefix + Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
-    },
+    seal: (value, place) => sealJson(JSON.stringify(value ?? null), place),
+    sealJson,
     open(text, place) {
       if (!text.startsWith(`${VERSION}:`)) {
         // Written before sealing existed: JSON text, whose first character is never "s".

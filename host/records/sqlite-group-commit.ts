@@ -7,36 +7,56 @@
  * resolves, exactly as with a transaction per call, while N concurrent operations pay for
  * one BEGIN/COMMIT and one WAL append of each page they share instead of N.
  * Batches run one after another: a batch waiting for the file's write lock (another
- * connection holds it) keeps every later call behind it.
+ * connection holds it) keeps every later call behind it. A batch whose calls are all also
+ * given as data runs on the `offload` when it takes it (the records' writer thread,
+ * sqlite-writer.ts): same transaction, same order, off the event loop.
  */
 import type Database from "better-sqlite3";
 import { whenFree } from "../storage/sqlite-busy.js";
 
 interface Call {
   fn: () => unknown;
+  /** The same call as plain data, for the offload; absent when it must run here. */
+  data: unknown;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+export type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+/** Somewhere else a batch can run in one transaction: the value of each call's outcome is what its `fn` would have returned. */
+export interface Offload {
+  /** Whether it takes a batch of `size` calls now. */
+  takes(size: number): boolean;
+  run(data: unknown[]): Promise<Outcome[]>;
+}
 
 export interface GroupCommit {
-  /** Runs `fn` (synchronous) in the next batch; resolves once its batch has committed. */
-  run<T>(fn: () => T): Promise<T>;
+  /** Runs `fn` (synchronous) in the next batch, or `data` on the offload; resolves once its batch has committed. */
+  run<T>(fn: () => T, data?: unknown): Promise<T>;
   /** Resolves when every call asked so far has been run. */
   drained(): Promise<void>;
   /** No call waiting or running. */
   idle(): boolean;
 }
 
-export function groupCommit(db: Database.Database): GroupCommit {
+export function groupCommit(db: Database.Database, offload?: Offload): GroupCommit {
   let pending: Call[] = [];
   let scheduled = false;
   let running: Promise<void> = Promise.resolve();
   let busy = false;
   let ranThisTurn = false;
 
+  const settle = (batch: Call[], outcomes: readonly Outcome[]) => {
+    batch.forEach((call, i) => { const o = outcomes[i]!; if (o.ok) call.resolve(o.value); else call.reject(o.err); });
+  };
   const runBatch = (batch: Call[]): Promise<void> => {
+    if (offload && batch.every((call) => call.data !== undefined) && offload.takes(batch.length)) {
+      return offload.run(batch.map((call) => call.data)).then(
+        (outcomes) => settle(batch, outcomes),
+        (err: unknown) => { for (const call of batch) call.reject(err); },
+      );
+    }
     if (batch.length === 1) {
       // Alone in its turn: its own transaction (or statement), as without grouping.
       const call = batch[0]!;
@@ -55,7 +75,7 @@ export function groupCommit(db: Database.Database): GroupCommit {
       });
     });
     return whenFree(() => all.immediate()).then(
-      () => { batch.forEach((call, i) => { const o = outcomes[i]!; if (o.ok) call.resolve(o.value); else call.reject(o.err); }); },
+      () => settle(batch, outcomes),
       (err: unknown) => { for (const call of batch) call.reject(err); },
     );
   };
@@ -72,15 +92,18 @@ export function groupCommit(db: Database.Database): GroupCommit {
   const flush = () => {
     scheduled = false;
     if (busy || pending.length === 0) return;
-    const batch = pending;
+    let batch = pending;
     pending = [];
+    // A read among the writes: the writes before it go to the offload together, the rest after them.
+    const local = batch.findIndex((call) => call.data === undefined);
+    if (offload && local > 0 && offload.takes(local)) { pending = batch.slice(local); batch = batch.slice(0, local); }
     start(batch);
   };
 
   return {
-    run<T>(fn: () => T): Promise<T> {
+    run<T>(fn: () => T, data?: unknown): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        const call: Call = { fn, resolve: resolve as (value: unknown) => void, reject };
+        const call: Call = { fn, data, resolve: resolve as (value: unknown) => void, reject };
         if (!busy && pending.length === 0 && !ranThisTurn) {
           // The first call of a turn with nothing before it runs at once, as without grouping
           // (one request at a time waits for no hop); the calls after it in this turn are grouped.

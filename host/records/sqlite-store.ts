@@ -4,6 +4,7 @@
  * so they can live in the registry's `sluice.db` (open the same file) or in a file of their
  * own. A write is on disk (`synchronous` permitting) when its promise resolves.
  */
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import path from "node:path";
 import type Database from "better-sqlite3";
@@ -14,13 +15,14 @@ import { groupCommit } from "./sqlite-group-commit.js";
 import { walThread } from "./sqlite-wal-thread.js";
 import type { MigrationSet } from "../storage/migrations.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "./migrations.js";
-import { createSealer, ephemeralSealer, type Sealer } from "./sealed.js";
+import { createSealer, type Sealer } from "./sealed.js";
+import { recordWrites, resultJson, RECORD, RESULT, type RecordWrite } from "./sqlite-record-writes.js";
+import { recordsWriter } from "./sqlite-writer.js";
 import { openRecoverable } from "./recovery-rows.js";
-import { LastWritten } from "./last-written.js";
 import { loadDeploymentKey } from "../storage/deployment-key.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
 import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
-import { withChanges, withKeys } from "../objects/with-keys.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** Options of {@link openSqliteRecords}: durability and how long real results are kept for resume. */
 export interface SqliteRecordsOptions {
@@ -44,6 +46,14 @@ export interface SqliteRecordsOptions {
    * uses a random key.
    */
   key?: Uint8Array | string;
+  /**
+   * Where the writes of concurrent operations run. "batches" (default, on a file): a
+   * batch of several runs on a thread of its own (sqlite-writer.ts), a lone write on the
+   * store's connection at once; "always": every write on the thread (the event loop does no
+   * SQLite work, each write waits for a hop); "off": every write on the store's
+   * connection. A `:memory:` database writes on its connection.
+   */
+  writerThread?: "batches" | "always" | "off";
 }
 
 export const DEFAULT_RESULT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -66,13 +76,16 @@ function open(file: string, migrations: MigrationSet, options: SqliteRecordsOpti
   return openSqlite(file, { what: "records store", migrations: [migrations], synchronous: options.synchronous ?? "NORMAL", foreignKeys: true, secureDelete: true, busyMs });
 }
 
-function sealerFor(file: string, key: Uint8Array | string | undefined): Sealer {
-  if (key !== undefined) return createSealer(key);
-  return file === ":memory:" ? ephemeralSealer() : createSealer(loadDeploymentKey(path.dirname(path.resolve(file))));
+/** The deployment's secret the file is sealed under (a `:memory:` database's is random). */
+function secretFor(file: string, key: Uint8Array | string | undefined): Uint8Array | string {
+  if (key !== undefined) return key;
+  return file === ":memory:" ? randomBytes(32) : loadDeploymentKey(path.dirname(path.resolve(file)));
 }
 
-const RECORD = "operation_records.record";
-const RESULT = "operation_results.result";
+function sealerFor(file: string, key: Uint8Array | string | undefined): Sealer {
+  return createSealer(secretFor(file, key));
+}
+
 const PAYLOAD = "protected_payloads.body";
 
 /**
@@ -90,19 +103,15 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
   // The records share `sluice.db` with the registry, whose transactions await: never block waiting for its lock.
   const busyMs = 0;
-  const sealer = sealerFor(file, options.key);
+  const secret = secretFor(file, options.key);
+  const sealer = createSealer(secret);
   const db = open(file, RECORDS_MIGRATIONS, options, busyMs);
   const seal = (r: OperationRecord) => sealer.seal(r, { column: RECORD, id: r.operationId });
   const unseal = (row: { operation_id: string; record: string }) => sealer.open(row.record, { column: RECORD, id: row.operation_id }) as OperationRecord;
   const q = {
-    insert: db.prepare("INSERT OR REPLACE INTO operation_records (operation_id, phase, real_status, created_at, owner, record) VALUES (?, ?, ?, ?, ?, ?)"),
     get: db.prepare("SELECT operation_id, record FROM operation_records WHERE operation_id = ?"),
     set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ?"),
-    // The update of a record this store wrote last: only if the row still holds that sealed text (a fresh nonce per write makes it a version).
-    swap: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ? AND record = ?"),
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
-    putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result, stored_at) VALUES (?, ?, ?)"),
-    dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
     expire: db.prepare("DELETE FROM operation_results WHERE stored_at <= ?"),
     // What markInterrupted may have to release: unfinished and held, or running without an owner.
     held: db.prepare("SELECT operation_id, record FROM operation_records WHERE phase != 'finished' AND (owner IS NOT NULL OR real_status = 'running')"),
@@ -110,8 +119,6 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     lease: db.prepare("SELECT lease_until, pid, machine FROM operation_owners WHERE owner = ?"),
     heartbeat: db.prepare("INSERT INTO operation_owners (owner, lease_until, pid, machine) VALUES (?, ?, ?, ?) ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until, pid = excluded.pid, machine = excluded.machine"),
     retire: db.prepare("DELETE FROM operation_owners WHERE owner = ?"),
-    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, fuel, error_code, at)
-      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @at)`),
   };
   const read = (id: string): OperationRecord | undefined => {
     const row = q.get.get(id) as { operation_id: string; record: string } | undefined;
@@ -125,20 +132,28 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     return lease.machine !== MACHINE || lease.pid === null || processAlive(lease.pid);
   };
   const write = (r: OperationRecord) => q.set.run(r.phase, r.realStatus, r.owner ?? null, seal(r), r.operationId);
-  // So an update needs neither a read nor an unseal (last-written.ts).
-  const known = new LastWritten();
-  const rest = (id: string, next: OperationRecord, result: StoredResult | undefined, rows: readonly AuditRecord[]) => {
-    if (result && next.phase !== "finished") q.putResult.run(id, sealer.seal(result, { column: RESULT, id }), Date.now());
-    // A finished operation can no longer resume: its real result has no reason to stay.
-    if (next.phase === "finished" && q.dropResult.run(id).changes > 0) scrubSoon();
-    for (const row of rows) q.audit.run(auditRow(row));
-  };
   // Done at once when the file is free; while another connection holds the write lock, retried without blocking the event loop.
   const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => { throw storeError(err, what); });
+  // The serve path's writes, here or on the writer thread (sqlite-writer.ts) when batches
+  // of concurrent operations form; a file only (`:memory:` is this connection's alone).
+  const writes = recordWrites(db, sealer);
+  const offload = options.writerThread ?? "batches";
+  const writer = file === ":memory:" || offload === "off" ? undefined : recordsWriter({ file, synchronous: options.synchronous ?? "NORMAL", secret });
   // The calls of concurrent operations share a transaction (sqlite-group-commit.ts); reads
   // queue behind the writes asked before them.
-  const group = groupCommit(db);
+  const group = groupCommit(db, writer && {
+    takes: (size) => (offload === "always" ? writer.alive() : size > 1 && writer.ready()),
+    run: (data) => writer.run(data as RecordWrite[]),
+  });
   const queued = <T>(what: string, fn: () => T): Promise<T> => group.run(fn).catch((err: unknown) => { throw storeError(err, what); });
+  const written = (what: string, make: () => RecordWrite): Promise<void> => {
+    let w: RecordWrite;
+    try { w = make(); } catch (err) { return Promise.reject(storeError(err, what)); }
+    return group.run(() => writes.run(w), w).then(
+      (dropped) => { wrote(); if (dropped) scrubSoon(); },
+      (err: unknown) => { throw storeError(err, what); },
+    );
+  };
   // WAL frames keep a deleted row's old page until the WAL is rewritten: truncating it
   // after deletes leaves the content nowhere in the files. Never waits for other
   // connections (a busy checkpoint is retried at the next one).
@@ -158,32 +173,6 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   const wrote = () => walKeeper?.wrote();
   const truncate = () => { if (walKeeper) walKeeper.truncate(); else scrub(); };
   const scrubSoon = () => { scrubTimer ??= setTimeout(() => { scrubTimer = undefined; truncate(); }, 1_000).unref(); };
-  // Built once: better-sqlite3 prepares a transaction's BEGIN/COMMIT statements when the function is made.
-  const tx = {
-    insert: db.transaction((r: OperationRecord, rows: readonly AuditRecord[], result: StoredResult | undefined) => {
-      const sealed = seal(r);
-      q.insert.run(r.operationId, r.phase, r.realStatus, r.createdAt, r.owner ?? null, sealed);
-      rest(r.operationId, r, result, rows);
-      known.remember(r, sealed);
-    }),
-    update: db.transaction((id: string, changes: Partial<OperationRecord>, result: StoredResult | undefined, rows: readonly AuditRecord[]) => {
-      const mine = known.get(id);
-      if (mine) {
-        const next = withChanges(mine.record, changes);
-        const sealed = seal(next);
-        if (q.swap.run(next.phase, next.realStatus, next.owner ?? null, sealed, id, mine.sealed).changes === 1) {
-          rest(id, next, result, rows);
-          return known.remember(next, sealed);
-        }
-      }
-      known.forget(id);
-      const r = read(id);
-      if (!r) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${id}`, { operationId: id });
-      const next = withChanges(r, changes);
-      write(next);
-      rest(id, next, result, rows);
-    }),
-  };
   const pruneResults = (now = Date.now()) => guard("prune", () => {
     const n = q.expire.run(now - retentionMs).changes;
     truncate();
@@ -191,8 +180,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   });
   const pruner = setInterval(() => { pruneResults().catch(() => { /* the next round tries again */ }); }, pruneEveryMs).unref();
   return {
-    insert: (r, rows = [], result) => queued("insert", () => { tx.insert.immediate(r, rows, result); wrote(); }),
-    update: (id, changes, result, rows = []) => queued("update", () => { tx.update.immediate(id, changes, result, rows); wrote(); }),
+    insert: (record, audit = [], result) => written("insert", () => ({ op: "insert", record, audit, result: resultJson(result) })),
+    update: (operationId, changes, result, audit = []) => written("update", () => ({ op: "update", operationId, changes, result: resultJson(result), audit })),
     get: (id) => queued("read", () => read(id)),
     result: (id) => queued("read", () => {
       const row = q.result.get(id) as { result: string } | undefined;
@@ -222,11 +211,11 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const row = q.ownerOf.get(id) as { owner: string | null } | undefined;
       if (!row) return "missing";
       if (row.owner !== null && (row.owner === owner || live(row.owner, now))) return "busy";
-      known.forget(id);
+      writes.forget(id);
       write(withKeys(read(id)!, { owner }));
       return "claimed";
     }).immediate()),
-    appendAudit: (rows) => queued("audit", () => db.transaction(() => { for (const row of rows) q.audit.run(auditRow(row)); })()),
+    appendAudit: (audit) => written("audit", () => ({ op: "audit", audit })),
     audit: (query: AuditQuery = {}) => queued("audit query", () => {
       const where: string[] = [];
       const args: unknown[] = [];
@@ -244,15 +233,10 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
       const finish = () => { if (db.open) { scrub(); db.close(); } };
       // Closed before returning when nothing is queued and no WAL thread is up (`:memory:`);
       // else after the queue and the thread, so this last truncation finds the file free.
-      if (group.idle() && !walKeeper?.started()) { finish(); return Promise.resolve(); }
-      return group.drained().then(() => walKeeper?.close()).then(finish);
+      if (group.idle() && !walKeeper?.started() && !writer) { finish(); return Promise.resolve(); }
+      return group.drained().then(() => writer?.close()).then(() => walKeeper?.close()).then(finish);
     },
   };
-}
-
-function auditRow(a: AuditRecord): Record<string, unknown> {
-  const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at } = a;
-  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at };
 }
 
 function auditOf(r: Record<string, unknown>): AuditRecord {

@@ -91,6 +91,15 @@ export const sqliteEngine: StoreEngine = {
   kv: async () => asyncKv(new SqliteKvStore(tempFile("kv"))),
 };
 
+/** SQLite records whose every write runs on the store's writer thread (host/records/sqlite-writer.ts): the path batches of concurrent operations take. */
+export const sqliteWriterThreadEngine: StoreEngine = {
+  name: "SQLite, every write on the writer thread",
+  records: async (options) => {
+    const file = tempFile("records-thread");
+    return damageableSqlite(openSqliteRecords(file, { ...options, writerThread: "always" }), file);
+  },
+};
+
 /** Each store on a database of its own on the run's PostgreSQL server; closing the store closes its pool. */
 async function postgresStore<T extends { close(): Promise<void> }>(pick: (s: PostgresStores) => T, options: OpenPostgresStoresOptions = {}): Promise<T> {
   const stores = await openPostgresStores(await testDatabaseUrl("contract"), { max: 4, ...options });
@@ -115,7 +124,7 @@ export const postgresEngine: StoreEngine = {
   kv: () => postgresStore((s) => new PostgresKvStore(s.db)),
 };
 
-export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine, postgresEngine];
+export const STORE_ENGINES: StoreEngine[] = [memoryEngine, sqliteEngine, sqliteWriterThreadEngine, postgresEngine];
 
 /** The engines that have store `kind`, each with its factory. */
 export function enginesWith<K extends Exclude<keyof StoreEngine, "name">>(kind: K): [string, NonNullable<StoreEngine[K]>][] {
