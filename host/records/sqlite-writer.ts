@@ -45,21 +45,36 @@ function rebuilt(e: ThreadError): Error {
   return Object.assign(new Error(e.message), { code: e.code });
 }
 
-/** After the thread died, how long batches run on the store's connection before a new thread is started. */
+/** After the thread died, how long batches run on the store's connection before a new thread is started; doubled for each start that never came up, to a minute. */
 const RESTART_AFTER_MS = 1_000;
+const RESTART_AFTER_MAX_MS = 60_000;
 
 export function recordsWriter(data: Omit<WriterData, "busyMs">): RecordsWriter {
   let worker: Worker | undefined;
   let up = false;
   let closed = false;
   let restartAt = 0;
+  let failedStarts = 0;
+  const later = (): void => { restartAt = Date.now() + Math.min(RESTART_AFTER_MAX_MS, RESTART_AFTER_MS * 2 ** failedStarts); };
   let nextId = 0;
   const waiting = new Map<number, { resolve: (o: WriteOutcome[]) => void; reject: (err: unknown) => void }>();
   const start = (): void => {
-    const w = new Worker(threadFile(import.meta.url, "./sqlite-writer-thread.js"), { workerData: { ...data, busyMs: BUSY_WAIT_MS } satisfies WriterData });
+    let w: Worker;
+    try {
+      w = new Worker(threadFile(import.meta.url, "./sqlite-writer-thread.js"), {
+        workerData: { ...data, busyMs: BUSY_WAIT_MS } satisfies WriterData,
+        // The process's own flags are not the thread's (`--input-type` refuses a file entry).
+        execArgv: [],
+      });
+    } catch {
+      // No thread (out of resources): the store's connection takes every batch, and a new thread is tried later.
+      later();
+      failedStarts++;
+      return;
+    }
     worker = w;
     w.on("message", (m: "ready" | WriterReply) => {
-      if (m === "ready") { up = true; return; }
+      if (m === "ready") { up = true; failedStarts = 0; return; }
       const call = waiting.get(m.id);
       waiting.delete(m.id);
       if (waiting.size === 0) w.unref();
@@ -73,8 +88,9 @@ export function recordsWriter(data: Omit<WriterData, "busyMs">): RecordsWriter {
     const gone = (err?: unknown): void => {
       if (worker !== w) return;
       worker = undefined;
+      later();
+      if (!up) failedStarts++;
       up = false;
-      restartAt = Date.now() + RESTART_AFTER_MS;
       const why = err instanceof Error ? err.message : "the thread exited";
       for (const call of waiting.values()) call.reject(new SluiceError("STORE_UNAVAILABLE", `records store: the writer thread stopped: ${why}`, {}));
       waiting.clear();

@@ -92,6 +92,18 @@ describe("the packed tarball", () => {
     expect(mb).toBeLessThanOrEqual(100);
   });
 
+  it("the installed records store writes on its writer thread: its entry ships and starts from node_modules", () => {
+    const file = join(work, "records-thread.db");
+    const r = run(process.execPath, ["--input-type=module", "-e", `
+      const { openSqliteRecords } = await import("sluice");
+      const s = openSqliteRecords(${JSON.stringify(file)}, { writerThread: "always", key: "k".repeat(32) });
+      const rec = (id) => ({ operationId: id, parentOperationId: null, idempotencyKey: id, identity: {}, point: "tool.before", phase: "before", realStatus: "not_started", revision: 1, resumedRevision: null, resumes: 0, completed: [], finalInputRef: null, realResultRef: null, effectiveOutputRef: null, usage: null, providerRequestId: null, attempts: 0, shortCircuitedBy: null, outcome: null, error: null, createdAt: 1, updatedAt: 1 });
+      try { await Promise.all([s.insert(rec("a")), s.insert(rec("b"))]); console.log(JSON.stringify((await s.list()).map((r) => r.operationId).sort())); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
+      await s.close();`]);
+    expect(r.stdout.trim(), r.stderr).toBe('["a","b"]');
+  });
+
   it("a component plugin, without the optional transpiler installed, is TOOLCHAIN_MISSING naming the exact install command", () => {
     const component = join(root, "build/fixtures/components/abort.wasm");
     const r = run(process.execPath, ["--input-type=module", "-e", `
