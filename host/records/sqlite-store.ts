@@ -101,6 +101,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   if (!(retentionMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: resultRetentionMs must be positive, got ${retentionMs}`);
   const pruneEveryMs = options.pruneIntervalMs ?? Math.min(retentionMs, 10 * 60 * 1000);
   if (!(pruneEveryMs > 0)) throw new SluiceError("CONFIG_INVALID", `records store: pruneIntervalMs must be positive, got ${pruneEveryMs}`);
+  const offload = options.writerThread ?? "batches";
+  if (!["batches", "always", "off"].includes(offload)) throw new SluiceError("CONFIG_INVALID", `records store: writerThread must be "batches", "always" or "off", got ${JSON.stringify(offload)}`, { option: "writerThread" });
   // The records share `sluice.db` with the registry, whose transactions await: never block waiting for its lock.
   const busyMs = 0;
   const secret = secretFor(file, options.key);
@@ -137,7 +139,6 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
   // The serve path's writes, here or on the writer thread (sqlite-writer.ts) when batches
   // of concurrent operations form; a file only (`:memory:` is this connection's alone).
   const writes = recordWrites(db, sealer);
-  const offload = options.writerThread ?? "batches";
   const writer = file === ":memory:" || offload === "off" ? undefined : recordsWriter({ file, synchronous: options.synchronous ?? "NORMAL", secret });
   // The calls of concurrent operations share a transaction (sqlite-group-commit.ts); reads
   // queue behind the writes asked before them.

@@ -5,6 +5,7 @@
  * same way. The whole records contract also runs with every write on the thread
  * (test/helpers/store-engines.ts).
  */
+import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { afterEach, expect, it, vi } from "vitest";
@@ -119,4 +120,10 @@ it("when the thread dies with a batch, that batch's writes fail; the next writes
   expect(await store.get("a")).toMatchObject({ phase: "finished" });
   expect(await store.get("b")).toMatchObject({ phase: "before" });
   expect(await store.get("lost")).toBeUndefined();
+});
+
+it("refuses an unknown writerThread naming the option, before opening the file", () => {
+  const file = tempFile("writer-bad-option");
+  expect(() => openSqliteRecords(file, { key: KEY, writerThread: "on" as "off" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", details: { option: "writerThread" } }));
+  expect(existsSync(file)).toBe(false);
 });
