@@ -28,7 +28,8 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown }
 export interface Offload {
   /** Whether it takes a batch of `size` calls now. */
   takes(size: number): boolean;
-  run(data: unknown[]): Promise<Outcome[]>;
+  /** The batch's outcomes; undefined when it cannot take this batch after all (nothing ran there: it runs here). */
+  run(data: unknown[]): Promise<Outcome[]> | undefined;
 }
 
 export interface GroupCommit {
@@ -52,10 +53,8 @@ export function groupCommit(db: Database.Database, offload?: Offload): GroupComm
   };
   const runBatch = (batch: Call[]): Promise<void> => {
     if (offload && batch.every((call) => call.data !== undefined) && offload.takes(batch.length)) {
-      return offload.run(batch.map((call) => call.data)).then(
-        (outcomes) => settle(batch, outcomes),
-        (err: unknown) => { for (const call of batch) call.reject(err); },
-      );
+      const sent = offload.run(batch.map((call) => call.data));
+      if (sent) return sent.then((outcomes) => settle(batch, outcomes), (err: unknown) => { for (const call of batch) call.reject(err); });
     }
     if (batch.length === 1) {
       // Alone in its turn: its own transaction (or statement), as without grouping.

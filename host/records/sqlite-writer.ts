@@ -34,8 +34,12 @@ export interface RecordsWriter {
   ready(): boolean;
   /** Up or starting: a batch given now runs there once it is up. */
   alive(): boolean;
-  /** Runs `writes` in one transaction on the thread (up or starting): one outcome each (`value`: a stored result was deleted), or a rejection when the batch failed as a whole. */
-  run(writes: readonly RecordWrite[]): Promise<WriteOutcome[]>;
+  /**
+   * Runs `writes` in one transaction on the thread (up or starting): one outcome each
+   * (`value`: a stored result was deleted), or a rejection when the batch failed as a whole;
+   * undefined when they cannot cross to the thread (nothing was sent).
+   */
+  run(writes: readonly RecordWrite[]): Promise<WriteOutcome[]> | undefined;
   close(): Promise<void>;
 }
 
@@ -109,12 +113,12 @@ export function recordsWriter(data: Omit<WriterData, "busyMs">): RecordsWriter {
       const w = worker;
       if (!w) return Promise.reject(new SluiceError("STORE_UNAVAILABLE", "records store: the writer thread is not running", {}));
       const id = nextId++;
-      return new Promise((resolve, reject) => {
-        // Before it is up, the message waits in the thread's port until the thread listens.
-        w.postMessage({ id, writes });
-        if (waiting.size === 0) w.ref();
-        waiting.set(id, { resolve, reject });
-      });
+      // Before it is up, the message waits in the thread's port until the thread listens.
+      // A value a structured clone refuses (a function a caller put in its context): not
+      // sent, the store's connection runs the batch, as JSON sees it.
+      try { w.postMessage({ id, writes }); } catch { return undefined; }
+      if (waiting.size === 0) w.ref();
+      return new Promise((resolve, reject) => { waiting.set(id, { resolve, reject }); });
     },
     async close() {
       closed = true;

@@ -127,3 +127,12 @@ it("refuses an unknown writerThread naming the option, before opening the file",
   expect(() => openSqliteRecords(file, { key: KEY, writerThread: "on" as "off" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", details: { option: "writerThread" } }));
   expect(existsSync(file)).toBe(false);
 });
+
+it("a write holding a value the thread cannot receive (a function in the caller's context) runs on the store's connection, stored as JSON sees it", async () => {
+  const store = open(tempFile("writer-uncloneable"), "always");
+  const base = record("odd");
+  const odd = { ...base, identity: { ...base.identity, ctx: { spaceId: "s", tag: () => "x" } } } as unknown as typeof base;
+  await Promise.all([store.insert(odd), store.insert(record("plain"))]);
+  expect((await store.get("odd"))?.identity.ctx).toEqual({ spaceId: "s" });
+  expect(await store.get("plain")).toMatchObject({ operationId: "plain" });
+});
