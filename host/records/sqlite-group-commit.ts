@@ -32,6 +32,23 @@ export interface Offload {
   run(data: unknown[]): Promise<Outcome[]> | undefined;
 }
 
+/**
+ * One transaction over `fns` (call it `.immediate(fns)`), each in a savepoint of its own: a
+ * call that fails undoes only itself and is its outcome; a failure that ends the whole
+ * transaction (a full disk, an I/O error) throws, and nothing of it stands. The group
+ * commit's batches run so, here and on the writer thread.
+ */
+export function savepointEach(db: Database.Database): Database.Transaction<(fns: readonly (() => unknown)[]) => Outcome[]> {
+  return db.transaction((fns: readonly (() => unknown)[]) => fns.map((fn): Outcome => {
+    try {
+      return { ok: true, value: db.transaction(fn)() };
+    } catch (err) {
+      if (!db.inTransaction) throw err;
+      return { ok: false, err };
+    }
+  }));
+}
+
 export interface GroupCommit {
   /** Runs `fn` (synchronous) in the next batch, or `data` on the offload; resolves once its batch has committed. */
   run<T>(fn: () => T, data?: unknown): Promise<T>;
@@ -48,6 +65,7 @@ export function groupCommit(db: Database.Database, offload?: Offload): GroupComm
   let busy = false;
   let ranThisTurn = false;
 
+  const all = savepointEach(db);
   const settle = (batch: Call[], outcomes: readonly Outcome[]) => {
     batch.forEach((call, i) => { const o = outcomes[i]!; if (o.ok) call.resolve(o.value); else call.reject(o.err); });
   };
@@ -61,20 +79,9 @@ export function groupCommit(db: Database.Database, offload?: Offload): GroupComm
       const call = batch[0]!;
       return whenFree(call.fn).then(call.resolve, call.reject);
     }
-    let outcomes: Outcome[] = [];
-    const all = db.transaction(() => {
-      outcomes = batch.map((call): Outcome => {
-        try {
-          return { ok: true, value: db.transaction(call.fn)() };
-        } catch (err) {
-          // SQLite ended the whole transaction (a full disk, an I/O error): nothing of the batch stands.
-          if (!db.inTransaction) throw err;
-          return { ok: false, err };
-        }
-      });
-    });
-    return whenFree(() => all.immediate()).then(
-      () => settle(batch, outcomes),
+    const fns = batch.map((call) => call.fn);
+    return whenFree(() => all.immediate(fns)).then(
+      (outcomes) => settle(batch, outcomes),
       (err: unknown) => { for (const call of batch) call.reject(err); },
     );
   };

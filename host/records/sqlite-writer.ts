@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { threadFile } from "../storage/thread-file.js";
 import { BUSY_WAIT_MS } from "../storage/sqlite-busy.js";
+import type { Outcome } from "./sqlite-group-commit.js";
 import type { RecordWrite } from "./sqlite-record-writes.js";
 
 /** What the thread is started with: the file, its durability, the deployment's secret (sealing: memory only, never logged). */
@@ -27,8 +28,6 @@ export type WriterReply =
   | { id: number; outcomes: ({ ok: true; dropped: boolean } | { ok: false; err: ThreadError })[] }
   | { id: number; failed: ThreadError };
 
-export type WriteOutcome = { ok: true; value: boolean } | { ok: false; err: unknown };
-
 export interface RecordsWriter {
   /** Up (false while it starts, after it died, once closed). */
   ready(): boolean;
@@ -39,7 +38,7 @@ export interface RecordsWriter {
    * (`value`: a stored result was deleted), or a rejection when the batch failed as a whole;
    * undefined when they cannot cross to the thread (nothing was sent).
    */
-  run(writes: readonly RecordWrite[]): Promise<WriteOutcome[]> | undefined;
+  run(writes: readonly RecordWrite[]): Promise<Outcome[]> | undefined;
   close(): Promise<void>;
 }
 
@@ -61,7 +60,7 @@ export function recordsWriter(data: Omit<WriterData, "busyMs">): RecordsWriter {
   let failedStarts = 0;
   const later = (): void => { restartAt = Date.now() + Math.min(RESTART_AFTER_MAX_MS, RESTART_AFTER_MS * 2 ** failedStarts); };
   let nextId = 0;
-  const waiting = new Map<number, { resolve: (o: WriteOutcome[]) => void; reject: (err: unknown) => void }>();
+  const waiting = new Map<number, { resolve: (o: Outcome[]) => void; reject: (err: unknown) => void }>();
   const start = (): void => {
     let w: Worker;
     try {

@@ -136,3 +136,21 @@ it("a write holding a value the thread cannot receive (a function in the caller'
   expect((await store.get("odd"))?.identity.ctx).toEqual({ spaceId: "s" });
   expect(await store.get("plain")).toMatchObject({ operationId: "plain" });
 });
+
+it("a thread that died is started again a second later, and batches go to it", async () => {
+  const threads = new Set<Worker>();
+  let killed = false;
+  const post = Worker.prototype.postMessage;
+  vi.spyOn(Worker.prototype, "postMessage").mockImplementation(function (this: Worker, message: unknown, transfer?: readonly import("node:worker_threads").TransferListItem[]) {
+    if ((message as { writes?: unknown } | null)?.writes) {
+      if (!killed) { killed = true; void this.terminate(); return; }
+      threads.add(this);
+    }
+    return post.call(this, message, transfer);
+  });
+  const store = open(tempFile("writer-restart"), "always");
+  await expect(store.insert(record("lost"))).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+  let n = 0;
+  expect(await until(async () => { await store.insert(record(`after-${n++}`)); return threads.size > 0; }, 5_000)).toBe(true);
+  expect(await store.get(`after-${n - 1}`)).toMatchObject({ phase: "before" });
+});
