@@ -15,7 +15,7 @@ import { operationRecord } from "../helpers/operation-record.js";
 
 const KEY = "k".repeat(32);
 const indexes = (file: string) => {
-  const db = openSqlite(file, {});
+  const db = openSqlite(file, { what: "records test" });
   try {
     return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'operation_records' AND sql IS NOT NULL ORDER BY name").pluck().all() as string[]);
   } finally { db.close(); }
@@ -24,12 +24,12 @@ const indexes = (file: string) => {
 it("a records database written under schema 4 keeps its records, finds what was cut off and lists by status after the upgrade", async () => {
   const file = tempFile("record-indexes");
   const v4 = { ...RECORDS_MIGRATIONS, migrations: { ...RECORDS_MIGRATIONS.migrations, sqlite: RECORDS_MIGRATIONS.migrations.sqlite.filter((m) => m.version <= 4) } };
-  const old = openSqlite(file, { migrations: [v4] });
+  const old = openSqlite(file, { what: "records test", migrations: [v4] });
   const sealer = createSealer(KEY);
   const put = old.prepare("INSERT INTO operation_records (operation_id, phase, real_status, created_at, owner, record) VALUES (?, ?, ?, ?, ?, ?)");
   const rows = [
     operationRecord("done-1", { phase: "finished", realStatus: "succeeded", createdAt: 1_000 }),
-    operationRecord("cut-off", { phase: "calling", realStatus: "running", createdAt: 2_000, owner: "host-gone" }),
+    operationRecord("cut-off", { phase: "operation", realStatus: "running", createdAt: 2_000, owner: "host-gone" }),
     operationRecord("done-2", { phase: "finished", realStatus: "failed", createdAt: 3_000 }),
     operationRecord("waiting", { phase: "before", realStatus: "not_started", createdAt: 4_000 }),
   ];
@@ -52,7 +52,7 @@ it("a records database written under schema 4 keeps its records, finds what was 
     expect((await store.get("new-1"))?.phase).toBe("finished");
   } finally { await store.close(); }
 
-  const db = openSqlite(file, {});
+  const db = openSqlite(file, { what: "records test" });
   try {
     const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join("; ");
     // Recovery at start reads the unfinished records only, not the whole table.
