@@ -3,7 +3,6 @@
  * which order, with which carries, under which signal. It builds each operation's stages
  * and composes, in one place, what wraps them (recording, then what the caller adds).
  */
-import { v7 as timeOrderedUuid } from "uuid";
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "../pipeline/bindings.js";
 import type { Release } from "../pipeline/release.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
@@ -16,6 +15,7 @@ import type { StageGuard } from "../reliability/stage-guard.js";
 import type { OperationStore, PayloadStore } from "../records/store.js";
 import type { OperationRecord } from "../records/types.js";
 import { OperationJournal } from "../records/journal.js";
+import { newOperationId } from "./operation-id.js";
 import { runChunkStages, runStage } from "./stage.js";
 import { streamPlan } from "./stream-rewrite.js";
 import { operationSignal } from "./operation-signal.js";
@@ -81,9 +81,7 @@ export class OperationEngine implements StageRunner {
   /** `resuming`: the stored operation a resume continues (same id), on the current release. */
   private stagesFor(ctx: CallContext, release: Release, target: MatchTarget, callId: string | undefined, resuming: OperationRecord | undefined): OperationStages {
     const { sandbox, guard, digests, hooks: table } = this.options;
-    // Time-ordered (UUIDv7, 74 random bits): a record's key lands beside the last one in every
-    // store's index instead of on a random page, which cost each write a page of its own.
-    const operationId = resuming?.operationId ?? timeOrderedUuid();
+    const operationId = resuming?.operationId ?? newOperationId();
     this.inFlight.set(operationId, release);
     sandbox.operationsInFlight = this.inFlight.size;
     const { signal, release: releaseSignal } = operationSignal(ctx.signal, ctx.deadline);
