@@ -6,9 +6,11 @@
 import { setFlagsFromString } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { withChanges, withKeys } from "../../host/objects/with-keys.js";
+import { operationRecord } from "../helpers/operation-record.js";
 
 setFlagsFromString("--allow-natives-syntax");
 const sameMap = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
+const fast = new Function("o", "return %HasFastProperties(o)") as (o: object) => boolean;
 
 describe("withKeys", () => {
   it("has the keys of both, extra's values winning, in spread order", () => {
@@ -47,6 +49,23 @@ describe("withKeys", () => {
   it("gives objects made the same way one hidden class (what the helper is for)", () => {
     const make = (i: number) => withKeys({ id: "x", n: i, flag: null }, { request: i, more: true });
     const made = Array.from({ length: 50 }, (_, i) => make(i));
+    expect(made.slice(1).every((o) => sameMap(o, made[0]!))).toBe(true);
+  });
+
+  it("keeps an operation record (23 keys) in fast mode through a phase's changes, and records changed alike share one hidden class", () => {
+    // Object.assign onto {} turned such a record into a hash table (dictionary mode): every
+    // later read, and the JSON.stringify that seals it, went through it.
+    const phases = (r: ReturnType<typeof operationRecord>) => {
+      const running = withChanges(r, { phase: "operation", realStatus: "running", updatedAt: 2 });
+      const after = withChanges(running, { phase: "after", realStatus: "succeeded", inProgress: { point: "tool.after", bindingId: "b" }, updatedAt: 3 });
+      return withChanges(after, { phase: "finished", owner: null, inProgress: null, updatedAt: 4 });
+    };
+    for (const base of [operationRecord("op-1"), JSON.parse(JSON.stringify(operationRecord("op-2"))) as ReturnType<typeof operationRecord>]) {
+      const done = phases(base);
+      expect(fast(done)).toBe(true);
+      expect(done).toEqual({ ...base, phase: "finished", realStatus: "succeeded", inProgress: null, owner: null, updatedAt: 4 });
+    }
+    const made = Array.from({ length: 20 }, (_, i) => phases(operationRecord(`op-${i}`)));
     expect(made.slice(1).every((o) => sameMap(o, made[0]!))).toBe(true);
   });
 });
