@@ -64,6 +64,21 @@ describe("metrics", () => {
     expect(sample(text, "sluice_hook_fuel_count", { point: "model.chat.before", binding: "deny-b" })).toBeUndefined();
   });
 
+  it("keep counting a hook's series call after call, and start again from zero after the registry is reset", async () => {
+    const count = async () => sample(await host.observer.registry.metrics(), "sluice_hook_outcomes_total", { point: "tool.before", binding: "ok-b", outcome: "continue" });
+    const before = (await count())!;
+    expect((await host.tool(ctx, call, async () => 1)).ok).toBe(true);
+    expect((await host.tool(ctx, call, async () => 1)).ok).toBe(true);
+    expect(await count()).toBe(before + 2);
+    host.observer.registry.resetMetrics();
+    expect(await count()).toBeUndefined();
+    expect((await host.tool(ctx, call, async () => 1)).ok).toBe(true);
+    const text = await host.observer.registry.metrics();
+    expect(sample(text, "sluice_hook_outcomes_total", { point: "tool.before", binding: "ok-b", outcome: "continue" })).toBe(1);
+    expect(sample(text, "sluice_hook_duration_seconds_count", { point: "tool.before", binding: "ok-b" })).toBe(1);
+    expect(sample(text, "sluice_hook_fuel_count", { point: "tool.before", binding: "ok-b" })).toBe(1);
+  });
+
   it("report the pool's threads and queue depth", async () => {
     const text = await host.observer.registry.metrics();
     expect(sample(text, "sluice_pool_threads")).toBe(host.sandbox.threadCount);
