@@ -8,8 +8,9 @@
  * lives until the next full collection, so on a per-call path they are most of what survives
  * each young one (measured on the sandbox's call path: about 1 MB per scavenge at 28k calls a
  * second, and scavenge pauses of 2-3 ms instead of under 1). Object.assign onto a fresh `{}`
- * follows the shared transitions. test/package/hot-path-objects.test.ts keeps hot-path
- * folders free of the literal form.
+ * follows the shared transitions, up to a dozen keys or so ({@link large}: past that it may
+ * leave the copy in dictionary mode, and a spread is the better of the two).
+ * test/package/hot-path-objects.test.ts keeps hot-path folders free of the literal form.
  */
 type Without<A, K extends PropertyKey> = A extends unknown ? Omit<A, K> : never;
 

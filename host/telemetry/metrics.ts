@@ -69,14 +69,13 @@ export class SluiceMetrics {
   }
 
   hook(point: string, step: StepReport): void {
-    const labels = { point, binding: step.bindingId };
     const of = this.hookSeries(point, step.bindingId, step.outcome);
     of.duration.observe(stepDurationMs(step) / 1000);
     if (step.fuel !== undefined) of.fuel.observe(step.fuel);
     of.outcome.inc();
     const code = step.error?.code;
-    if (code === "GUEST_TIMEOUT") this.hookTimeouts.inc(labels);
-    else if (code !== undefined && TRAPS.has(code)) this.hookTraps.inc({ ...labels, code });
+    if (code === "GUEST_TIMEOUT") this.hookTimeouts.inc({ point, binding: step.bindingId });
+    else if (code !== undefined && TRAPS.has(code)) this.hookTraps.inc({ point, binding: step.bindingId, code });
   }
 
   /**
