@@ -28,7 +28,7 @@ function write(value: unknown, depth: number): string {
         for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + write(value[i], depth + 1);
         return out + "]";
       }
-      const keys = Object.keys(value).sort();
+      const keys = sortedKeys(value);
       out = "{";
       for (const k of keys) {
         const v = (value as Record<string, unknown>)[k];
@@ -40,4 +40,22 @@ function write(value: unknown, depth: number): string {
     default:
       throw new TypeError(`canonicalJson: a ${typeof value} is not JSON data`);
   }
+}
+
+/**
+ * The object's keys in code-unit order, as `Object.keys(o).sort()` gives them. Sorted in place
+ * by insertion while they are few (an object of a payload has a handful): V8's sort copies the
+ * array into a work array first, which was 8 % of what `sluice serve` allocated at 2,000
+ * requests/s (the digests of every boundary call).
+ */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) { keys[j + 1] = keys[j]!; j--; }
+    keys[j + 1] = k;
+  }
+  return keys;
 }
