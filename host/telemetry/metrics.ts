@@ -17,6 +17,9 @@ export interface PoolStats {
 // Codes that mean the guest itself broke (as opposed to timing out or being refused).
 const TRAPS = new Set(["GUEST_TRAP", "GUEST_STACK_OVERFLOW", "GUEST_MEMORY_LIMIT", "GUEST_ABORTED", "GUEST_FUEL_EXHAUSTED", "WORKER_CRASHED"]);
 
+/** The children of one hook call's series (prom-client's `labels()`). */
+interface HookSeries { duration: { observe(v: number): void }; fuel: { observe(v: number): void }; outcome: { inc(): void } }
+
 /** The host's metrics: names and labels are listed in abi/events/README.md ("Metrics"). */
 export class SluiceMetrics {
   readonly hookDuration: Histogram<"point" | "binding">;
@@ -84,8 +87,8 @@ export class SluiceMetrics {
    * stream being one), a child made by `labels()` once. As many entries as the series
    * themselves, which prom-client keeps anyway.
    */
-  private readonly series = new Map<string, { duration: { observe(v: number): void }; fuel: { observe(v: number): void }; outcome: { inc(): void } }>();
-  private hookSeries(point: string, binding: string, outcome: string) {
+  private readonly series = new Map<string, HookSeries>();
+  private hookSeries(point: string, binding: string, outcome: string): HookSeries {
     const key = `${point}\u0000${binding}\u0000${outcome}`;
     let of = this.series.get(key);
     if (!of) {
