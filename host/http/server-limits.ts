@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
+import { AccessLog } from "./access-log.js";
 
 export interface ServerLimits {
   /** The whole request, headers and body, must arrive within it (408 after). Default 60 000. */
@@ -94,6 +95,8 @@ function refuseOverCap(req: IncomingMessage, res: ServerResponse, maxConnections
  */
 export function serverOptions(limits: ServerLimits, busyBody: (error: SluiceError) => unknown = apiBusyBody) {
   return {
+    // One log line per request, once answered (access-log.ts).
+    logController: new AccessLog(),
     // Every request gets a random id before Fastify sees it: logged as reqId, answered in x-request-id.
     genReqId: (req: IncomingMessage): string => (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] ?? randomUUID(),
     connectionTimeout: limits.idleTimeoutMs,
