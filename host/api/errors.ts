@@ -9,6 +9,7 @@ import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { ErrorObject } from "ajv";
 import { explainErrors, problemsText } from "../registry/validation-message.js";
 import { noteServerError } from "../http/server-errors-log.js";
+import { busyRetryAfter } from "../http/retry-after.js";
 
 /** The JSON body of every error response of the management API: the catalogue code, the message and details. */
 export interface ErrorBody {
@@ -57,6 +58,8 @@ export function installErrorHandlers(app: FastifyInstance, options: { hidePaths?
     const status = ERROR_CODES[error.code].status;
     if (status >= 500) noteServerError(request, err);
     if (error.code === "UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="sluice"');
+    const wait = busyRetryAfter(error.code);
+    if (wait !== undefined) void reply.header("retry-after", wait);
     // The "request completed" line (logged through the request's logger) then carries the
     // catalogue code: an operator reading a 4xx sees why without the body (issue 31).
     request.log = request.log.child({ errorCode: error.code });

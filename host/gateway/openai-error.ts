@@ -9,6 +9,7 @@ import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import type { WireError } from "./wire.js";
 import { errorFields, noteServerError } from "../http/server-errors-log.js";
+import { busyRetryAfter } from "../http/retry-after.js";
 
 /**
  * Answers `error` (before any byte was sent) in OpenAI's format, with `x-should-retry: false`
@@ -19,7 +20,23 @@ export function replyError(reply: FastifyReply, error: SluiceError): FastifyRepl
   const { status, body } = toOpenAIError(error, String(reply.request.id));
   if (status >= 500) noteServerError(reply.request, error);
   if (!shouldRetry(error)) reply.header("x-should-retry", "false");
+  else reply.headers(retryAfterHeaders(error));
   return reply.code(status).send(body);
+}
+
+/** When to retry (retry-after.ts): the upstream's own wait when it gave one, a second when the gateway was busy. */
+function retryAfterHeaders(error: SluiceError): Record<string, string> {
+  const e = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : error;
+  const { retryAfterSeconds: seconds, retryAfterMs: ms } = e.details as { retryAfterSeconds?: unknown; retryAfterMs?: unknown };
+  const headers: Record<string, string> = {};
+  if (e.code === "UPSTREAM_FAILED") {
+    if (typeof seconds === "number") headers["retry-after"] = String(seconds);
+    if (typeof ms === "number") headers["retry-after-ms"] = String(ms);
+    return headers;
+  }
+  const busy = busyRetryAfter(e.code);
+  if (busy !== undefined) headers["retry-after"] = busy;
+  return headers;
 }
 
 function typeFor(status: number): string {

@@ -14,6 +14,7 @@ import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import { sseData } from "./sse.js";
 import type { UpstreamConfig } from "./options.js";
 import { sanitiseUpstreamError } from "./upstream-error.js";
+import { upstreamRetryAfter } from "../http/retry-after.js";
 
 /** An upstream error body is read up to this much; the rest is not needed to explain it. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
@@ -114,9 +115,12 @@ export class Upstream {
     try { raw = (JSON.parse(text) as { error?: unknown }).error; } catch { /* not an OpenAI error body */ }
     const status = res.statusCode;
     const error = sanitiseUpstreamError(status, raw);
+    const wait = upstreamRetryAfter({ "retry-after": header(res, "retry-after"), "retry-after-ms": header(res, "retry-after-ms") });
     throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${status}${error.code ? ` (${error.code})` : ""}${error.message ? `: ${error.message}` : ""}`, {
       status,
       ...(CLIENT_STATUSES.has(status) ? { error } : {}),
+      ...(wait.seconds !== undefined ? { retryAfterSeconds: wait.seconds } : {}),
+      ...(wait.ms !== undefined ? { retryAfterMs: wait.ms } : {}),
     });
   }
 

@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 import { AccessLog } from "./access-log.js";
+import { BUSY_RETRY_AFTER_SECONDS } from "./retry-after.js";
 
 export interface ServerLimits {
   /** The whole request, headers and body, must arrive within it (408 after). Default 60 000. */
@@ -62,8 +63,6 @@ export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLi
 const REQUEST_ID = Symbol("sluice.requestId");
 const OVER_CAP = Symbol("sluice.overCap");
 
-/** Seconds a client refused for the connection cap is told to wait. */
-export const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** The management API's error body; the gateway passes its OpenAI-format one. */
 function apiBusyBody(error: SluiceError): unknown {

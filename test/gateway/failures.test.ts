@@ -45,6 +45,27 @@ describe("gateway failures", () => {
     expect(err).toMatchObject({ status: 429, code: "rate_limit_exceeded", error: { message: "slow down", sluice_code: "UPSTREAM_FAILED" } });
   });
 
+  it("passes on the upstream's retry-after and retry-after-ms, streamed or not, so clients wait as long as the provider asked", async () => {
+    for (const stream of [false, true]) {
+      const limited = await failure(ask("[limit]", stream)) as InstanceType<typeof OpenAI.APIError>;
+      expect({ status: limited.status, retryAfter: limited.headers?.get("retry-after"), ms: limited.headers?.get("retry-after-ms"), shouldRetry: limited.headers?.get("x-should-retry") })
+        .toEqual({ status: 429, retryAfter: "7", ms: "6500", shouldRetry: null });
+      // An HTTP date becomes the seconds left until it.
+      const overloaded = await failure(ask("[overloaded]", stream)) as InstanceType<typeof OpenAI.APIError>;
+      expect(overloaded.status).toBe(502);
+      expect(Number(overloaded.headers?.get("retry-after"))).toBeGreaterThanOrEqual(28);
+      expect(Number(overloaded.headers?.get("retry-after"))).toBeLessThanOrEqual(30);
+      // Values that do not parse are not passed on.
+      const bad = await failure(ask("[badwait]", stream)) as InstanceType<typeof OpenAI.APIError>;
+      expect({ status: bad.status, retryAfter: bad.headers?.get("retry-after"), ms: bad.headers?.get("retry-after-ms") }).toEqual({ status: 429, retryAfter: null, ms: null });
+    }
+  });
+
+  it("tells a client not to retry an error that would fail again, with no retry-after", async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${gw.key.key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m1", messages: "not a list" }) });
+    expect({ status: res.status, shouldRetry: res.headers.get("x-should-retry"), retryAfter: res.headers.get("retry-after") }).toEqual({ status: 400, shouldRetry: "false", retryAfter: null });
+  });
+
   it("answers 504 UPSTREAM_TIMEOUT when the upstream hangs past the timeout, and cancels the upstream request", async () => {
     for (const stream of [false, true]) {
       const cancelled = gw.stub.cancelled;

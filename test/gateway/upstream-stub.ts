@@ -1,6 +1,8 @@
 /**
  * A tiny OpenAI-compatible upstream with deterministic answers, chosen by markers in the
- * last message: "[fail]" answers 500, "[limit]" 429, "[hang]" never answers, "[stall]"
+ * last message: "[fail]" answers 500, "[limit]" 429 (retry-after 7, retry-after-ms 6500),
+ * "[overloaded]" 503 (retry-after a date 30 s ahead), "[badwait]" 429 with retry-after
+ * values that do not parse, "[hang]" never answers, "[stall]"
  * streams one chunk and then goes silent, "[cut]" streams its text and closes without a
  * finish_reason or [DONE], "[json]" answers a stream request with a plain JSON completion,
  * "[huge]" sends 256 MiB (one endless JSON body, or one endless stream event), "[badkey]"
@@ -55,7 +57,9 @@ export async function startStubUpstream(): Promise<StubUpstream> {
     const last = body.messages.at(-1);
     const text = typeof last.content === "string" ? last.content : "";
     if (text.includes("[fail]")) return json(res, 500, { error: { message: "upstream exploded", type: "server_error", code: null } });
-    if (text.includes("[limit]")) return json(res, 429, { error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_exceeded", param: null } });
+    if (text.includes("[limit]")) return json(res, 429, { error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_exceeded", param: null } }, { "retry-after": "7", "retry-after-ms": "6500" });
+    if (text.includes("[overloaded]")) return json(res, 503, { error: { message: "overloaded", type: "server_error", code: null } }, { "retry-after": new Date(Date.now() + 30_000).toUTCString() });
+    if (text.includes("[badwait]")) return json(res, 429, { error: { message: "slow down", type: "rate_limit_error", code: "rate_limit_exceeded", param: null } }, { "retry-after": "soon", "retry-after-ms": "-5" });
     if (text.includes("[hang]")) return;
     if (text.includes("[slow]")) await new Promise((resolve) => setTimeout(resolve, 150));
     if (text.includes("[badkey]")) return json(res, 401, { error: { message: "Incorrect API key provided: sk-upstr*******cret. You can find your API key at https://platform.example/account/api-keys.", type: "invalid_request_error", code: "invalid_api_key", param: null } });
@@ -110,7 +114,7 @@ export async function startStubUpstream(): Promise<StubUpstream> {
   return stub;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
