@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { ListenOptions, Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 import { AccessLog } from "./access-log.js";
@@ -121,6 +121,16 @@ export function serverOptions(limits: ServerLimits, busyBody: (error: SluiceErro
         socket.once("close", () => { open -= 1; });
         if (open > limits.maxConnections) socket[OVER_CAP] = true;
       });
+      // The accept queue is as long as the connection cap (the kernel clamps it to
+      // net.core.somaxconn, 4096 on current Linux). Node asks for 511 when `listen` is given no
+      // backlog: a burst of more new connections than that while the event loop is busy
+      // overflowed the queue, the kernel dropped their SYNs, and clients resent them only a
+      // second later. Fastify hands `listen` its options object, so a caller's own backlog stands.
+      const listen = server.listen.bind(server) as (...args: unknown[]) => Server;
+      server.listen = ((options: unknown, ...rest: unknown[]) => listen(
+        typeof options === "object" && options !== null && (options as ListenOptions).backlog === undefined ? { ...options, backlog: Math.min(limits.maxConnections, 65_535) } : options,
+        ...rest,
+      )) as Server["listen"];
       return server;
     },
   };
