@@ -1,9 +1,9 @@
 /**
  * One access line per request, written when its answer has gone out: method, path,
  * address, status, time (and the error code the error handlers add). Fastify's default
- * also logs "incoming request" as the request arrives, which is on the answer's path
- * (about a twentieth of what `sluice serve` adds to a call without hooks); that line is
- * logged at `debug` only, for an operator looking for a request that never ends.
+ * also logs "incoming request" as the request arrives, on the answer's path (a few
+ * hundredths of a millisecond of every call); that line is logged at `debug` only, for an
+ * operator looking for a request that never ends.
  */
 import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 

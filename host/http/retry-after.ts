@@ -1,8 +1,8 @@
 /**
  * When a client refused for being busy may come back. A request over one of the server's
  * caps (connections, the executor's queue) or one that met a passing fault (a worker that
- * died, a store that was locked, a server on its way down) is answered 503 with
- * `retry-after`, which the OpenAI and AI SDK clients wait for before they retry. An
+ * died, a sandbox on its way down) is answered 503 with `retry-after`, which the OpenAI
+ * and AI SDK clients wait for before they retry. An
  * upstream's own `retry-after` (429 and 503 from the model's API) is passed on as it said.
  */
 import type { ErrorCode } from "../errors/codes.js";

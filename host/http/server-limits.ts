@@ -63,7 +63,6 @@ export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLi
 const REQUEST_ID = Symbol("sluice.requestId");
 const OVER_CAP = Symbol("sluice.overCap");
 
-
 /** The management API's error body; the gateway passes its OpenAI-format one. */
 function apiBusyBody(error: SluiceError): unknown {
   return { error: error.toData() };

@@ -7,8 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
-import { fixture } from "../helpers/fixtures.js";
-import { BACKSTOP_FUEL } from "../helpers/fixtures.js";
+import { BACKSTOP_FUEL, fixture } from "../helpers/fixtures.js";
 import { startStubUpstream, type StubUpstream } from "./upstream-stub.js";
 
 let host: Host;
