@@ -27,13 +27,13 @@ export const ERROR_CODES = {
   GUEST_STACK_OVERFLOW: { status: 502, summary: "The guest exhausted its call stack." },
   GUEST_TRAP: { status: 502, summary: "The guest trapped (unreachable, out-of-bounds access, division by zero, ...)." },
   GUEST_ABORTED: { status: 502, summary: "The guest called abort; the error carries its message." },
-  WORKER_CRASHED: { status: 503, summary: "The worker thread running the call died; it is replaced." },
+  WORKER_CRASHED: { status: 503, summary: "The worker thread running the call died; it is replaced. Answered over HTTP with retry-after: 1." },
   CALL_CANCELLED: { status: 499, summary: "The caller's AbortSignal cancelled the call." },
   DEADLINE_EXCEEDED: { status: 504, summary: "The operation's deadline passed." },
   WORKER_RESTART_LIMITED: { status: 503, summary: "The module caused too many worker restarts recently (timeouts, cancellations); its calls are refused until the restart budget refills." },
-  QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure)." },
+  QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure): answered over HTTP with retry-after: 1, which OpenAI clients wait for." },
   PLUGIN_QUARANTINED: { status: 503, summary: "The plugin failed repeatedly (traps, timeouts, bad output) within its window and is quarantined: its bindings get their failure policy without running it until an operator lifts it or its cooldown ends." },
-  EXECUTOR_CLOSED: { status: 503, summary: "The executor was closed." },
+  EXECUTOR_CLOSED: { status: 503, summary: "The executor was closed. Answered over HTTP with retry-after: 1 (another host, or this one restarted, can take the retry)." },
 
   // Pipeline semantics.
   OUTCOME_NOT_ALLOWED: { status: 502, summary: "The hook returned an outcome its point does not allow." },
