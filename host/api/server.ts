@@ -15,7 +15,7 @@ import { DEFAULT_AUTH_FAILURE_LIMIT, installBearerAuth, isLoopback, type AuthFai
 import { installJsonBody } from "../http/json-body.js";
 import { installRequestGuards } from "./request-guards.js";
 import { logServerErrors } from "../http/server-errors-log.js";
-import { closeRefusedConnections, resolveServerLimits, serverOptions, type ServerLimits } from "../http/server-limits.js";
+import { releaseConnections, resolveServerLimits, serverOptions, type ServerLimits } from "../http/server-limits.js";
 import { checkToken, resolveToken, writeTokenFile } from "./token.js";
 import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
@@ -94,7 +94,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   }) as unknown as FastifyInstance;
   installErrorHandlers(app, { hidePaths: [registry.dataDir, process.cwd()] });
   logServerErrors(app);
-  closeRefusedConnections(app);
+  releaseConnections(app);
   installJsonBody(app);
   installRequestGuards(app, { listenHost: options.host ?? "127.0.0.1", ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
   await installBearerAuth(app, options.token, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });

@@ -13,7 +13,7 @@ import { asSluiceError, replyError, toOpenAIError } from "./openai-error.js";
 import { installJsonBody } from "../http/json-body.js";
 import { authFailures } from "../http/auth-failures.js";
 import { logServerErrors } from "../http/server-errors-log.js";
-import { closeRefusedConnections, serverOptions } from "../http/server-limits.js";
+import { releaseConnections, serverOptions } from "../http/server-limits.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 
@@ -23,7 +23,7 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     app.addHook("onClose", () => upstream.close());
     installJsonBody(app);
     logServerErrors(app);
-    closeRefusedConnections(app);
+    releaseConnections(app);
     // Before the body is read: an unauthenticated client cannot make the gateway parse megabytes.
     const failures = await authFailures(app, config.authFailures);
     app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));

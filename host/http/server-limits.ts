@@ -136,15 +136,22 @@ export function serverOptions(limits: ServerLimits, busyBody: (error: SluiceErro
 }
 
 /**
- * A request refused before its body was read (wrong token, wrong origin, too large) is
- * answered and its connection closed: otherwise a client that sends the body one byte at a
- * time keeps the socket after the answer, until the request timeout.
+ * Connections the server lets go once answered. A request refused before its body was read
+ * (wrong token, wrong origin, too large): otherwise a client that sends the body one byte at
+ * a time keeps the socket after the answer, until the request timeout. And every connection
+ * once the server is closing (SIGTERM): its answers say `connection: close`, so a client
+ * takes its next request to a new connection (another host, or this one restarted), and a
+ * connection whose answer began before the close (a stream) is closed once idle; Node keeps
+ * it until the keep-alive timeout, and the shutdown waited for it.
  */
-export function closeRefusedConnections(app: FastifyInstance): void {
+export function releaseConnections(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook("preClose", (done) => { closing = true; done(); });
   app.addHook("onSend", async (request, reply) => {
-    if (reply.statusCode >= 400 && !request.raw.complete) void reply.header("connection", "close");
+    if (closing || (reply.statusCode >= 400 && !request.raw.complete)) void reply.header("connection", "close");
   });
   app.addHook("onResponse", async (request) => {
     if (!request.raw.complete) request.raw.socket?.destroy();
+    else if (closing) app.server.closeIdleConnections();
   });
 }
