@@ -19,7 +19,7 @@ import { Upstream } from "./upstream.js";
 
 function routes(config: GatewayConfig): FastifyPluginAsync {
   return async (app) => {
-    const upstream = new Upstream(config.upstream);
+    const upstream = new Upstream(config.upstream, config.limits.maxConnections);
     app.addHook("onClose", () => upstream.close());
     installJsonBody(app);
     logServerErrors(app);

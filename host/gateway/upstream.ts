@@ -31,10 +31,15 @@ export class Upstream {
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
 
-  constructor(private readonly config: UpstreamConfig) {
+  /**
+   * `connections`: at most this many to the upstream at once, the server's connection cap:
+   * every request in flight holds one until its answer ends, a stream for its whole length,
+   * so a smaller pool made the streams beyond it wait for others to finish.
+   */
+  constructor(private readonly config: UpstreamConfig, connections: number) {
     const url = new URL(config.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, "");
-    this.pool = new Pool(url.origin, { connections: 256, keepAliveTimeout: 30_000 });
+    this.pool = new Pool(url.origin, { connections, keepAliveTimeout: 30_000 });
     this.headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     if (config.apiKey) this.headers.authorization = `Bearer ${config.apiKey}`;
   }
