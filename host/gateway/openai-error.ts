@@ -26,7 +26,7 @@ export function replyError(reply: FastifyReply, error: SluiceError): FastifyRepl
 
 /** When to retry (retry-after.ts): the upstream's own wait when it gave one, a second when the gateway was busy. */
 function retryAfterHeaders(error: SluiceError): Record<string, string> {
-  const e = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : error;
+  const e = explaining(error);
   const { retryAfterSeconds: seconds, retryAfterMs: ms } = e.details as { retryAfterSeconds?: unknown; retryAfterMs?: unknown };
   const headers: Record<string, string> = {};
   if (e.code === "UPSTREAM_FAILED") {
@@ -45,6 +45,11 @@ function typeFor(status: number): string {
   if (status === 404) return "not_found_error";
   if (status === 429) return "rate_limit_error";
   return status < 500 ? "invalid_request_error" : "server_error";
+}
+
+/** The error that explains `error`: the boundary wraps what the upstream call threw (OPERATION_FAILED), and the upstream's own code is the one a client acts on. */
+function explaining(error: SluiceError): SluiceError {
+  return error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : error;
 }
 
 /** A thrown value normalised once: Fastify's own errors (bad JSON, body too large) get codes too. */
@@ -66,7 +71,7 @@ const RETRYABLE = new Set<ErrorCode>(["UPSTREAM_TIMEOUT", "QUEUE_FULL", "WORKER_
 
 /** Whether a client may retry the request that failed with `error` (the gateway sends `x-should-retry: false` otherwise). */
 export function shouldRetry(error: SluiceError): boolean {
-  const e = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : error;
+  const e = explaining(error);
   if (e.code === "UPSTREAM_FAILED") {
     // The upstream's own status decides: 429 and 5xx may pass, other 4xx will not; unreachable may come back.
     const status = e.details.status;
@@ -101,9 +106,7 @@ const WITHHELD: Partial<Record<ErrorCode, string>> = {
  * operator find the log line that has the detail.
  */
 export function toOpenAIError(error: SluiceError, requestId?: string): { status: number; body: WireError } {
-  // The boundary wraps what the upstream call threw; the upstream's own code is the one that explains it.
-  const cause = error.code === "OPERATION_FAILED" && isSluiceError(error.details.cause) ? error.details.cause : undefined;
-  const e = cause ?? error;
+  const e = explaining(error);
   const upstreamStatus = e.details.status;
   if (e.code === "UPSTREAM_FAILED" && typeof upstreamStatus === "number" && typeof e.details.error === "object" && e.details.error !== null) {
     const upstream = e.details.error as Record<string, unknown>;

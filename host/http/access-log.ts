@@ -7,10 +7,13 @@
  */
 import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 
+/** Levels at which a request's arrival is logged. */
+const ARRIVALS = new Set(["debug", "trace"]);
+
 export class AccessLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
-    // A no-op unless the level is debug or finer (pino swaps disabled levels for noops).
-    request.log.debug({ req: request }, "incoming request");
+    // Checked first: at info nothing is built on the answer's path.
+    if (ARRIVALS.has(request.log.level)) request.log.debug({ req: request }, "incoming request");
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
