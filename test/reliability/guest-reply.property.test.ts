@@ -52,9 +52,14 @@ const replyBytes = fc.oneof(
 
 const REPLY_ERRORS = new Set(["OUTPUT_MALFORMED", "OUTPUT_INVALID"]);
 
-function checkReport(report: CallReport | { ok: boolean; outcome?: { kind: string }; error?: { code: string; message: string } }): void {
+function checkReport(report: CallReport | { ok: boolean; outcome?: { kind: string }; error?: { code: string; message: string; details?: Record<string, unknown> } }): void {
   if (report.ok) {
     expect(OUTCOME_KINDS).toContain(report.outcome!.kind);
+  } else if (report.error!.code === "PATCH_INVALID") {
+    // abi/README.md §4: a patch array whose header says more than 4,096 operations is refused
+    // from the header, before the rest is decoded (so even when the rest is cut or damaged).
+    expect(report.error!.details).toMatchObject({ limit: 4096, size: expect.any(Number) });
+    expect(report.error!.details!.size as number).toBeGreaterThan(4096);
   } else {
     expect(REPLY_ERRORS).toContain(report.error!.code);
     expect(typeof report.error!.message).toBe("string");
@@ -80,6 +85,14 @@ describe("arbitrary guest replies never crash the host", () => {
     }), { numRuns: 3_000 });
     // The generator reaches the accepting path too, not only refusals.
     expect(accepted).toBeGreaterThan(10);
+  });
+
+  it("refuses a patch whose array header says 43,873 operations from the header, though the bytes after it are cut (found by a seed of the property above)", () => {
+    const spec = { module: echo.module, moduleId: "echo", memoryBytes: echo.limits.memoryBytes, memoryPages: { initial: echo.memory.initialPages, maximum: echo.memory.maxPages }, inputBytes: echo.limits.inputBytes, outputBytes: echo.limits.outputBytes, fuel: echo.limits.fuel, abiMajor: 1, kvScope: null };
+    // {abi: nil, outcome: "CONTINUE", patch: array16 of 0xab61 items, …} with the items missing.
+    const bytes = Uint8Array.from([132, 163, 97, 98, 105, 192, 167, 111, 117, 116, 99, 111, 109, 101, 168, 67, 79, 78, 84, 73, 78, 85, 69, 165, 112, 97, 116, 99, 104, 220, 171, 97, 110, 110, 111, 116, 97, 116, 105, 111, 110, 115, 144]);
+    const report = runCall(spec, { bytes, raw: false }, () => { throw new Error("no kv"); });
+    expect(report.ok ? "ok" : report.error).toMatchObject({ code: "PATCH_INVALID", details: { limit: 4096, size: 43_873 } });
   });
 
   it("parseReply never throws, for any JavaScript value", () => {
