@@ -12,7 +12,7 @@ import type { StepSeen } from "../sandbox/main/scheduler.js";
 import { effectiveFailurePolicy } from "../pipeline/failure-policy.js";
 import type { ResolvedHook } from "./hooks.js";
 import { joinRecheck, recheckOf } from "../pipeline/mandatory.js";
-import type { PointName } from "../pipeline/points.js";
+import { getPoint, type PointName } from "../pipeline/points.js";
 import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepSpec } from "../pipeline/run-steps.js";
 import { withKeys } from "../objects/with-keys.js";
 import type { StageGuard } from "../reliability/stage-guard.js";
@@ -130,6 +130,18 @@ function namer(group: readonly ResolvedHook[], progress: NonNullable<StageRun["p
   };
 }
 
+/**
+ * An after or chunk stage comes once the operation's real call was made (an error or final
+ * stage, once it is under way): a full sandbox queue makes it wait rather than refuse it (the
+ * call cannot be undone, and a refused chunk stage would cut its stream). Before stages and a
+ * run's lifecycle points start work, so a full queue refuses them with QUEUE_FULL (503,
+ * retry-after): nothing was called yet, and the client retries.
+ */
+function followsTheCall(point: PointName): boolean {
+  const stage = getPoint(point).stage;
+  return stage !== "before" && stage !== "lifecycle";
+}
+
 function isChunk(run: StageRun): boolean {
   return run.point === "model.chat.chunk";
 }
@@ -204,7 +216,7 @@ export async function runChunkStages(sandbox: Sandbox, run: Omit<StageRun, "payl
 async function runGuestTasks(sandbox: Sandbox, input: StageInput, group: readonly ResolvedHook[], signal: AbortSignal, failed: Record<number, ErrorData>, kvSpace?: string, seen?: StepSeen): Promise<StageResult> {
   const steps = guestSteps(input, group, kvSpace);
   for (;;) {
-    const r = await sandbox.runStage(withKeys(input, { failed }), steps, neverAborts(signal) ? undefined : signal, seen);
+    const r = await sandbox.runStage(withKeys(input, { failed }), steps, neverAborts(signal) ? undefined : signal, seen, followsTheCall(input.point));
     if (r.ok) return r.value;
     if (r.error.code === "CALL_CANCELLED" || r.error.code === "QUEUE_FULL" || r.error.code === "EXECUTOR_CLOSED" || failed[r.index]) {
       return { payload: input.payload, reports: [], reached: -1, carries: {}, failure: r.error };

@@ -31,7 +31,7 @@ export const ERROR_CODES = {
   CALL_CANCELLED: { status: 499, summary: "The caller's AbortSignal cancelled the call." },
   DEADLINE_EXCEEDED: { status: 504, summary: "The operation's deadline passed." },
   WORKER_RESTART_LIMITED: { status: 503, summary: "The module caused too many worker restarts recently (timeouts, cancellations); its calls are refused until the restart budget refills." },
-  QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure): answered over HTTP with retry-after: 1, which OpenAI clients wait for." },
+  QUEUE_FULL: { status: 503, summary: "The executor's queue is full; retry later (back-pressure): answered over HTTP with retry-after: 1, which OpenAI clients wait for. Only work that starts something is refused (a before stage, a plain call): nothing was called yet. A stage after the real call (after, chunk) waits its turn instead, so a stream under way is never cut." },
   PLUGIN_QUARANTINED: { status: 503, summary: "The plugin failed repeatedly (traps, timeouts, bad output) within its window and is quarantined: its bindings get their failure policy without running it until an operator lifts it or its cooldown ends." },
   EXECUTOR_CLOSED: { status: 503, summary: "The executor was closed. Answered over HTTP with retry-after: 1 (another host, or this one restarted, can take the retry)." },
 

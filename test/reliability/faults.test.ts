@@ -148,4 +148,55 @@ describe("a full queue under load", () => {
     expect(executed).toBe(codes.filter((c) => c === "ok").length);
     expect(results.filter((r) => !r.ok).every((r) => !r.facts.called)).toBe(true);
   });
+
+  it("a stage after the real call waits for its turn however full the queue; a new operation's before stage is refused", async () => {
+    host = createHost({ workers: 1, maxQueue: 0, quarantine: false });
+    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 300, fuel: BACKSTOP_FUEL } });
+    await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+    host.activate({ revision: 1, bindings: [
+      { id: "slow", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 300, failurePolicy: "fail-open", match: { toolIds: ["slow"] } },
+      { id: "gate", hookRef: "contract@1.0.0", point: "tool.before", match: { toolIds: ["gated"] } },
+      { id: "after", hookRef: "contract@1.0.0", point: "tool.after", failurePolicy: "fail-closed", match: { toolIds: ["called"] } },
+    ] });
+    await host.sandbox.ready();
+    const executed: string[] = [];
+    const call = (toolId: string) => host!.tool({ spaceId: "s" }, { toolId, name: toolId, schema: { type: "object" }, arguments: {}, callId: "c" }, async () => { executed.push(toolId); return 1; });
+    // The only worker loops for 300 ms; the queue holds nothing beyond the task it takes next.
+    const slow = call("slow");
+    await firstTaskTaken();
+    // Eight tools are called at once (no before hook); each one's after stage needs the busy worker.
+    const called = Array.from({ length: 8 }, () => call("called"));
+    await until(() => executed.filter((t) => t === "called").length === 8);
+    const gated = await call("gated");
+    expect(!gated.ok && gated.error.code).toBe("QUEUE_FULL");
+    expect(gated.facts.called).toBe(false);
+    const results = await Promise.all(called);
+    expect(results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(Array(8).fill("ok"));
+    expect(executed.filter((t) => t === "called")).toHaveLength(8);
+    expect((await slow).ok).toBe(true);
+  });
+
+  it("streams under way keep streaming through a full queue: their chunk stages wait, none is cut", async () => {
+    host = createHost({ workers: 1, maxQueue: 0, quarantine: false });
+    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 300, fuel: BACKSTOP_FUEL } });
+    await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
+    host.activate({ revision: 1, bindings: [
+      { id: "slow", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 300, failurePolicy: "fail-open" },
+      { id: "chunks", hookRef: "contract@1.0.0", point: "model.chat.chunk", failurePolicy: "fail-closed" },
+    ] });
+    await host.sandbox.ready();
+    const slow = host.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema: { type: "object" }, arguments: {}, callId: "c" }, async () => 1);
+    await firstTaskTaken();
+    const streams = Array.from({ length: 6 }, async (_, i) => {
+      const stream = host!.chatStream({ spaceId: "s" }, { model: "m", messages: [{ role: "user", content: "hi" }] }, async function* () {
+        for (const piece of ["one ", "two ", "three"]) yield { delta: `${i}:${piece}` };
+      });
+      let text = "";
+      for await (const e of stream) text += e.delta;
+      const r = await stream.result;
+      return { text, code: r.ok ? "ok" : r.error.code };
+    });
+    expect(await Promise.all(streams)).toEqual(Array.from({ length: 6 }, (_, i) => ({ text: `${i}:one ${i}:two ${i}:three`, code: "ok" })));
+    expect((await slow).ok).toBe(true);
+  });
 });

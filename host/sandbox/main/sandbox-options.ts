@@ -8,7 +8,13 @@ import type { RestartBudgetOptions } from "./restart-budget.js";
 export interface SandboxOptions {
   /** Worker threads, all kept warm. Default: the machine's available parallelism. */
   workers?: number;
-  /** Tasks that may wait for a worker, beyond the two each working worker holds (the one it runs and the next), before calls are refused with QUEUE_FULL. Default 1024. */
+  /**
+   * Tasks that may wait for a worker, beyond the two each working worker holds (the one it
+   * runs and the next), before work that would start something (a before stage, a plain
+   * call) is refused with QUEUE_FULL. A stage that follows an operation's real call (after,
+   * chunk, error, finally) always waits its turn: refusing it cannot undo the call and would
+   * cut a stream. Default 1024.
+   */
   maxQueue?: number;
   /** Where the key-value capability keeps its data: a SQLite file (created 0600), or the postgres:// URL of a migrated shared database (openPostgresStores), every host sharing its keys. Default: a fresh SQLite file in a fresh 0700 folder of the OS temp dir. */
   kvPath?: string;

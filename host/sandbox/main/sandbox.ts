@@ -134,21 +134,25 @@ export class Sandbox {
    * engine/stage.ts, which re-runs the stage with that step marked failed). Stages of
    * other operations that wait for a worker together go to it as one task. `seen` is told
    * which step runs whenever a look finds the task still running (every STEP_LOOK_MS).
+   * `waits`: the stage follows its operation's real call (an after stage), so it waits its
+   * turn however long the queue: refusing it could not undo the call, only waste it. Only
+   * work that starts something (a before stage, a plain call) is refused with QUEUE_FULL.
    */
-  runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal, seen?: StepSeen): Promise<StageOutcome> {
-    return this.scheduler.stageTask(stage, steps, signal, false, seen);
+  runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal, seen?: StepSeen, waits = false): Promise<StageOutcome> {
+    return this.scheduler.stageTask(stage, steps, signal, false, seen, waits);
   }
 
   /**
    * Runs the chunk stage for several chunks in one task (a stream that got ahead of its
    * hooks): each chunk starts from the holds the previous one left, and the batch stops at
-   * a block or a fail-closed failure. One result per chunk that ran.
+   * a block or a fail-closed failure. One result per chunk that ran. A stream is under
+   * way, so the task is never refused for the queue's length (a refusal would cut it).
    */
   async runChunks(stage: StageInput, more: Record<string, unknown>[], steps: readonly StageStep[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult[] } | { ok: false; index: number; error: ErrorData }> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.modules.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
-    const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal);
+    const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal, false, true);
     const given = [stage.payload, ...more];
     return r.ok ? { ok: true, value: r.value.map((v, k) => fromWire(v, given[k]!)) } : withKeys(r, { index: r.index % steps.length });
   }

@@ -93,35 +93,41 @@ export class Scheduler {
     }
   }
 
-  /** Runs a task on a free lane now, or queues it (refused with QUEUE_FULL past maxQueue). */
-  schedule<T>(task: Task, limits: number[], signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
+  /**
+   * Runs a task on a free lane now, or queues it: refused with QUEUE_FULL past maxQueue
+   * unless `waits` (work that follows an operation's real call, see Sandbox.runStage).
+   */
+  schedule<T>(task: Task, limits: number[], signal?: AbortSignal, readmitted = false, waits = false): Promise<Watched<T>> {
     this.touch();
     const lane = this.waiting.length === 0 ? this.lanes.freeLane(true) : undefined;
     if (lane) return this.runWatched<T>(lane, task, limits, signal);
     this.drainSoon();
     // Refused now rather than after waiting for a worker (checked again when one is free).
     const refused = this.restarts.exhausted() ? this.refusal(task.calls) : undefined;
-    return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal, readmitted);
+    return refused ? Promise.resolve(refused) : this.enqueue<T>({ task, limits }, signal, readmitted, waits);
   }
 
-  /** `readmitted`: a stage admitted before, run again on its own after its batch failed. */
-  async stageTask(stage: StageInput, steps: readonly StageStep[], signal: AbortSignal | undefined, readmitted: boolean, seen?: StepSeen): Promise<StageOutcome> {
+  /** `readmitted`: a stage admitted before, run again on its own after its batch failed; `waits`: never refused for the queue's length. */
+  async stageTask(stage: StageInput, steps: readonly StageStep[], signal: AbortSignal | undefined, readmitted: boolean, seen?: StepSeen, waits = false): Promise<StageOutcome> {
     if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
     this.touch();
     const lane = this.waiting.length === 0 ? this.lanes.freeLane(true) : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal, seen);
     this.drainSoon();
     const refused = this.restarts.exhausted() ? this.refusal(steps.filter((_, i) => !stage.failed?.[i]).map((s) => ({ moduleId: moduleIdOf(s.module) }))) : undefined;
-    return refused ?? this.enqueue<StageResult>(seen ? { stage, steps, seen } : { stage, steps }, signal, readmitted);
+    return refused ?? this.enqueue<StageResult>(seen ? { stage, steps, seen } : { stage, steps }, signal, readmitted, waits);
   }
 
-  /** `readmitted`: a task admitted before whose worker died before it started; it goes first, whatever the queue holds. */
-  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[]; seen?: StepSeen } | { task: Task; limits: number[] }, signal?: AbortSignal, readmitted = false): Promise<Watched<T>> {
+  /**
+   * `readmitted`: a task admitted before whose worker died before it started; it goes first,
+   * whatever the queue holds. `waits`: queued behind the others whatever the queue's length.
+   */
+  private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[]; seen?: StepSeen } | { task: Task; limits: number[] }, signal?: AbortSignal, readmitted = false, waits = false): Promise<Watched<T>> {
     if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } });
     if (this.lanes.failingToStart) {
       return Promise.resolve({ ok: false, index: 0, error: { code: "WORKER_CRASHED", message: "worker threads fail to start" } });
     }
-    if (!readmitted && this.waiting.length >= this.options.maxQueue + this.lanes.openSlots()) {
+    if (!readmitted && !waits && this.waiting.length >= this.options.maxQueue + this.lanes.openSlots()) {
       return Promise.resolve({ ok: false, index: 0, error: { code: "QUEUE_FULL", message: `the sandbox queue is full (${this.options.maxQueue} waiting tasks); retry later` } });
     }
     return new Promise<Watched<T>>((resolve) => {
