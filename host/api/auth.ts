@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 import { authFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
+import { isProbe } from "../http/probes.js";
 
 export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 
@@ -21,6 +22,8 @@ export async function installBearerAuth(app: FastifyInstance, token: string, lim
     // The console's static files (routes/console.ts): the page that asks for the token.
     // They hold no data; every API call the page makes carries the token like any client's.
     if (request.routeOptions.config?.publicAsset === true) return;
+    // Liveness and readiness (http/probes.ts): a status and nothing else.
+    if (isProbe(request)) return;
     await failures.check(request, reply);
     const header = request.headers.authorization;
     const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;

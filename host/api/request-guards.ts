@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
+import { isProbe } from "../http/probes.js";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
 const WILDCARDS = new Set(["0.0.0.0", "::", ""]);
@@ -49,6 +50,8 @@ export function installRequestGuards(app: FastifyInstance, options: GuardOptions
   };
 
   app.addHook("onRequest", async (request: FastifyRequest) => {
+    // A probe answers a status only, to any name: an orchestrator sends the pod's address as Host.
+    if (isProbe(request) && request.method === "GET") return;
     const host = request.headers.host;
     if (typeof host !== "string" || !allowed(host)) {
       throw new SluiceError("HOST_NOT_ALLOWED", `Host ${JSON.stringify(String(host ?? "").slice(0, 100))} is not an address of this server; use ${options.listenHost} or a loopback name (or start it with --allowed-host)`, {});

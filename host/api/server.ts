@@ -17,6 +17,7 @@ import { installRequestGuards } from "./request-guards.js";
 import { logServerErrors } from "../http/server-errors-log.js";
 import { releaseConnections, resolveServerLimits, serverOptions, type ServerLimits } from "../http/server-limits.js";
 import { checkToken, resolveToken, writeTokenFile } from "./token.js";
+import { installProbes } from "../http/probes.js";
 import { installErrorHandlers } from "./errors.js";
 import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
@@ -107,6 +108,8 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
     },
   });
   app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  // The registry's database answering is what this server needs to serve.
+  installProbes(app, { ready: () => registry.activeRevision() });
   statusRoutes(app, registry);
   pluginRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   bindingRoutes(app, registry);

@@ -14,6 +14,7 @@ import { installJsonBody } from "../http/json-body.js";
 import { authFailures } from "../http/auth-failures.js";
 import { logServerErrors } from "../http/server-errors-log.js";
 import { releaseConnections, serverOptions } from "../http/server-limits.js";
+import { installProbes } from "../http/probes.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 
@@ -61,6 +62,8 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   const config = resolveGatewayOptions(options);
   const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e) => toOpenAIError(e).body) }) as unknown as FastifyInstance;
   app.register(routes(config));
+  // Outside the routes' scope: no gateway key needed.
+  installProbes(app, config.ready ? { ready: config.ready } : {});
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions, POST /v1/responses and POST /v1/embeddings`));
     return reply.code(status).send(body);

@@ -27,10 +27,16 @@ export interface GatewayOptions {
   limits?: Partial<ServerLimits>;
   /** Failed key checks allowed per client address and window. Default 20 a minute. */
   authFailures?: Partial<AuthFailureLimit>;
+  /**
+   * What `GET /readyz` checks (createGateway only): a cheap read of the store the host
+   * depends on. Rejecting, or slower than 0.9 s, makes the probe answer 503. Default: ready
+   * until the server closes.
+   */
+  ready?: () => Promise<unknown>;
 }
 
 export interface UpstreamConfig { baseUrl: string; apiKey: string | null; timeoutMs: number; maxBytes: number }
-export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits; authFailures: AuthFailureLimit }
+export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits; authFailures: AuthFailureLimit; ready?: () => Promise<unknown> }
 
 /** Resolves the options once, at the entry; nothing downstream re-checks them. */
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
@@ -56,5 +62,6 @@ export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
     logger: o.logger ?? { level: "error", stream: process.stderr },
     limits: resolveServerLimits(o.limits),
     authFailures: withChanges(DEFAULT_AUTH_FAILURE_LIMIT, o.authFailures ?? {}),
+    ...(o.ready ? { ready: o.ready } : {}),
   };
 }

@@ -6,6 +6,7 @@
  * operator looking for a request that never ends.
  */
 import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
+import { isProbe } from "./probes.js";
 
 /** Levels at which a request's arrival is logged. */
 const ARRIVALS = new Set(["debug", "trace"]);
@@ -18,6 +19,8 @@ export class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, "request errored");
+    // A probe every few seconds would fill the log with its 200s: those at debug, a 503 as any answer.
+    else if (reply.statusCode === 200 && isProbe(request)) reply.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
     else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
   }
 }

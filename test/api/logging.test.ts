@@ -22,6 +22,7 @@ let log = "";
 let api = "";
 let gateway = "";
 const requestIds: string[] = [];
+let probes: number[] = [];
 
 async function call(url: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
   const res = await fetch(url, { ...init, headers: { authorization: `Bearer ${init.token ?? TOKEN}`, ...(init.body ? { "content-type": "application/json" } : {}), ...init.headers } });
@@ -44,6 +45,8 @@ beforeAll(async () => {
   const out = await waitFor(child, /sluice listening on \S+/);
   api = /sluice listening on (\S+)/.exec(out)![1]!;
   gateway = /gateway listening on (\S+)\/v1/.exec(out)![1]!;
+  // An orchestrator's probes, without a token or key; their lines would precede the others'.
+  probes = await Promise.all([`${api}/healthz`, `${api}/readyz`, `${gateway}/healthz`, `${gateway}/readyz`].map(async (u) => (await fetch(u)).status));
 
   // A plugin that loops for ever at model.chat.before, fail-open, with the host's largest fuel
   // budget so its time limit ends it, not its fuel: its worker is terminated
@@ -95,6 +98,11 @@ describe("sluice serve's log", () => {
     }
     const chats = logged.filter((l) => (l.req as { url: string }).url === "/v1/chat/completions");
     expect(chats.map((l) => (l.res as { statusCode: number }).statusCode)).toEqual([502, 502, 502, 502, 502]);
+  });
+
+  it("answers both servers' liveness and readiness probes without a token, and logs their 200s only at debug", () => {
+    expect(probes).toEqual([200, 200, 200, 200]);
+    expect(lines().filter((l) => /^\/(healthz|readyz)/.test((l.req as { url?: string } | undefined)?.url ?? ""))).toEqual([]);
   });
 
   it("gives a refused request's completion line its error code (issue 31)", () => {

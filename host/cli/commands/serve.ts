@@ -87,7 +87,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     if (config.gateway) {
       const g = config.gateway;
       const { createGateway } = await import("../../gateway/gateway.js");
-      const app = createGateway({ host: registry.host, keys: gatewayKeys, limits: config.limits, logger: logging, upstream: { baseUrl: g.upstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.apiKey ? { apiKey: g.apiKey } : {}) } });
+      const app = createGateway({ host: registry.host, keys: gatewayKeys, limits: config.limits, logger: logging, ready: () => registry.activeRevision(), upstream: { baseUrl: g.upstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.apiKey ? { apiKey: g.apiKey } : {}) } });
       const url = await app.listen({ host: config.host, port: g.port });
       gateway = app;
       log.info({ event: "gateway.listening", url, upstream: g.upstream }, "gateway listening");
