@@ -37,6 +37,7 @@ export const SERVE_OPTIONS = {
   payloadStore: { flag: "--payload-store", env: "SLUICE_PAYLOAD_STORE", description: "keep every stage's payloads (content) in <data-dir>/payloads.db for --payload-retention-ms, so operations can be replayed (`sluice replay`)", boolean: true },
   payloadRetentionMs: { flag: "--payload-retention-ms <ms>", env: "SLUICE_PAYLOAD_RETENTION_MS", description: "how long the payload store keeps an operation's payloads", default: "86400000" },
   workers: { flag: "--workers <n>", env: "SLUICE_WORKERS", description: "sandbox worker threads (default: the machine's parallelism)" },
+  maxQueue: { flag: "--max-queue <n>", env: "SLUICE_MAX_QUEUE", description: "guest tasks that may wait for a worker before a new request with a before hook is answered 503 QUEUE_FULL with retry-after; after and chunk hooks always wait (default: twice --max-connections, a task for each connection the API and the gateway accept, so the connection cap is the one limit)" },
   maxModuleMb: { flag: "--max-module-mb <n>", env: "SLUICE_MAX_MODULE_MB", description: "largest plugin module accepted on upload, at most 16 (a JavaScript component embeds a 12 MB engine)", default: "4" },
   upstream: { flag: "--upstream <url>", env: "SLUICE_UPSTREAM", description: "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY" },
   gatewayPort: { flag: "--gateway-port <port>", env: "SLUICE_GATEWAY_PORT", description: "port of the OpenAI-compatible gateway", default: "8788" },
@@ -73,6 +74,8 @@ export interface ServeConfig {
   payloadStore: boolean;
   payloadRetentionMs: number;
   workers?: number;
+  /** Guest tasks that may wait for a worker (SandboxOptions.maxQueue). */
+  maxQueue: number;
   maxModuleBytes: number;
   gateway?: { upstream: string; port: number; timeoutMs: number; maxBytes: number; apiKey?: string };
   logLevel: LogLevel;
@@ -103,6 +106,7 @@ function flagOn(value: unknown): boolean {
 
 /** Checks every option once; refuses impossible combinations naming both options. */
 export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.env): ServeConfig {
+  const maxConnections = raw.maxConnections !== undefined ? integer("maxConnections", raw.maxConnections, 1, 1_000_000) : defaultMaxConnections();
   if (raw.token !== undefined && raw.tokenFile !== undefined) throw new CliError("give the token once: --token (or SLUICE_TOKEN) or --token-file (or SLUICE_TOKEN_FILE), not both");
   const logLevel = String(raw.logLevel);
   if (!isLogLevel(logLevel)) throw new CliError(`--log-level (SLUICE_LOG_LEVEL) must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
@@ -122,13 +126,15 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
       requestTimeoutMs: integer("requestTimeoutMs", raw.requestTimeoutMs, 1, 3_600_000),
       headersTimeoutMs: integer("headersTimeoutMs", raw.headersTimeoutMs, 1, 3_600_000),
       keepAliveTimeoutMs: integer("keepAliveTimeoutMs", raw.keepAliveTimeoutMs, 1, 3_600_000),
-      maxConnections: raw.maxConnections !== undefined ? integer("maxConnections", raw.maxConnections, 1, 1_000_000) : defaultMaxConnections(),
+      maxConnections,
     },
     ...(raw.digestKeyFile !== undefined ? { digestKeyFile: String(raw.digestKeyFile) } : {}),
     resultRetentionMs: integer("resultRetentionMs", raw.resultRetentionMs, 1, 365 * 86_400_000),
     payloadStore: flagOn(raw.payloadStore),
     payloadRetentionMs: integer("payloadRetentionMs", raw.payloadRetentionMs, 1, 365 * 86_400_000),
     ...(raw.workers !== undefined ? { workers: integer("workers", raw.workers, 1, 256) } : {}),
+    // Each connection of either server holds one request, and a request at most one waiting task.
+    maxQueue: raw.maxQueue !== undefined ? integer("maxQueue", raw.maxQueue, 0, 2_000_000) : 2 * maxConnections,
     maxModuleBytes: megabytes("maxModuleMb", raw.maxModuleMb, 16),
     ...(upstream !== undefined ? {
       gateway: {

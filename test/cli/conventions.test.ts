@@ -88,7 +88,7 @@ describe("sluice serve configuration", () => {
     expect(JSON.parse(r.stdout)).toEqual({
       dataDir: "/srv/sluice", database: "postgres://fleet:***@db.internal:5432/sluice?sslmode=require", host: "127.0.0.1", port: 9100, token: "(set)", allowedHosts: ["a.example", "b.example"],
       limits: { requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 5000, maxConnections: 5000 },
-      resultRetentionMs: 86400000, payloadStore: true, payloadRetentionMs: 86400000, workers: 3, maxModuleBytes: 8 * 1024 * 1024,
+      resultRetentionMs: 86400000, payloadStore: true, payloadRetentionMs: 86400000, workers: 3, maxQueue: 10000, maxModuleBytes: 8 * 1024 * 1024,
       gateway: { upstream: "http://upstream.test/v1", port: 9001, timeoutMs: 60000, maxBytes: 16 * 1024 * 1024, apiKey: "(set)" },
       logLevel: "debug",
     });
@@ -96,12 +96,16 @@ describe("sluice serve configuration", () => {
     const defaults = JSON.parse((await sluice(["serve", "--print-config", "--json"], {})).stdout);
     expect(defaults.limits.maxConnections).toBe(defaultMaxConnections());
     expect(defaults.limits.maxConnections).toBeGreaterThanOrEqual(10_000);
+    // The executor's queue holds a task for every connection both servers accept: a request they admit is not refused QUEUE_FULL.
+    expect(defaults.maxQueue).toBe(2 * defaultMaxConnections());
+    expect(JSON.parse((await sluice(["serve", "--print-config", "--json", "--max-queue", "64"], {})).stdout).maxQueue).toBe(64);
     const text = await sluice(["serve", "--print-config"], {});
     expect(text.stdout.split("\n").slice(0, 5)).toEqual(['dataDir = ".sluice/data"', 'database = "(SQLite in <data-dir>)"', 'host = "127.0.0.1"', "port = 8787", 'token = "(generated into <data-dir>/api-token on start unless it exists)"']);
   });
 
   it("refuses a bad value naming the flag and its variable", async () => {
     expect((await sluice(["serve", "--print-config"], { SLUICE_WORKERS: "many" })).stderr).toBe('error: --workers (SLUICE_WORKERS) must be an integer from 1 to 256, got "many"\n');
+    expect((await sluice(["serve", "--print-config"], { SLUICE_MAX_QUEUE: "-1" })).stderr).toBe('error: --max-queue (SLUICE_MAX_QUEUE) must be an integer from 0 to 2000000, got "-1"\n');
     expect((await sluice(["serve", "--print-config"], { SLUICE_LOG_LEVEL: "loud" })).stderr).toBe('error: --log-level (SLUICE_LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n');
     expect((await sluice(["serve", "--print-config", "--token-file", "/x"], { SLUICE_TOKEN: "t".repeat(40) })).stderr).toBe("error: give the token once: --token (or SLUICE_TOKEN) or --token-file (or SLUICE_TOKEN_FILE), not both\n");
     expect((await sluice(["serve", "--print-config", "--database", "mysql://u:hidden-pw@db/x"], {})).stderr).toBe('error: --database (SLUICE_DATABASE_URL) must be a postgres:// or postgresql:// URL, got "mysql://u:***@db/x"\n');

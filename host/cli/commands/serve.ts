@@ -62,6 +62,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     },
     hostOptions: {
       ...(config.workers !== undefined ? { workers: config.workers } : {}),
+      maxQueue: config.maxQueue,
       ...(payloads ? { payloads } : {}),
       onWorkerEnded: (e) => log.warn({ event: "worker.restarted", booted: e.booted, replaceInMs: e.replaceInMs, reason: e.reason }, "sandbox worker ended; a replacement is starting"),
       // The id and code only: the row is left as it is for an operator, and resuming it is refused.
