@@ -13,6 +13,7 @@ import { createHost, type HostOptions } from "../../host/index.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import { ANSWER, STREAM_PIECES, type LoadCommand, type LoadReply, type RateReply } from "./gateway-load.js";
 import { startServe, type BenchBinding, type ServeProcess } from "./serve-process.js";
+import { serveBuild } from "./installed.js";
 import { createSandbox, HOST_MAX_LIMITS, loadModule, type InvokeResult } from "../../host/sandbox/index.js";
 import { meteredAndBare, meteredAndBareComponent } from "./metering.js";
 import { measureSharedStores, withBenchDatabase } from "./shared-stores.js";
@@ -684,6 +685,7 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const d = latency.direct!;
     const values = {
       configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process (reference, not a target)",
+      serveBuild: serveBuild().source,
       addedBareProxyUs: latency["bare-proxy"]!.p50 - d.p50, cpuUsPerRequestBareProxy: cpuBareProxyUs,
       bareProxyLoadAchievedPerSecond: bareRate.perSecond, bareProxyLoadErrors: bareRate.errors, bareProxyLoadP99Ms: bareRate.latency.p99 / 1000,
       addedNoHookUs: latency["serve-no-hook"]!.p50 - d.p50, added3HooksUs: latency["serve-3-hooks"]!.p50 - d.p50,
@@ -767,6 +769,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     const first = (k: string) => r[k]!.firstText.p50 / 1000;
     const values = {
       configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart; bare-proxy: the floor, a node:http + undici pass-through relaying the bytes as they arrive, no Sluice code (reference, not a target)",
+      serveBuild: serveBuild().source,
       concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
       piiWholeMs: r["serve-pii-redact"]!.whole.p50 / 1000, directWholeMs: r.direct!.whole.p50 / 1000,
       errors: Object.values(r).reduce((a, v) => a + v.errors, 0), wrong: Object.values(r).reduce((a, v) => a + v.wrong, 0),

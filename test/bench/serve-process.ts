@@ -1,5 +1,6 @@
 /**
- * `sluice serve` as shipped, for the gateway scenarios: a child process with its defaults
+ * `sluice serve` as shipped, for the gateway scenarios: the packed tarball installed in an
+ * empty folder (installed.ts), run as a child process with its defaults
  * (data dir on disk in a temporary folder, SQLite records and keys, JSON logs at the default
  * level written to a file, as a service manager would keep them), a real token, the reference
  * plugins uploaded, bound and released and a gateway key made through the management API.
@@ -11,6 +12,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "./systems.js";
+import { serveBuild } from "./installed.js";
 
 export interface ServeProcess {
   pid: number;
@@ -27,7 +29,6 @@ export interface ServeProcess {
 /** A binding made with `sluice bind`: the plugin, its point, and the models it applies to. */
 export interface BenchBinding { plugin: string; point: string; models: string; extension?: string }
 
-const main = () => join(repoRoot(), "dist/host/cli/main.js");
 
 function ticksOf(pid: number): number {
   // Fields after the command name (which is in parentheses and may hold spaces): utime is the 14th field, stime the 15th.
@@ -41,8 +42,8 @@ export async function startServe(upstream: string, bindings: readonly BenchBindi
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SLUICE_")));
   const prof = process.env.SLUICE_BENCH_CPU_PROF;
   const log = openSync(join(dataDir, "serve.log"), "a");
-  const child: ChildProcess = spawn(process.execPath, [...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), main(), "serve", "--data-dir", join(dataDir, "data"), "--port", "0", "--upstream", `${upstream}/v1`, "--gateway-port", "0"], {
-    env: { ...env, SLUICE_TOKEN: token }, stdio: ["ignore", "pipe", log],
+  const child: ChildProcess = spawn(process.execPath, [...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), serveBuild().main, "serve", "--data-dir", join(dataDir, "data"), "--port", "0", "--upstream", `${upstream}/v1`, "--gateway-port", "0"], {
+    env: { ...env, SLUICE_TOKEN: token }, stdio: ["ignore", "pipe", log], cwd: serveBuild().cwd,
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const urls = await new Promise<{ api: string; gateway: string }>((resolve, reject) => {

@@ -6,12 +6,13 @@
  * runtime install has no compiler; `sluice build` says exactly what to install; once it
  * is installed, new, build, test and demo work from the tarball alone.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStubUpstream } from "../gateway/upstream-stub.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; peerDependencies: Record<string, string> };
@@ -103,6 +104,49 @@ describe("the packed tarball", () => {
       await s.close();`]);
     expect(r.stdout.trim(), r.stderr).toBe('["a","b"]');
   });
+
+  it("sluice serve from the install, gateway on: a stream through pii-redact arrives redacted, piece by piece; both servers answer their probes; SIGTERM stops it", async () => {
+    const stub = await startStubUpstream();
+    const token = "tarball-serve-token-0123456789abcdefghij";
+    const installed = join(project, "node_modules", "sluice");
+    const child = spawn(process.execPath, [join(installed, "dist/host/cli/main.js"), "serve", "--port", "0", "--gateway-port", "0"], {
+      cwd: project, env: { ...env, SLUICE_DATA_DIR: join(work, "serve-data"), SLUICE_TOKEN: token, SLUICE_UPSTREAM: `${stub.url}/v1`, SLUICE_WORKERS: "1" },
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const out = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stdout.on("data", (d: Buffer) => { text += d; if (/sluice listening on \S+/.test(text)) resolve(text); });
+        child.once("exit", (code) => reject(new Error(`sluice serve exited with ${code}: ${text}`)));
+      });
+      const api = /sluice listening on (\S+)/.exec(out)![1]!;
+      const gateway = /gateway listening on (\S+)\/v1/.exec(out)![1]!;
+      const post = async (p: string, body: unknown) => {
+        const res = await fetch(`${api}/api/v1${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+        expect(res.status, await res.clone().text()).toBe(201);
+        return res.json() as Promise<Record<string, unknown>>;
+      };
+      // The reference plugin as the package ships it.
+      await post("/plugins", { manifest: readFileSync(join(installed, "plugins/pii-redact/hook.yaml"), "utf8"), wasm_base64: readFileSync(join(installed, "build/plugins/pii-redact.wasm")).toString("base64") });
+      await post("/bindings", { id: "redact-chunks", hook_ref: "pii-redact@1.0.0", point: "model.chat.chunk", extension: "pii" });
+      await post("/bindings", { id: "redact-answer", hook_ref: "pii-redact@1.0.0", point: "model.chat.after", extension: "pii" });
+      await post("/releases", { activate: true });
+      const { key } = await post("/gateway/keys", { space_id: "acme" }) as { key: string };
+      const res = await fetch(`${gateway}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "write to bob@example.org today" }] }) });
+      expect(res.status).toBe(200);
+      const events = (await res.text()).split("\n\n").filter((e) => e.startsWith("data: {"));
+      const pieces = events.map((e) => (JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "").filter(Boolean);
+      expect(pieces.join("")).toBe("You said: write to [email] today");
+      expect(pieces.length).toBeGreaterThan(3);
+      expect(events.join("")).not.toMatch(/bob|example\.org/);
+      for (const base of [api, gateway]) for (const probe of ["/healthz", "/readyz"]) expect([probe, (await fetch(`${base}${probe}`)).status]).toEqual([probe, 200]);
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+      await stub.close();
+    }
+  }, 120_000);
 
   it("a component plugin, without the optional transpiler installed, is TOOLCHAIN_MISSING naming the exact install command", () => {
     const component = join(root, "build/fixtures/components/abort.wasm");
