@@ -20,6 +20,17 @@ export interface ProbeOptions {
   ready?: () => Promise<unknown>;
 }
 
+/**
+ * A probe's request line, before Fastify routes it: a connection over the cap still gets
+ * its probe answered (server-limits.ts). Liveness refused for being busy would have an
+ * orchestrator restart a server because it is loaded, and send its load elsewhere at once.
+ */
+export function isProbeRequest(method: string | undefined, url: string | undefined): boolean {
+  if (method !== "GET" && method !== "HEAD") return false;
+  const path = url?.split("?", 1)[0];
+  return path === HEALTH_PATH || path === READY_PATH;
+}
+
 /** Routes marked so skip the token, key and Host checks, and log at debug when they answer 200. */
 export function isProbe(request: FastifyRequest): boolean {
   return request.routeOptions.config?.probe === true;

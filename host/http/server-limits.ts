@@ -11,6 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 import { AccessLog } from "./access-log.js";
 import { BUSY_RETRY_AFTER_SECONDS } from "./retry-after.js";
+import { isProbeRequest } from "./probes.js";
 
 export interface ServerLimits {
   /** The whole request, headers and body, must arrive within it (408 after). Default 60 000. */
@@ -107,7 +108,11 @@ export function serverOptions(limits: ServerLimits, busyBody: (error: SluiceErro
         requestTimeout: limits.requestTimeoutMs,
         keepAliveTimeout: limits.keepAliveTimeoutMs,
       }, (req, res) => {
-        if ((req.socket as Socket & { [OVER_CAP]?: true })[OVER_CAP]) return refuseOverCap(req, res, limits.maxConnections, busyBody);
+        if ((req.socket as Socket & { [OVER_CAP]?: true })[OVER_CAP]) {
+          if (!isProbeRequest(req.method, req.url)) return refuseOverCap(req, res, limits.maxConnections, busyBody);
+          // Answered (it costs next to nothing), and its connection let go after it.
+          res.setHeader("connection", "close");
+        }
         const id = randomUUID();
         (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] = id;
         res.setHeader("x-request-id", id);

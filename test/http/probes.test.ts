@@ -3,7 +3,8 @@
  * what an orchestrator or a load balancer asks, without a token or key, under any Host name;
  * and nothing beyond the status in the answer.
  */
-import type { AddressInfo } from "node:net";
+import { request } from "node:http";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
@@ -81,6 +82,33 @@ describe("the gateway's probes", () => {
     const chat = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(chat.status).toBe(401);
     await chat.arrayBuffer();
+  });
+
+  it("are answered on a connection over the cap, which is then closed; any other request there is 503 CONNECTIONS_FULL", async () => {
+    const capped = createGateway({ host, keys, upstream: { baseUrl: "http://127.0.0.1:9/v1" }, logger: false, limits: { maxConnections: 2 } });
+    await capped.listen({ port: 0, host: "127.0.0.1" });
+    const port = (capped.server.address() as AddressInfo).port;
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < 2; i++) held.push(await new Promise<Socket>((resolve) => { const s = connect(port, "127.0.0.1", () => resolve(s)); }));
+      const ask = (method: string, path: string) => new Promise<{ status: number; connection?: string; body: string }>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, method, path, agent: false }, (res) => {
+          let body = "";
+          res.on("data", (d: Buffer) => { body += d; });
+          res.on("end", () => resolve({ status: res.statusCode!, ...(res.headers.connection ? { connection: res.headers.connection } : {}), body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      // Liveness refused for being busy would have the orchestrator restart a loaded server.
+      expect(await ask("GET", "/healthz")).toEqual({ status: 200, connection: "close", body: JSON.stringify({ status: "ok" }) });
+      expect(await ask("GET", "/readyz?full=1")).toEqual({ status: 200, connection: "close", body: JSON.stringify({ status: "ready" }) });
+      const other = await ask("GET", "/healthzz");
+      expect([other.status, JSON.parse(other.body).error.code]).toEqual([503, "CONNECTIONS_FULL"]);
+    } finally {
+      for (const s of held) s.destroy();
+      await capped.close();
+    }
   });
 
   it("follow the readiness check it is given", async () => {
