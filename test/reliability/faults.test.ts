@@ -151,17 +151,17 @@ describe("a full queue under load", () => {
 
   it("a stage after the real call waits for its turn however full the queue; a new operation's before stage is refused", async () => {
     host = createHost({ workers: 1, maxQueue: 0, quarantine: false });
-    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 300, fuel: BACKSTOP_FUEL } });
+    await host.loadPlugin({ id: "looper", version: "1.0.0", wasm: fixture("loop"), limits: { timeoutMs: 800, fuel: BACKSTOP_FUEL } });
     await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
     host.activate({ revision: 1, bindings: [
-      { id: "slow", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 300, failurePolicy: "fail-open", match: { toolIds: ["slow"] } },
+      { id: "slow", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 800, failurePolicy: "fail-open", match: { toolIds: ["slow"] } },
       { id: "gate", hookRef: "contract@1.0.0", point: "tool.before", match: { toolIds: ["gated"] } },
       { id: "after", hookRef: "contract@1.0.0", point: "tool.after", failurePolicy: "fail-closed", match: { toolIds: ["called"] } },
     ] });
     await host.sandbox.ready();
     const executed: string[] = [];
     const call = (toolId: string) => host!.tool({ spaceId: "s" }, { toolId, name: toolId, schema: { type: "object" }, arguments: {}, callId: "c" }, async () => { executed.push(toolId); return 1; });
-    // The only worker loops for 300 ms; the queue holds nothing beyond the task it takes next.
+    // The only worker loops for 800 ms (room for a loaded machine); the queue holds nothing beyond the task it takes next.
     const slow = call("slow");
     await firstTaskTaken();
     // Eight tools are called at once (no before hook); each one's after stage needs the busy worker.
