@@ -99,6 +99,11 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
       for (let attempt = 0; ; attempt++) {
         const client = await pool.connect();
         let broken = false;
+        // A checked-out client has no listener of the pool's: a connection the server ends
+        // while it is out (a restart, a failover, an operator) would be an uncaught 'error'
+        // that ends the process. The statement in flight rejects; the client is discarded.
+        const onError = (): void => { broken = true; };
+        client.on("error", onError);
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
           const out = await fn({ query: (text, values) => client.query(text, values as unknown[]) });
@@ -114,6 +119,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
           }
           throw e;
         } finally {
+          client.removeListener("error", onError);
           client.release(broken);
         }
       }

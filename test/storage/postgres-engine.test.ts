@@ -118,6 +118,27 @@ describe("the PostgreSQL engine", () => {
     }
   });
 
+  it("survives the server ending a connection in the middle of a transaction: the transaction fails, the process and the pool go on", async () => {
+    // A checked-out client has no listener of the pool's: before, the server's "terminating
+    // connection" (a restart, a failover, an operator) was an uncaught 'error' that ended the
+    // process (vitest reports it as an unhandled error and fails the run).
+    const admin = await openPostgres(url, { applicationName: "admin" });
+    try {
+      const outcome = await a.transaction(async (sql) => {
+        const { rows } = await sql.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+        await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
+        // The termination reaches this client while it is checked out, between two statements.
+        await new Promise((r) => setTimeout(r, 300));
+        await sql.query("SELECT 1");
+      }).then(() => "committed", (e: unknown) => (e as Error).message);
+      expect(outcome).toMatch(/terminat|connection error/i);
+      expect((await a.query<{ x: number }>("SELECT 1 AS x")).rows[0]!.x).toBe(1);
+      expect(await a.transaction(async (sql) => (await sql.query<{ x: number }>("SELECT 2 AS x")).rows[0]!.x)).toBe(2);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it("redacts the password of a database URL, in the authority and in the query string", () => {
     expect(redactDatabaseUrl("postgres://u:hunter2@db:5432/x?sslmode=require&password=hunter3")).toBe("postgres://u:***@db:5432/x?sslmode=require&password=***");
     expect(redactDatabaseUrl("postgres://db/x")).toBe("postgres://db/x");
