@@ -120,9 +120,12 @@ function releaseInput(r: ReleaseRecord): ReleaseInput {
 async function pluginsOf(tx: RegistryTx, input: unknown): Promise<(id: string, version: string) => PluginRecord | undefined> {
   const ref = (input as { hook_ref?: unknown } | null)?.hook_ref;
   let found: PluginRecord | undefined;
+  let parsed: { id: string; version: string } | undefined;
   if (typeof ref === "string") {
-    try { const { id, version } = parseHookRef(ref); found = await tx.getPlugin(id, version); } catch { /* resolveBindingInput explains it */ }
+    try { parsed = parseHookRef(ref); } catch { /* resolveBindingInput explains it */ }
   }
+  // Outside the catch: a store that fails the read is STORE_UNAVAILABLE, not a plugin that is not there.
+  if (parsed) found = await tx.getPlugin(parsed.id, parsed.version);
   return (id, version) => (found && found.id === id && found.version === version ? found : undefined);
 }
 

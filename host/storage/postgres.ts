@@ -76,6 +76,22 @@ function unavailable(url: string, cause: unknown): SluiceError {
   return new SluiceError("STORE_UNAVAILABLE", `the PostgreSQL database at ${redactDatabaseUrl(url)} cannot be reached: ${message}`, {}, { cause });
 }
 
+/**
+ * A client out of the pool with `onError` listening from the moment the pool hands it over.
+ * Not `await pool.connect()`: the pool can hand a client over while its socket's bytes are
+ * being parsed (another query's end released it), and a "terminating connection" message
+ * right behind in the same bytes was emitted before the awaiting code could listen.
+ */
+function checkOut(pool: pg.Pool, onError: (err: Error) => void): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((err, client) => {
+      if (err || !client) return reject(err ?? new Error("the pool gave no client"));
+      client.on("error", onError);
+      resolve(client);
+    });
+  });
+}
+
 /** Opens a pool on `url` and checks it answers; STORE_UNAVAILABLE when it does not. */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresEngine> {
   if (!isPostgresUrl(url)) throw new SluiceError("CONFIG_INVALID", `database URL must start with postgres:// or postgresql:// (got ${redactDatabaseUrl(url)})`);
@@ -97,13 +113,12 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     query: (text, values, name) => (name === undefined ? pool.query(text, values as unknown[]) : pool.query({ name, text, values: values as unknown[] })),
     async transaction(fn, isolation = "serializable") {
       for (let attempt = 0; ; attempt++) {
-        const client = await pool.connect();
         let broken = false;
         // A checked-out client has no listener of the pool's: a connection the server ends
         // while it is out (a restart, a failover, an operator) would be an uncaught 'error'
         // that ends the process. The statement in flight rejects; the client is discarded.
         const onError = (): void => { broken = true; };
-        client.on("error", onError);
+        const client = await checkOut(pool, onError);
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
           const out = await fn({ query: (text, values) => client.query(text, values as unknown[]) });

@@ -2,8 +2,9 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { isSluiceError } from "../../host/errors/sluice-error.js";
+import { isSluiceError, SluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
+import type { RegistryTx } from "../../host/registry/store.js";
 import { fixture } from "../helpers/fixtures.js";
 import { manifestYaml, tempDir } from "./fixtures.js";
 
@@ -51,5 +52,18 @@ describe("the registry when its database cannot take a write", () => {
     if (isSluiceError(published)) expect(published.code).toBe("STORE_FULL");
     expect((await registry.listBindings()).map((b) => b.id)).toEqual(["b1"]);
     expect((await registry.listReleases()).length).toBeLessThanOrEqual(1);
+  });
+
+  it("a failed read of the bound plugin is STORE_UNAVAILABLE, not PLUGIN_NOT_FOUND: a client is not told a plugin it uploaded is gone", async () => {
+    const registry = await registryIn(tempDir());
+    await registry.upload({ manifest: manifestYaml(), wasm: fixture("continue") });
+    await registry.createBinding({ id: "b1", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } });
+    // The plugin's read inside the binding's transaction fails, as a PostgreSQL connection ended mid-way does.
+    const store = registry.store as unknown as { transaction: <T>(fn: (tx: RegistryTx) => Promise<T>) => Promise<T> };
+    const transaction = store.transaction.bind(store);
+    store.transaction = (fn) => transaction((tx) => fn({ ...tx, getPlugin: async () => { throw new SluiceError("STORE_UNAVAILABLE", "the database connection ended"); } }));
+    const created = await registry.createBinding({ id: "b2", hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 5 } }).catch((e: unknown) => e);
+    const updated = await registry.updateBinding("b1", { hook_ref: "clamp@1.0.0", point: "tool.before", config: { max_limit: 6 } }).catch((e: unknown) => e);
+    expect([(created as SluiceError).code, (updated as SluiceError).code]).toEqual(["STORE_UNAVAILABLE", "STORE_UNAVAILABLE"]);
   });
 });
