@@ -16,6 +16,7 @@ import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
 import { replyError, streamErrorBody } from "./openai-error.js";
 import { sseEvent, writeFrame } from "./sse.js";
+import { logUnfinishedRecord } from "./unfinished-record.js";
 import type { Upstream } from "./upstream.js";
 import type { WireChatBody } from "./wire.js";
 
@@ -34,6 +35,7 @@ async function plain(host: Host, upstream: Upstream, ctx: CallContext, body: Wir
   const facts: UpstreamFacts = { reasoning: "" };
   const r = await host.chat(ctx, view, completionCall(upstream, body, view, facts));
   reply.header("x-sluice-operation-id", r.facts.operationId);
+  logUnfinishedRecord(reply, r.facts);
   if (!r.ok) return replyError(reply, r.error);
   return toCompletion(facts.meta ?? ownMeta(body.model), r.output);
 }
@@ -54,6 +56,7 @@ async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: 
       first = false;
     }
     const result = await stream.result;
+    logUnfinishedRecord(reply, result.facts);
     if (result.ok) {
       await writeFrame(res, sseEvent(toChunk(m, {}, result.output.finish_reason)));
       if (body.stream_options?.include_usage === true) await writeFrame(res, sseEvent(usageChunk(m, result.output.usage)));

@@ -12,6 +12,7 @@ import { replyError } from "./openai-error.js";
 import type { Upstream } from "./upstream.js";
 import type { WireEmbeddingBody } from "./wire.js";
 import { withKeys } from "../objects/with-keys.js";
+import { logUnfinishedRecord } from "./unfinished-record.js";
 
 function invalid(message: string, param: string): SluiceError {
   return new SluiceError("REQUEST_INVALID", message, { param });
@@ -58,6 +59,7 @@ export function embeddings(host: Host, upstream: Upstream) {
       return { vectors: data.map((d) => vectorOf(d.embedding)) };
     });
     reply.header("x-sluice-operation-id", r.facts.operationId);
+    logUnfinishedRecord(reply, r.facts);
     if (!r.ok) return replyError(reply, r.error);
     const encode = body.encoding_format === "base64" ? base64Of : (v: number[]) => v;
     return {

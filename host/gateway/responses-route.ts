@@ -27,6 +27,7 @@ import { readResponsesBody } from "./responses-request.js";
 import { ResponseEvents, responseIds, toResponse } from "./responses-output.js";
 import { writeFrame } from "./sse.js";
 import type { Upstream } from "./upstream.js";
+import { logUnfinishedRecord } from "./unfinished-record.js";
 
 /** Whether a binding that may change the answer runs on this call's chunks or answer. */
 function governed(host: Host, ctx: CallContext, model: string): boolean {
@@ -51,6 +52,7 @@ export function responses(host: Host, upstream: Upstream) {
     if (!stream) {
       const r = await host.chat(ctx, view, completionCall(upstream, chat, view, facts));
       reply.header("x-sluice-operation-id", r.facts.operationId);
+      logUnfinishedRecord(reply, r.facts);
       if (!r.ok) return replyError(reply, r.error);
       const reasoning = facts.reasoning === "" ? null : governed(host, ctx, chat.model) ? "" : facts.reasoning;
       return toResponse(responseIds(), facts.meta ?? ownMeta(chat.model), raw, r.output, reasoning);
@@ -78,6 +80,7 @@ export function responses(host: Host, upstream: Upstream) {
         frames = "";
       }
       const result = await s.result;
+      logUnfinishedRecord(reply, result.facts);
       if (result.ok) await writeFrame(res, reasoning() + events.finish(result.output, withhold && facts.reasoning !== ""));
     } catch (err) {
       // Headers are sent: the error travels as an event, which OpenAI clients raise as an APIError.

@@ -2,8 +2,9 @@
  * `sluice serve --database` through an outage of its database: the server's connections
  * are ended and new ones refused for a while (a restart, a failover), then the database
  * comes back. The process stays up; every gateway request during the outage is answered
- * (a 503 a client can retry, nothing reset, nothing hanging); readiness says so; and once the
- * database is back the same process serves again, without a restart.
+ * (a 503 a client can retry, nothing reset, nothing hanging); a stream already sent upstream
+ * is answered whole, and if its record could not be finished the log names it; readiness
+ * says so; and once the database is back the same process serves again, without a restart.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -64,12 +65,39 @@ async function chat(i: number): Promise<string> {
   }
 }
 
+/** A streamed call: its text, how it ended (done, an error event, an HTTP error, a failed connection) and its operation id. */
+async function stream(i: number): Promise<{ text: string; end: string; operationId?: string }> {
+  let text = "";
+  try {
+    const res = await fetch(`${gateway}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: `[slow] stream ${i}` }] }), signal: AbortSignal.timeout(15_000) });
+    if (res.status !== 200) return { text, end: `${res.status} ${((await res.json()) as { error: { sluice_code?: string } }).error.sluice_code}` };
+    const operationId = res.headers.get("x-sluice-operation-id") ?? "none";
+    let end = "no [DONE]";
+    for (const event of (await res.text()).split("\n\n")) {
+      if (event === "data: [DONE]") end = "done";
+      else if (event.startsWith("data: {")) {
+        const data = JSON.parse(event.slice(6)) as { choices?: { delta: { content?: string } }[]; error?: { sluice_code?: string } };
+        if (data.error) end = `error event ${data.error.sluice_code}`;
+        text += data.choices?.[0]?.delta.content ?? "";
+      }
+    }
+    return { text, end, operationId };
+  } catch (e) {
+    return { text, end: `failed: ${(e as Error).name}` };
+  }
+}
+
 describe("sluice serve through an outage of its PostgreSQL database", () => {
-  it("stays up, answers every request during it with a 503, and serves again once the database is back", async () => {
+  it("stays up, answers every new request during it with a 503 and every stream under way whole, and serves again once the database is back", async () => {
     expect(new Set(await Promise.all(Array.from({ length: 10 }, (_, i) => chat(i))))).toEqual(new Set(["200 true"]));
 
     // The cut lands while calls and registry writes (each a transaction) are in flight: their
     // statements are ended under them. Each is answered: done before the cut, or 503.
+    // Streams whose call is under way when the cut lands: each was recorded "running" and sent
+    // upstream, which answers 150 ms after it is asked.
+    const asked = stub.chatCalls;
+    const streams = Array.from({ length: 10 }, (_, i) => stream(i));
+    expect(await until(() => stub.chatCalls >= asked + 10)).toBe(true);
     const inFlight = Array.from({ length: 40 }, (_, i) => chat(50 + i));
     const writes = Array.from({ length: 20 }, (_, i) => post("/bindings", { id: `during-${i}`, hook_ref: "pii-redact@1.0.0", point: "model.chat.after" })
       .then(async (r) => ({ id: `during-${i}`, status: r.status, code: r.status === 201 ? undefined : ((await r.json()) as { error: { code: string } }).error.code }), (e: Error) => ({ id: `during-${i}`, status: 0, code: e.name })));
@@ -77,6 +105,9 @@ describe("sluice serve through an outage of its PostgreSQL database", () => {
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
     await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
     const crossing = await Promise.all(inFlight);
+    // A stream whose call was made before the cut is answered whole: the model was paid for.
+    const streamed = await Promise.all(streams);
+    expect(streamed.map((s) => [s.text, s.end]), log.slice(-2000)).toEqual(streamed.map((_, i) => [`You said: [slow] stream ${i}`, "done"]));
     const written = await Promise.all(writes);
     // A process that died would show here as failed fetches: its last lines say why.
     expect(crossing.filter((a) => a !== "200 true" && a !== "503 STORE_UNAVAILABLE"), `${crossing.join(", ")}\n${log.slice(-2000)}`).toEqual([]);
@@ -89,6 +120,12 @@ describe("sluice serve through an outage of its PostgreSQL database", () => {
     await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
     expect(await until(async () => (await fetch(`${gateway}/readyz`)).status === 200)).toBe(true);
     expect(new Set(await Promise.all(Array.from({ length: 10 }, (_, i) => chat(200 + i))))).toEqual(new Set(["200 true"]));
+    // Each of those streams has its ending on record, or (written during the outage) the log names it.
+    for (const s of streamed) {
+      const record = await (await fetch(`${api}/api/v1/operations/${s.operationId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as { phase: string };
+      if (record.phase !== "finished") expect(log).toContain(`"event":"record.unfinished","operationId":"${s.operationId}","errorCode":"STORE_UNAVAILABLE"`);
+    }
+    expect(log.split("record.unfinished").length - 1).toBeGreaterThan(0);
     // What was acknowledged is stored, and only that.
     const listed = await (await fetch(`${api}/api/v1/bindings`, { headers: { authorization: `Bearer ${TOKEN}` } })).json() as { items?: { id: string }[] } | { id: string }[];
     const ids = (Array.isArray(listed) ? listed : listed.items ?? []).map((b) => b.id).filter((id) => id.startsWith("during-")).sort();
