@@ -51,7 +51,7 @@ export function installRequestGuards(app: FastifyInstance, options: GuardOptions
 
   app.addHook("onRequest", async (request: FastifyRequest) => {
     // A probe answers a status only, to any name: an orchestrator sends the pod's address as Host.
-    if (isProbe(request) && request.method === "GET") return;
+    if (isProbe(request)) return;
     const host = request.headers.host;
     if (typeof host !== "string" || !allowed(host)) {
       throw new SluiceError("HOST_NOT_ALLOWED", `Host ${JSON.stringify(String(host ?? "").slice(0, 100))} is not an address of this server; use ${options.listenHost} or a loopback name (or start it with --allowed-host)`, {});

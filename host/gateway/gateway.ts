@@ -63,7 +63,7 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e) => toOpenAIError(e).body) }) as unknown as FastifyInstance;
   app.register(routes(config));
   // Outside the routes' scope: no gateway key needed.
-  installProbes(app, config.ready ? { ready: config.ready } : {});
+  installProbes(app, config);
   app.setNotFoundHandler((request, reply) => {
     const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions, POST /v1/responses and POST /v1/embeddings`));
     return reply.code(status).send(body);

@@ -762,7 +762,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     // 472 of 1,500 such streams before they were made to wait (test/bench/RESULTS.md).
     const many = Math.min(1500, c.samples * 5);
     const cpu0 = served.cpuUs();
-    const crowd = (await load.ask<{ streams: Record<string, { firstText: Stats; whole: Stats; errors: number; wrong: number }> }>({ cmd: "openai-streams", targets: [targets[3]!], streams: many, rounds: 1 })).streams["serve-pii-redact"]!;
+    const crowd = (await load.ask<{ streams: Record<string, { firstText: Stats; whole: Stats; errors: number; wrong: number }> }>({ cmd: "openai-streams", targets: targets.filter((t) => t.name === "serve-pii-redact"), streams: many, rounds: 1 })).streams["serve-pii-redact"]!;
     const crowdCpuUs = (served.cpuUs() - cpu0) / many;
     const latency = Object.fromEntries(Object.entries(r).flatMap(([k, v]) => [[`${k}-first-text`, v.firstText], [`${k}-whole`, v.whole]]));
     latency[`serve-pii-redact-${many}-first-text`] = crowd.firstText;
