@@ -5,34 +5,47 @@
  * must). What it adds over a direct call is what the extra hop costs on this machine, before
  * anything Sluice does.
  *
- * Started with `records` as well, it also keeps the one promise no implementation of
- * `sluice serve`'s can drop: a record on disk before the upstream is asked and its ending on
- * disk before the answer goes out (nothing called twice after a crash, nothing answered
- * unrecorded). Two plain statements on a table with nothing but its primary key, in WAL mode
- * with `synchronous = NORMAL` as the records store runs, the writes asked for in one turn of
- * the event loop committed together (a lone one at once); no sealing, no audit, no journal.
- * What that adds is the least any gateway with the crash promise adds here.
+ * Started with `promises` as well, it also keeps what `sluice serve` promises by default, each
+ * done the plainest way, with the libraries Sluice uses and none of its code (no Fastify, no
+ * engine, no journal, no events, no metrics, no hooks):
+ * - the caller's key checked against SQLite before the body is read, revocation immediate (a
+ *   verified key remembered with the table's revocation generation, read on every request);
+ * - a record on disk before the upstream is asked and its ending on disk before the answer
+ *   goes out (nothing called twice after a crash, nothing answered unrecorded): two plain
+ *   statements on a table with nothing but its primary key, in WAL mode with `synchronous =
+ *   NORMAL` as the records store runs, the writes of one turn of the event loop committed
+ *   together (a lone one at once);
+ * - the record sealed at rest (AES-256-GCM, a fresh nonce, its row as associated data);
+ * - one JSON access line per request (pino, at info, to a file).
+ * What that adds is the least a gateway keeping those promises adds on this machine.
  *
- * Started with the upstream's origin (and `records`); answers {port}, then {cpuUs} (its
+ * Started with the upstream's origin (and `promises`); answers {port}, then {cpuUs} (its
  * process's CPU time, every thread) to each "cpu" message.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { randomUUID } from "node:crypto";
+import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { pino } from "pino";
 import { Pool } from "undici";
 
 const [upstream, mode] = process.argv.slice(2);
-if (!upstream || (mode !== undefined && mode !== "records") || !process.send) throw new Error("usage: fork bare-proxy.js <upstream origin> [records] (with an IPC channel)");
+if (!upstream || (mode !== undefined && mode !== "promises") || !process.send) throw new Error("usage: fork bare-proxy.js <upstream origin> [promises] (with an IPC channel)");
 const pool = new Pool(upstream, { connections: 256 });
-const records = mode === "records" ? durableWrites() : undefined;
+const dir = mode ? mkdtempSync(join(tmpdir(), "sluice-bench-floor-")) : undefined;
+const records = dir ? durableWrites(dir) : undefined;
+const keys = dir ? keyCheck(dir, "sk-direct") : undefined;
+const log = dir ? pino({ level: "info", base: { service: "floor" } }, pino.destination({ dest: join(dir, "access.log"), sync: true })) : undefined;
 
 const server = createServer(async (req, res) => {
   const id = randomUUID();
+  const t0 = performance.now();
+  if (log) res.once("finish", () => log.info({ reqId: id, req: { method: req.method, url: req.url, remoteAddress: req.socket.remoteAddress }, res: { statusCode: res.statusCode }, responseTime: performance.now() - t0 }, "request completed"));
   try {
+    if (keys && !keys.verify(/^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1] ?? "")) { res.writeHead(401).end(); return; }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
@@ -64,18 +77,50 @@ process.on("message", (m) => {
   const u = process.cpuUsage();
   process.send!({ cpuUs: u.user + u.system });
 });
-process.on("SIGTERM", () => { records?.close(); process.exit(0); });
+process.on("SIGTERM", () => { records?.close(); keys?.close(); if (dir) rmSync(dir, { recursive: true, force: true }); process.exit(0); });
 
-/** A record per request: inserted "running", then its ending; each write resolves once committed. */
-function durableWrites(): { write(id: string, status: string, record: string): Promise<void>; close(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "sluice-bench-floor-"));
+/** Keys by their sha256, the verified ones remembered while the revocation generation stands still. */
+function keyCheck(dir: string, key: string): { verify(key: string): boolean; close(): void } {
+  const db = new Database(join(dir, "keys.db"));
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE keys (sha256 TEXT PRIMARY KEY, space_id TEXT NOT NULL, revoked_at TEXT); CREATE TABLE generation (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO generation VALUES (1, 0)");
+  const sha256 = (k: string) => createHash("sha256").update(k).digest("hex");
+  db.prepare("INSERT INTO keys (sha256, space_id) VALUES (?, ?)").run(sha256(key), "space-bench");
+  const generation = db.prepare("SELECT n FROM generation WHERE id = 1").pluck();
+  const byHash = db.prepare("SELECT space_id FROM keys WHERE sha256 = ? AND revoked_at IS NULL").pluck();
+  const verified = new Map<string, number>();
+  return {
+    verify(k) {
+      const n = generation.get() as number;
+      if (verified.get(k) === n) return true;
+      if (byHash.get(sha256(k)) === undefined) return false;
+      verified.set(k, n);
+      return true;
+    },
+    close: () => db.close(),
+  };
+}
+
+/** A record per request, sealed: inserted "running", then its ending; each write resolves once committed. */
+function durableWrites(dir: string): { write(id: string, status: string, record: string): Promise<void>; close(): void } {
   const db = new Database(join(dir, "records.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.exec("CREATE TABLE operations (id TEXT PRIMARY KEY, status TEXT NOT NULL, record TEXT NOT NULL)");
   const insert = db.prepare("INSERT INTO operations (id, status, record) VALUES (?, ?, ?)");
   const update = db.prepare("UPDATE operations SET status = ?, record = ? WHERE id = ?");
-  const one = (w: { id: string; status: string; record: string }) => (w.status === "running" ? insert.run(w.id, w.status, w.record) : update.run(w.status, w.record, w.id));
+  const key = randomBytes(32);
+  const seal = (id: string, json: string): string => {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", key, nonce);
+    cipher.setAAD(Buffer.from(`operations.record\u0000${id}`, "utf8"));
+    const body = Buffer.concat([cipher.update(json, "utf8"), cipher.final()]);
+    return Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
+  };
+  const one = (w: { id: string; status: string; record: string }) => {
+    const sealed = seal(w.id, JSON.stringify({ id: w.id, status: w.status, at: Date.now(), record: w.record }));
+    return w.status === "running" ? insert.run(w.id, w.status, sealed) : update.run(w.status, sealed, w.id);
+  };
   const all = db.transaction((ws: { id: string; status: string; record: string }[]) => { for (const w of ws) one(w); });
   let batch: { id: string; status: string; record: string; done: () => void }[] = [];
   let turn = false;
@@ -93,6 +138,6 @@ function durableWrites(): { write(id: string, status: string, record: string): P
         batch.push({ id, status, record, done });
       });
     },
-    close() { db.close(); rmSync(dir, { recursive: true, force: true }); },
+    close() { db.close(); },
   };
 }

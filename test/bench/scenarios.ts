@@ -641,19 +641,19 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
   const load = loadChildren();
   let served: ServeProcess | undefined;
   let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
-  let recordsFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
+  let promisesFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, THREE_HOOKS);
     const s = served;
     bare = await startBareProxy(upstream);
-    recordsFloor = await startBareProxy(upstream, "records");
+    promisesFloor = await startBareProxy(upstream, "promises");
     const direct = { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const floor = { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const noHook = { name: "serve-no-hook", baseURL: s.gateway, apiKey: s.gatewayKey, model: "bare", expect: ANSWER };
     const hooked = { name: "serve-3-hooks", baseURL: s.gateway, apiKey: s.gatewayKey, model: "hooked", expect: ANSWER };
-    const floorRecords = { name: "bare-proxy-records", baseURL: `${recordsFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
-    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, floorRecords, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
+    const floorPromises = { name: "bare-proxy-promises", baseURL: `${promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
+    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, floorPromises, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
     // CPU time of the server process (every thread) per request, each configuration alone.
     const cpuPer = async (target: typeof noHook) => {
       const n = Math.max(2, Math.round(c.samples / 2));
@@ -666,6 +666,9 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const nBare = Math.max(2, Math.round(c.samples / 2));
     await load.ask({ cmd: "openai-latency", targets: [floor], warmup: 0, samples: nBare, perRound: nBare });
     const cpuBareProxyUs = ((await bare.cpuUs()) - bareBefore) / nBare;
+    const promisesBefore = await promisesFloor.cpuUs();
+    await load.ask({ cmd: "openai-latency", targets: [floorPromises], warmup: 0, samples: nBare, perRound: nBare });
+    const cpuPromisesFloorUs = ((await promisesFloor.cpuUs()) - promisesBefore) / nBare;
     const cpu3HooksUs = await cpuPer(hooked);
     const rate = { cmd: "rate", origin: new URL(s.gateway).origin, path: "/v1/chat/completions", body: JSON.stringify({ model: "hooked", messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Hello, how are you today?" }] }), auth: `Bearer ${s.gatewayKey}`, rps: 2000, maxInFlight: 1000 } as const;
     await load.ask({ ...rate, durationMs: c.throughputMs / 2 });
@@ -687,9 +690,9 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const crowd = (await load.ask<{ concurrent: { latency: Stats; errors: number; wrong: number; errorSamples: string[] } }>({ cmd: "openai-concurrent", target: hooked, clients: crowdClients, rounds: 1 })).concurrent;
     const d = latency.direct!;
     const values = {
-      configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process; bare-proxy-records: the same with a record committed before the upstream is asked and its ending before the answer, plain SQLite statements (references, not targets)",
+      configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process; bare-proxy-promises: the same keeping serve's default promises the plainest way (key checked on SQLite with immediate revocation, a sealed record committed before the upstream is asked and its ending before the answer, one access line), none of Sluice's code (references, not targets)",
       serveBuild: serveBuild().source,
-      addedBareProxyUs: latency["bare-proxy"]!.p50 - d.p50, cpuUsPerRequestBareProxy: cpuBareProxyUs, addedBareProxyRecordsUs: latency["bare-proxy-records"]!.p50 - d.p50,
+      addedBareProxyUs: latency["bare-proxy"]!.p50 - d.p50, cpuUsPerRequestBareProxy: cpuBareProxyUs, addedBareProxyPromisesUs: latency["bare-proxy-promises"]!.p50 - d.p50, cpuUsPerRequestBareProxyPromises: cpuPromisesFloorUs,
       bareProxyLoadAchievedPerSecond: bareRate.perSecond, bareProxyLoadErrors: bareRate.errors, bareProxyLoadP99Ms: bareRate.latency.p99 / 1000,
       addedNoHookUs: latency["serve-no-hook"]!.p50 - d.p50, added3HooksUs: latency["serve-3-hooks"]!.p50 - d.p50,
       addedP99NoHookUs: latency["serve-no-hook"]!.p99 - d.p99, addedP99_3HooksUs: latency["serve-3-hooks"]!.p99 - d.p99,
@@ -716,13 +719,13 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
   } finally {
     await served?.close();
     bare?.kill();
-    recordsFloor?.kill();
+    promisesFloor?.kill();
     load.kill();
   }
 }
 
-/** The floor's process (bare-proxy.ts): without `mode`, a pass-through; with "records", also the crash promise's two writes. */
-async function startBareProxy(upstream: string, mode?: "records"): Promise<{ origin: string; cpuUs: () => Promise<number>; kill: () => void }> {
+/** A floor's process (bare-proxy.ts): without `mode`, a pass-through; with "promises", also what `sluice serve` promises by default, done the plainest way. */
+async function startBareProxy(upstream: string, mode?: "promises"): Promise<{ origin: string; cpuUs: () => Promise<number>; kill: () => void }> {
   const child = fork(join(repoRoot(), "dist/test/bench/bare-proxy.js"), [upstream, ...(mode ? [mode] : [])], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const { port } = await new Promise<{ port: number }>((resolve, reject) => { child.once("message", resolve as (m: unknown) => void); child.once("exit", (code) => reject(new Error(`bare proxy exited with ${code}`))); });
   return {
@@ -743,7 +746,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
   const load = loadChildren();
   let served: ServeProcess | undefined;
   let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
-  let recordsFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
+  let promisesFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, [
@@ -751,12 +754,12 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
       { plugin: "pii-redact", point: "model.chat.after", models: "redacted", extension: "pii" },
     ]);
     bare = await startBareProxy(upstream);
-    recordsFloor = await startBareProxy(upstream, "records");
+    promisesFloor = await startBareProxy(upstream, "promises");
     const expect = STREAM_PIECES.join("");
     const targets = [
       { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
-      { name: "bare-proxy-records", baseURL: `${recordsFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
+      { name: "bare-proxy-promises", baseURL: `${promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "serve-no-hook", baseURL: served.gateway, apiKey: served.gatewayKey, model: "bare", expect },
       { name: "serve-pii-redact", baseURL: served.gateway, apiKey: served.gatewayKey, model: "redacted", expect },
     ];
@@ -775,9 +778,9 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     latency[`serve-pii-redact-${many}-first-text`] = crowd.firstText;
     const first = (k: string) => r[k]!.firstText.p50 / 1000;
     const values = {
-      configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart; bare-proxy: the floor, a node:http + undici pass-through relaying the bytes as they arrive, no Sluice code; bare-proxy-records: the same with a record committed before the upstream is asked and its ending before the last byte (references, not targets)",
+      configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart; bare-proxy: the floor, a node:http + undici pass-through relaying the bytes as they arrive, no Sluice code; bare-proxy-promises: the same keeping serve's default promises the plainest way (key check, a sealed record committed before the upstream is asked and its ending before the last byte, one access line; references, not targets)",
       serveBuild: serveBuild().source,
-      concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), bareProxyRecordsFirstTextMs: first("bare-proxy-records"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
+      concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), bareProxyPromisesFirstTextMs: first("bare-proxy-promises"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
       piiWholeMs: r["serve-pii-redact"]!.whole.p50 / 1000, directWholeMs: r.direct!.whole.p50 / 1000,
       errors: Object.values(r).reduce((a, v) => a + v.errors, 0), wrong: Object.values(r).reduce((a, v) => a + v.wrong, 0),
       crowdStreams: many, crowdErrors: crowd.errors + crowd.wrong, crowdFirstTextP99Ms: crowd.firstText.p99 / 1000, crowdCpuPerStreamUs: crowdCpuUs,
@@ -795,7 +798,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
   } finally {
     await served?.close();
     bare?.kill();
-    recordsFloor?.kill();
+    promisesFloor?.kill();
     load.kill();
   }
 }
