@@ -1,7 +1,8 @@
 /**
- * /v1/chat/completions streamed through pii-redact at model.chat.chunk and model.chat.after
- * (loaded from its hook.yaml, which declares `stream_rewrite: chunk`): the client gets its
- * first text before the upstream sends the rest (abi/README.md §4.3), and no address leaves.
+ * /v1/chat/completions and /v1/responses streamed through pii-redact at model.chat.chunk and
+ * model.chat.after (loaded from its hook.yaml, which declares `stream_rewrite: chunk`): the
+ * client gets its first text before the upstream sends the rest (abi/README.md §4.3), and no
+ * address leaves.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -61,18 +62,31 @@ const REDACTION = [
 ];
 let revision = 0;
 
-async function streamed(): Promise<string[]> {
-  const stream = await client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "where?" }], stream: true });
-  const texts: string[] = [];
-  for await (const c of stream) {
-    const text = c.choices[0]?.delta?.content ?? "";
-    if (text !== "") texts.push(text);
-    gate.read(text);
-  }
-  return texts;
-}
+/** Each streaming route's text deltas as the official client reads them, each told to the gate as it arrives. */
+const ROUTES: Record<string, () => Promise<string[]>> = {
+  "/v1/chat/completions": async () => {
+    const stream = await client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "where?" }], stream: true });
+    const texts: string[] = [];
+    for await (const c of stream) {
+      const text = c.choices[0]?.delta?.content ?? "";
+      if (text !== "") texts.push(text);
+      gate.read(text);
+    }
+    return texts;
+  },
+  "/v1/responses": async () => {
+    const stream = await client.responses.create({ model: "m1", input: "where?", stream: true });
+    const texts: string[] = [];
+    for await (const e of stream) {
+      if (e.type !== "response.output_text.delta") continue;
+      if (e.delta !== "") texts.push(e.delta);
+      gate.read(e.delta);
+    }
+    return texts;
+  },
+};
 
-describe("gateway: a stream through pii-redact at chunk and after", () => {
+describe.each(Object.entries(ROUTES))("gateway %s: a stream through pii-redact at chunk and after", (_route, streamed) => {
   it("sends the client its first text before the upstream sends the rest, with no piece of the address", async () => {
     host.activate({ revision: ++revision, bindings: REDACTION });
     gate = gatedSource();
