@@ -182,9 +182,17 @@ export function cancelled(signal: AbortSignal): ErrorData {
     : { code: "CALL_CANCELLED", message: "the operation was cancelled by the caller" };
 }
 
-/** Settles as soon as the signal aborts, even if the operation ignores it. */
+/**
+ * Settles as soon as the signal aborts, even if the operation ignores it. The work's own
+ * ending is still observed: a work that rejects once the caller has gone (an upstream request
+ * aborted with the client's disconnect) would otherwise be an unhandled rejection, which ends
+ * the process.
+ */
 export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
