@@ -67,7 +67,7 @@ export function asSluiceError(err: unknown): SluiceError {
  * Everything else (a hook failed, rejected or blocked, the model's answer is invalid, the
  * request is wrong) fails the same way again, and would call the upstream again for nothing.
  */
-const RETRYABLE = new Set<ErrorCode>(["UPSTREAM_TIMEOUT", "QUEUE_FULL", "WORKER_CRASHED", "EXECUTOR_CLOSED", "STORE_UNAVAILABLE", "DEADLINE_EXCEEDED"]);
+const RETRYABLE = new Set<ErrorCode>(["UPSTREAM_TIMEOUT", "CONNECTIONS_FULL", "QUEUE_FULL", "WORKER_CRASHED", "EXECUTOR_CLOSED", "STORE_UNAVAILABLE", "DEADLINE_EXCEEDED"]);
 
 /** Whether a client may retry the request that failed with `error` (the gateway sends `x-should-retry: false` otherwise). */
 export function shouldRetry(error: SluiceError): boolean {

@@ -160,11 +160,21 @@ export class Upstream {
         if (outer.aborted) return outer.reason;
         if (timedOut) return new SluiceError("UPSTREAM_TIMEOUT", `the upstream sent nothing for ${timeoutMs} ms`, { timeoutMs });
         if (isSluiceError(err)) return err;
+        // Out of file descriptors: this server is full, not the upstream down; a client may retry in a moment.
+        if (!answered && outOfDescriptors(err)) return new SluiceError("CONNECTIONS_FULL", "the gateway has no file descriptor left to reach the upstream (the process's limit, ulimit -n); retry later", {}, { cause: err });
         // The socket's error (an address, a port, an errno) stays in the cause, for the server log: the client learns only what failed.
         return new SluiceError("UPSTREAM_FAILED", answered ? "the upstream's connection failed while it was answering" : "the upstream could not be reached", {}, { cause: err });
       },
     };
   }
+}
+
+/** EMFILE or ENFILE, on the error or anywhere down its causes (undici wraps the socket's). */
+function outOfDescriptors(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === "EMFILE" || e.code === "ENFILE") return true;
+  }
+  return false;
 }
 
 /**

@@ -24,29 +24,47 @@ export interface ServerLimits {
   idleTimeoutMs: number;
   /**
    * Open connections beyond it are answered 503 with retry-after, unread, and closed.
-   * Default {@link defaultMaxConnections}: from the file-descriptor limit, at least 10 000.
+   * Default {@link defaultMaxConnections}: what the file-descriptor limit holds.
    */
   maxConnections: number;
 }
 
-/** Descriptors kept for everything else the process opens: databases, plugin files, workers, logs. */
-const RESERVED_DESCRIPTORS = 512;
+/** The default cap where the descriptor limit cannot be read (not Linux). */
+const UNKNOWN_LIMIT_CAP = 10_000;
 
 /**
- * A gateway's connection cap: half the descriptors left after a reserve (each client
- * connection may hold an upstream one), and at least 10 000. Node raises its soft
- * descriptor limit to the hard one at start, so /proc/self/limits reads the raised value.
+ * The process's limit on open files, or undefined where it cannot be read. Node raises its
+ * soft limit to the hard one at start, so /proc/self/limits reads the raised value.
  */
-export function defaultMaxConnections(limitsFile = "/proc/self/limits"): number {
-  let descriptors = 0;
+export function descriptorLimit(limitsFile = "/proc/self/limits"): number | undefined {
   try {
     const line = readFileSync(limitsFile, "utf8").split("\n").find((l) => l.startsWith("Max open files"));
     const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
-    descriptors = soft === "unlimited" ? Number.MAX_SAFE_INTEGER : Number(soft);
+    if (soft === "unlimited") return Number.MAX_SAFE_INTEGER;
+    const n = Number(soft);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
   } catch {
-    // Not Linux: no file to read; the floor applies.
+    return undefined;
   }
-  return Math.max(10_000, Math.min(1_000_000, Math.floor((descriptors - RESERVED_DESCRIPTORS) / 2) || 0));
+}
+
+/**
+ * The connections each server (the API and the gateway) can hold within `descriptors`: a
+ * reserve for everything else the process opens (databases, workers, logs), then a quarter
+ * of the rest each for the gateway's connections, the upstream connection each may hold,
+ * the API's connections, and the connections over the cap while they are answered 503.
+ * Past the limit, accepting fails and libuv resets the connections waiting: the cap must be
+ * reached first (a connection over it gets its 503 and retry-after).
+ */
+export function connectionsWithin(descriptors: number): number {
+  const reserve = Math.min(512, Math.max(128, Math.floor(descriptors / 4)));
+  return Math.max(1, Math.min(1_000_000, Math.floor((descriptors - reserve) / 4)));
+}
+
+/** A server's default connection cap: what the descriptor limit holds ({@link connectionsWithin}), 10 000 where it cannot be read. */
+export function defaultMaxConnections(limitsFile = "/proc/self/limits"): number {
+  const descriptors = descriptorLimit(limitsFile);
+  return descriptors === undefined ? UNKNOWN_LIMIT_CAP : connectionsWithin(descriptors);
 }
 
 export const DEFAULT_SERVER_LIMITS: Omit<ServerLimits, "maxConnections"> = { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, idleTimeoutMs: 30_000 };

@@ -160,15 +160,20 @@ describe("slow clients", () => {
     }
   });
 
-  it("derives the default connection cap from the descriptor limit, at least 10 000", () => {
+  it("derives the default connection cap from what the descriptor limit holds: 10 000 only where the limit cannot be read", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "sluice-limits-"));
     const limits = (soft: string) => {
       const file = path.join(dir, soft);
       writeFileSync(file, `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${soft}              ${soft}              files\n`);
       return defaultMaxConnections(file);
     };
-    expect(limits("1048576")).toBe((1048576 - 512) / 2);
-    expect(limits("1024")).toBe(10_000);
+    // A reserve for the rest of the process, then a quarter each: gateway connections, their
+    // upstream ones, the API's, and those answered 503 over the cap.
+    expect(limits("1048576")).toBe((1048576 - 512) / 4);
+    expect(limits("65536")).toBe((65536 - 512) / 4);
+    // Not 10,000 where 1,024 descriptors cannot hold them: past the limit connections are reset.
+    expect(limits("1024")).toBe((1024 - 256) / 4);
+    expect(limits("256")).toBe((256 - 128) / 4);
     expect(limits("unlimited")).toBe(1_000_000);
     expect(defaultMaxConnections(path.join(dir, "absent"))).toBe(10_000);
     rmSync(dir, { recursive: true });

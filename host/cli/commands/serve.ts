@@ -3,6 +3,7 @@ import path from "node:path";
 import { emit, print, step } from "../output.js";
 import { addServeOptions, maskedConfig, resolveServeConfig, type ServeConfig } from "../serve-config.js";
 import type { RegisterCommand } from "./types.js";
+import { connectionsWithin, descriptorLimit } from "../../http/server-limits.js";
 
 export const serveCommand: RegisterCommand = (program) => {
   addServeOptions(program.command("serve"))
@@ -18,6 +19,20 @@ export const serveCommand: RegisterCommand = (program) => {
       await serve(config);
     });
 };
+
+/**
+ * A connection cap the file-descriptor limit cannot hold: past the limit, accepting fails and
+ * the connections waiting are reset instead of answered 503, and a request admitted cannot
+ * reach the upstream. Said once at start, with the way out.
+ */
+function warnDescriptorLimit(maxConnections: number, log: { warn: (o: object, msg: string) => void }): void {
+  const descriptors = descriptorLimit();
+  if (descriptors === undefined) return;
+  const fits = connectionsWithin(descriptors);
+  const event = { event: "connections.limited", maxConnections, descriptorLimit: descriptors, connectionsWithinLimit: fits };
+  if (maxConnections > fits) log.warn(event, `--max-connections ${maxConnections} is more than the file-descriptor limit (${descriptors}) holds (${fits} a server): raise the limit (ulimit -n, LimitNOFILE=) or lower the cap, or connections past the limit are reset`);
+  else if (maxConnections === fits && fits < 10_000) log.warn(event, `the file-descriptor limit (${descriptors}) holds ${fits} connections a server: raise it (ulimit -n, LimitNOFILE=) for a gateway's load`);
+}
 
 function configLines(value: Record<string, unknown>, prefix = ""): string[] {
   return Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v) ? configLines(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k} = ${JSON.stringify(v)}`]));
@@ -36,6 +51,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   const { logOptions } = await import("../../api/log-options.js");
   const logging = logOptions(config.logLevel);
   const log = pino(logging, logging.stream);
+  warnDescriptorLimit(config.limits.maxConnections, log);
   const { Registry } = await import("../../registry/registry.js");
   const { startApiServer } = await import("../../api/server.js");
   const digestSecret = config.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(config.digestKeyFile, "utf8").trim() : undefined;
