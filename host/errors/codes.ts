@@ -70,7 +70,7 @@ export const ERROR_CODES = {
   REQUEST_INVALID: { status: 400, summary: "The request body, parameters or query do not match the route's schema." },
   ROUTE_NOT_FOUND: { status: 404, summary: "No route matches the method and path; see the OpenAPI document." },
   UNAUTHORIZED: { status: 401, summary: "The bearer token is missing or wrong." },
-  CONNECTIONS_FULL: { status: 503, summary: "The server holds as many connections as its cap (--max-connections); the request was answered at once without being read, retry after the seconds in retry-after (OpenAI clients do)." },
+  CONNECTIONS_FULL: { status: 503, summary: "The server holds as many connections as its cap (--max-connections), or (gateway) had no file descriptor left to reach the upstream; nothing was called, retry after the seconds in retry-after (OpenAI clients do)." },
   RATE_LIMITED: { status: 429, summary: "Too many failed authentications from this client address within the window; every request from it is refused until the window ends (retry-after says when)." },
   HOST_NOT_ALLOWED: { status: 403, summary: "The Host header names neither the address the server listens on nor a loopback name (a DNS-rebinding page, or a proxy that needs --allowed-host)." },
   ORIGIN_NOT_ALLOWED: { status: 403, summary: "The request comes from a web page of another origin (Origin or Sec-Fetch-Site header); the management API serves no browser pages." },
