@@ -79,6 +79,51 @@ describe("cancellation on a lane", () => {
   });
 });
 
+describe("a caller that goes away while its guest runs", () => {
+  // A client that disconnects mid-hook cancels its stage. Terminating the worker there cost a
+  // restart each time, charged to the plugin: any client could spend a plugin's restart
+  // budget and have its calls refused for every tenant (WORKER_RESTART_LIMITED).
+  it("is answered CALL_CANCELLED at once; the worker is not terminated and the plugin's restart budget is untouched", async () => {
+    const ended: unknown[] = [];
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 }, restarts: { burst: 2, perSecond: 0.001 }, onWorkerEnded: (e) => ended.push(e) });
+    const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 5_000, fuel: BACKSTOP_FUEL } });
+    await sandbox.ready();
+    for (let i = 0; i < 3; i++) {
+      // Served after the call abandoned before it has run its course: the worker is free again.
+      expect(await sandbox.invokeBytes(slow, spinRequest(10))).toMatchObject({ ok: true });
+      const controller = new AbortController();
+      // About a quarter of a second of guest work.
+      const running = sandbox.invokeBytes(slow, spinRequest(200_000_000), { signal: controller.signal });
+      await new Promise((r) => setTimeout(r, 30));
+      const t0 = performance.now();
+      controller.abort(new Error("the client went away"));
+      expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED" } });
+      expect(performance.now() - t0).toBeLessThan(50);
+    }
+    // The same worker serves the next call, once the abandoned ones have run their course.
+    expect(await sandbox.invokeBytes(slow, spinRequest(10))).toMatchObject({ ok: true, outcome: { kind: "continue" } });
+    expect(ended).toEqual([]);
+    expect(sandbox.restartLimited(slow)).toBe(false);
+  });
+
+  it("leaves a runaway it abandoned to its own time limit, which still stops it and costs its worker", async () => {
+    const ended: unknown[] = [];
+    sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 }, restarts: { burst: 1, perSecond: 0.001 }, onWorkerEnded: (e) => ended.push(e) });
+    const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 300, fuel: BACKSTOP_FUEL } });
+    await sandbox.ready();
+    const controller = new AbortController();
+    const running = sandbox.invokeBytes(loop, encode(request()), { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 30));
+    controller.abort();
+    expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED" } });
+    // Its clock runs on: at 300 ms the worker is terminated for the timeout, charged to the loop.
+    expect(ended).toEqual([]);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(ended).toHaveLength(1);
+    expect(sandbox.restartLimited(loop)).toBe(true);
+  });
+});
+
 describe("close()", () => {
   it("answers every stage of a batch in flight with EXECUTOR_CLOSED and nothing is left hanging", async () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0 });

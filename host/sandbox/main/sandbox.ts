@@ -18,6 +18,11 @@ export type { SandboxOptions } from "./sandbox-options.js";
 export interface CallOptions {
   /** Overrides the plugin's time limit for this call (never above it). */
   timeoutMs?: number;
+  /**
+   * Cancels the call: answered CALL_CANCELLED at once. A call still waiting is never run; one
+   * already running is left to finish within its own limits (its time limit still stops it),
+   * so a caller going away never costs a worker restart.
+   */
   signal?: AbortSignal;
   /** Key-value scope: the space, and the owner within it (the host passes the plugin id, so a plugin's paired before and after hooks share their data). */
   kvScope?: KvScope;

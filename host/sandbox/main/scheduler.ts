@@ -263,14 +263,20 @@ export class Scheduler {
     let cancelledEarly: (() => void) | undefined;
     // Only a call that can be cancelled races its reply against the cancellation.
     const early = signal ? new Promise<void>((resolve) => { cancelledEarly = resolve; }) : undefined;
-    const replyOf = (posted: Promise<unknown>): Promise<unknown> => (early ? Promise.race([posted, early]) : posted);
+    // The task's own reply (or its lane's end), still awaited after a cancellation answered the caller.
+    let reply: Promise<unknown> | undefined;
+    let detached = false;
+    const replyOf = (posted: Promise<unknown>): Promise<unknown> => { reply = posted; return early ? Promise.race([posted, early]) : posted; };
     const onCancel = (): void => {
       // Finished: its reply is on the way, and the worker may already run the next task.
       if (Atomics.load(index, 0) >= limits.length) return;
       stop ??= { index: Math.max(0, Atomics.load(index, 0)), error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
-      // Still queued behind another task on the lane: the worker will skip it, nothing is killed.
-      if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) cancelledEarly?.();
-      else lane.kill();
+      // Still queued behind another task on the lane: the worker will skip it. Running: the
+      // caller is answered now and the guest runs on within its own limits (its clock still
+      // stops it): terminating its worker would cost a restart, charged to the plugin, each
+      // time a client goes away mid-hook, which any client can do at will.
+      if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) !== PROGRESS_WAITING) detached = true;
+      cancelledEarly?.();
     };
     this.running++;
     signal?.addEventListener("abort", onCancel, { once: true });
@@ -305,9 +311,11 @@ export class Scheduler {
       return { ok: false, index: i, error: { code: "WORKER_CRASHED", message: `the worker running the call died: ${message}`, details: { call: i } } };
     } finally {
       this.running--;
-      unwatch();
       clearInterval(looking);
       signal?.removeEventListener("abort", onCancel);
+      // A cancelled task still running keeps its clock until it ends; a timeout then costs its worker, as any timeout does.
+      if (detached && reply) void reply.then(unwatch, () => { unwatch(); if (stop?.error.code === "GUEST_TIMEOUT") this.restarts.spend(task.calls[stop.index % task.calls.length]?.moduleId ?? ""); });
+      else unwatch();
       this.drain();
     }
   }
