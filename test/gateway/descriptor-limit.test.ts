@@ -119,6 +119,24 @@ describe("sluice serve under a file-descriptor limit of 1,024", () => {
     }
   }, 120_000);
 
+  it("does not warn a management API without a gateway (sluice dev) about a cap it will not need", async () => {
+    const work = tempDir("sluice-fds-api-");
+    const child = spawn("sh", ["-c", `ulimit -n ${LIMIT} && exec "$0" "$@"`, process.execPath, MAIN, "serve", "--port", "0"], {
+      env: cleanEnv({ SLUICE_DATA_DIR: path.join(work, "data"), SLUICE_TOKEN: TOKEN }), stdio: "pipe",
+    }) as ChildProcessWithoutNullStreams;
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => { stderr += d; });
+    try {
+      await waitFor(child, /sluice listening on \S+/);
+      // Its log line, written before the line above, may be read after it.
+      for (let i = 0; i < 40 && !stderr.includes('"event":"api.listening"'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stderr).toContain('"event":"api.listening"');
+      expect(stderr).not.toContain("connections.limited");
+    } finally {
+      await stop(child);
+    }
+  }, 60_000);
+
   it("warns at start when --max-connections is more than the limit holds; a request left without a descriptor for its upstream gets 503, not 502", async () => {
     const s = await serveLimited(["--max-connections", "5000"]);
     try {

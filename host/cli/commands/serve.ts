@@ -25,13 +25,14 @@ export const serveCommand: RegisterCommand = (program) => {
  * the connections waiting are reset instead of answered 503, and a request admitted cannot
  * reach the upstream. Said once at start, with the way out.
  */
-function warnDescriptorLimit(maxConnections: number, log: { warn: (o: object, msg: string) => void }): void {
+function warnDescriptorLimit(maxConnections: number, gateway: boolean, log: { warn: (o: object, msg: string) => void }): void {
   const descriptors = descriptorLimit();
   if (descriptors === undefined) return;
   const fits = connectionsWithin(descriptors);
   const event = { event: "connections.limited", maxConnections, descriptorLimit: descriptors, connectionsWithinLimit: fits };
   if (maxConnections > fits) log.warn(event, `--max-connections ${maxConnections} is more than the file-descriptor limit (${descriptors}) holds (${fits} a server): raise the limit (ulimit -n, LimitNOFILE=) or lower the cap, or connections past the limit are reset`);
-  else if (maxConnections === fits && fits < 10_000) log.warn(event, `the file-descriptor limit (${descriptors}) holds ${fits} connections a server: raise it (ulimit -n, LimitNOFILE=) for a gateway's load`);
+  // Low for a gateway's load; the management API alone (`sluice dev`) needs few connections.
+  else if (gateway && maxConnections === fits && fits < 10_000) log.warn(event, `the file-descriptor limit (${descriptors}) holds ${fits} connections a server: raise it (ulimit -n, LimitNOFILE=) for a gateway's load`);
 }
 
 function configLines(value: Record<string, unknown>, prefix = ""): string[] {
@@ -51,7 +52,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   const { logOptions } = await import("../../api/log-options.js");
   const logging = logOptions(config.logLevel);
   const log = pino(logging, logging.stream);
-  warnDescriptorLimit(config.limits.maxConnections, log);
+  warnDescriptorLimit(config.limits.maxConnections, config.gateway !== undefined, log);
   const { Registry } = await import("../../registry/registry.js");
   const { startApiServer } = await import("../../api/server.js");
   const digestSecret = config.digestKeyFile !== undefined ? (await import("node:fs")).readFileSync(config.digestKeyFile, "utf8").trim() : undefined;
