@@ -16,6 +16,7 @@ import { installJsonBody } from "../http/json-body.js";
 import { installRequestGuards } from "./request-guards.js";
 import { logServerErrors } from "../http/server-errors-log.js";
 import { releaseConnections, resolveServerLimits, serverOptions, type ServerLimits } from "../http/server-limits.js";
+import { logAbortedRequests } from "../http/access-log.js";
 import { checkToken, resolveToken, writeTokenFile } from "./token.js";
 import { installProbes } from "../http/probes.js";
 import { installErrorHandlers } from "./errors.js";
@@ -96,6 +97,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   installErrorHandlers(app, { hidePaths: [registry.dataDir, process.cwd()] });
   logServerErrors(app);
   releaseConnections(app);
+  logAbortedRequests(app);
   installJsonBody(app);
   installRequestGuards(app, { listenHost: options.host ?? "127.0.0.1", ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
   await installBearerAuth(app, options.token, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });

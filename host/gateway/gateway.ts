@@ -15,6 +15,7 @@ import { authFailures } from "../http/auth-failures.js";
 import { logServerErrors } from "../http/server-errors-log.js";
 import { releaseConnections, serverOptions } from "../http/server-limits.js";
 import { installProbes } from "../http/probes.js";
+import { logAbortedRequests } from "../http/access-log.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 
@@ -25,6 +26,7 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     installJsonBody(app);
     logServerErrors(app);
     releaseConnections(app);
+    logAbortedRequests(app);
     // Before the body is read: an unauthenticated client cannot make the gateway parse megabytes.
     const failures = await authFailures(app, config.authFailures);
     app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));

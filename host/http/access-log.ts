@@ -5,7 +5,7 @@
  * hundredths of a millisecond of every call); that line is logged at `debug` only, for an
  * operator looking for a request that never ends.
  */
-import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { isProbe } from "./probes.js";
 
 /** Levels at which a request's arrival is logged. */
@@ -23,4 +23,20 @@ export class AccessLog extends LogController {
     else if (reply.statusCode === 200 && isProbe(request)) reply.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
     else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
   }
+}
+
+/**
+ * A request whose client went away before its answer was out (a disconnect, a client's own
+ * timeout) never finishes, and Fastify writes its access line on the answer's finish: the
+ * load it made was invisible. It gets its own line, "request aborted", with the time it ran
+ * and no status. (Fastify's onRequestAbort hook covers only a client gone while the request
+ * itself was arriving.)
+ */
+export function logAbortedRequests(app: FastifyInstance): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) request.log.info({ req: request, aborted: true, responseTime: reply.elapsedTime }, "request aborted");
+    });
+    done();
+  });
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { createHost, type Host, type OperationStore } from "../../host/index.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
+import type { GatewayOptions } from "../../host/gateway/options.js";
 import { fixture, pluginWasm } from "../helpers/fixtures.js";
 import { twin } from "../contract/twin.js";
 import type { ServerLimits } from "../../host/http/server-limits.js";
@@ -23,7 +24,7 @@ export interface GatewayUnderTest {
   close(): Promise<void>;
 }
 
-export async function startGateway(options: { timeoutMs?: number; maxBytes?: number; authFailures?: { max: number }; limits?: Partial<ServerLimits>; records?: OperationStore } = {}): Promise<GatewayUnderTest> {
+export async function startGateway(options: { timeoutMs?: number; maxBytes?: number; authFailures?: { max: number }; limits?: Partial<ServerLimits>; records?: OperationStore; logger?: GatewayOptions["logger"] } = {}): Promise<GatewayUnderTest> {
   const host = createHost({ workers: 2, ...(options.records ? { records: options.records } : {}) });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("contract", twin);
@@ -32,7 +33,7 @@ export async function startGateway(options: { timeoutMs?: number; maxBytes?: num
   const keys = new GatewayKeys(":memory:");
   const created = await keys.create({ spaceId: "space-a", name: "tests" });
   const stub = await startStubUpstream();
-  const app = createGateway({ host, keys, upstream: { baseUrl: `${stub.url}/v1`, apiKey: "sk-upstream-secret", timeoutMs: options.timeoutMs ?? 400, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) }, logger: false, ...(options.limits ? { limits: options.limits } : {}), ...(options.authFailures ? { authFailures: options.authFailures } : {}) });
+  const app = createGateway({ host, keys, upstream: { baseUrl: `${stub.url}/v1`, apiKey: "sk-upstream-secret", timeoutMs: options.timeoutMs ?? 400, ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}) }, logger: options.logger ?? false, ...(options.limits ? { limits: options.limits } : {}), ...(options.authFailures ? { authFailures: options.authFailures } : {}) });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   let revision = 0;
