@@ -298,9 +298,7 @@ export class Scheduler {
       return { ok: true, value: value as T };
     } catch (err) {
       if (stop) {
-        // A task that was running cost its worker.
-        // (A chunk batch counts its calls chunk after chunk over the same steps.)
-        if (Atomics.load(index, 0) >= 0) this.restarts.spend(task.calls[stop.index % task.calls.length]?.moduleId ?? "");
+        this.chargeTimeout(task, stop);
         return { ok: false, ...stop };
       }
       if (this.closed) return { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } };
@@ -314,10 +312,19 @@ export class Scheduler {
       clearInterval(looking);
       signal?.removeEventListener("abort", onCancel);
       // A cancelled task still running keeps its clock until it ends; a timeout then costs its worker, as any timeout does.
-      if (detached && reply) void reply.then(unwatch, () => { unwatch(); if (stop?.error.code === "GUEST_TIMEOUT") this.restarts.spend(task.calls[stop.index % task.calls.length]?.moduleId ?? ""); });
+      if (detached && reply) void reply.then(unwatch, () => { unwatch(); if (stop) this.chargeTimeout(task, stop); });
       else unwatch();
       this.drain();
     }
+  }
+
+  /**
+   * A guest that ran past its time limit cost its worker: a restart charged to its module.
+   * (A chunk batch counts its calls chunk after chunk over the same steps.) A cancellation
+   * costs none: it never terminates a worker.
+   */
+  private chargeTimeout(task: Task, stop: { index: number; error: ErrorData }): void {
+    if (stop.error.code === "GUEST_TIMEOUT") this.restarts.spend(task.calls[stop.index % task.calls.length]?.moduleId ?? "");
   }
 
   /** WORKER_RESTART_LIMITED when one of these modules has used up the restart budget. */
