@@ -101,6 +101,9 @@ function keyCheck(dir: string, key: string): { verify(key: string): boolean; clo
   };
 }
 
+/** One write of a request's record: "running" inserts it, any other status ends it. */
+interface RecordWrite { id: string; status: string; record: string }
+
 /** A record per request, sealed: inserted "running", then its ending; each write resolves once committed. */
 function durableWrites(dir: string): { write(id: string, status: string, record: string): Promise<void>; close(): void } {
   const db = new Database(join(dir, "records.db"));
@@ -117,12 +120,12 @@ function durableWrites(dir: string): { write(id: string, status: string, record:
     const body = Buffer.concat([cipher.update(json, "utf8"), cipher.final()]);
     return Buffer.concat([nonce, body, cipher.getAuthTag()]).toString("base64");
   };
-  const one = (w: { id: string; status: string; record: string }) => {
+  const one = (w: RecordWrite) => {
     const sealed = seal(w.id, JSON.stringify({ id: w.id, status: w.status, at: Date.now(), record: w.record }));
     return w.status === "running" ? insert.run(w.id, w.status, sealed) : update.run(w.status, sealed, w.id);
   };
-  const all = db.transaction((ws: { id: string; status: string; record: string }[]) => { for (const w of ws) one(w); });
-  let batch: { id: string; status: string; record: string; done: () => void }[] = [];
+  const all = db.transaction((ws: RecordWrite[]) => { for (const w of ws) one(w); });
+  let batch: (RecordWrite & { done: () => void })[] = [];
   let turn = false;
   return {
     write(id, status, record) {
