@@ -19,6 +19,13 @@
  * - one JSON access line per request (pino, at info, to a file).
  * What that adds is the least a gateway keeping those promises adds on this machine.
  *
+ * Started with `promises-hook`, it also runs hooks in worker threads (a JavaScript e-mail
+ * redaction, two such workers, one postMessage round trip a call) where scenario 12's three
+ * hooks and scenario 16's pii-redact run: the last message's text before the upstream is
+ * asked, the answer's text after it (once the real answer is on disk, as a crash in the
+ * after stage must not ask the upstream again), and each streamed event's text: the least
+ * isolated hooks add, without any guest ABI, WebAssembly or limits.
+ *
  * Started with the upstream's origin (and `promises`); answers {port}, then {cpuUs} (its
  * process's CPU time, every thread) to each "cpu" message.
  */
@@ -31,13 +38,15 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { pino } from "pino";
 import { Pool } from "undici";
+import { Worker } from "node:worker_threads";
 
 const [upstream, mode] = process.argv.slice(2);
-if (!upstream || (mode !== undefined && mode !== "promises") || !process.send) throw new Error("usage: fork bare-proxy.js <upstream origin> [promises] (with an IPC channel)");
+if (!upstream || (mode !== undefined && mode !== "promises" && mode !== "promises-hook") || !process.send) throw new Error("usage: fork bare-proxy.js <upstream origin> [promises | promises-hook] (with an IPC channel)");
 const pool = new Pool(upstream, { connections: 256 });
 const dir = mode ? mkdtempSync(join(tmpdir(), "sluice-bench-floor-")) : undefined;
 const records = dir ? durableWrites(dir) : undefined;
 const keys = dir ? keyCheck(dir, "sk-direct") : undefined;
+const hook = mode === "promises-hook" ? chunkHook(2) : undefined;
 const log = dir ? pino({ level: "info", base: { service: "floor" } }, pino.destination({ dest: join(dir, "access.log"), sync: true })) : undefined;
 
 const server = createServer(async (req, res) => {
@@ -48,7 +57,9 @@ const server = createServer(async (req, res) => {
     if (keys && !keys.verify(/^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1] ?? "")) { res.writeHead(401).end(); return; }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { messages?: { content?: unknown }[]; stream?: boolean };
+    const last = request.messages?.at(-1);
+    if (hook && !request.stream && last && typeof last.content === "string") last.content = await hook(last.content);
     const body = JSON.stringify(request);
     await records?.write(id, "running", body);
     const r = await pool.request({ path: req.url ?? "/", method: "POST", headers: { "content-type": "application/json" }, body });
@@ -56,13 +67,38 @@ const server = createServer(async (req, res) => {
       // A stream is relayed as its bytes arrive (scenario 16's floor), each piece written at once.
       res.writeHead(r.statusCode, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       let length = 0;
-      for await (const piece of r.body) { length += (piece as Buffer).byteLength; res.write(piece); }
+      if (hook) {
+        // Event by event: each one's text through the hook, then written.
+        let text = "";
+        for await (const piece of r.body) {
+          length += (piece as Buffer).byteLength;
+          text += (piece as Buffer).toString("utf8");
+          for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+            const frame = text.slice(0, end);
+            text = text.slice(end + 2);
+            const data = frame.startsWith("data: ") ? frame.slice(6) : frame;
+            if (data === "[DONE]") { res.write("data: [DONE]\n\n"); continue; }
+            const event = JSON.parse(data) as { choices?: { delta?: { content?: unknown } }[] };
+            const delta = event.choices?.[0]?.delta;
+            if (delta && typeof delta.content === "string") delta.content = await hook(delta.content);
+            res.write(`data: ${JSON.stringify(event)}\n\n`);
+          }
+        }
+      } else {
+        for await (const piece of r.body) { length += (piece as Buffer).byteLength; res.write(piece); }
+      }
       // The ending goes on disk before the last byte: a stream's end is its answer.
       await records?.write(id, "succeeded", JSON.stringify({ streamed: length }));
       res.end();
       return;
     }
-    const out = JSON.stringify(await r.body.json());
+    const answer = (await r.body.json()) as { choices?: { message?: { content?: unknown } }[] };
+    const message = answer.choices?.[0]?.message;
+    if (hook && message && typeof message.content === "string") {
+      await records?.write(id, "result", JSON.stringify(answer));
+      message.content = await hook(message.content);
+    }
+    const out = JSON.stringify(answer);
     await records?.write(id, "succeeded", out);
     res.writeHead(r.statusCode, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
     res.end(out);
@@ -78,6 +114,22 @@ process.on("message", (m) => {
   process.send!({ cpuUs: u.user + u.system });
 });
 process.on("SIGTERM", () => { records?.close(); keys?.close(); if (dir) rmSync(dir, { recursive: true, force: true }); process.exit(0); });
+
+/** A text hook in `n` worker threads, taken in turn: each call one message there and one back. */
+function chunkHook(n: number): (text: string) => Promise<string> {
+  const source = `const { parentPort } = require("node:worker_threads");
+    const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}/g;
+    parentPort.on("message", (m) => parentPort.postMessage({ id: m.id, text: m.text.replace(EMAIL, "[email]") }));`;
+  const workers = Array.from({ length: n }, () => new Worker(source, { eval: true }));
+  const waiting = new Map<number, (text: string) => void>();
+  for (const w of workers) w.on("message", (m: { id: number; text: string }) => { waiting.get(m.id)?.(m.text); waiting.delete(m.id); });
+  let sent = 0;
+  return (text) => new Promise((resolve) => {
+    const id = ++sent;
+    waiting.set(id, resolve);
+    workers[id % n]!.postMessage({ id, text });
+  });
+}
 
 /** Keys by their sha256, the verified ones remembered while the revocation generation stands still. */
 function keyCheck(dir: string, key: string): { verify(key: string): boolean; close(): void } {

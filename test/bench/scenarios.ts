@@ -642,18 +642,21 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
   let served: ServeProcess | undefined;
   let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   let promisesFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
+  let hookFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, THREE_HOOKS);
     const s = served;
     bare = await startBareProxy(upstream);
     promisesFloor = await startBareProxy(upstream, "promises");
+    hookFloor = await startBareProxy(upstream, "promises-hook");
     const direct = { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const floor = { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const noHook = { name: "serve-no-hook", baseURL: s.gateway, apiKey: s.gatewayKey, model: "bare", expect: ANSWER };
     const hooked = { name: "serve-3-hooks", baseURL: s.gateway, apiKey: s.gatewayKey, model: "hooked", expect: ANSWER };
     const floorPromises = { name: "bare-proxy-promises", baseURL: `${promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
-    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, floorPromises, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
+    const floorHooks = { name: "bare-proxy-promises-hooks", baseURL: `${hookFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
+    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, floorPromises, floorHooks, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
     // CPU time of the server process (every thread) per request, each configuration alone.
     const cpuPer = async (target: typeof noHook) => {
       const n = Math.max(2, Math.round(c.samples / 2));
@@ -690,9 +693,9 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const crowd = (await load.ask<{ concurrent: { latency: Stats; errors: number; wrong: number; errorSamples: string[] } }>({ cmd: "openai-concurrent", target: hooked, clients: crowdClients, rounds: 1 })).concurrent;
     const d = latency.direct!;
     const values = {
-      configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process; bare-proxy-promises: the same keeping serve's default promises the plainest way (key checked on SQLite with immediate revocation, a sealed record committed before the upstream is asked and its ending before the answer, one access line), none of Sluice's code (references, not targets)",
+      configuration: "sluice serve child process, defaults: SQLite records and keys on disk, JSON logs at info to a file, official openai client; bare-proxy: the floor, a node:http + undici pass-through with no Sluice code in its own child process; bare-proxy-promises: the same keeping serve's default promises the plainest way (key checked on SQLite with immediate revocation, a sealed record committed before the upstream is asked and its ending before the answer, one access line), none of Sluice's code; bare-proxy-promises-hooks: that, plus a JavaScript hook in a worker thread on the request's text before the upstream is asked and on the answer's text after it (two round trips, as the three hooks' before and after stages; the real answer on disk before the after hop) (references, not targets)",
       serveBuild: serveBuild().source,
-      addedBareProxyUs: latency["bare-proxy"]!.p50 - d.p50, cpuUsPerRequestBareProxy: cpuBareProxyUs, addedBareProxyPromisesUs: latency["bare-proxy-promises"]!.p50 - d.p50, cpuUsPerRequestBareProxyPromises: cpuPromisesFloorUs,
+      addedBareProxyUs: latency["bare-proxy"]!.p50 - d.p50, cpuUsPerRequestBareProxy: cpuBareProxyUs, addedBareProxyPromisesUs: latency["bare-proxy-promises"]!.p50 - d.p50, addedBareProxyPromisesHooksUs: latency["bare-proxy-promises-hooks"]!.p50 - d.p50, cpuUsPerRequestBareProxyPromises: cpuPromisesFloorUs,
       bareProxyLoadAchievedPerSecond: bareRate.perSecond, bareProxyLoadErrors: bareRate.errors, bareProxyLoadP99Ms: bareRate.latency.p99 / 1000,
       addedNoHookUs: latency["serve-no-hook"]!.p50 - d.p50, added3HooksUs: latency["serve-3-hooks"]!.p50 - d.p50,
       addedP99NoHookUs: latency["serve-no-hook"]!.p99 - d.p99, addedP99_3HooksUs: latency["serve-3-hooks"]!.p99 - d.p99,
@@ -720,12 +723,13 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     await served?.close();
     bare?.kill();
     promisesFloor?.kill();
+    hookFloor?.kill();
     load.kill();
   }
 }
 
-/** A floor's process (bare-proxy.ts): without `mode`, a pass-through; with "promises", also what `sluice serve` promises by default, done the plainest way. */
-async function startBareProxy(upstream: string, mode?: "promises"): Promise<{ origin: string; cpuUs: () => Promise<number>; kill: () => void }> {
+/** A floor's process (bare-proxy.ts): without `mode`, a pass-through; with "promises", also what `sluice serve` promises by default, done the plainest way; with "promises-hook", also a worker-thread hop for each streamed chunk's text. */
+async function startBareProxy(upstream: string, mode?: "promises" | "promises-hook"): Promise<{ origin: string; cpuUs: () => Promise<number>; kill: () => void }> {
   const child = fork(join(repoRoot(), "dist/test/bench/bare-proxy.js"), [upstream, ...(mode ? [mode] : [])], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const { port } = await new Promise<{ port: number }>((resolve, reject) => { child.once("message", resolve as (m: unknown) => void); child.once("exit", (code) => reject(new Error(`bare proxy exited with ${code}`))); });
   return {
@@ -747,6 +751,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
   let served: ServeProcess | undefined;
   let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   let promisesFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
+  let hookFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, [
@@ -755,11 +760,13 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     ]);
     bare = await startBareProxy(upstream);
     promisesFloor = await startBareProxy(upstream, "promises");
+    hookFloor = await startBareProxy(upstream, "promises-hook");
     const expect = STREAM_PIECES.join("");
     const targets = [
       { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "bare-proxy-promises", baseURL: `${promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
+      { name: "bare-proxy-promises-hook", baseURL: `${hookFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "serve-no-hook", baseURL: served.gateway, apiKey: served.gatewayKey, model: "bare", expect },
       { name: "serve-pii-redact", baseURL: served.gateway, apiKey: served.gatewayKey, model: "redacted", expect },
     ];
@@ -778,9 +785,9 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     latency[`serve-pii-redact-${many}-first-text`] = crowd.firstText;
     const first = (k: string) => r[k]!.firstText.p50 / 1000;
     const values = {
-      configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart; bare-proxy: the floor, a node:http + undici pass-through relaying the bytes as they arrive, no Sluice code; bare-proxy-promises: the same keeping serve's default promises the plainest way (key check, a sealed record committed before the upstream is asked and its ending before the last byte, one access line; references, not targets)",
+      configuration: "sluice serve child process, defaults (as scenario 12); upstream streams 12 pieces 5 ms apart; bare-proxy: the floor, a node:http + undici pass-through relaying the bytes as they arrive, no Sluice code; bare-proxy-promises: the same keeping serve's default promises the plainest way (key check, a sealed record committed before the upstream is asked and its ending before the last byte, one access line); bare-proxy-promises-hook: that, plus each chunk's text through a JavaScript redaction in a worker thread (one round trip a chunk, two workers; no guest ABI, WebAssembly or limits) (references, not targets)",
       serveBuild: serveBuild().source,
-      concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), bareProxyPromisesFirstTextMs: first("bare-proxy-promises"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
+      concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), bareProxyPromisesFirstTextMs: first("bare-proxy-promises"), bareProxyPromisesHookFirstTextMs: first("bare-proxy-promises-hook"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
       piiWholeMs: r["serve-pii-redact"]!.whole.p50 / 1000, directWholeMs: r.direct!.whole.p50 / 1000,
       errors: Object.values(r).reduce((a, v) => a + v.errors, 0), wrong: Object.values(r).reduce((a, v) => a + v.wrong, 0),
       crowdStreams: many, crowdErrors: crowd.errors + crowd.wrong, crowdFirstTextP99Ms: crowd.firstText.p99 / 1000, crowdCpuPerStreamUs: crowdCpuUs,
@@ -799,6 +806,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     await served?.close();
     bare?.kill();
     promisesFloor?.kill();
+    hookFloor?.kill();
     load.kill();
   }
 }
