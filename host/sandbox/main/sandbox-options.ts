@@ -23,7 +23,7 @@ export interface SandboxOptions {
   /**
    * Polling instead of sleeping, in microseconds (0 turns either off). `worker`: how long an
    * idle worker polls for its next task before it sleeps (default 500). `caller`: how long
-   * the calling thread waits (Atomics.wait) for a reply when the call is the only one in flight, its
+   * the calling thread polls for a reply when the call is the only one in flight, its
    * operation is the host's only one, and the worker's recent tasks were short enough to
    * finish within it (default 250); it blocks the event loop that long at most.
    */
