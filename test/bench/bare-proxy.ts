@@ -46,7 +46,7 @@ const pool = new Pool(upstream, { connections: 256 });
 const dir = mode ? mkdtempSync(join(tmpdir(), "sluice-bench-floor-")) : undefined;
 const records = dir ? durableWrites(dir) : undefined;
 const keys = dir ? keyCheck(dir, "sk-direct") : undefined;
-const hook = mode === "promises-hook" ? chunkHook(2) : undefined;
+const hook = mode === "promises-hook" ? textHook(2) : undefined;
 const log = dir ? pino({ level: "info", base: { service: "floor" } }, pino.destination({ dest: join(dir, "access.log"), sync: true })) : undefined;
 
 const server = createServer(async (req, res) => {
@@ -116,7 +116,7 @@ process.on("message", (m) => {
 process.on("SIGTERM", () => { records?.close(); keys?.close(); if (dir) rmSync(dir, { recursive: true, force: true }); process.exit(0); });
 
 /** A text hook in `n` worker threads, taken in turn: each call one message there and one back. */
-function chunkHook(n: number): (text: string) => Promise<string> {
+function textHook(n: number): (text: string) => Promise<string> {
   const source = `const { parentPort } = require("node:worker_threads");
     const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}/g;
     parentPort.on("message", (m) => parentPort.postMessage({ id: m.id, text: m.text.replace(EMAIL, "[email]") }));`;
