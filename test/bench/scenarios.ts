@@ -640,16 +640,13 @@ const THREE_HOOKS: readonly BenchBinding[] = [
 async function serveGateway(c: Counts): Promise<ScenarioResult> {
   const load = loadChildren();
   let served: ServeProcess | undefined;
-  let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
-  let promisesFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
-  let hookFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
+  let floors: Floors | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, THREE_HOOKS);
     const s = served;
-    bare = await startBareProxy(upstream);
-    promisesFloor = await startBareProxy(upstream, "promises");
-    hookFloor = await startBareProxy(upstream, "promises-hook");
+    floors = await startFloors(upstream);
+    const { bare, promisesFloor, hookFloor } = floors;
     const direct = { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const floor = { name: "bare-proxy", baseURL: `${bare.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const noHook = { name: "serve-no-hook", baseURL: s.gateway, apiKey: s.gatewayKey, model: "bare", expect: ANSWER };
@@ -721,14 +718,28 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     };
   } finally {
     await served?.close();
-    bare?.kill();
-    promisesFloor?.kill();
-    hookFloor?.kill();
+    floors?.kill();
     load.kill();
   }
 }
 
-/** A floor's process (bare-proxy.ts): without `mode`, a pass-through; with "promises", also what `sluice serve` promises by default, done the plainest way; with "promises-hook", also a worker-thread hop for each streamed chunk's text. */
+type Floor = Awaited<ReturnType<typeof startBareProxy>>;
+interface Floors { bare: Floor; promisesFloor: Floor; hookFloor: Floor; kill(): void }
+
+/** The three floors of scenarios 12 and 16 (bare-proxy.ts), each in its own process. */
+async function startFloors(upstream: string): Promise<Floors> {
+  const started: Floor[] = [];
+  try {
+    for (const mode of [undefined, "promises", "promises-hook"] as const) started.push(await startBareProxy(upstream, mode));
+  } catch (err) {
+    for (const f of started) f.kill();
+    throw err;
+  }
+  const [bare, promisesFloor, hookFloor] = started as [Floor, Floor, Floor];
+  return { bare, promisesFloor, hookFloor, kill: () => { for (const f of started) f.kill(); } };
+}
+
+/** A floor's process (bare-proxy.ts): without `mode`, a pass-through; with "promises", also what `sluice serve` promises by default, done the plainest way; with "promises-hook", also its hooks in worker threads (before and after the upstream call, and on each streamed chunk). */
 async function startBareProxy(upstream: string, mode?: "promises" | "promises-hook"): Promise<{ origin: string; cpuUs: () => Promise<number>; kill: () => void }> {
   const child = fork(join(repoRoot(), "dist/test/bench/bare-proxy.js"), [upstream, ...(mode ? [mode] : [])], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const { port } = await new Promise<{ port: number }>((resolve, reject) => { child.once("message", resolve as (m: unknown) => void); child.once("exit", (code) => reject(new Error(`bare proxy exited with ${code}`))); });
@@ -749,18 +760,15 @@ async function startBareProxy(upstream: string, mode?: "promises" | "promises-ho
 async function serveStreams(c: Counts): Promise<ScenarioResult> {
   const load = loadChildren();
   let served: ServeProcess | undefined;
-  let bare: Awaited<ReturnType<typeof startBareProxy>> | undefined;
-  let promisesFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
-  let hookFloor: Awaited<ReturnType<typeof startBareProxy>> | undefined;
+  let floors: Floors | undefined;
   try {
     const upstream = await load.upstream();
     served = await startServe(upstream, [
       { plugin: "pii-redact", point: "model.chat.chunk", models: "redacted", extension: "pii" },
       { plugin: "pii-redact", point: "model.chat.after", models: "redacted", extension: "pii" },
     ]);
-    bare = await startBareProxy(upstream);
-    promisesFloor = await startBareProxy(upstream, "promises");
-    hookFloor = await startBareProxy(upstream, "promises-hook");
+    floors = await startFloors(upstream);
+    const { bare, promisesFloor, hookFloor } = floors;
     const expect = STREAM_PIECES.join("");
     const targets = [
       { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect },
@@ -804,9 +812,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
     };
   } finally {
     await served?.close();
-    bare?.kill();
-    promisesFloor?.kill();
-    hookFloor?.kill();
+    floors?.kill();
     load.kill();
   }
 }
