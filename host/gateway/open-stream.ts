@@ -1,19 +1,17 @@
 /**
- * The start of a streamed chat call, shared by /v1/chat/completions and /v1/responses: the
- * host's stream over the upstream's chunks, its first effective chunk awaited before any
- * header is sent (so a reject, a short-circuit failure or an unreachable upstream is still a
- * plain HTTP error), then the event-stream headers.
+ * The start of a streamed chat call, shared by every model route: the host's stream over
+ * the upstream's chunks, its first effective chunk awaited before any header is sent (so a
+ * reject, a short-circuit failure or an unreachable upstream is still a plain HTTP error in
+ * the route's own format), then the event-stream headers.
  */
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { ChatRequest } from "../boundary/chat.js";
-import type { EmittedChunk, ChatStream } from "../boundary/stream.js";
+import type { EmittedChunk, ChatStream, StreamChunk } from "../boundary/stream.js";
 import type { CallContext } from "../pipeline/call-types.js";
+import type { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
-import { chunksCall, type UpstreamFacts } from "./chat-upstream.js";
-import { asSluiceError, replyError } from "./openai-error.js";
-import type { Upstream } from "./upstream.js";
-import type { WireChatBody } from "./wire.js";
+import { asSluiceError } from "./openai-error.js";
 
 export interface OpenedStream {
   stream: ChatStream;
@@ -24,8 +22,10 @@ export interface OpenedStream {
 }
 
 /** The opened stream, or the reply already sent when the call failed before its first chunk. */
-export async function openStream(host: Host, upstream: Upstream, ctx: CallContext, body: WireChatBody, view: ChatRequest, facts: UpstreamFacts, reply: FastifyReply): Promise<OpenedStream | { replied: FastifyReply }> {
-  const chunks = chunksCall(upstream, body, view, facts);
+export async function openStream(
+  host: Host, ctx: CallContext, view: ChatRequest, chunks: (effective: ChatRequest, signal: AbortSignal) => AsyncIterable<StreamChunk>,
+  reply: FastifyReply, replyError: (reply: FastifyReply, error: SluiceError) => FastifyReply,
+): Promise<OpenedStream | { replied: FastifyReply }> {
   const stream = host.chatStream(ctx, view, (effective, op) => chunks(effective, op.signal));
   const it = stream[Symbol.asyncIterator]();
   let step: IteratorResult<EmittedChunk>;

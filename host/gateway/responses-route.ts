@@ -19,7 +19,7 @@ import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { toChatRequest } from "./chat-request.js";
 import { ownMeta } from "./chat-response.js";
-import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { chunksCall, completionCall, type UpstreamFacts } from "./chat-upstream.js";
 import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
 import { replyError, streamErrorBody } from "./openai-error.js";
@@ -58,7 +58,7 @@ export function responses(host: Host, upstream: Upstream) {
       return toResponse(responseIds(), facts.meta ?? ownMeta(chat.model), raw, r.output, reasoning);
     }
 
-    const opened = await openStream(host, upstream, ctx, chat, view, facts, reply);
+    const opened = await openStream(host, ctx, view, chunksCall(upstream, chat, view, facts), reply, replyError);
     if ("replied" in opened) return opened.replied;
     const { stream: s, it, res } = opened;
     let step = opened.step;
