@@ -74,7 +74,8 @@ export function messageCall(upstream: Upstream, body: AnthropicBody, view: Anthr
 
 /** host.chatStream's operation: the upstream's events, one chunk each. */
 export function eventsCall(upstream: Upstream, body: AnthropicBody, view: AnthropicView, headers: Record<string, string>, facts: AnthropicFacts) {
-  return async function* (effective: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamChunk> {
+  return async function* (effective: ChatRequest, op: OperationContext): AsyncGenerator<StreamChunk> {
+    const signal = op.signal;
     const payload = toAnthropicUpstream(body, view, effective);
     // tool_use blocks are numbered among the content blocks; the host numbers tool calls from 0.
     const tools = new Map<number, { index: number; arguments: boolean; input: unknown }>();

@@ -63,7 +63,8 @@ export function generateCall(upstream: Upstream, path: string, body: GeminiBody,
 }
 
 export function streamCall(upstream: Upstream, path: string, body: GeminiBody, view: GeminiView, facts: GeminiFacts) {
-  return async function* (effective: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamChunk> {
+  return async function* (effective: ChatRequest, op: OperationContext): AsyncGenerator<StreamChunk> {
+    const signal = op.signal;
     let calls = 0;
     for await (const data of upstream.events(path, toGeminiUpstream(body, view, effective), signal)) {
       let json: Json;

@@ -8,7 +8,7 @@ import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { ChatRequest } from "../boundary/chat.js";
 import type { EmittedChunk, ChatStream, StreamChunk } from "../boundary/stream.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext, OperationContext } from "../pipeline/call-types.js";
 import type { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
 import { asSluiceError } from "./openai-error.js";
@@ -23,10 +23,10 @@ export interface OpenedStream {
 
 /** The opened stream, or the reply already sent when the call failed before its first chunk. */
 export async function openStream(
-  host: Host, ctx: CallContext, view: ChatRequest, chunks: (effective: ChatRequest, signal: AbortSignal) => AsyncIterable<StreamChunk>,
+  host: Host, ctx: CallContext, view: ChatRequest, chunks: (effective: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>,
   reply: FastifyReply, replyError: (reply: FastifyReply, error: SluiceError) => FastifyReply,
 ): Promise<OpenedStream | { replied: FastifyReply }> {
-  const stream = host.chatStream(ctx, view, (effective, op) => chunks(effective, op.signal));
+  const stream = host.chatStream(ctx, view, chunks);
   const it = stream[Symbol.asyncIterator]();
   let step: IteratorResult<EmittedChunk>;
   try {
