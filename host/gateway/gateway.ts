@@ -30,7 +30,7 @@ import { replyGeminiError } from "./gemini-error.js";
 export const PROTOCOL_ROUTES: Readonly<Record<UpstreamProtocol, readonly string[]>> = {
   openai: ["POST /v1/chat/completions", "POST /v1/responses", "POST /v1/embeddings"],
   anthropic: ["POST /v1/messages", "POST /v1/messages/count_tokens"],
-  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent"],
+  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent", "POST /v1beta/models/{model}:countTokens"],
 };
 
 function served(config: GatewayConfig): string[] {

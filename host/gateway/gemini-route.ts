@@ -2,6 +2,7 @@
  * POST /v1beta/models/{model}:generateContent and :streamGenerateContent (`?alt=sse`), the
  * Gemini API, through the same chat boundary, hook points and payloads as
  * /v1/chat/completions (gemini-request.ts for the view, gemini-relay.ts for the stream).
+ * `:countTokens` (Gemini CLI asks it before compressing a conversation) is forwarded as it came.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -22,7 +23,7 @@ import type { Upstream } from "./upstream.js";
 
 type Json = Record<string, any>;
 
-const CALL = /^([A-Za-z0-9._-]+):(generateContent|streamGenerateContent)$/;
+const CALL = /^([A-Za-z0-9._-]+):(generateContent|streamGenerateContent|countTokens)$/;
 
 /** The answer as the client gets it: the upstream's, with the text the hooks changed written back; or the host's own (a short-circuit). */
 function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse): Json {
@@ -59,6 +60,8 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
     const match = CALL.exec(request.params.call);
     if (!match) throw new SluiceError("ROUTE_NOT_FOUND", `no route POST ${request.url.split("?", 1)[0]}; the gateway serves POST /v1beta/models/{model}:generateContent and :streamGenerateContent`);
     const [, model, method] = match as unknown as [string, string, string];
+    // Counting calls no model and returns no text: forwarded as it came, as Anthropic's count_tokens is.
+    if (method === "countTokens") return reply.send(await upstream.json(`/models/${model}:countTokens`, request.body, clientSignal(reply.raw)));
     const body = readGeminiBody(request.body);
     const view = toGeminiView(body, model);
     const ctx: CallContext = { spaceId: caller.spaceId, actorId: caller.id, purpose: "action", signal: clientSignal(reply.raw) };

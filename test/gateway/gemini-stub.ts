@@ -4,7 +4,7 @@
  * last with finishReason STOP and usage. With function declarations (and a user text last)
  * it calls the first function; after a functionResponse it answers "tool said: <response>".
  * With thinkingConfig.includeThoughts a thought part comes first. "[gate]" waits for the
- * test's gate after the first response.
+ * test's gate after the first response. countTokens counts the characters of the contents' JSON.
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,6 +31,10 @@ export async function startGeminiStub(): Promise<GeminiStub> {
     stub.bodies.push(body);
     stub.headers.push(req.headers);
     stub.paths.push(req.url ?? "");
+    if (req.url?.includes(":countTokens")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify({ totalTokens: JSON.stringify(body.contents).length }));
+    }
     const last = body.contents.at(-1);
     const response = last.parts.find((p: any) => p.functionResponse)?.functionResponse;
     const text = last.parts.map((p: any) => p.text ?? "").join("");

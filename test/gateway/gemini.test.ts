@@ -103,6 +103,12 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(err.message).toMatch(/UNAUTHENTICATED/);
   });
 
+  it("forwards countTokens, which Gemini CLI asks before compressing a conversation", async () => {
+    const counted = await ai.models.countTokens({ model: "gemini-test", contents: "hello" });
+    expect(stub().paths.at(-1)).toBe("/v1beta/models/gemini-test:countTokens");
+    expect(counted.totalTokens).toBe(JSON.stringify(stub().bodies.at(-1)!.contents).length);
+  });
+
   it("records a streamed call as it records a chat completion", async () => {
     gw.bind([]);
     const res = await fetch(`${gw.url}/v1beta/models/gemini-test:streamGenerateContent?alt=sse`, { method: "POST", headers: { "x-goog-api-key": gw.key.key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }) });

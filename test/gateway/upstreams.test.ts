@@ -97,7 +97,7 @@ describe("sluice serve with upstream flags", () => {
       const out = await waitFor(child, /sluice listening on \S+/);
       expect(out).toMatch(/gateway listening on http:\/\/127\.0\.0\.1:\d+ \(keys from POST \/api\/v1\/gateway\/keys\)\n/);
       expect(out).toContain("  Anthropic: POST /v1/messages, POST /v1/messages/count_tokens -> upstream http://127.0.0.1:9/v1\n");
-      expect(out).toContain("  Gemini: POST /v1beta/models/{model}:generateContent, POST /v1beta/models/{model}:streamGenerateContent -> upstream http://127.0.0.1:9/v1beta\n");
+      expect(out).toContain("  Gemini: POST /v1beta/models/{model}:generateContent, POST /v1beta/models/{model}:streamGenerateContent, POST /v1beta/models/{model}:countTokens -> upstream http://127.0.0.1:9/v1beta\n");
       expect(out).not.toContain("OpenAI");
     } finally {
       await stop(child);
