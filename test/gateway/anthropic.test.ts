@@ -151,6 +151,16 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     expect(whole.content).toEqual([{ type: "text", text: "You said: hi [checked]" }]);
   });
 
+  it("answers a hook's short circuit as an Anthropic message, streamed and not, without calling the upstream", async () => {
+    gw.bind([{ id: "cached", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop", usage: { input_tokens: 1, output_tokens: 3 } } } }]);
+    const calls = stub().bodies.length;
+    const whole = await client.messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "again" }] });
+    expect(whole).toMatchObject({ type: "message", role: "assistant", model: "claude-test", content: [{ type: "text", text: "from the cache" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 3 } });
+    const streamed = await client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "again" }] }).finalMessage();
+    expect(streamed).toMatchObject({ content: [expect.objectContaining({ type: "text", text: "from the cache" })], stop_reason: "end_turn", usage: { output_tokens: 3 } });
+    expect(stub().bodies.length).toBe(calls);
+  });
+
   it("refuses a prompt prompt-guard rejects with an Anthropic error the SDK raises, without calling the upstream", async () => {
     gw.bind([{ id: "guard", hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
     const calls = stub().bodies.length;

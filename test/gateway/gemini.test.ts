@@ -80,6 +80,17 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(got.join("")).toBe("You said: hi [checked]");
   });
 
+  it("answers a hook's short circuit as a Gemini answer, streamed and not, without calling the upstream", async () => {
+    gw.bind([{ id: "cached", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop", usage: { input_tokens: 1, output_tokens: 3 } } } }]);
+    const calls = stub().bodies.length;
+    const whole = await ai.models.generateContent({ model: "gemini-test", contents: "again" });
+    expect(whole.text).toBe("from the cache");
+    expect(whole.candidates?.[0]?.finishReason).toBe("STOP");
+    const { texts: got } = await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "again" }));
+    expect(got.join("")).toBe("from the cache");
+    expect(stub().bodies.length).toBe(calls);
+  });
+
   it("refuses a prompt prompt-guard rejects with a Gemini error the client raises, without calling the upstream", async () => {
     gw.bind([{ id: "guard", hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
     const calls = stub().bodies.length;
