@@ -10,7 +10,7 @@
  * no model, so no hook point applies to it.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { readAnthropicBody, toAnthropicView } from "./anthropic-request.js";

@@ -8,7 +8,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatRequest, ChatResponse, ToolCallOut } from "../boundary/chat.js";
 import type { StreamChunk, ToolCallDelta } from "../boundary/stream.js";
-import type { OperationContext } from "../pipeline/call-types.js";
+import type { OperationContext } from "../engine/call-types.js";
 import { toAnthropicUpstream, type AnthropicBody, type AnthropicView } from "./anthropic-request.js";
 import { sanitiseUpstreamError } from "./upstream-error.js";
 import type { Upstream } from "./upstream.js";

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatResponse } from "../boundary/chat.js";
 import { answerText, usageView } from "../boundary/chat.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { readGeminiBody, toGeminiView } from "./gemini-request.js";

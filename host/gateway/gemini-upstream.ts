@@ -7,7 +7,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatRequest, ChatResponse, ToolCallOut } from "../boundary/chat.js";
 import type { StreamChunk } from "../boundary/stream.js";
-import type { OperationContext } from "../pipeline/call-types.js";
+import type { OperationContext } from "../engine/call-types.js";
 import { toGeminiUpstream, type GeminiBody, type GeminiView } from "./gemini-request.js";
 import { sanitiseUpstreamError } from "./upstream-error.js";
 import type { Upstream } from "./upstream.js";

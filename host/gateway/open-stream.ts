@@ -7,8 +7,9 @@
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { ChatRequest } from "../boundary/chat.js";
-import type { EmittedChunk, ChatStream, StreamChunk } from "../boundary/stream.js";
-import type { CallContext, OperationContext } from "../pipeline/call-types.js";
+import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
+import type { ChatStream } from "../boundary/chat-stream.js";
+import type { CallContext, OperationContext } from "../engine/call-types.js";
 import type { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
 import { asSluiceError } from "./openai-error.js";
