@@ -4,8 +4,8 @@
  * stubs too, and their official clients.
  */
 import OpenAI from "openai";
-import Anthropic from "@anthropic-ai/sdk";
-import { GoogleGenAI } from "@google/genai";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { GoogleGenAI } from "@google/genai";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { createHost, type Host, type OperationStore } from "../../host/index.js";
@@ -57,13 +57,15 @@ export async function startGateway(options: { timeoutMs?: number; maxBytes?: num
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  // Loaded only by the suites that use them: every gateway suite shares this file.
+  const sdks = options.protocols ? { Anthropic: (await import("@anthropic-ai/sdk")).default, GoogleGenAI: (await import("@google/genai")).GoogleGenAI } : undefined;
   let revision = 0;
   return {
     host, keys, stub, app, url,
     key: { key: created.key, id: created.record.id },
     client: new OpenAI({ apiKey: created.key, baseURL: `${url}/v1`, maxRetries: 0 }),
-    anthropic: anthropicStub ? { stub: anthropicStub, client: new Anthropic({ apiKey: created.key, baseURL: url, maxRetries: 0 }) } : undefined,
-    gemini: geminiStub ? { stub: geminiStub, client: new GoogleGenAI({ apiKey: created.key, httpOptions: { baseUrl: url } }) } : undefined,
+    anthropic: anthropicStub && sdks ? { stub: anthropicStub, client: new sdks.Anthropic({ apiKey: created.key, baseURL: url, maxRetries: 0 }) } : undefined,
+    gemini: geminiStub && sdks ? { stub: geminiStub, client: new sdks.GoogleGenAI({ apiKey: created.key, httpOptions: { baseUrl: url } }) } : undefined,
     bind: (bindings) => { host.activate({ revision: ++revision, bindings: bindings.map((b) => ({ hookRef: "contract@1.0.0", timeoutMs: 2_000, ...b })) }); },
     close: async () => {
       await app.close();
