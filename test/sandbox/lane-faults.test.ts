@@ -8,6 +8,8 @@ import type { StageInput } from "../../host/pipeline/run-steps.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { context, request } from "../helpers/requests.js";
+import { handedOver } from "../helpers/lanes.js";
+import { until } from "../helpers/until.js";
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
@@ -65,7 +67,7 @@ describe("cancellation on a lane", () => {
     const first = sandbox.runStage(stage(), [{ module: ok, timeoutMs: 5_000 }]);
     const slow = sandbox.runStage(stage(), [{ module: loop, timeoutMs: 5_000 }]);
     const cancelled = sandbox.runStage(stage(), [{ module: ok, timeoutMs: 5_000 }], controller.signal);
-    await new Promise((r) => setTimeout(r, 100));
+    await first;
     controller.abort();
     const order = await Promise.race([cancelled.then(() => "cancelled"), slow.then(() => "slow")]);
     expect(order).toBe("cancelled");
@@ -94,7 +96,7 @@ describe("a caller that goes away while its guest runs", () => {
       const controller = new AbortController();
       // About a quarter of a second of guest work.
       const running = sandbox.invokeBytes(slow, spinRequest(200_000_000), { signal: controller.signal });
-      await new Promise((r) => setTimeout(r, 30));
+      await until(() => handedOver(sandbox!));
       const t0 = performance.now();
       controller.abort(new Error("the client went away"));
       expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED" } });
@@ -113,12 +115,12 @@ describe("a caller that goes away while its guest runs", () => {
     await sandbox.ready();
     const controller = new AbortController();
     const running = sandbox.invokeBytes(loop, encode(request()), { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => handedOver(sandbox!));
     controller.abort();
     expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED" } });
     // Its clock runs on: at 300 ms the worker is terminated for the timeout, charged to the loop.
     expect(ended).toEqual([]);
-    await new Promise((r) => setTimeout(r, 600));
+    await until(() => ended.length > 0);
     expect(ended).toHaveLength(1);
     expect(sandbox.restartLimited(loop)).toBe(true);
   });
@@ -135,7 +137,7 @@ describe("close()", () => {
       sandbox.runStage(stage(), [{ module: ok, timeoutMs: 1_000 }]),
       sandbox.runStage(stage(), [{ module: ok, timeoutMs: 1_000 }]),
     ];
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => handedOver(sandbox!));
     await sandbox.close();
     const results = await Promise.all(stages);
     expect(results.map((r) => !r.ok && r.error.code)).toEqual(["EXECUTOR_CLOSED", "EXECUTOR_CLOSED", "EXECUTOR_CLOSED"]);
