@@ -106,7 +106,7 @@ describe("sluice serve's log", () => {
     expect(lines().filter((l) => /^\/(healthz|readyz)/.test((l.req as { url?: string } | undefined)?.url ?? ""))).toEqual([]);
   });
 
-  it("gives a refused request's completion line its error code (issue 31)", () => {
+  it("gives a refused request's completion line its error code", () => {
     const refused = lines().filter((l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 401);
     expect(refused.length).toBeGreaterThan(0);
     for (const l of refused) expect(l.errorCode).toBe("UNAUTHORIZED");

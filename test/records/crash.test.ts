@@ -1,5 +1,5 @@
 /**
- * Issue #8 end to end: a real host process is SIGKILLed between the real call and the end
+ * Records and resume end to end: a real host process is SIGKILLed between the real call and the end
  * of its after chain; a new host on the same database resumes it. The tool's (or model's)
  * own counter must read 1, and the output must be what an uninterrupted run gives.
  */

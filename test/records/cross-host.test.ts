@@ -1,5 +1,5 @@
 /**
- * Operations across hosts sharing one records database (issue 18), with real processes on
+ * Operations across hosts sharing one records database, with real processes on
  * one SQLite file and on one PostgreSQL database: an operation cut off on host A is resumed
  * by exactly one of two other hosts, the tool having run once; recovery on start-up never
  * touches a live peer's running operation, and takes it once that peer is gone.

@@ -1,5 +1,5 @@
 /**
- * What the records keep at rest (issue 16): real results only while their operation can
+ * What the records keep at rest: real results only while their operation can
  * resume, and digests nobody can reverse by trying every short value.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";

@@ -113,7 +113,7 @@ describe("resume", () => {
     const r = await h.tool(ctx, call, async () => TOOL_RESULT);
     expect(r.ok).toBe(true);
     expect(h.records).toBeUndefined();
-    // A boundary call never throws (issue 17): the missing store is a returned CONFIG_INVALID.
+    // A boundary call never throws: the missing store is a returned CONFIG_INVALID.
     const resumed = await h.resume(r.facts.operationId);
     expect(!resumed.ok && resumed.error.code).toBe("CONFIG_INVALID");
     await h.close();

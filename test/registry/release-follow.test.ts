@@ -109,7 +109,7 @@ describe("release distribution between hosts on one database", () => {
     expect(await still.releaseStatus()).toMatchObject({ active_revision: 1, serving_revision: 0 });
   });
 
-  it("does not report a version uploaded through this very host as another host's (issue 31)", async () => {
+  it("does not report a version uploaded through this very host as another host's", async () => {
     const dataDir = tempDir();
     const reports: (ReleaseSyncReport | PrefetchReport)[] = [];
     const a = await openRegistry(dataDir, { onReleaseSync: (r) => reports.push(r) });
