@@ -10,7 +10,7 @@ import { SluiceError } from "../../host/errors/sluice-error.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { runToExit } from "../helpers/child.js";
-import { resting } from "../helpers/lanes.js";
+import { handedOver, resting } from "../helpers/lanes.js";
 import { until } from "../helpers/until.js";
 
 let sandbox: Sandbox | undefined;
@@ -67,7 +67,8 @@ describe("lanes", () => {
     const looping = sandbox.invoke(loop, request());
     const controller = new AbortController();
     const behind = sandbox.invoke(ok, request(), { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    await until(() => handedOver(sandbox!));
+    controller.abort();
     const first = await Promise.race([behind.then(() => "behind"), looping.then(() => "loop")]);
     expect(first).toBe("behind");
     expect(!(await behind).ok && (await behind as { error: { code: string } }).error.code).toBe("CALL_CANCELLED");

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
-import { handedOver } from "../helpers/lanes.js";
+import { handedOver, watchTasks } from "../helpers/lanes.js";
 import { until } from "../helpers/until.js";
 
 let sandbox: Sandbox;
@@ -46,9 +46,11 @@ describe("time limit", () => {
   it("the caller's AbortSignal cancels a running call with CALL_CANCELLED", async () => {
     const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 5_000, fuel: BACKSTOP_FUEL } });
     const controller = new AbortController();
+    const tasks = watchTasks();
     const t0 = performance.now();
     const running = sandbox.invoke(mod, request(), { signal: controller.signal });
-    await until(() => handedOver(sandbox));
+    await until(() => tasks.guestsStarted() > 0);
+    vi.restoreAllMocks();
     controller.abort(new Error("user went away"));
     const r = await running;
     expect(!r.ok && r.error.code).toBe("CALL_CANCELLED");
