@@ -28,7 +28,8 @@ async function hasWasmTarget(rustc: string): Promise<boolean> {
  * A cargo whose rustc has the wasm32-unknown-unknown standard library: the one on PATH,
  * else Debian's in /usr/bin (a rustup on PATH may lack the target while Debian's has it).
  */
-export function findRust(): Promise<RustToolchain | undefined> {
+export function findRust(opts: { fresh?: boolean } = {}): Promise<RustToolchain | undefined> {
+  if (opts.fresh) found = undefined;
   found ??= (async () => {
     const candidates = [...new Set([which("cargo"), "/usr/bin/cargo"].filter((c): c is string => c !== undefined && existsSync(c)))];
     for (const cargo of candidates) {
