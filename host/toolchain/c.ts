@@ -28,11 +28,12 @@ function firstOnPath(names: string[]): string | undefined {
 
 const VERSIONS = [20, 19, 18, 17, 16, 15, 14];
 
-/** clang with the WebAssembly back end and a wasm-ld, or undefined. */
+/** clang (`SLUICE_CLANG` when set, else the first on PATH) with the WebAssembly back end and a wasm-ld, or undefined. */
 export function findC(opts: { fresh?: boolean } = {}): Promise<CToolchain | undefined> {
   if (opts.fresh) found = undefined;
   found ??= (async () => {
-    const clang = firstOnPath(["clang", ...VERSIONS.map((v) => `clang-${v}`)]);
+    const chosen = process.env.SLUICE_CLANG;
+    const clang = chosen !== undefined ? (existsSync(chosen) ? chosen : undefined) : firstOnPath(["clang", ...VERSIONS.map((v) => `clang-${v}`)]);
     const wasmLd = firstOnPath(["wasm-ld", ...VERSIONS.map((v) => `wasm-ld-${v}`)]) ?? VERSIONS.map((v) => `/usr/lib/llvm-${v}/bin/wasm-ld`).find((f) => existsSync(f));
     if (clang === undefined || wasmLd === undefined) return undefined;
     const targets = await runTool(clang, ["--print-targets"]);

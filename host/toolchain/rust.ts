@@ -7,7 +7,11 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "../errors/sluice-error.js";
+import { REPO_ROOT } from "./asc-compile.js";
 import { runTool, which } from "./run-tool.js";
+
+/** The Rust SDK crate (`sluice-guest`), the path dependency of a Rust plugin. */
+export const RUST_SDK_DIR = path.join(REPO_ROOT, "guest-sdk", "rust");
 
 /** The linker flags of a Sluice guest (rustc's defaults are a 1 MiB stack and 17 pages, which double a hook's fuel). */
 export const RUST_GUEST_RUSTFLAGS = "-C link-arg=-zstack-size=16384 -C link-arg=--initial-memory=131072";
@@ -25,13 +29,15 @@ async function hasWasmTarget(rustc: string): Promise<boolean> {
 }
 
 /**
- * A cargo whose rustc has the wasm32-unknown-unknown standard library: the one on PATH,
- * else Debian's in /usr/bin (a rustup on PATH may lack the target while Debian's has it).
+ * A cargo whose rustc has the wasm32-unknown-unknown standard library: `SLUICE_CARGO` when
+ * set (its rustc beside it), else the one on PATH, else Debian's in /usr/bin (a rustup on
+ * PATH may lack the target while Debian's has it).
  */
 export function findRust(opts: { fresh?: boolean } = {}): Promise<RustToolchain | undefined> {
   if (opts.fresh) found = undefined;
   found ??= (async () => {
-    const candidates = [...new Set([which("cargo"), "/usr/bin/cargo"].filter((c): c is string => c !== undefined && existsSync(c)))];
+    const chosen = process.env.SLUICE_CARGO;
+    const candidates = [...new Set((chosen ? [chosen] : [which("cargo"), "/usr/bin/cargo"]).filter((c): c is string => c !== undefined && existsSync(c)))];
     for (const cargo of candidates) {
       const rustc = path.join(path.dirname(cargo), "rustc");
       if (existsSync(rustc) && (await hasWasmTarget(rustc))) return { cargo, rustc };
@@ -45,7 +51,9 @@ export function findRust(opts: { fresh?: boolean } = {}): Promise<RustToolchain 
 export async function requireRust(): Promise<RustToolchain> {
   const t = await findRust();
   if (t !== undefined) return t;
-  const rustup = which("rustup") !== undefined && which("cargo") !== undefined;
+  const cargo = process.env.SLUICE_CARGO ?? which("cargo");
+  // rustup's cargo is a proxy beside a rustup binary; its toolchains fetch targets with it.
+  const rustup = cargo !== undefined && existsSync(path.join(path.dirname(cargo), "rustup"));
   const install = rustup ? RUST_INSTALL_RUSTUP : RUST_INSTALL_APT;
   const why = rustup ? `cargo is rustup's, and its toolchain has no ${RUST_TARGET} target` : `no cargo with the ${RUST_TARGET} target is installed`;
   throw new SluiceError("TOOLCHAIN_MISSING", `building a Rust plugin needs cargo with the ${RUST_TARGET} target, and ${why}: run \`${install}\`${rustup ? ` (or, offline on Debian, \`${RUST_INSTALL_APT}\`)` : ""}`, { language: "rust", install });
