@@ -8,7 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { compileC } from "../../host/toolchain/c.js";
 import { compileRust } from "../../host/toolchain/rust.js";
-import { repoRoot } from "./fixtures.js";
+import { REPO_ROOT as repoRoot } from "../../host/toolchain/asc-compile.js";
 
 function newest(dir: string): number {
   let t = 0;
