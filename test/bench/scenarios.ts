@@ -23,6 +23,7 @@ import { JS_COMPONENT_FUEL } from "../helpers/fixtures.js";
 import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
+import { runGuestLanguages } from "./guest-languages.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
@@ -909,6 +910,12 @@ const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "postgres", with: (fn) => withBenchDatabase("fleet", (database) => fn({ database })) },
 ];
 
+/** Scenario 20: one hook in AssemblyScript, Rust and C (guest-languages.ts); informative, no target. */
+async function guestLanguages(c: Counts): Promise<ScenarioResult> {
+  const { latency, values } = await runGuestLanguages(c);
+  return { id: 20, title: "one hook (order-search-limit) in AssemblyScript, Rust and C: fuel, size, p50 through a worker", latency, values, targets: [] };
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -929,4 +936,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
+  { id: 20, run: guestLanguages },
 ];
