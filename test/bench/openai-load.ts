@@ -11,10 +11,10 @@ import { stats, type Stats } from "./measure.js";
 
 /**
  * Where a client sends its calls: a base URL with its key, the model and the answer it must
- * get. `protocol` picks the client (default openai: chat completions; anthropic: Messages;
- * gemini: generateContent), each given the base URL its SDK takes.
+ * get, and headers sent with every call. `protocol` picks the client (default openai: chat
+ * completions; anthropic: Messages; gemini: generateContent), each given the base URL its SDK takes.
  */
-export interface ClientTarget { name: string; baseURL: string; apiKey: string; model: string; expect: string; protocol?: "openai" | "anthropic" | "gemini" }
+export interface ClientTarget { name: string; baseURL: string; apiKey: string; model: string; expect: string; headers?: Record<string, string>; protocol?: "openai" | "anthropic" | "gemini" }
 
 export type OpenAICommand =
   | { cmd: "openai-latency"; targets: ClientTarget[]; warmup: number; samples: number; perRound: number }
@@ -26,7 +26,7 @@ const clients = new Map<string, OpenAI>();
 /** No retries: a refused or reset request counts as an error instead of being hidden. */
 const clientOf = (t: ClientTarget): OpenAI => {
   let c = clients.get(t.name);
-  if (!c) clients.set(t.name, (c = new OpenAI({ baseURL: t.baseURL, apiKey: t.apiKey, maxRetries: 0, timeout: 60_000 })));
+  if (!c) clients.set(t.name, (c = new OpenAI({ baseURL: t.baseURL, apiKey: t.apiKey, maxRetries: 0, timeout: 60_000, ...(t.headers ? { defaultHeaders: t.headers } : {}) })));
   return c;
 };
 
