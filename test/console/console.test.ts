@@ -114,7 +114,7 @@ describe("the console in a browser", () => {
     expect(text).toContain("r1 → r2");
     expect(text).toContain("adds guard-prompts-strict");
     expect(text).toContain("removes redact-stream");
-    expect(text).toContain("changes clamp-order-search: /config/max_limit");
+    expect(text).toContain("clamp-order-search: config.max_limit 50 → 20");
     await screenshot(page, "releases-confirm");
     await dialog.getByRole("button", { name: "Activate r2" }).click();
     await expect.poll(async () => (await api<{ active_revision: number }>("GET", "/api/v1/releases")).active_revision).toBe(2);

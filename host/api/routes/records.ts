@@ -9,6 +9,7 @@ import type { Host } from "../../host.js";
 import type { OperationPhase } from "../../records/types.js";
 import type { RealStatus } from "../../pipeline/call-types.js";
 import { noteServerError } from "../../http/server-errors-log.js";
+import { DEPLOYER, VIEWER } from "../roles.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
@@ -47,6 +48,7 @@ function storeOf(host: Host) {
 
 export function recordRoutes(app: FastifyInstance, host: Host): void {
   app.get<{ Querystring: { phase?: OperationPhase; real_status?: RealStatus; limit?: string } }>("/api/v1/operations", {
+    config: VIEWER,
     schema: {
       tags: ["operations"],
       summary: "Operation records, newest first; filter by phase and real status. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
@@ -62,13 +64,14 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     return { items, unreadable };
   });
 
-  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
+  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { config: VIEWER, schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
     const operation = await storeOf(host).get(request.params.id);
     if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
     return { operation };
   });
 
   app.post<{ Params: { id: string } }>("/api/v1/operations/:id/resume", {
+    config: DEPLOYER,
     schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again." },
   }, async (request, reply) => {
     storeOf(host);
@@ -79,6 +82,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
   });
 
   app.get<{ Querystring: { operation_id?: string; binding_id?: string; from?: string; to?: string; limit?: string } }>("/api/v1/audit", {
+    config: VIEWER,
     schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
   }, async (request) => {
     const q = request.query;
