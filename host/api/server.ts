@@ -46,6 +46,7 @@ import { requireRoles, VIEWER } from "./roles.js";
 import { ControlLog } from "./control-log.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { controlAuditRoutes } from "./routes/control-audit.js";
+import { hookFiguresRoutes } from "./routes/hook-figures.js";
 
 /** What the management API serves: the registry, the bearer token and the server's limits. */
 export interface ApiOptions {
@@ -145,6 +146,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   callRoutes(app, registry.host);
   pipelineRoutes(app, registry, control);
   recordRoutes(app, registry.host);
+  hookFiguresRoutes(app, registry.host);
   replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   quarantineRoutes(app, registry.host, control);
   tokenRoutes(app, tokens, control);

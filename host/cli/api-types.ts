@@ -2199,6 +2199,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hook-figures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per hook, exact p50/p99 run time and fuel over the audit rows in [from, to) (default: every row): each run's own figure, nearest rank. */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: number | null;
+                            to: number | null;
+                            /** @description Audit rows read. */
+                            rows: number;
+                            /** @description False when the range holds more than 200000 rows: narrow it. */
+                            complete: boolean;
+                            hooks: {
+                                point: string;
+                                binding: string;
+                                hook_ref: string;
+                                runs: number;
+                                /** @description Runs whose outcome was an error (failed, trapped, timed out). */
+                                failed: number;
+                                p50_ms: number | null;
+                                p99_ms: number | null;
+                                fuel_p50: number | null;
+                                fuel_p99: number | null;
+                                /** @description Runs with a fuel figure (metered guests). */
+                                fuel_runs: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "GATEWAY_KEY_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/operations/{id}/replay": {
         parameters: {
             query?: never;
@@ -2645,6 +2741,47 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The token this request carries: its id, name and role (the console shows it, and offers only the actions the role may take). */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "deployer" | "admin";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -7,9 +7,9 @@ import { API_ROLES } from "../../keys/api-roles.js";
 import type { ApiTokenRow } from "../../keys/api-token-store.js";
 import type { ApiTokens } from "../../keys/api-tokens.js";
 import { SluiceError } from "../../errors/sluice-error.js";
-import { BUILTIN_ACTOR } from "../auth.js";
+import { actorOf, BUILTIN_ACTOR } from "../auth.js";
 import type { ControlLog } from "../control-log.js";
-import { ADMIN } from "../roles.js";
+import { ADMIN, VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
 
 const tokenView = {
@@ -53,6 +53,11 @@ export function tokenRoutes(app: FastifyInstance, tokens: ApiTokens, control: Co
     await control.record(request, "token.create", { target: record.id, changes: [{ path: `token ${record.name}`, from: null, to: record.role }] });
     return reply.status(201).send({ ...tokenViewOf(record), token });
   });
+
+  app.get("/api/v1/whoami", {
+    config: VIEWER,
+    schema: { tags: ["tokens"], summary: "The token this request carries: its id, name and role (the console shows it, and offers only the actions the role may take).", response: { 200: { type: "object", additionalProperties: false, required: ["id", "name", "role"], properties: { id: { type: "string" }, name: { type: "string" }, role: { type: "string", enum: API_ROLES } } } } },
+  }, async (request) => actorOf(request));
 
   app.get("/api/v1/tokens", {
     config: ADMIN,
