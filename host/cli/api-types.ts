@@ -2041,13 +2041,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operation records, newest first; filter by phase and real status. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content. */
+        /** Operation records, newest first; filter by phase and real status, and search by outcome (succeeded, rejected, hook_failed, call_failed), error_code (the operation's or any of its hooks'), binding, plugin (id or id@version), space, run_id (the call context's runId: a coding agent's session) and time range [from, to), paged by offset and limit with the exact total. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content. */
         get: {
             parameters: {
                 query?: {
                     phase?: "before" | "operation" | "after" | "finished";
                     real_status?: "not_started" | "running" | "succeeded" | "failed" | "unknown";
                     limit?: string;
+                    outcome?: "succeeded" | "rejected" | "hook_failed" | "call_failed";
+                    error_code?: string;
+                    binding?: string;
+                    plugin?: string;
+                    space?: string;
+                    run_id?: string;
+                    from?: string;
+                    to?: string;
+                    offset?: string;
                 };
                 header?: never;
                 path?: never;
@@ -2065,6 +2074,10 @@ export interface paths {
                             items: {
                                 [key: string]: unknown;
                             }[];
+                            /** @description With any search filter or offset: the exact number of matching operations (the page is `items`). */
+                            total?: number;
+                            /** @description False when the store holds more records than one search reads (the newest are searched). */
+                            complete?: boolean;
                             unreadable: {
                                 operation_id: string;
                                 /** @enum {string} */

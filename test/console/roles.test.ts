@@ -5,6 +5,7 @@
  * not resurrected; the audit names who acted, on its page and on each release; the
  * overview's fuel figures equal the audit rows'. Screenshots in test/console/artifacts/.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launch, screenshot, seriousViolations, type Browser } from "./browser.js";
@@ -42,7 +43,7 @@ beforeAll(async () => {
   await uploadReferencePlugins(served.api);
   await api("POST", "/api/v1/releases", { activate: true, note: "reference plugins" });
   gatewayKey = (await api<{ key: string }>("POST", "/api/v1/gateway/keys", { space_id: "team-a" })).key;
-  for (const [name, role] of [["watcher", "viewer"], ["ops-ana", "deployer"]]) {
+  for (const [name, role] of [["watcher", "viewer"], ["ops-ana", "deployer"]] as const) {
     tokens[name] = (await api<{ token: string }>("POST", "/api/v1/tokens", { name, role })).token;
   }
   browser = await launch();
@@ -135,5 +136,31 @@ describe("named tokens in the console", () => {
     await expect.poll(() => page.locator("[data-testid=fuel-p50-redact-answer]").textContent(), { timeout: 10_000 }).toBe(String(rank(0.5)));
     expect(await page.locator("[data-testid=fuel-p99-redact-answer]").textContent()).toBe(String(rank(0.99)));
     await checked("roles-overview-figures");
+  });
+
+  it("a failed hook is found by its code, with an exact count and the full operation id", async () => {
+    const wasm = readFileSync(new URL("../../build/fixtures/unreachable.wasm", import.meta.url));
+    const manifest = `id: trapper\nversion: 1.0.0\nabi: "1.0"\nentry: unreachable.wat\npoints:\n  model.chat.before:\nlimits: { timeout_ms: 200 }\nfailure_policy: fail-closed\ncapability_boundary: none\nconfig_schema: { type: object }\n`;
+    await api("POST", "/api/v1/plugins", { manifest, wasm_base64: wasm.toString("base64") });
+    await api("POST", "/api/v1/bindings", { id: "trap", hook_ref: "trapper@1.0.0", point: "model.chat.before", priority: 1 });
+    const { release } = await api<{ release: { revision: number } }>("POST", "/api/v1/releases", { activate: true });
+    await expect.poll(async () => (await api<{ serving_revision: number }>("GET", "/api/v1/status")).serving_revision).toBe(release.revision);
+    expect((await chat("this one traps")).status).toBeGreaterThanOrEqual(500);
+    const found = await api<{ items: { operationId: string; error: { code: string } }[]; total: number }>("GET", "/api/v1/operations?error_code=GUEST_TRAP&outcome=hook_failed");
+    expect(found.total).toBe(1);
+    expect((await api<{ total: number }>("GET", "/api/v1/operations?outcome=succeeded")).total).toBe(5);
+
+    await go("operations");
+    await page.fill("#op-code", "GUEST_TRAP");
+    await page.selectOption("#op-outcome", "hook_failed");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => page.locator("[data-testid=operations-count]").textContent()).toBe("page 1 of 1 (1 operations)");
+    const row = page.locator("[data-testid=operations] tbody tr").first();
+    expect(await row.locator("code.id").textContent()).toBe(found.items[0]!.operationId);
+    await checked("roles-failed-hook-found");
+    await row.locator("a").click();
+    await expect.poll(() => page.locator("[data-testid=audit]").textContent()).toContain("GUEST_TRAP");
+    // Replay starts from the plugin the operation ran.
+    expect(await page.locator("#replay-ref").inputValue()).toBe("trapper@1.0.0");
   });
 });
