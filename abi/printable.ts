@@ -4,9 +4,10 @@
  * UTF-8 or a control character, `\u{200e}` for an invisible or unassigned code point, `\\`
  * for the escape character itself), so binary data, terminal escapes and line breaks never
  * reach a log, a terminal or a JSON error as themselves. The result is at most `max`
- * characters, ending in `…` when cut, and an escape is never split.
+ * characters, ending in `…` when cut, and an escape is never split. The default holds a
+ * 1,024-byte log line or abort message whole even when every byte is escaped.
  */
-export const PRINTABLE_MAX = 1024;
+export const PRINTABLE_MAX = 4 * 1024;
 
 /** Control, format, surrogate, private-use and unassigned code points, and the line and paragraph separators. */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
