@@ -3,6 +3,7 @@
  * check, the real operation (hooks never get it), after stage on a working view,
  * error / finally. Every ending is a returned value.
  */
+import { operationCancelled } from "../errors/call-errors.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Checked } from "../pipeline/result.js";
 import { validatePayload } from "../pipeline/validators.js";
@@ -179,7 +180,7 @@ export function cancelled(signal: AbortSignal): ErrorData {
   const deadline = signal.reason instanceof DOMException && signal.reason.name === "TimeoutError";
   return deadline
     ? { code: "DEADLINE_EXCEEDED", message: "the operation's deadline passed" }
-    : { code: "CALL_CANCELLED", message: "the operation was cancelled by the caller" };
+    : operationCancelled();
 }
 
 /**
