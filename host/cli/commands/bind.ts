@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import type { ApiClient, BodyOf } from "../client.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 const list = (v: string): string[] => v.split(",").map((s) => s.trim()).filter(Boolean);
 
@@ -29,9 +29,8 @@ function integer(name: string, value: string | undefined): number | undefined {
   return Number(value);
 }
 
-export const bindCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("bind <hook_ref>"))
-    .description("bind plugin-id@version to a point in the draft pipeline (publish to freeze it)")
+export const bindCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .requiredOption("--point <point>", "hook point, e.g. tool.before")
     .option("--id <id>", "binding id (default <plugin-id>-<point>)")
     .option("--config <json>", "binding config, checked against the plugin's config_schema")
@@ -73,16 +72,18 @@ export const bindCommand: RegisterCommand = (program) => {
       const created = await clientOf(opts).call<{ binding: { id: string; position: number } }>(clientOf(opts).api.POST("/api/v1/bindings", { body: body as BodyOf<"/api/v1/bindings", "post"> }));
       emit(opts, created, () => [`bound ${created.binding.id}: ${hookRef} at ${opts.point} (position ${created.binding.position}); run \`sluice publish --activate\` to release it`]);
     });
+};
 
-  remoteOptions(program.command("unbind <binding>"))
-    .description("remove a binding from the draft pipeline (published releases keep theirs; publish to release the change)")
+export const unbindCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--json", "print JSON")
     .action(async (binding: string, opts: { json?: boolean; url: string; token?: string }) => {
       await deleteBinding(clientOf(opts), binding);
       emit(opts, { deleted: binding }, () => [`removed ${binding} from the draft; run \`sluice publish --activate\` to release the change`]);
     });
+};
 
-  const group = program.command("binding").description("draft bindings one at a time");
+export const bindingCommands: DefineCommand = (group) => {
   remoteOptions(group.command("delete <binding>"))
     .description("remove a binding from the draft pipeline (the same as `sluice unbind`)")
     .option("--json", "print JSON")

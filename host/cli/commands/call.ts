@@ -8,7 +8,7 @@
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 interface Called {
   test: true; ok: boolean; operation_id: string; revision: number; called: boolean;
@@ -51,9 +51,8 @@ export async function calledLines(c: Called): Promise<string[]> {
   ];
 }
 
-export const callCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("call <point>"))
-    .description("run one call through the server's live release with a test tool, model or embedder that echoes its input, and print what the hooks did: tool.before (--tool, --args), model.chat (--message), embedding (--text)")
+export const callCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--tool <id>", "tool id (bindings match on it)", "orders.search")
     .option("--args <json>", "tool arguments, a JSON object")
     .option("--message <text>", "the user message of a chat call")

@@ -15,12 +15,11 @@ import { moduleFor, readPluginDir } from "../plugin-dir.js";
 import { publishedLines } from "./releases.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import { localSamples, resultLines } from "./test.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 import { uploadedLine } from "./upload.js";
 
-export const deployCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("deploy [dir]"))
-    .description("check, build and test the plugin in dir (default .), then upload it, write the bindings of its hook.yaml, publish and activate, as one step on the server")
+export const deployCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--module <file>", "deploy this module instead of building")
     .option("--no-activate", "publish without activating")
     .option("--force", "deploy even when samples fail")

@@ -16,13 +16,12 @@ import { addServeOptions, resolveServeConfig } from "../serve-config.js";
 import { serve } from "./serve.js";
 import { buildPlugin, readPluginDir } from "../plugin-dir.js";
 import { localSamples, resultLines } from "./test.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 const WATCHED = /\.(ts|json|ya?ml)$/;
 
-export const devCommand: RegisterCommand = (program) => {
-  program.command("dev [dir]")
-    .description("build and run the samples of the plugin in dir (default .), then again on every change to its sources, hook.yaml or samples, until Ctrl-C")
+export const devCommand: DefineCommand = (cmd) => {
+  cmd
     .option("--no-serve", "only watch: do not serve a local host")
     .action(async (dir: string | undefined, opts: { serve: boolean }) => {
       const root = path.resolve(dir ?? ".");

@@ -1,7 +1,7 @@
 /** `sluice list [what]`: plugins, bindings, releases or extensions, as a table or --json. */
 import { CliError, print, printJson } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 type Row = Record<string, unknown>;
 
@@ -12,9 +12,8 @@ const VIEWS: Record<string, { path: "/api/v1/plugins" | "/api/v1/bindings" | "/a
   extensions: { path: "/api/v1/pipeline/extensions", key: "items", row: (r) => `${r.order}. ${r.extension_id}  ${r.hook_ref}  ${r.node_id} (${r.hook_type})  ${r.enabled ? "enabled" : "disabled"}` },
 };
 
-export const listCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("list [what]"))
-    .description(`list ${Object.keys(VIEWS).join(", ")} (default: all but extensions)`)
+export const listCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--json", "print the server's JSON")
     .action(async (what: string | undefined, opts: { json?: boolean; url: string; token?: string }) => {
       if (what !== undefined && !(what in VIEWS)) throw new CliError(`cannot list "${what}"`, `use one of: ${Object.keys(VIEWS).join(", ")}`);

@@ -12,11 +12,10 @@ import { peerVersion } from "../../sandbox/loader/peer-package.js";
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit, step, warn } from "../output.js";
 import { scaffoldFiles } from "../scaffold.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const newCommand: RegisterCommand = (program) => {
-  program.command("new <name>")
-    .description("scaffold an AssemblyScript plugin in ./<name> (or --dir) and install its compiler there (npm install)")
+export const newCommand: DefineCommand = (cmd) => {
+  cmd
     .option("--dir <dir>", "folder to create (default ./<name>)")
     .option("--no-install", "do not run npm install (then run it in the folder before sluice build)")
     .option("--json", "print JSON")

@@ -2,12 +2,11 @@
 import path from "node:path";
 import { emit, print, step } from "../output.js";
 import { addServeOptions, maskedConfig, resolveServeConfig, type ServeConfig } from "../serve-config.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 import { connectionsWithin, descriptorLimit } from "../../http/server-limits.js";
 
-export const serveCommand: RegisterCommand = (program) => {
-  addServeOptions(program.command("serve"))
-    .description("serve the management API (plugins, bindings, releases) from a data directory; every option can also be set by its environment variable (the flag wins)")
+export const serveCommand: DefineCommand = (cmd) => {
+  addServeOptions(cmd)
     .option("--print-config", "print the resolved configuration (secrets masked) and exit")
     .option("--json", "with --print-config: print JSON")
     .action(async (raw: Parameters<typeof resolveServeConfig>[0] & { printConfig?: boolean; json?: boolean }) => {

@@ -6,10 +6,9 @@
 import { Option } from "commander";
 import { emit } from "../output.js";
 import { DEFAULT_DATA_DIR } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const tokenCommands: RegisterCommand = (program) => {
-  const group = program.command("token").description("the API token a local sluice serve generates into its data folder");
+export const tokenCommands: DefineCommand = (group) => {
   group.command("rotate")
     .description("replace <data-dir>/api-token with a new token; a running sluice serve keeps the old one until it restarts")
     .addOption(new Option("--data-dir <dir>", "the server's data folder").env("SLUICE_DATA_DIR").default(DEFAULT_DATA_DIR))
