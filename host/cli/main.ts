@@ -18,6 +18,15 @@ const program = new Command("sluice")
     process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
   });
 
+// A reader that stops reading (`sluice call … | head`) ends the output quietly: what it
+// did not read is not an error to report, on either stream.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+    throw err;
+  });
+}
+
 async function main(): Promise<void> {
   const invoked = invokedCommand(process.argv.slice(2));
   // Every command is listed (help, did-you-mean); only the one being run loads its module.

@@ -30,7 +30,7 @@ export async function deploy(
   input: UploadInput & { activate?: boolean; note?: string },
 ): Promise<DeployResult> {
   const { store, catalogue, draft, releases } = parts;
-  const manifest = catalogue.manifestOf(input);
+  const manifest = await catalogue.manifestOf(input);
   if (!manifest.bindings?.length) throw new SluiceError("BINDING_INVALID", `hook.yaml of ${manifest.id}@${manifest.version} has no bindings section, so there is nothing to deploy; add one (or upload, bind and publish step by step)`, { field: "bindings", source: "hook.yaml" });
   const record = await catalogue.checkedVersion(manifest, input.wasm, input.source);
   const specs = checkManifestBindings(manifest, record);

@@ -51,6 +51,13 @@ export interface RegistryOptions {
   followReleases?: false | { feed?: ReleaseFeed; retryMs?: number };
   /** Told when this host switched to a release another process activated, or could not load it. */
   onReleaseSync?: (report: ReleaseSyncReport | PrefetchReport) => void;
+  /**
+   * The server `sluice dev` runs: a changed module uploaded under a version already stored
+   * is kept as the dev revision `<version>+dev.<sha256 prefix>` instead of being refused
+   * (VERSION_CONFLICT), so an author's edits go live without version bumps. Any other
+   * registry refuses dev revisions. Default false.
+   */
+  devRevisions?: boolean;
 }
 
 /** What a registry runs on, and whether it owns (and so closes) each part. */
@@ -68,6 +75,8 @@ export interface OpenedStores {
   /** Whether the host recovers operations a dead host left running (it has records of its own). */
   recovers: boolean;
   maxModuleBytes: number;
+  /** Whether changed modules under a stored version become dev revisions (RegistryOptions.devRevisions). */
+  devRevisions: boolean;
   /** Stops following other hosts' quarantine decisions (PostgreSQL only). */
   stopWatching?: () => Promise<void>;
 }
@@ -100,7 +109,7 @@ export async function openStores(options: RegistryOptions): Promise<OpenedStores
   const records = options.host ? undefined : shared?.records ?? openSqliteRecords(path.join(dataDir, "sluice.db"), { key, ...(options.resultRetentionMs !== undefined ? { resultRetentionMs: options.resultRetentionMs } : {}) });
   const host = options.host ?? createHost({ kvPath: shared?.kvLocation ?? path.join(dataDir, "kv.sqlite"), ...(shared?.payloads ? { payloads: shared.payloads } : {}), ...(shared ? { quarantineStore: shared.quarantine } : {}), records, digestSecret: key, ...options.hostOptions });
   // The PostgreSQL stores share one pool: closed together by shared.close().
-  const opened: OpenedStores = { dataDir, store, artifacts, host, ownsHost: options.host === undefined, ownedRecords: shared ? undefined : records, shared, recovers: records !== undefined, maxModuleBytes };
+  const opened: OpenedStores = { dataDir, store, artifacts, host, ownsHost: options.host === undefined, ownedRecords: shared ? undefined : records, shared, recovers: records !== undefined, maxModuleBytes, devRevisions: options.devRevisions === true };
   if (shared) {
     // Every host's quarantine decisions and lifts reach this one: at once on a notice, and now for those made before it started.
     const { watchQuarantine } = await import("../reliability/postgres-quarantine-store.js");

@@ -13,6 +13,11 @@ import { manifestGrants, manifestLimits, parseManifest, validateManifest, type M
 import { lockedManifest } from "./manifest-bindings.js";
 import type { PluginRecord, PluginSource, ReleaseRecord } from "./records.js";
 import type { RegistryStore } from "./store.js";
+import { sha256Hex } from "../sandbox/main/load-module.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
+
+/** A version's dev-revision suffix (semver build metadata): `1.0.0+dev.3f2a9c01b7de`. */
+const DEV_REVISION = /\+dev\.[0-9a-z.-]*$/i;
 
 /** A plugin to upload: its manifest and its module. */
 export interface UploadInput {
@@ -28,7 +33,7 @@ export class PluginCatalogue {
   /** Versions uploaded through this process (the prefetch log line is about other hosts' uploads). */
   readonly storedHere = new Set<string>();
 
-  constructor(private readonly store: RegistryStore, private readonly artifacts: Artifacts, private readonly host: Host, readonly maxModuleBytes: number) {}
+  constructor(private readonly store: RegistryStore, private readonly artifacts: Artifacts, private readonly host: Host, readonly maxModuleBytes: number, private readonly devRevisions = false) {}
 
   /** PLUGIN_NOT_FOUND when absent; ID_INVALID when the id or version is malformed. */
   async get(id: string, version: string): Promise<PluginRecord> {
@@ -45,9 +50,25 @@ export class PluginCatalogue {
     return versions;
   }
 
-  /** The manifest of an upload, parsed from its text or checked as given. */
-  manifestOf(input: UploadInput): Manifest {
-    return typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
+  /**
+   * The manifest of an upload, parsed from its text or checked as given, under the version
+   * it is stored as: on a dev registry, a module that differs from the one stored under its
+   * version becomes the dev revision `<version>+dev.<first 12 hex of its sha256>` (the same
+   * edit uploaded again is the same revision); elsewhere a dev revision is refused.
+   */
+  async manifestOf(input: UploadInput): Promise<Manifest> {
+    const manifest = typeof input.manifest === "string" ? parseManifest(input.manifest) : validateManifest(input.manifest);
+    if (!this.devRevisions) {
+      if (DEV_REVISION.test(manifest.version)) throw new SluiceError("MANIFEST_INVALID", `hook.yaml: version ${manifest.version} is a dev revision, which only the server \`sluice dev\` runs accepts; deploy a release version`, { field: "version" });
+      return manifest;
+    }
+    const sha256 = sha256Hex(input.wasm);
+    const locked = canonicalJson(lockedManifest(manifest));
+    const stored = await this.store.getPlugin(manifest.id, manifest.version);
+    if (!stored || (stored.sha256 === sha256 && canonicalJson(stored.manifest) === locked)) return manifest;
+    // Named by the module and the manifest together: either changing is a new revision.
+    const revision = sha256Hex(new TextEncoder().encode(`${sha256}\n${locked}`)).slice(0, 12);
+    return { ...manifest, version: `${manifest.version.replace(DEV_REVISION, "")}+dev.${revision}` };
   }
 
   /**
@@ -89,7 +110,7 @@ export class PluginCatalogue {
    * id@version with other bytes is VERSION_CONFLICT. Nothing is stored when a check fails.
    */
   async upload(input: UploadInput): Promise<{ plugin: PluginRecord; created: boolean }> {
-    const record = await this.checkedVersion(this.manifestOf(input), input.wasm, input.source);
+    const record = await this.checkedVersion(await this.manifestOf(input), input.wasm, input.source);
     // A version already stored needs no artifact write: insertPlugin answers "exists" or
     // VERSION_CONFLICT. Under a race the artifact may be written for a refused insert; it is
     // content-addressed and unreferenced, so it is harmless.

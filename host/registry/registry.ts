@@ -47,7 +47,7 @@ export class Registry {
 
   private constructor(private readonly stores: OpenedStores) {
     ({ host: this.host, store: this.store, maxModuleBytes: this.maxModuleBytes, dataDir: this.dataDir, shared: this.shared } = stores);
-    this.catalogue = new PluginCatalogue(this.store, stores.artifacts, this.host, this.maxModuleBytes);
+    this.catalogue = new PluginCatalogue(this.store, stores.artifacts, this.host, this.maxModuleBytes, stores.devRevisions);
     this.draft = new Draft(this.store);
     this.releases = new Releases(this.store, this.host, this.catalogue, this.draft);
   }

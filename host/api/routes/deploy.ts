@@ -2,6 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
+import type { PluginSource } from "../../registry/records.js";
 import { anyObject, errorResponses, UPLOAD_BODY } from "../schemas.js";
 
 const DEPLOY_BODY = {
@@ -12,11 +13,23 @@ const DEPLOY_BODY = {
     ...UPLOAD_BODY.properties,
     activate: { type: "boolean", description: "Activate the new revision (default true)." },
     note: { type: "string", maxLength: 1000, description: "A note kept with the release." },
+    source: {
+      type: "object",
+      additionalProperties: false,
+      required: ["repository", "commit"],
+      description: "Where the version was built from, kept with it (`sluice deploy --git`).",
+      properties: {
+        repository: { type: "string", minLength: 1, maxLength: 2000, description: "The Git repository: a URL or a path." },
+        commit: { type: "string", pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$", description: "The full commit id built." },
+        ref: { type: "string", maxLength: 256, description: "The branch, tag or commit asked for." },
+        path: { type: "string", maxLength: 1000, description: "The package's folder in the repository." },
+      },
+    },
   },
 } as const;
 
 export function deployRoutes(app: FastifyInstance, registry: Registry, uploadBodyLimit: number): void {
-  app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string } }>("/api/v1/deploy", {
+  app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string; source?: PluginSource } }>("/api/v1/deploy", {
     bodyLimit: uploadBodyLimit,
     schema: {
       tags: ["plugins", "releases"],
@@ -27,7 +40,7 @@ export function deployRoutes(app: FastifyInstance, registry: Registry, uploadBod
   }, async (request) => {
     const wasm = Buffer.from(request.body.wasm_base64, "base64");
     if (wasm.byteLength === 0) throw new SluiceError("MODULE_INVALID", "wasm_base64 is empty; send the module's bytes, base64-encoded");
-    const { activate, note } = request.body;
-    return registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}) });
+    const { activate, note, source } = request.body;
+    return registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}), ...(source !== undefined ? { source } : {}) });
   });
 }

@@ -5,6 +5,8 @@
  * changed (as JSON Pointer paths), each hook's outcome and timing. Recorded by the server
  * as a test call (actor sluice-call:test).
  */
+import { POINT_NAMES, type PointName } from "../../pipeline/points.js";
+import { closest } from "../../registry/validation-message.js";
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
@@ -17,12 +19,27 @@ interface Called {
   duration_ms: number;
 }
 
-/** The kind of boundary call a point name (or its family) means. */
+/** The names `sluice call` takes, each with the kind of call it runs: the callable hook points and their families. */
+const CALLABLE: Readonly<Record<string, "tool" | "chat" | "embedding">> = {
+  "tool": "tool", "tool.before": "tool", "tool.after": "tool",
+  "chat": "chat", "model.chat": "chat", "model.chat.before": "chat", "model.chat.after": "chat", "model.chat.chunk": "chat",
+  "embedding": "embedding", "embed": "embedding", "model.embedding": "embedding", "model.embedding.before": "embedding", "model.embedding.after": "embedding",
+  "embedding.before": "embedding", "embedding.after": "embedding",
+};
+
+/**
+ * The kind of boundary call a point name (or its family) means. Anything else is refused
+ * with the closest name: a typo must never run another point's hooks.
+ */
 export function kindOf(point: string): "tool" | "chat" | "embedding" {
-  if (point === "tool" || point.startsWith("tool.")) return "tool";
-  if (point === "chat" || point === "model.chat" || point.startsWith("model.chat.")) return "chat";
-  if (point === "embedding" || point === "embed" || point.startsWith("embedding.")) return "embedding";
-  throw new CliError(`unknown point ${JSON.stringify(point)}`, "call tool.before (with --tool and --args), model.chat (with --message) or embedding (with --text)");
+  const kind = CALLABLE[point];
+  if (kind) return kind;
+  const guess = closest(point, Object.keys(CALLABLE));
+  const lifecycle = POINT_NAMES.includes(point as PointName);
+  throw new CliError(
+    lifecycle ? `point ${JSON.stringify(point)} cannot be called on its own: sluice call runs tool, chat and embedding calls` : `unknown point ${JSON.stringify(point)}${guess ? `; did you mean ${guess}?` : ""}`,
+    "call tool.before (with --tool and --args), model.chat (with --message) or embedding (with --text)",
+  );
 }
 
 function parseArgs(text: string | undefined): Record<string, unknown> {

@@ -38,8 +38,11 @@ function configLines(value: Record<string, unknown>, prefix = ""): string[] {
   return Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v) ? configLines(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k} = ${JSON.stringify(v)}`]));
 }
 
-/** Runs the server until SIGINT/SIGTERM (`sluice serve`, and `sluice dev` beside its watch). */
-export async function serve(config: ServeConfig): Promise<void> {
+/**
+ * Runs the server until SIGINT/SIGTERM (`sluice serve`, and `sluice dev` beside its watch,
+ * with `devRevisions`: see RegistryOptions.devRevisions); resolves with its registry once it listens.
+ */
+export async function serve(config: ServeConfig, options: { devRevisions?: boolean } = {}): Promise<{ registry: import("../../registry/registry.js").Registry }> {
   const { readTokenFile, checkToken } = await import("../../api/token.js");
   // Checked before anything is opened: a bad token is the operator's to fix first.
   const token = config.tokenFile !== undefined ? readTokenFile(config.tokenFile) : config.token !== undefined ? checkToken(config.token, "--token / SLUICE_TOKEN") : undefined;
@@ -66,7 +69,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   }
   const { redactDatabaseUrl } = await import("../../storage/postgres.js");
   const registry = await step(`opening ${config.database !== undefined ? redactDatabaseUrl(config.database) : config.dataDir}`, () => Registry.open({
-    dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
+    dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs, ...(options.devRevisions ? { devRevisions: true } : {}),
     ...(config.database !== undefined ? { database: config.database, ...(config.payloadStore ? { payloadRetentionMs: config.payloadRetentionMs } : {}) } : {}),
     ...(digestSecret !== undefined ? { digestSecret } : {}),
     onReleaseSync: (r) => {
@@ -139,4 +142,5 @@ export async function serve(config: ServeConfig): Promise<void> {
   };
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+  return { registry };
 }
