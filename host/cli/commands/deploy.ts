@@ -47,9 +47,13 @@ export const deployCommand: DefineCommand = (cmd) => {
       if (opts.git !== undefined && opts.module !== undefined) throw new CliError("--module deploys a module already built; --git builds one: give one of them");
       const waitMs = Number(opts.waitMs);
       if (!(Number.isInteger(waitMs) && waitMs >= 0)) throw new CliError(`--wait-ms must be a whole number of milliseconds, got ${JSON.stringify(opts.waitMs)}`);
-      // The server and the token first: a wrong token must not cost a build and the samples.
+      if (opts.git === undefined) {
+        // hook.yaml's own checks take no time; then the server and the token, before the build and the samples.
+        const p = await readPluginDir(dir ?? ".");
+        checkDeployable(p);
+        return deployFrom(p, opts, await readyClient(opts, waitMs));
+      }
       const client = await readyClient(opts, waitMs);
-      if (opts.git === undefined) return deployFrom(await readPluginDir(dir ?? "."), opts, client);
       const checkout = await step(`cloning ${opts.git}${opts.ref ? ` at ${opts.ref}` : ""}`, () => checkoutGit(opts.git!, { ...(opts.ref !== undefined ? { ref: opts.ref } : {}), ...(opts.path !== undefined ? { path: opts.path } : {}) }));
       try {
         await deployFrom(await readPluginDir(checkout.dir), opts, client, checkout.source);
@@ -59,9 +63,14 @@ export const deployCommand: DefineCommand = (cmd) => {
     });
 };
 
-async function deployFrom(p: PluginDir, opts: DeployOptions, client: Awaited<ReturnType<typeof readyClient>>, source?: PluginSource): Promise<void> {
+/** hook.yaml has bindings, and each passes the registry's own checks. */
+function checkDeployable(p: PluginDir, source?: PluginSource): void {
   if (!p.manifest.bindings?.length) throw new CliError(`${source ? `hook.yaml of ${source.repository} at ${source.commit.slice(0, 12)}` : `${p.dir}/hook.yaml`} has no bindings section, so deploy has nothing to bind`, "add one, e.g.\n    bindings:\n      - point: tool.before\n        config: { max_limit: 100 }\n  or bind by hand with `sluice upload`, `sluice bind` and `sluice publish --activate`");
   checkManifestBindings(p.manifest);
+}
+
+async function deployFrom(p: PluginDir, opts: DeployOptions, client: Awaited<ReturnType<typeof readyClient>>, source?: PluginSource): Promise<void> {
+  checkDeployable(p, source);
   const wasm = source ? await buildCheckout(p) : await moduleFor(p, opts.module);
   const { createSandbox } = await import("../../sandbox/main/sandbox.js");
   const sandbox = createSandbox({ workers: 1 });
