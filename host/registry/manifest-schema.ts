@@ -9,6 +9,9 @@ import { SHAPE_LIMIT_KEYS } from "../sandbox/loader/module-limits.js";
 import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
 
+/** The languages `sluice build` compiles. */
+export const GUEST_LANGUAGES = ["assemblyscript", "rust", "c"] as const;
+
 const pointer = { type: "string", pattern: "^(/[^/]*)+$", maxLength: 256 } as const;
 const pointers = { type: "array", items: pointer, maxItems: 64, uniqueItems: true } as const;
 
@@ -25,6 +28,7 @@ export const MANIFEST_SCHEMA = {
     version: { type: "string", maxLength: 128, pattern: SEMVER_PATTERN.source },
     abi: { type: "string", pattern: "^\\d{1,4}\\.\\d{1,4}$" },
     entry: { type: "string", minLength: 1, maxLength: 256, pattern: "^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$" },
+    language: { enum: GUEST_LANGUAGES, description: "The guest's source language; without it, told by entry: .ts AssemblyScript, .rs or Cargo.toml Rust, .c C." },
     description: { type: "string", maxLength: 2000 },
     points: {
       type: "object",

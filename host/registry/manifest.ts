@@ -12,7 +12,7 @@ import type { Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
 import { SHAPE_LIMIT_KEYS } from "../sandbox/loader/module-limits.js";
 import { compileConfigSchema } from "./config-schema.js";
-import { MANIFEST_SCHEMA } from "./manifest-schema.js";
+import { GUEST_LANGUAGES, MANIFEST_SCHEMA } from "./manifest-schema.js";
 import { validateManifestShape as validateShape } from "./shape-validators.generated.js";
 import { explainErrors, problemsText } from "./validation-message.js";
 import { MANIFEST_MAX_NESTING, yamlNestingBound } from "./yaml-depth.js";
@@ -20,7 +20,7 @@ import { MANIFEST_MAX_NESTING, yamlNestingBound } from "./yaml-depth.js";
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
 export { MANIFEST_MAX_NESTING } from "./yaml-depth.js";
-export { MANIFEST_SCHEMA };
+export { GUEST_LANGUAGES, MANIFEST_SCHEMA };
 
 /** What a binding does when its hook fails: stop the operation (fail-closed) or go on without it (fail-open). */
 export type FailurePolicy = "fail-closed" | "fail-open";
@@ -57,6 +57,8 @@ export interface Manifest {
   version: string;
   abi: string;
   entry: string;
+  /** The guest's source language, for the author commands; absent: told by `entry` (abi/hook-yaml.md). */
+  language?: GuestLanguage;
   description?: string;
   points: Partial<Record<PointName, PointGrant>>;
   config_schema: Record<string, unknown>;
@@ -67,6 +69,8 @@ export interface Manifest {
   /** Bindings `sluice deploy` writes (each without hook_ref: it is this plugin version). */
   bindings?: ManifestBinding[];
 }
+
+export type GuestLanguage = (typeof GUEST_LANGUAGES)[number];
 
 /** A binding in hook.yaml's `bindings` section: a binding input without hook_ref; id defaults to `<plugin>-<point>`. */
 export interface ManifestBinding {
@@ -168,6 +172,7 @@ export function validateManifest(value: unknown): Manifest {
     version: raw.version as string,
     abi: raw.abi as string,
     entry: raw.entry as string,
+    ...(raw.language !== undefined ? { language: raw.language as GuestLanguage } : {}),
     ...(raw.description !== undefined ? { description: raw.description as string } : {}),
     points,
     config_schema: configSchema,

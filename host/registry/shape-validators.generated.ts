@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import type { ValidateFunction } from "ajv";
 const require = createRequire(import.meta.url);
 const validateManifestShapeCode = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://sluice.dev/schemas/hook-manifest-v1.json","title":"Sluice plugin manifest (hook.yaml)","type":"object","additionalProperties":false,"required":["id","version","abi","entry","points","capability_boundary"],"properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,63}$"},"version":{"type":"string","maxLength":128,"pattern":"^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$"},"abi":{"type":"string","pattern":"^\\d{1,4}\\.\\d{1,4}$"},"entry":{"type":"string","minLength":1,"maxLength":256,"pattern":"^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$"},"description":{"type":"string","maxLength":2000},"points":{"type":"object","minProperties":1,"propertyNames":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"properties":{"model.chat.after":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"stream_rewrite":{"enum":["chunk"]}}}},"additionalProperties":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true}}}},"config_schema":{"type":"object"},"capabilities":{"type":"array","items":{"enum":["kv"]},"uniqueItems":true},"limits":{"type":"object","additionalProperties":false,"properties":{"memory_mb":{"type":"number","exclusiveMinimum":0,"maximum":65536},"timeout_ms":{"type":"number","exclusiveMinimum":0,"maximum":3600000},"input_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"output_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"fuel":{"type":"integer","minimum":1,"maximum":1000000000000},"tables":{"type":"integer","minimum":1,"maximum":100000000},"table_entries":{"type":"integer","minimum":1,"maximum":100000000},"functions":{"type":"integer","minimum":1,"maximum":100000000},"globals":{"type":"integer","minimum":1,"maximum":100000000},"types":{"type":"integer","minimum":1,"maximum":100000000},"exports":{"type":"integer","minimum":1,"maximum":100000000},"element_entries":{"type":"integer","minimum":1,"maximum":100000000},"data_segments":{"type":"integer","minimum":1,"maximum":100000000},"tags":{"type":"integer","minimum":1,"maximum":100000000},"locals":{"type":"integer","minimum":1,"maximum":100000000},"function_kb":{"type":"integer","minimum":1,"maximum":100000000}}},"failure_policy":{"enum":["fail-closed","fail-open"]},"capability_boundary":{"type":"string","minLength":1,"maxLength":1000},"bindings":{"type":"array","maxItems":64,"description":"What `sluice deploy` binds after uploading: bindings of this plugin version (hook_ref is implied).","items":{"type":"object","additionalProperties":false,"required":["point"],"properties":{"id":{"type":"string","description":"Unique binding id, e.g. orders-limit."},"point":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"match":{"type":"object","additionalProperties":false,"description":"Each present filter must contain the call's value; absent filters match anything.","properties":{"purposes":{"type":"array","items":{"enum":["action","compaction","completion","embedding"]},"uniqueItems":true},"tool_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"model_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"instances":{"type":"array","items":{"enum":["main","child"]},"uniqueItems":true},"instance_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true,"description":"Particular instances by id; `*` matches any run of characters, e.g. researcher-*."},"spaces":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true}}},"priority":{"type":"integer","minimum":-1000000,"maximum":1000000,"description":"Lower runs first. Default 100."},"timeout_ms":{"type":"integer","minimum":1,"maximum":10000,"description":"Default 1000; never above the plugin's time limit."},"failure_policy":{"enum":["fail-closed","fail-open"],"description":"Default: the manifest's failure_policy."},"observe_only":{"type":"boolean"},"config":{"description":"Validated against the plugin's config_schema. Default {}."},"enabled":{"type":"boolean","description":"A disabled binding keeps its place in the order but is skipped."},"mandatory":{"type":"boolean","description":"A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk)."},"extension":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$","description":"Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref."}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://sluice.dev/schemas/hook-manifest-v1.json","title":"Sluice plugin manifest (hook.yaml)","type":"object","additionalProperties":false,"required":["id","version","abi","entry","points","capability_boundary"],"properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,63}$"},"version":{"type":"string","maxLength":128,"pattern":"^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$"},"abi":{"type":"string","pattern":"^\\d{1,4}\\.\\d{1,4}$"},"entry":{"type":"string","minLength":1,"maxLength":256,"pattern":"^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$"},"language":{"enum":["assemblyscript","rust","c"],"description":"The guest's source language; without it, told by entry: .ts AssemblyScript, .rs or Cargo.toml Rust, .c C."},"description":{"type":"string","maxLength":2000},"points":{"type":"object","minProperties":1,"propertyNames":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"properties":{"model.chat.after":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"stream_rewrite":{"enum":["chunk"]}}}},"additionalProperties":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true}}}},"config_schema":{"type":"object"},"capabilities":{"type":"array","items":{"enum":["kv"]},"uniqueItems":true},"limits":{"type":"object","additionalProperties":false,"properties":{"memory_mb":{"type":"number","exclusiveMinimum":0,"maximum":65536},"timeout_ms":{"type":"number","exclusiveMinimum":0,"maximum":3600000},"input_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"output_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"fuel":{"type":"integer","minimum":1,"maximum":1000000000000},"tables":{"type":"integer","minimum":1,"maximum":100000000},"table_entries":{"type":"integer","minimum":1,"maximum":100000000},"functions":{"type":"integer","minimum":1,"maximum":100000000},"globals":{"type":"integer","minimum":1,"maximum":100000000},"types":{"type":"integer","minimum":1,"maximum":100000000},"exports":{"type":"integer","minimum":1,"maximum":100000000},"element_entries":{"type":"integer","minimum":1,"maximum":100000000},"data_segments":{"type":"integer","minimum":1,"maximum":100000000},"tags":{"type":"integer","minimum":1,"maximum":100000000},"locals":{"type":"integer","minimum":1,"maximum":100000000},"function_kb":{"type":"integer","minimum":1,"maximum":100000000}}},"failure_policy":{"enum":["fail-closed","fail-open"]},"capability_boundary":{"type":"string","minLength":1,"maxLength":1000},"bindings":{"type":"array","maxItems":64,"description":"What `sluice deploy` binds after uploading: bindings of this plugin version (hook_ref is implied).","items":{"type":"object","additionalProperties":false,"required":["point"],"properties":{"id":{"type":"string","description":"Unique binding id, e.g. orders-limit."},"point":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"match":{"type":"object","additionalProperties":false,"description":"Each present filter must contain the call's value; absent filters match anything.","properties":{"purposes":{"type":"array","items":{"enum":["action","compaction","completion","embedding"]},"uniqueItems":true},"tool_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"model_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"instances":{"type":"array","items":{"enum":["main","child"]},"uniqueItems":true},"instance_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true,"description":"Particular instances by id; `*` matches any run of characters, e.g. researcher-*."},"spaces":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true}}},"priority":{"type":"integer","minimum":-1000000,"maximum":1000000,"description":"Lower runs first. Default 100."},"timeout_ms":{"type":"integer","minimum":1,"maximum":10000,"description":"Default 1000; never above the plugin's time limit."},"failure_policy":{"enum":["fail-closed","fail-open"],"description":"Default: the manifest's failure_policy."},"observe_only":{"type":"boolean"},"config":{"description":"Validated against the plugin's config_schema. Default {}."},"enabled":{"type":"boolean","description":"A disabled binding keeps its place in the order but is skipped."},"mandatory":{"type":"boolean","description":"A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk)."},"extension":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$","description":"Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref."}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -230,11 +230,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data4 = data.description;
-if(typeof data4 === "string"){
-if(func2(data4) > 2000){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data.language !== undefined){
+let data4 = data.language;
+if(!(((data4 === "assemblyscript") || (data4 === "rust")) || (data4 === "c"))){
+const err18 = {instancePath:instancePath+"/language",schemaPath:"#/properties/language/enum",keyword:"enum",params:{allowedValues: schema31.properties.language.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -244,8 +243,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data5 = data.description;
+if(typeof data5 === "string"){
+if(func2(data5) > 2000){
+const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -255,11 +257,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.points !== undefined){
-let data5 = data.points;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(Object.keys(data5).length < 1){
-const err20 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+else {
+const err20 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -268,10 +267,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-for(const key1 in data5){
-const _errs14 = errors;
-if(!(((((((((((((key1 === "model.chat.before") || (key1 === "model.chat.after")) || (key1 === "model.chat.chunk")) || (key1 === "model.embedding.before")) || (key1 === "model.embedding.after")) || (key1 === "tool.before")) || (key1 === "tool.after")) || (key1 === "operation.error")) || (key1 === "operation.finally")) || (key1 === "run.start")) || (key1 === "run.end")) || (key1 === "subtask.start")) || (key1 === "subtask.end"))){
-const err21 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/propertyNames/enum",keyword:"enum",params:{allowedValues: schema31.properties.points.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
+}
+if(data.points !== undefined){
+let data6 = data.points;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(Object.keys(data6).length < 1){
+const err21 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -280,9 +281,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-var valid1 = _errs14 === errors;
-if(!valid1){
-const err22 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+for(const key1 in data6){
+const _errs15 = errors;
+if(!(((((((((((((key1 === "model.chat.before") || (key1 === "model.chat.after")) || (key1 === "model.chat.chunk")) || (key1 === "model.embedding.before")) || (key1 === "model.embedding.after")) || (key1 === "tool.before")) || (key1 === "tool.after")) || (key1 === "operation.error")) || (key1 === "operation.finally")) || (key1 === "run.start")) || (key1 === "run.end")) || (key1 === "subtask.start")) || (key1 === "subtask.end"))){
+const err22 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/propertyNames/enum",keyword:"enum",params:{allowedValues: schema31.properties.points.propertyNames.enum},message:"must be equal to one of the allowed values",propertyName:key1};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -291,12 +293,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-for(const key2 in data5){
-if(!(key2 === "model.chat.after")){
-let data6 = data5[key2];
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-const err23 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/points/additionalProperties/type",keyword:"type",params:{type: schema31.properties.points.additionalProperties.type},message:"must be object,null"};
+var valid1 = _errs15 === errors;
+if(!valid1){
+const err23 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -305,10 +304,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key3 in data6){
-if(!((key3 === "read") || (key3 === "write"))){
-const err24 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/points/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+for(const key2 in data6){
+if(!(key2 === "model.chat.after")){
+let data7 = data6[key2];
+if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
+const err24 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/points/additionalProperties/type",keyword:"type",params:{type: schema31.properties.points.additionalProperties.type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -317,12 +318,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data6.read !== undefined){
-let data7 = data6.read;
-if(Array.isArray(data7)){
-if(data7.length > 64){
-const err25 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read",schemaPath:"#/properties/points/additionalProperties/properties/read/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key3 in data7){
+if(!((key3 === "read") || (key3 === "write"))){
+const err25 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/points/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -331,12 +330,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(typeof data8 === "string"){
-if(func2(data8) > 256){
-const err26 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read/" + i0,schemaPath:"#/properties/points/additionalProperties/properties/read/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data7.read !== undefined){
+let data8 = data7.read;
+if(Array.isArray(data8)){
+if(data8.length > 64){
+const err26 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read",schemaPath:"#/properties/points/additionalProperties/properties/read/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -345,8 +344,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern8.test(data8)){
-const err27 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read/" + i0,schemaPath:"#/properties/points/additionalProperties/properties/read/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+let data9 = data8[i0];
+if(typeof data9 === "string"){
+if(func2(data9) > 256){
+const err27 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read/" + i0,schemaPath:"#/properties/points/additionalProperties/properties/read/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -355,9 +358,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read/" + i0,schemaPath:"#/properties/points/additionalProperties/properties/read/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(data9)){
+const err28 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read/" + i0,schemaPath:"#/properties/points/additionalProperties/properties/read/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -367,23 +369,34 @@ vErrors.push(err28);
 errors++;
 }
 }
-let i1 = data7.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data7[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err29 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read",schemaPath:"#/properties/points/additionalProperties/properties/read/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+else {
+const err29 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read/" + i0,schemaPath:"#/properties/points/additionalProperties/properties/read/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+}
+let i1 = data8.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data8[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err30 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read",schemaPath:"#/properties/points/additionalProperties/properties/read/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 break;
@@ -393,21 +406,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read",schemaPath:"#/properties/points/additionalProperties/properties/read/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data6.write !== undefined){
-let data9 = data6.write;
-if(Array.isArray(data9)){
-if(data9.length > 64){
-const err31 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write",schemaPath:"#/properties/points/additionalProperties/properties/write/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+const err31 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/read",schemaPath:"#/properties/points/additionalProperties/properties/read/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -416,12 +415,12 @@ vErrors.push(err31);
 }
 errors++;
 }
-const len1 = data9.length;
-for(let i2=0; i2<len1; i2++){
-let data10 = data9[i2];
-if(typeof data10 === "string"){
-if(func2(data10) > 256){
-const err32 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write/" + i2,schemaPath:"#/properties/points/additionalProperties/properties/write/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data7.write !== undefined){
+let data10 = data7.write;
+if(Array.isArray(data10)){
+if(data10.length > 64){
+const err32 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write",schemaPath:"#/properties/points/additionalProperties/properties/write/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -430,8 +429,12 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(!pattern8.test(data10)){
-const err33 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write/" + i2,schemaPath:"#/properties/points/additionalProperties/properties/write/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
+const len1 = data10.length;
+for(let i2=0; i2<len1; i2++){
+let data11 = data10[i2];
+if(typeof data11 === "string"){
+if(func2(data11) > 256){
+const err33 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write/" + i2,schemaPath:"#/properties/points/additionalProperties/properties/write/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -440,9 +443,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write/" + i2,schemaPath:"#/properties/points/additionalProperties/properties/write/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(data11)){
+const err34 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write/" + i2,schemaPath:"#/properties/points/additionalProperties/properties/write/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -452,23 +454,34 @@ vErrors.push(err34);
 errors++;
 }
 }
-let i3 = data9.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data9[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err35 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write",schemaPath:"#/properties/points/additionalProperties/properties/write/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+else {
+const err35 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write/" + i2,schemaPath:"#/properties/points/additionalProperties/properties/write/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+let i3 = data10.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data10[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err36 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write",schemaPath:"#/properties/points/additionalProperties/properties/write/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 break;
@@ -478,23 +491,7 @@ indices1[item1] = i3;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write",schemaPath:"#/properties/points/additionalProperties/properties/write/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-}
-}
-if(data5["model.chat.after"] !== undefined){
-let data11 = data5["model.chat.after"];
-if((!(data11 && typeof data11 == "object" && !Array.isArray(data11))) && (data11 !== null)){
-const err37 = {instancePath:instancePath+"/points/model.chat.after",schemaPath:"#/properties/points/properties/model.chat.after/type",keyword:"type",params:{type: schema31.properties.points.properties["model.chat.after"].type},message:"must be object,null"};
+const err37 = {instancePath:instancePath+"/points/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/write",schemaPath:"#/properties/points/additionalProperties/properties/write/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -503,10 +500,14 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key4 in data11){
-if(!(((key4 === "read") || (key4 === "write")) || (key4 === "stream_rewrite"))){
-const err38 = {instancePath:instancePath+"/points/model.chat.after",schemaPath:"#/properties/points/properties/model.chat.after/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+}
+}
+}
+if(data6["model.chat.after"] !== undefined){
+let data12 = data6["model.chat.after"];
+if((!(data12 && typeof data12 == "object" && !Array.isArray(data12))) && (data12 !== null)){
+const err38 = {instancePath:instancePath+"/points/model.chat.after",schemaPath:"#/properties/points/properties/model.chat.after/type",keyword:"type",params:{type: schema31.properties.points.properties["model.chat.after"].type},message:"must be object,null"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -515,12 +516,10 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-if(data11.read !== undefined){
-let data12 = data11.read;
-if(Array.isArray(data12)){
-if(data12.length > 64){
-const err39 = {instancePath:instancePath+"/points/model.chat.after/read",schemaPath:"#/properties/points/properties/model.chat.after/properties/read/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+for(const key4 in data12){
+if(!(((key4 === "read") || (key4 === "write")) || (key4 === "stream_rewrite"))){
+const err39 = {instancePath:instancePath+"/points/model.chat.after",schemaPath:"#/properties/points/properties/model.chat.after/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -529,12 +528,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-const len2 = data12.length;
-for(let i4=0; i4<len2; i4++){
-let data13 = data12[i4];
-if(typeof data13 === "string"){
-if(func2(data13) > 256){
-const err40 = {instancePath:instancePath+"/points/model.chat.after/read/" + i4,schemaPath:"#/properties/points/properties/model.chat.after/properties/read/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data12.read !== undefined){
+let data13 = data12.read;
+if(Array.isArray(data13)){
+if(data13.length > 64){
+const err40 = {instancePath:instancePath+"/points/model.chat.after/read",schemaPath:"#/properties/points/properties/model.chat.after/properties/read/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -543,8 +542,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern8.test(data13)){
-const err41 = {instancePath:instancePath+"/points/model.chat.after/read/" + i4,schemaPath:"#/properties/points/properties/model.chat.after/properties/read/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
+const len2 = data13.length;
+for(let i4=0; i4<len2; i4++){
+let data14 = data13[i4];
+if(typeof data14 === "string"){
+if(func2(data14) > 256){
+const err41 = {instancePath:instancePath+"/points/model.chat.after/read/" + i4,schemaPath:"#/properties/points/properties/model.chat.after/properties/read/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -553,9 +556,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/points/model.chat.after/read/" + i4,schemaPath:"#/properties/points/properties/model.chat.after/properties/read/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(data14)){
+const err42 = {instancePath:instancePath+"/points/model.chat.after/read/" + i4,schemaPath:"#/properties/points/properties/model.chat.after/properties/read/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -565,23 +567,34 @@ vErrors.push(err42);
 errors++;
 }
 }
-let i5 = data12.length;
-let j2;
-if(i5 > 1){
-const indices2 = {};
-for(;i5--;){
-let item2 = data12[i5];
-if(typeof item2 !== "string"){
-continue;
-}
-if(typeof indices2[item2] == "number"){
-j2 = indices2[item2];
-const err43 = {instancePath:instancePath+"/points/model.chat.after/read",schemaPath:"#/properties/points/properties/model.chat.after/properties/read/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+else {
+const err43 = {instancePath:instancePath+"/points/model.chat.after/read/" + i4,schemaPath:"#/properties/points/properties/model.chat.after/properties/read/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
 else {
 vErrors.push(err43);
+}
+errors++;
+}
+}
+let i5 = data13.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data13[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+const err44 = {instancePath:instancePath+"/points/model.chat.after/read",schemaPath:"#/properties/points/properties/model.chat.after/properties/read/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
 }
 errors++;
 break;
@@ -591,21 +604,7 @@ indices2[item2] = i5;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/points/model.chat.after/read",schemaPath:"#/properties/points/properties/model.chat.after/properties/read/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-if(data11.write !== undefined){
-let data14 = data11.write;
-if(Array.isArray(data14)){
-if(data14.length > 64){
-const err45 = {instancePath:instancePath+"/points/model.chat.after/write",schemaPath:"#/properties/points/properties/model.chat.after/properties/write/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+const err45 = {instancePath:instancePath+"/points/model.chat.after/read",schemaPath:"#/properties/points/properties/model.chat.after/properties/read/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -614,12 +613,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-const len3 = data14.length;
-for(let i6=0; i6<len3; i6++){
-let data15 = data14[i6];
-if(typeof data15 === "string"){
-if(func2(data15) > 256){
-const err46 = {instancePath:instancePath+"/points/model.chat.after/write/" + i6,schemaPath:"#/properties/points/properties/model.chat.after/properties/write/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data12.write !== undefined){
+let data15 = data12.write;
+if(Array.isArray(data15)){
+if(data15.length > 64){
+const err46 = {instancePath:instancePath+"/points/model.chat.after/write",schemaPath:"#/properties/points/properties/model.chat.after/properties/write/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -628,8 +627,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!pattern8.test(data15)){
-const err47 = {instancePath:instancePath+"/points/model.chat.after/write/" + i6,schemaPath:"#/properties/points/properties/model.chat.after/properties/write/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
+const len3 = data15.length;
+for(let i6=0; i6<len3; i6++){
+let data16 = data15[i6];
+if(typeof data16 === "string"){
+if(func2(data16) > 256){
+const err47 = {instancePath:instancePath+"/points/model.chat.after/write/" + i6,schemaPath:"#/properties/points/properties/model.chat.after/properties/write/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -638,9 +641,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/points/model.chat.after/write/" + i6,schemaPath:"#/properties/points/properties/model.chat.after/properties/write/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(data16)){
+const err48 = {instancePath:instancePath+"/points/model.chat.after/write/" + i6,schemaPath:"#/properties/points/properties/model.chat.after/properties/write/items/pattern",keyword:"pattern",params:{pattern: "^(/[^/]*)+$"},message:"must match pattern \""+"^(/[^/]*)+$"+"\""};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -650,23 +652,34 @@ vErrors.push(err48);
 errors++;
 }
 }
-let i7 = data14.length;
-let j3;
-if(i7 > 1){
-const indices3 = {};
-for(;i7--;){
-let item3 = data14[i7];
-if(typeof item3 !== "string"){
-continue;
-}
-if(typeof indices3[item3] == "number"){
-j3 = indices3[item3];
-const err49 = {instancePath:instancePath+"/points/model.chat.after/write",schemaPath:"#/properties/points/properties/model.chat.after/properties/write/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
+else {
+const err49 = {instancePath:instancePath+"/points/model.chat.after/write/" + i6,schemaPath:"#/properties/points/properties/model.chat.after/properties/write/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
 else {
 vErrors.push(err49);
+}
+errors++;
+}
+}
+let i7 = data15.length;
+let j3;
+if(i7 > 1){
+const indices3 = {};
+for(;i7--;){
+let item3 = data15[i7];
+if(typeof item3 !== "string"){
+continue;
+}
+if(typeof indices3[item3] == "number"){
+j3 = indices3[item3];
+const err50 = {instancePath:instancePath+"/points/model.chat.after/write",schemaPath:"#/properties/points/properties/model.chat.after/properties/write/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
 }
 errors++;
 break;
@@ -676,19 +689,7 @@ indices3[item3] = i7;
 }
 }
 else {
-const err50 = {instancePath:instancePath+"/points/model.chat.after/write",schemaPath:"#/properties/points/properties/model.chat.after/properties/write/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err50];
-}
-else {
-vErrors.push(err50);
-}
-errors++;
-}
-}
-if(data11.stream_rewrite !== undefined){
-if(!(data11.stream_rewrite === "chunk")){
-const err51 = {instancePath:instancePath+"/points/model.chat.after/stream_rewrite",schemaPath:"#/properties/points/properties/model.chat.after/properties/stream_rewrite/enum",keyword:"enum",params:{allowedValues: schema31.properties.points.properties["model.chat.after"].properties.stream_rewrite.enum},message:"must be equal to one of the allowed values"};
+const err51 = {instancePath:instancePath+"/points/model.chat.after/write",schemaPath:"#/properties/points/properties/model.chat.after/properties/write/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -698,11 +699,9 @@ vErrors.push(err51);
 errors++;
 }
 }
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data12.stream_rewrite !== undefined){
+if(!(data12.stream_rewrite === "chunk")){
+const err52 = {instancePath:instancePath+"/points/model.chat.after/stream_rewrite",schemaPath:"#/properties/points/properties/model.chat.after/properties/stream_rewrite/enum",keyword:"enum",params:{allowedValues: schema31.properties.points.properties["model.chat.after"].properties.stream_rewrite.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -712,10 +711,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data.config_schema !== undefined){
-let data17 = data.config_schema;
-if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
-const err53 = {instancePath:instancePath+"/config_schema",schemaPath:"#/properties/config_schema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -725,13 +725,10 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data.capabilities !== undefined){
-let data18 = data.capabilities;
-if(Array.isArray(data18)){
-const len4 = data18.length;
-for(let i8=0; i8<len4; i8++){
-if(!(data18[i8] === "kv")){
-const err54 = {instancePath:instancePath+"/capabilities/" + i8,schemaPath:"#/properties/capabilities/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.items.enum},message:"must be equal to one of the allowed values"};
+if(data.config_schema !== undefined){
+let data18 = data.config_schema;
+if(!(data18 && typeof data18 == "object" && !Array.isArray(data18))){
+const err54 = {instancePath:instancePath+"/config_schema",schemaPath:"#/properties/config_schema/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -741,19 +738,35 @@ vErrors.push(err54);
 errors++;
 }
 }
-let i9 = data18.length;
-let j4;
-if(i9 > 1){
-outer0:
-for(;i9--;){
-for(j4 = i9; j4--;){
-if(func0(data18[i9], data18[j4])){
-const err55 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
+if(data.capabilities !== undefined){
+let data19 = data.capabilities;
+if(Array.isArray(data19)){
+const len4 = data19.length;
+for(let i8=0; i8<len4; i8++){
+if(!(data19[i8] === "kv")){
+const err55 = {instancePath:instancePath+"/capabilities/" + i8,schemaPath:"#/properties/capabilities/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.capabilities.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+}
+let i9 = data19.length;
+let j4;
+if(i9 > 1){
+outer0:
+for(;i9--;){
+for(j4 = i9; j4--;){
+if(func0(data19[i9], data19[j4])){
+const err56 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
 }
 errors++;
 break outer0;
@@ -763,22 +776,7 @@ break outer0;
 }
 }
 else {
-const err56 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-if(data.limits !== undefined){
-let data20 = data.limits;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-for(const key5 in data20){
-if(!(func1.call(schema31.properties.limits.properties, key5))){
-const err57 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+const err57 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -788,11 +786,12 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data20.memory_mb !== undefined){
-let data21 = data20.memory_mb;
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 > 65536 || isNaN(data21)){
-const err58 = {instancePath:instancePath+"/limits/memory_mb",schemaPath:"#/properties/limits/properties/memory_mb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65536},message:"must be <= 65536"};
+if(data.limits !== undefined){
+let data21 = data.limits;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+for(const key5 in data21){
+if(!(func1.call(schema31.properties.limits.properties, key5))){
+const err58 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -801,8 +800,12 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data21 <= 0 || isNaN(data21)){
-const err59 = {instancePath:instancePath+"/limits/memory_mb",schemaPath:"#/properties/limits/properties/memory_mb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data21.memory_mb !== undefined){
+let data22 = data21.memory_mb;
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 65536 || isNaN(data22)){
+const err59 = {instancePath:instancePath+"/limits/memory_mb",schemaPath:"#/properties/limits/properties/memory_mb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65536},message:"must be <= 65536"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -811,9 +814,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-else {
-const err60 = {instancePath:instancePath+"/limits/memory_mb",schemaPath:"#/properties/limits/properties/memory_mb/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data22 <= 0 || isNaN(data22)){
+const err60 = {instancePath:instancePath+"/limits/memory_mb",schemaPath:"#/properties/limits/properties/memory_mb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -823,11 +825,8 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(data20.timeout_ms !== undefined){
-let data22 = data20.timeout_ms;
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 3600000 || isNaN(data22)){
-const err61 = {instancePath:instancePath+"/limits/timeout_ms",schemaPath:"#/properties/limits/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+else {
+const err61 = {instancePath:instancePath+"/limits/memory_mb",schemaPath:"#/properties/limits/properties/memory_mb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -836,8 +835,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data22 <= 0 || isNaN(data22)){
-const err62 = {instancePath:instancePath+"/limits/timeout_ms",schemaPath:"#/properties/limits/properties/timeout_ms/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data21.timeout_ms !== undefined){
+let data23 = data21.timeout_ms;
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 > 3600000 || isNaN(data23)){
+const err62 = {instancePath:instancePath+"/limits/timeout_ms",schemaPath:"#/properties/limits/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -846,9 +849,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/limits/timeout_ms",schemaPath:"#/properties/limits/properties/timeout_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data23 <= 0 || isNaN(data23)){
+const err63 = {instancePath:instancePath+"/limits/timeout_ms",schemaPath:"#/properties/limits/properties/timeout_ms/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -858,11 +860,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data20.input_kb !== undefined){
-let data23 = data20.input_kb;
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 1048576 || isNaN(data23)){
-const err64 = {instancePath:instancePath+"/limits/input_kb",schemaPath:"#/properties/limits/properties/input_kb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"};
+else {
+const err64 = {instancePath:instancePath+"/limits/timeout_ms",schemaPath:"#/properties/limits/properties/timeout_ms/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -871,8 +870,12 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data23 <= 0 || isNaN(data23)){
-const err65 = {instancePath:instancePath+"/limits/input_kb",schemaPath:"#/properties/limits/properties/input_kb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data21.input_kb !== undefined){
+let data24 = data21.input_kb;
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 1048576 || isNaN(data24)){
+const err65 = {instancePath:instancePath+"/limits/input_kb",schemaPath:"#/properties/limits/properties/input_kb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -881,9 +884,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/limits/input_kb",schemaPath:"#/properties/limits/properties/input_kb/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data24 <= 0 || isNaN(data24)){
+const err66 = {instancePath:instancePath+"/limits/input_kb",schemaPath:"#/properties/limits/properties/input_kb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -893,11 +895,8 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data20.output_kb !== undefined){
-let data24 = data20.output_kb;
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 > 1048576 || isNaN(data24)){
-const err67 = {instancePath:instancePath+"/limits/output_kb",schemaPath:"#/properties/limits/properties/output_kb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"};
+else {
+const err67 = {instancePath:instancePath+"/limits/input_kb",schemaPath:"#/properties/limits/properties/input_kb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -906,8 +905,12 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data24 <= 0 || isNaN(data24)){
-const err68 = {instancePath:instancePath+"/limits/output_kb",schemaPath:"#/properties/limits/properties/output_kb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data21.output_kb !== undefined){
+let data25 = data21.output_kb;
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 1048576 || isNaN(data25)){
+const err68 = {instancePath:instancePath+"/limits/output_kb",schemaPath:"#/properties/limits/properties/output_kb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -916,9 +919,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/limits/output_kb",schemaPath:"#/properties/limits/properties/output_kb/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data25 <= 0 || isNaN(data25)){
+const err69 = {instancePath:instancePath+"/limits/output_kb",schemaPath:"#/properties/limits/properties/output_kb/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -928,10 +930,8 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data20.fuel !== undefined){
-let data25 = data20.fuel;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err70 = {instancePath:instancePath+"/limits/fuel",schemaPath:"#/properties/limits/properties/fuel/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err70 = {instancePath:instancePath+"/limits/output_kb",schemaPath:"#/properties/limits/properties/output_kb/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -940,9 +940,11 @@ vErrors.push(err70);
 }
 errors++;
 }
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 > 1000000000000 || isNaN(data25)){
-const err71 = {instancePath:instancePath+"/limits/fuel",schemaPath:"#/properties/limits/properties/fuel/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
+}
+if(data21.fuel !== undefined){
+let data26 = data21.fuel;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err71 = {instancePath:instancePath+"/limits/fuel",schemaPath:"#/properties/limits/properties/fuel/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -951,8 +953,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data25 < 1 || isNaN(data25)){
-const err72 = {instancePath:instancePath+"/limits/fuel",schemaPath:"#/properties/limits/properties/fuel/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 1000000000000 || isNaN(data26)){
+const err72 = {instancePath:instancePath+"/limits/fuel",schemaPath:"#/properties/limits/properties/fuel/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000},message:"must be <= 1000000000000"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -961,12 +964,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-}
-if(data20.tables !== undefined){
-let data26 = data20.tables;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err73 = {instancePath:instancePath+"/limits/tables",schemaPath:"#/properties/limits/properties/tables/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data26 < 1 || isNaN(data26)){
+const err73 = {instancePath:instancePath+"/limits/fuel",schemaPath:"#/properties/limits/properties/fuel/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -975,9 +974,12 @@ vErrors.push(err73);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 100000000 || isNaN(data26)){
-const err74 = {instancePath:instancePath+"/limits/tables",schemaPath:"#/properties/limits/properties/tables/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.tables !== undefined){
+let data27 = data21.tables;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err74 = {instancePath:instancePath+"/limits/tables",schemaPath:"#/properties/limits/properties/tables/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -986,8 +988,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data26 < 1 || isNaN(data26)){
-const err75 = {instancePath:instancePath+"/limits/tables",schemaPath:"#/properties/limits/properties/tables/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 100000000 || isNaN(data27)){
+const err75 = {instancePath:instancePath+"/limits/tables",schemaPath:"#/properties/limits/properties/tables/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -996,12 +999,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-}
-if(data20.table_entries !== undefined){
-let data27 = data20.table_entries;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err76 = {instancePath:instancePath+"/limits/table_entries",schemaPath:"#/properties/limits/properties/table_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data27 < 1 || isNaN(data27)){
+const err76 = {instancePath:instancePath+"/limits/tables",schemaPath:"#/properties/limits/properties/tables/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1010,9 +1009,12 @@ vErrors.push(err76);
 }
 errors++;
 }
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 > 100000000 || isNaN(data27)){
-const err77 = {instancePath:instancePath+"/limits/table_entries",schemaPath:"#/properties/limits/properties/table_entries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.table_entries !== undefined){
+let data28 = data21.table_entries;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err77 = {instancePath:instancePath+"/limits/table_entries",schemaPath:"#/properties/limits/properties/table_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1021,8 +1023,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(data27 < 1 || isNaN(data27)){
-const err78 = {instancePath:instancePath+"/limits/table_entries",schemaPath:"#/properties/limits/properties/table_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 100000000 || isNaN(data28)){
+const err78 = {instancePath:instancePath+"/limits/table_entries",schemaPath:"#/properties/limits/properties/table_entries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1031,12 +1034,8 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-}
-if(data20.functions !== undefined){
-let data28 = data20.functions;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err79 = {instancePath:instancePath+"/limits/functions",schemaPath:"#/properties/limits/properties/functions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28 < 1 || isNaN(data28)){
+const err79 = {instancePath:instancePath+"/limits/table_entries",schemaPath:"#/properties/limits/properties/table_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1045,9 +1044,12 @@ vErrors.push(err79);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 > 100000000 || isNaN(data28)){
-const err80 = {instancePath:instancePath+"/limits/functions",schemaPath:"#/properties/limits/properties/functions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.functions !== undefined){
+let data29 = data21.functions;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err80 = {instancePath:instancePath+"/limits/functions",schemaPath:"#/properties/limits/properties/functions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1056,8 +1058,9 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err81 = {instancePath:instancePath+"/limits/functions",schemaPath:"#/properties/limits/properties/functions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 > 100000000 || isNaN(data29)){
+const err81 = {instancePath:instancePath+"/limits/functions",schemaPath:"#/properties/limits/properties/functions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1066,12 +1069,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-}
-if(data20.globals !== undefined){
-let data29 = data20.globals;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err82 = {instancePath:instancePath+"/limits/globals",schemaPath:"#/properties/limits/properties/globals/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29 < 1 || isNaN(data29)){
+const err82 = {instancePath:instancePath+"/limits/functions",schemaPath:"#/properties/limits/properties/functions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1080,9 +1079,12 @@ vErrors.push(err82);
 }
 errors++;
 }
-if((typeof data29 == "number") && (isFinite(data29))){
-if(data29 > 100000000 || isNaN(data29)){
-const err83 = {instancePath:instancePath+"/limits/globals",schemaPath:"#/properties/limits/properties/globals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.globals !== undefined){
+let data30 = data21.globals;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err83 = {instancePath:instancePath+"/limits/globals",schemaPath:"#/properties/limits/properties/globals/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1091,8 +1093,9 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(data29 < 1 || isNaN(data29)){
-const err84 = {instancePath:instancePath+"/limits/globals",schemaPath:"#/properties/limits/properties/globals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 > 100000000 || isNaN(data30)){
+const err84 = {instancePath:instancePath+"/limits/globals",schemaPath:"#/properties/limits/properties/globals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1101,12 +1104,8 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-}
-if(data20.types !== undefined){
-let data30 = data20.types;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err85 = {instancePath:instancePath+"/limits/types",schemaPath:"#/properties/limits/properties/types/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data30 < 1 || isNaN(data30)){
+const err85 = {instancePath:instancePath+"/limits/globals",schemaPath:"#/properties/limits/properties/globals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1115,9 +1114,12 @@ vErrors.push(err85);
 }
 errors++;
 }
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 100000000 || isNaN(data30)){
-const err86 = {instancePath:instancePath+"/limits/types",schemaPath:"#/properties/limits/properties/types/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.types !== undefined){
+let data31 = data21.types;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err86 = {instancePath:instancePath+"/limits/types",schemaPath:"#/properties/limits/properties/types/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1126,8 +1128,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-if(data30 < 1 || isNaN(data30)){
-const err87 = {instancePath:instancePath+"/limits/types",schemaPath:"#/properties/limits/properties/types/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 > 100000000 || isNaN(data31)){
+const err87 = {instancePath:instancePath+"/limits/types",schemaPath:"#/properties/limits/properties/types/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1136,12 +1139,8 @@ vErrors.push(err87);
 }
 errors++;
 }
-}
-}
-if(data20.exports !== undefined){
-let data31 = data20.exports;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err88 = {instancePath:instancePath+"/limits/exports",schemaPath:"#/properties/limits/properties/exports/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data31 < 1 || isNaN(data31)){
+const err88 = {instancePath:instancePath+"/limits/types",schemaPath:"#/properties/limits/properties/types/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1150,9 +1149,12 @@ vErrors.push(err88);
 }
 errors++;
 }
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 > 100000000 || isNaN(data31)){
-const err89 = {instancePath:instancePath+"/limits/exports",schemaPath:"#/properties/limits/properties/exports/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.exports !== undefined){
+let data32 = data21.exports;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err89 = {instancePath:instancePath+"/limits/exports",schemaPath:"#/properties/limits/properties/exports/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1161,8 +1163,9 @@ vErrors.push(err89);
 }
 errors++;
 }
-if(data31 < 1 || isNaN(data31)){
-const err90 = {instancePath:instancePath+"/limits/exports",schemaPath:"#/properties/limits/properties/exports/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 > 100000000 || isNaN(data32)){
+const err90 = {instancePath:instancePath+"/limits/exports",schemaPath:"#/properties/limits/properties/exports/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1171,12 +1174,8 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-}
-if(data20.element_entries !== undefined){
-let data32 = data20.element_entries;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err91 = {instancePath:instancePath+"/limits/element_entries",schemaPath:"#/properties/limits/properties/element_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data32 < 1 || isNaN(data32)){
+const err91 = {instancePath:instancePath+"/limits/exports",schemaPath:"#/properties/limits/properties/exports/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1185,9 +1184,12 @@ vErrors.push(err91);
 }
 errors++;
 }
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 100000000 || isNaN(data32)){
-const err92 = {instancePath:instancePath+"/limits/element_entries",schemaPath:"#/properties/limits/properties/element_entries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.element_entries !== undefined){
+let data33 = data21.element_entries;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err92 = {instancePath:instancePath+"/limits/element_entries",schemaPath:"#/properties/limits/properties/element_entries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1196,8 +1198,9 @@ vErrors.push(err92);
 }
 errors++;
 }
-if(data32 < 1 || isNaN(data32)){
-const err93 = {instancePath:instancePath+"/limits/element_entries",schemaPath:"#/properties/limits/properties/element_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 100000000 || isNaN(data33)){
+const err93 = {instancePath:instancePath+"/limits/element_entries",schemaPath:"#/properties/limits/properties/element_entries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1206,12 +1209,8 @@ vErrors.push(err93);
 }
 errors++;
 }
-}
-}
-if(data20.data_segments !== undefined){
-let data33 = data20.data_segments;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-const err94 = {instancePath:instancePath+"/limits/data_segments",schemaPath:"#/properties/limits/properties/data_segments/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data33 < 1 || isNaN(data33)){
+const err94 = {instancePath:instancePath+"/limits/element_entries",schemaPath:"#/properties/limits/properties/element_entries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1220,9 +1219,12 @@ vErrors.push(err94);
 }
 errors++;
 }
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 100000000 || isNaN(data33)){
-const err95 = {instancePath:instancePath+"/limits/data_segments",schemaPath:"#/properties/limits/properties/data_segments/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.data_segments !== undefined){
+let data34 = data21.data_segments;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err95 = {instancePath:instancePath+"/limits/data_segments",schemaPath:"#/properties/limits/properties/data_segments/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1231,8 +1233,9 @@ vErrors.push(err95);
 }
 errors++;
 }
-if(data33 < 1 || isNaN(data33)){
-const err96 = {instancePath:instancePath+"/limits/data_segments",schemaPath:"#/properties/limits/properties/data_segments/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 100000000 || isNaN(data34)){
+const err96 = {instancePath:instancePath+"/limits/data_segments",schemaPath:"#/properties/limits/properties/data_segments/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1241,12 +1244,8 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-}
-if(data20.tags !== undefined){
-let data34 = data20.tags;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err97 = {instancePath:instancePath+"/limits/tags",schemaPath:"#/properties/limits/properties/tags/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data34 < 1 || isNaN(data34)){
+const err97 = {instancePath:instancePath+"/limits/data_segments",schemaPath:"#/properties/limits/properties/data_segments/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1255,9 +1254,12 @@ vErrors.push(err97);
 }
 errors++;
 }
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 100000000 || isNaN(data34)){
-const err98 = {instancePath:instancePath+"/limits/tags",schemaPath:"#/properties/limits/properties/tags/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.tags !== undefined){
+let data35 = data21.tags;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err98 = {instancePath:instancePath+"/limits/tags",schemaPath:"#/properties/limits/properties/tags/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1266,8 +1268,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data34 < 1 || isNaN(data34)){
-const err99 = {instancePath:instancePath+"/limits/tags",schemaPath:"#/properties/limits/properties/tags/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 > 100000000 || isNaN(data35)){
+const err99 = {instancePath:instancePath+"/limits/tags",schemaPath:"#/properties/limits/properties/tags/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1276,12 +1279,8 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-}
-if(data20.locals !== undefined){
-let data35 = data20.locals;
-if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err100 = {instancePath:instancePath+"/limits/locals",schemaPath:"#/properties/limits/properties/locals/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data35 < 1 || isNaN(data35)){
+const err100 = {instancePath:instancePath+"/limits/tags",schemaPath:"#/properties/limits/properties/tags/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1290,9 +1289,12 @@ vErrors.push(err100);
 }
 errors++;
 }
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 > 100000000 || isNaN(data35)){
-const err101 = {instancePath:instancePath+"/limits/locals",schemaPath:"#/properties/limits/properties/locals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.locals !== undefined){
+let data36 = data21.locals;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err101 = {instancePath:instancePath+"/limits/locals",schemaPath:"#/properties/limits/properties/locals/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1301,8 +1303,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-if(data35 < 1 || isNaN(data35)){
-const err102 = {instancePath:instancePath+"/limits/locals",schemaPath:"#/properties/limits/properties/locals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 100000000 || isNaN(data36)){
+const err102 = {instancePath:instancePath+"/limits/locals",schemaPath:"#/properties/limits/properties/locals/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1311,12 +1314,8 @@ vErrors.push(err102);
 }
 errors++;
 }
-}
-}
-if(data20.function_kb !== undefined){
-let data36 = data20.function_kb;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err103 = {instancePath:instancePath+"/limits/function_kb",schemaPath:"#/properties/limits/properties/function_kb/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data36 < 1 || isNaN(data36)){
+const err103 = {instancePath:instancePath+"/limits/locals",schemaPath:"#/properties/limits/properties/locals/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1325,9 +1324,12 @@ vErrors.push(err103);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 > 100000000 || isNaN(data36)){
-const err104 = {instancePath:instancePath+"/limits/function_kb",schemaPath:"#/properties/limits/properties/function_kb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data21.function_kb !== undefined){
+let data37 = data21.function_kb;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err104 = {instancePath:instancePath+"/limits/function_kb",schemaPath:"#/properties/limits/properties/function_kb/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1336,8 +1338,9 @@ vErrors.push(err104);
 }
 errors++;
 }
-if(data36 < 1 || isNaN(data36)){
-const err105 = {instancePath:instancePath+"/limits/function_kb",schemaPath:"#/properties/limits/properties/function_kb/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 100000000 || isNaN(data37)){
+const err105 = {instancePath:instancePath+"/limits/function_kb",schemaPath:"#/properties/limits/properties/function_kb/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1346,11 +1349,8 @@ vErrors.push(err105);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err106 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data37 < 1 || isNaN(data37)){
+const err106 = {instancePath:instancePath+"/limits/function_kb",schemaPath:"#/properties/limits/properties/function_kb/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1360,10 +1360,10 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data.failure_policy !== undefined){
-let data37 = data.failure_policy;
-if(!((data37 === "fail-closed") || (data37 === "fail-open"))){
-const err107 = {instancePath:instancePath+"/failure_policy",schemaPath:"#/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err107 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1373,11 +1373,10 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data.capability_boundary !== undefined){
-let data38 = data.capability_boundary;
-if(typeof data38 === "string"){
-if(func2(data38) > 1000){
-const err108 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(data.failure_policy !== undefined){
+let data38 = data.failure_policy;
+if(!((data38 === "fail-closed") || (data38 === "fail-open"))){
+const err108 = {instancePath:instancePath+"/failure_policy",schemaPath:"#/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1386,8 +1385,12 @@ vErrors.push(err108);
 }
 errors++;
 }
-if(func2(data38) < 1){
-const err109 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.capability_boundary !== undefined){
+let data39 = data.capability_boundary;
+if(typeof data39 === "string"){
+if(func2(data39) > 1000){
+const err109 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1396,9 +1399,8 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data39) < 1){
+const err110 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1408,11 +1410,8 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data39 = data.bindings;
-if(Array.isArray(data39)){
-if(data39.length > 64){
-const err111 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+else {
+const err111 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1421,12 +1420,12 @@ vErrors.push(err111);
 }
 errors++;
 }
-const len5 = data39.length;
-for(let i10=0; i10<len5; i10++){
-let data40 = data39[i10];
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.point === undefined){
-const err112 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/required",keyword:"required",params:{missingProperty: "point"},message:"must have required property '"+"point"+"'"};
+}
+if(data.bindings !== undefined){
+let data40 = data.bindings;
+if(Array.isArray(data40)){
+if(data40.length > 64){
+const err112 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1435,9 +1434,12 @@ vErrors.push(err112);
 }
 errors++;
 }
-for(const key6 in data40){
-if(!(func1.call(schema31.properties.bindings.items.properties, key6))){
-const err113 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+const len5 = data40.length;
+for(let i10=0; i10<len5; i10++){
+let data41 = data40[i10];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data41.point === undefined){
+const err113 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/required",keyword:"required",params:{missingProperty: "point"},message:"must have required property '"+"point"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1446,10 +1448,9 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data40.id !== undefined){
-if(typeof data40.id !== "string"){
-const err114 = {instancePath:instancePath+"/bindings/" + i10+"/id",schemaPath:"#/properties/bindings/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key6 in data41){
+if(!(func1.call(schema31.properties.bindings.items.properties, key6))){
+const err114 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1459,10 +1460,9 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data40.point !== undefined){
-let data42 = data40.point;
-if(!(((((((((((((data42 === "model.chat.before") || (data42 === "model.chat.after")) || (data42 === "model.chat.chunk")) || (data42 === "model.embedding.before")) || (data42 === "model.embedding.after")) || (data42 === "tool.before")) || (data42 === "tool.after")) || (data42 === "operation.error")) || (data42 === "operation.finally")) || (data42 === "run.start")) || (data42 === "run.end")) || (data42 === "subtask.start")) || (data42 === "subtask.end"))){
-const err115 = {instancePath:instancePath+"/bindings/" + i10+"/point",schemaPath:"#/properties/bindings/items/properties/point/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.point.enum},message:"must be equal to one of the allowed values"};
+if(data41.id !== undefined){
+if(typeof data41.id !== "string"){
+const err115 = {instancePath:instancePath+"/bindings/" + i10+"/id",schemaPath:"#/properties/bindings/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1472,12 +1472,10 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(data40.match !== undefined){
-let data43 = data40.match;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-for(const key7 in data43){
-if(!((((((key7 === "purposes") || (key7 === "tool_ids")) || (key7 === "model_ids")) || (key7 === "instances")) || (key7 === "instance_ids")) || (key7 === "spaces"))){
-const err116 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data41.point !== undefined){
+let data43 = data41.point;
+if(!(((((((((((((data43 === "model.chat.before") || (data43 === "model.chat.after")) || (data43 === "model.chat.chunk")) || (data43 === "model.embedding.before")) || (data43 === "model.embedding.after")) || (data43 === "tool.before")) || (data43 === "tool.after")) || (data43 === "operation.error")) || (data43 === "operation.finally")) || (data43 === "run.start")) || (data43 === "run.end")) || (data43 === "subtask.start")) || (data43 === "subtask.end"))){
+const err116 = {instancePath:instancePath+"/bindings/" + i10+"/point",schemaPath:"#/properties/bindings/items/properties/point/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.point.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1487,14 +1485,12 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data43.purposes !== undefined){
-let data44 = data43.purposes;
-if(Array.isArray(data44)){
-const len6 = data44.length;
-for(let i11=0; i11<len6; i11++){
-let data45 = data44[i11];
-if(!((((data45 === "action") || (data45 === "compaction")) || (data45 === "completion")) || (data45 === "embedding"))){
-const err117 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes/" + i11,schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.purposes.items.enum},message:"must be equal to one of the allowed values"};
+if(data41.match !== undefined){
+let data44 = data41.match;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+for(const key7 in data44){
+if(!((((((key7 === "purposes") || (key7 === "tool_ids")) || (key7 === "model_ids")) || (key7 === "instances")) || (key7 === "instance_ids")) || (key7 === "spaces"))){
+const err117 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1504,19 +1500,36 @@ vErrors.push(err117);
 errors++;
 }
 }
-let i12 = data44.length;
-let j5;
-if(i12 > 1){
-outer1:
-for(;i12--;){
-for(j5 = i12; j5--;){
-if(func0(data44[i12], data44[j5])){
-const err118 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/uniqueItems",keyword:"uniqueItems",params:{i: i12, j: j5},message:"must NOT have duplicate items (items ## "+j5+" and "+i12+" are identical)"};
+if(data44.purposes !== undefined){
+let data45 = data44.purposes;
+if(Array.isArray(data45)){
+const len6 = data45.length;
+for(let i11=0; i11<len6; i11++){
+let data46 = data45[i11];
+if(!((((data46 === "action") || (data46 === "compaction")) || (data46 === "completion")) || (data46 === "embedding"))){
+const err118 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes/" + i11,schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.purposes.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err118];
 }
 else {
 vErrors.push(err118);
+}
+errors++;
+}
+}
+let i12 = data45.length;
+let j5;
+if(i12 > 1){
+outer1:
+for(;i12--;){
+for(j5 = i12; j5--;){
+if(func0(data45[i12], data45[j5])){
+const err119 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/uniqueItems",keyword:"uniqueItems",params:{i: i12, j: j5},message:"must NOT have duplicate items (items ## "+j5+" and "+i12+" are identical)"};
+if(vErrors === null){
+vErrors = [err119];
+}
+else {
+vErrors.push(err119);
 }
 errors++;
 break outer1;
@@ -1526,21 +1539,7 @@ break outer1;
 }
 }
 else {
-const err119 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-}
-if(data43.tool_ids !== undefined){
-let data46 = data43.tool_ids;
-if(Array.isArray(data46)){
-if(data46.length > 256){
-const err120 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+const err120 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1549,12 +1548,12 @@ vErrors.push(err120);
 }
 errors++;
 }
-const len7 = data46.length;
-for(let i13=0; i13<len7; i13++){
-let data47 = data46[i13];
-if(typeof data47 === "string"){
-if(func2(data47) > 256){
-const err121 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data44.tool_ids !== undefined){
+let data47 = data44.tool_ids;
+if(Array.isArray(data47)){
+if(data47.length > 256){
+const err121 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1563,8 +1562,12 @@ vErrors.push(err121);
 }
 errors++;
 }
-if(func2(data47) < 1){
-const err122 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len7 = data47.length;
+for(let i13=0; i13<len7; i13++){
+let data48 = data47[i13];
+if(typeof data48 === "string"){
+if(func2(data48) > 256){
+const err122 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1573,9 +1576,8 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-else {
-const err123 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data48) < 1){
+const err123 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1585,23 +1587,34 @@ vErrors.push(err123);
 errors++;
 }
 }
-let i14 = data46.length;
-let j6;
-if(i14 > 1){
-const indices4 = {};
-for(;i14--;){
-let item4 = data46[i14];
-if(typeof item4 !== "string"){
-continue;
-}
-if(typeof indices4[item4] == "number"){
-j6 = indices4[item4];
-const err124 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/uniqueItems",keyword:"uniqueItems",params:{i: i14, j: j6},message:"must NOT have duplicate items (items ## "+j6+" and "+i14+" are identical)"};
+else {
+const err124 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err124];
 }
 else {
 vErrors.push(err124);
+}
+errors++;
+}
+}
+let i14 = data47.length;
+let j6;
+if(i14 > 1){
+const indices4 = {};
+for(;i14--;){
+let item4 = data47[i14];
+if(typeof item4 !== "string"){
+continue;
+}
+if(typeof indices4[item4] == "number"){
+j6 = indices4[item4];
+const err125 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/uniqueItems",keyword:"uniqueItems",params:{i: i14, j: j6},message:"must NOT have duplicate items (items ## "+j6+" and "+i14+" are identical)"};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
 }
 errors++;
 break;
@@ -1611,21 +1624,7 @@ indices4[item4] = i14;
 }
 }
 else {
-const err125 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(data43.model_ids !== undefined){
-let data48 = data43.model_ids;
-if(Array.isArray(data48)){
-if(data48.length > 256){
-const err126 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+const err126 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1634,12 +1633,12 @@ vErrors.push(err126);
 }
 errors++;
 }
-const len8 = data48.length;
-for(let i15=0; i15<len8; i15++){
-let data49 = data48[i15];
-if(typeof data49 === "string"){
-if(func2(data49) > 256){
-const err127 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data44.model_ids !== undefined){
+let data49 = data44.model_ids;
+if(Array.isArray(data49)){
+if(data49.length > 256){
+const err127 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1648,8 +1647,12 @@ vErrors.push(err127);
 }
 errors++;
 }
-if(func2(data49) < 1){
-const err128 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len8 = data49.length;
+for(let i15=0; i15<len8; i15++){
+let data50 = data49[i15];
+if(typeof data50 === "string"){
+if(func2(data50) > 256){
+const err128 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1658,9 +1661,8 @@ vErrors.push(err128);
 }
 errors++;
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data50) < 1){
+const err129 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1670,23 +1672,34 @@ vErrors.push(err129);
 errors++;
 }
 }
-let i16 = data48.length;
-let j7;
-if(i16 > 1){
-const indices5 = {};
-for(;i16--;){
-let item5 = data48[i16];
-if(typeof item5 !== "string"){
-continue;
-}
-if(typeof indices5[item5] == "number"){
-j7 = indices5[item5];
-const err130 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/uniqueItems",keyword:"uniqueItems",params:{i: i16, j: j7},message:"must NOT have duplicate items (items ## "+j7+" and "+i16+" are identical)"};
+else {
+const err130 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
 else {
 vErrors.push(err130);
+}
+errors++;
+}
+}
+let i16 = data49.length;
+let j7;
+if(i16 > 1){
+const indices5 = {};
+for(;i16--;){
+let item5 = data49[i16];
+if(typeof item5 !== "string"){
+continue;
+}
+if(typeof indices5[item5] == "number"){
+j7 = indices5[item5];
+const err131 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/uniqueItems",keyword:"uniqueItems",params:{i: i16, j: j7},message:"must NOT have duplicate items (items ## "+j7+" and "+i16+" are identical)"};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
 }
 errors++;
 break;
@@ -1696,24 +1709,7 @@ indices5[item5] = i16;
 }
 }
 else {
-const err131 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err131];
-}
-else {
-vErrors.push(err131);
-}
-errors++;
-}
-}
-if(data43.instances !== undefined){
-let data50 = data43.instances;
-if(Array.isArray(data50)){
-const len9 = data50.length;
-for(let i17=0; i17<len9; i17++){
-let data51 = data50[i17];
-if(!((data51 === "main") || (data51 === "child"))){
-const err132 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances/" + i17,schemaPath:"#/properties/bindings/items/properties/match/properties/instances/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.instances.items.enum},message:"must be equal to one of the allowed values"};
+const err132 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1723,19 +1719,36 @@ vErrors.push(err132);
 errors++;
 }
 }
-let i18 = data50.length;
-let j8;
-if(i18 > 1){
-outer2:
-for(;i18--;){
-for(j8 = i18; j8--;){
-if(func0(data50[i18], data50[j8])){
-const err133 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/uniqueItems",keyword:"uniqueItems",params:{i: i18, j: j8},message:"must NOT have duplicate items (items ## "+j8+" and "+i18+" are identical)"};
+if(data44.instances !== undefined){
+let data51 = data44.instances;
+if(Array.isArray(data51)){
+const len9 = data51.length;
+for(let i17=0; i17<len9; i17++){
+let data52 = data51[i17];
+if(!((data52 === "main") || (data52 === "child"))){
+const err133 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances/" + i17,schemaPath:"#/properties/bindings/items/properties/match/properties/instances/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.instances.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err133];
 }
 else {
 vErrors.push(err133);
+}
+errors++;
+}
+}
+let i18 = data51.length;
+let j8;
+if(i18 > 1){
+outer2:
+for(;i18--;){
+for(j8 = i18; j8--;){
+if(func0(data51[i18], data51[j8])){
+const err134 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/uniqueItems",keyword:"uniqueItems",params:{i: i18, j: j8},message:"must NOT have duplicate items (items ## "+j8+" and "+i18+" are identical)"};
+if(vErrors === null){
+vErrors = [err134];
+}
+else {
+vErrors.push(err134);
 }
 errors++;
 break outer2;
@@ -1745,21 +1758,7 @@ break outer2;
 }
 }
 else {
-const err134 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err134];
-}
-else {
-vErrors.push(err134);
-}
-errors++;
-}
-}
-if(data43.instance_ids !== undefined){
-let data52 = data43.instance_ids;
-if(Array.isArray(data52)){
-if(data52.length > 256){
-const err135 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+const err135 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1768,12 +1767,12 @@ vErrors.push(err135);
 }
 errors++;
 }
-const len10 = data52.length;
-for(let i19=0; i19<len10; i19++){
-let data53 = data52[i19];
-if(typeof data53 === "string"){
-if(func2(data53) > 256){
-const err136 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data44.instance_ids !== undefined){
+let data53 = data44.instance_ids;
+if(Array.isArray(data53)){
+if(data53.length > 256){
+const err136 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1782,8 +1781,12 @@ vErrors.push(err136);
 }
 errors++;
 }
-if(func2(data53) < 1){
-const err137 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len10 = data53.length;
+for(let i19=0; i19<len10; i19++){
+let data54 = data53[i19];
+if(typeof data54 === "string"){
+if(func2(data54) > 256){
+const err137 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1792,9 +1795,8 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data54) < 1){
+const err138 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1804,23 +1806,34 @@ vErrors.push(err138);
 errors++;
 }
 }
-let i20 = data52.length;
-let j9;
-if(i20 > 1){
-const indices6 = {};
-for(;i20--;){
-let item6 = data52[i20];
-if(typeof item6 !== "string"){
-continue;
-}
-if(typeof indices6[item6] == "number"){
-j9 = indices6[item6];
-const err139 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/uniqueItems",keyword:"uniqueItems",params:{i: i20, j: j9},message:"must NOT have duplicate items (items ## "+j9+" and "+i20+" are identical)"};
+else {
+const err139 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
 else {
 vErrors.push(err139);
+}
+errors++;
+}
+}
+let i20 = data53.length;
+let j9;
+if(i20 > 1){
+const indices6 = {};
+for(;i20--;){
+let item6 = data53[i20];
+if(typeof item6 !== "string"){
+continue;
+}
+if(typeof indices6[item6] == "number"){
+j9 = indices6[item6];
+const err140 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/uniqueItems",keyword:"uniqueItems",params:{i: i20, j: j9},message:"must NOT have duplicate items (items ## "+j9+" and "+i20+" are identical)"};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
 }
 errors++;
 break;
@@ -1830,21 +1843,7 @@ indices6[item6] = i20;
 }
 }
 else {
-const err140 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-}
-}
-if(data43.spaces !== undefined){
-let data54 = data43.spaces;
-if(Array.isArray(data54)){
-if(data54.length > 256){
-const err141 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+const err141 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1853,12 +1852,12 @@ vErrors.push(err141);
 }
 errors++;
 }
-const len11 = data54.length;
-for(let i21=0; i21<len11; i21++){
-let data55 = data54[i21];
-if(typeof data55 === "string"){
-if(func2(data55) > 256){
-const err142 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data44.spaces !== undefined){
+let data55 = data44.spaces;
+if(Array.isArray(data55)){
+if(data55.length > 256){
+const err142 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1867,8 +1866,12 @@ vErrors.push(err142);
 }
 errors++;
 }
-if(func2(data55) < 1){
-const err143 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len11 = data55.length;
+for(let i21=0; i21<len11; i21++){
+let data56 = data55[i21];
+if(typeof data56 === "string"){
+if(func2(data56) > 256){
+const err143 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1877,9 +1880,8 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-else {
-const err144 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func2(data56) < 1){
+const err144 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1889,23 +1891,34 @@ vErrors.push(err144);
 errors++;
 }
 }
-let i22 = data54.length;
-let j10;
-if(i22 > 1){
-const indices7 = {};
-for(;i22--;){
-let item7 = data54[i22];
-if(typeof item7 !== "string"){
-continue;
-}
-if(typeof indices7[item7] == "number"){
-j10 = indices7[item7];
-const err145 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/uniqueItems",keyword:"uniqueItems",params:{i: i22, j: j10},message:"must NOT have duplicate items (items ## "+j10+" and "+i22+" are identical)"};
+else {
+const err145 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
 else {
 vErrors.push(err145);
+}
+errors++;
+}
+}
+let i22 = data55.length;
+let j10;
+if(i22 > 1){
+const indices7 = {};
+for(;i22--;){
+let item7 = data55[i22];
+if(typeof item7 !== "string"){
+continue;
+}
+if(typeof indices7[item7] == "number"){
+j10 = indices7[item7];
+const err146 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/uniqueItems",keyword:"uniqueItems",params:{i: i22, j: j10},message:"must NOT have duplicate items (items ## "+j10+" and "+i22+" are identical)"};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
 }
 errors++;
 break;
@@ -1915,19 +1928,7 @@ indices7[item7] = i22;
 }
 }
 else {
-const err146 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err146];
-}
-else {
-vErrors.push(err146);
-}
-errors++;
-}
-}
-}
-else {
-const err147 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err147 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1937,10 +1938,9 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data40.priority !== undefined){
-let data56 = data40.priority;
-if(!(((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56))) && (isFinite(data56)))){
-const err148 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err148 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1949,9 +1949,11 @@ vErrors.push(err148);
 }
 errors++;
 }
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 > 1000000 || isNaN(data56)){
-const err149 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+}
+if(data41.priority !== undefined){
+let data57 = data41.priority;
+if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
+const err149 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1960,8 +1962,9 @@ vErrors.push(err149);
 }
 errors++;
 }
-if(data56 < -1000000 || isNaN(data56)){
-const err150 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000"};
+if((typeof data57 == "number") && (isFinite(data57))){
+if(data57 > 1000000 || isNaN(data57)){
+const err150 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1970,12 +1973,8 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-}
-if(data40.timeout_ms !== undefined){
-let data57 = data40.timeout_ms;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-const err151 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data57 < -1000000 || isNaN(data57)){
+const err151 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1984,9 +1983,12 @@ vErrors.push(err151);
 }
 errors++;
 }
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 10000 || isNaN(data57)){
-const err152 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+}
+}
+if(data41.timeout_ms !== undefined){
+let data58 = data41.timeout_ms;
+if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
+const err152 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1995,8 +1997,9 @@ vErrors.push(err152);
 }
 errors++;
 }
-if(data57 < 1 || isNaN(data57)){
-const err153 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data58 == "number") && (isFinite(data58))){
+if(data58 > 10000 || isNaN(data58)){
+const err153 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2005,12 +2008,8 @@ vErrors.push(err153);
 }
 errors++;
 }
-}
-}
-if(data40.failure_policy !== undefined){
-let data58 = data40.failure_policy;
-if(!((data58 === "fail-closed") || (data58 === "fail-open"))){
-const err154 = {instancePath:instancePath+"/bindings/" + i10+"/failure_policy",schemaPath:"#/properties/bindings/items/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
+if(data58 < 1 || isNaN(data58)){
+const err154 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2020,9 +2019,11 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(data40.observe_only !== undefined){
-if(typeof data40.observe_only !== "boolean"){
-const err155 = {instancePath:instancePath+"/bindings/" + i10+"/observe_only",schemaPath:"#/properties/bindings/items/properties/observe_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data41.failure_policy !== undefined){
+let data59 = data41.failure_policy;
+if(!((data59 === "fail-closed") || (data59 === "fail-open"))){
+const err155 = {instancePath:instancePath+"/bindings/" + i10+"/failure_policy",schemaPath:"#/properties/bindings/items/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2032,9 +2033,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data40.enabled !== undefined){
-if(typeof data40.enabled !== "boolean"){
-const err156 = {instancePath:instancePath+"/bindings/" + i10+"/enabled",schemaPath:"#/properties/bindings/items/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data41.observe_only !== undefined){
+if(typeof data41.observe_only !== "boolean"){
+const err156 = {instancePath:instancePath+"/bindings/" + i10+"/observe_only",schemaPath:"#/properties/bindings/items/properties/observe_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2044,9 +2045,9 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data40.mandatory !== undefined){
-if(typeof data40.mandatory !== "boolean"){
-const err157 = {instancePath:instancePath+"/bindings/" + i10+"/mandatory",schemaPath:"#/properties/bindings/items/properties/mandatory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data41.enabled !== undefined){
+if(typeof data41.enabled !== "boolean"){
+const err157 = {instancePath:instancePath+"/bindings/" + i10+"/enabled",schemaPath:"#/properties/bindings/items/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2056,11 +2057,9 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data40.extension !== undefined){
-let data62 = data40.extension;
-if(typeof data62 === "string"){
-if(!pattern12.test(data62)){
-const err158 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""};
+if(data41.mandatory !== undefined){
+if(typeof data41.mandatory !== "boolean"){
+const err158 = {instancePath:instancePath+"/bindings/" + i10+"/mandatory",schemaPath:"#/properties/bindings/items/properties/mandatory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2070,8 +2069,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-else {
-const err159 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41.extension !== undefined){
+let data63 = data41.extension;
+if(typeof data63 === "string"){
+if(!pattern12.test(data63)){
+const err159 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2081,9 +2083,8 @@ vErrors.push(err159);
 errors++;
 }
 }
-}
 else {
-const err160 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err160 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2095,7 +2096,7 @@ errors++;
 }
 }
 else {
-const err161 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err161 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2107,12 +2108,24 @@ errors++;
 }
 }
 else {
-const err162 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err162 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err162];
 }
 else {
 vErrors.push(err162);
+}
+errors++;
+}
+}
+}
+else {
+const err163 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
 }
 errors++;
 }

@@ -21,7 +21,8 @@ import { buildPlugin, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { localSamples, resultLines } from "./test.js";
 import type { DefineCommand } from "./types.js";
 
-const WATCHED = /\.(ts|json|ya?ml)$/;
+// Sources of every language sluice builds (AssemblyScript, Rust, C), samples and manifests.
+const WATCHED = /\.(ts|rs|c|h|toml|json|ya?ml)$/;
 const FIRST = "first build";
 
 type Registry = import("../../registry/registry.js").Registry;
@@ -97,13 +98,13 @@ export const devCommand: DefineCommand = (cmd) => {
 };
 
 /**
- * The plugin folder and its subfolders, but build/ (our own output), node_modules/ and dot
- * folders (editors' files, a local server's .sluice/data). A folder made later is not watched.
+ * The plugin folder and its subfolders, but build/ (our own output), target/ (cargo's),
+ * node_modules/ and dot folders (editors' files, a local server's .sluice/data). A folder made later is not watched.
  */
 function foldersOf(root: string): string[] {
   const out = [root];
   for (const entry of readdirSync(root, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name === "build" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    if (!entry.isDirectory() || entry.name === "build" || entry.name === "target" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
     out.push(...foldersOf(path.join(root, entry.name)));
   }
   return out;

@@ -8,7 +8,7 @@ import type { CommandEntry, DefineCommand } from "./types.js";
 const command = (usage: string, description: string, load: () => Promise<DefineCommand>): CommandEntry => ({ usage, description, load });
 
 export const COMMANDS: readonly CommandEntry[] = [
-  command("new <name>", "scaffold an AssemblyScript plugin in ./<name> (or --dir) and install its compiler there (npm install)", async () => (await import("./new.js")).newCommand),
+  command("new <name>", "scaffold a plugin in ./<name> (or --dir): AssemblyScript (its compiler installed there with npm install), Rust (a cargo crate) or C", async () => (await import("./new.js")).newCommand),
   command("build [dir]", "compile the plugin in dir (default .) to build/<id>.wasm", async () => (await import("./build.js")).buildCommand),
   command("test [dir]", "run the samples of the plugin in dir (default .); --remote runs them on the server's stored version", async () => (await import("./test.js")).testCommand),
   command("dev [dir]", "build and run the samples of the plugin in dir (default .), then again on every change to its sources, hook.yaml or samples, until Ctrl-C", async () => (await import("./dev.js")).devCommand),
