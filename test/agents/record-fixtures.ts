@@ -7,10 +7,11 @@
  *   unshare -n sh -c 'ip link set lo up; exec node dist/test/agents/record-fixtures.js [agent...]'
  *
  * The recorded payloads keep their shape; values that name this machine (the temporary HOME,
- * session ids, timestamps) are replaced by stable placeholders.
+ * session ids, timestamps) are replaced by stable placeholders. A second turn runs a command
+ * that fails, for the failure events.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AGENTS, agentRun, makeWorld, type AgentName, type AgentWorld } from "./clis.js";
@@ -56,14 +57,14 @@ export function scrub(text: string, world: AgentWorld, root: string): string {
   return out;
 }
 
-async function record(agent: AgentName): Promise<string[]> {
+async function record(agent: AgentName, command: string, keep: boolean): Promise<string[]> {
   const root = mkdtempSync(join(tmpdir(), `record-${agent}-`));
   const world = makeWorld(root);
   const rec = join(root, "rec");
   mkdirSync(rec);
   recordingHooks(agent, world, rec);
   writeFileSync(join(world.project, "notes.txt"), "hello\n");
-  const model = await startFakeModel({ command: "cat notes.txt" });
+  const model = await startFakeModel({ command });
   try {
     const run = agentRun(agent, world, model.url, "Show me notes.txt.");
     const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -79,7 +80,8 @@ async function record(agent: AgentName): Promise<string[]> {
     if (out.code !== 0) process.stderr.write(`${out.stdout.slice(-3000)}\n${out.stderr.slice(-3000)}\n`);
     const dir = join(fixtures, agent);
     mkdirSync(dir, { recursive: true });
-    const names = readdirSync(rec).filter((f) => f.endsWith(".json"));
+    // A second run with a failing command adds only the events the first did not see.
+    const names = readdirSync(rec).filter((f) => f.endsWith(".json") && !(keep && existsSync(join(dir, f))));
     for (const f of names) {
       const raw = readFileSync(join(rec, f), "utf8");
       const scrubbed = scrub(raw, world, root);
@@ -93,8 +95,10 @@ async function record(agent: AgentName): Promise<string[]> {
   }
 }
 
-const wanted = process.argv.slice(2).length ? (process.argv.slice(2) as AgentName[]) : [...AGENTS];
-for (const agent of wanted) {
-  const names = await record(agent);
-  process.stderr.write(`[${agent}] recorded: ${names.join(", ") || "nothing"}\n`);
+const named = process.argv.slice(2) as AgentName[];
+for (const agent of named.length ? named : AGENTS) {
+  for (const [command, keep] of [["cat notes.txt", false], ["cat missing.txt", true]] as const) {
+    const names = await record(agent, command, keep);
+    process.stderr.write(`[${agent}] ${command}: recorded ${names.join(", ") || "nothing new"}\n`);
+  }
 }
