@@ -2,6 +2,7 @@
  * Every command of `sluice`, in help order. A new command is one file here plus one entry
  * in this list.
  */
+import { agentCommands } from "./agents.js";
 import { recordCommands } from "./records.js";
 import { bindCommand } from "./bind.js";
 import { demoCommand } from "./demo.js";
@@ -39,6 +40,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   serveCommand,
   tokenCommands,
   keyCommands,
+  agentCommands,
   recordCommands,
   replayCommand,
   quarantineCommands,
