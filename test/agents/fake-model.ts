@@ -216,7 +216,7 @@ async function readBody(req: IncomingMessage): Promise<Json> {
 }
 
 /** Starts the scripted model on 127.0.0.1 (port 0 picks a free one). */
-export async function startFakeModel(script: ModelScript, port = 0): Promise<FakeModel> {
+export async function startFakeModel(script: ModelScript, port = 0, onRequest?: () => void): Promise<FakeModel> {
   const answer = script.answer ?? "Done: the scripted turn is over.";
   const requests: ModelRequest[] = [];
   const toolCalls: FakeModel["toolCalls"] = [];
@@ -231,6 +231,7 @@ export async function startFakeModel(script: ModelScript, port = 0): Promise<Fak
       const tool = results.length === 0 ? shellToolOf(protocol, body) : undefined;
       const call = tool ? { name: tool.name, args: shellArgs(tool, script.command) } : undefined;
       if (call) toolCalls.push({ protocol, ...call });
+      onRequest?.();
       if (req.method === "HEAD" || req.method === "OPTIONS") { res.writeHead(200).end(); return; }
       if (protocol === "anthropic") {
         if (path.endsWith("/count_tokens")) { json(res, 200, { input_tokens: 12 }); return; }
