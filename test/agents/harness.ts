@@ -41,8 +41,8 @@ export interface AgentBench {
   ns: Netns;
   api: string;
   hooksKey: string;
-  /** Runs one turn in which the model asks the agent to run the shell `command`. */
-  turn(command: string, prompt?: string): Promise<Turn>;
+  /** Runs one turn in which the model asks the agent to run the shell `command` (in `where`, by default the set-up world). */
+  turn(command: string, prompt?: string, where?: AgentWorld): Promise<Turn>;
   /** Runs `sluice <args>` inside the namespace against this server. */
   sluice(args: readonly string[], cwd?: string): Promise<Exited>;
   stopServer(): Promise<void>;
@@ -102,13 +102,13 @@ export async function startAgentBench(agent: AgentName, plugins: readonly string
     await must(["agents", "setup", agent, "--url", api, "--key-env", HOOK_KEY_ENV, ...(agent === "codex" ? ["--codex-home", world.codexHome] : [])]);
 
     let turns = 0;
-    const turn = async (command: string, prompt = "Run the command the task needs."): Promise<Turn> => {
+    const turn = async (command: string, prompt = "Run the command the task needs.", where = world): Promise<Turn> => {
       const record = join(root, `model-${++turns}.json`);
       const model = ns.start(process.execPath, [fakeModelMain, record, command]);
       children.push(model);
       try {
         const modelUrl = await lineFrom(model, /fake model listening on (http:\/\/\S+)/, "the fake model");
-        const run = agentRun(agent, world, modelUrl, prompt, { [HOOK_KEY_ENV]: created.key });
+        const run = agentRun(agent, where, modelUrl, prompt, { [HOOK_KEY_ENV]: created.key });
         const exit = await ns.run(run.command, run.args, { cwd: run.cwd, env: run.env, timeoutMs: 240_000 });
         await stop(model);
         const seen = JSON.parse(readFileSync(record, "utf8")) as { requests: ModelRequest[]; toolCalls: Turn["toolCalls"] };

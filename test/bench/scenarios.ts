@@ -23,6 +23,7 @@ import { JS_COMPONENT_FUEL } from "../helpers/fixtures.js";
 import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
+import { claudeTurns } from "./agent-turn.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
@@ -909,6 +910,31 @@ const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "postgres", with: (fn) => withBenchDatabase("fleet", (database) => fn({ database })) },
 ];
 
+/**
+ * Scenario 22 (issue 51): a Claude Code `-p` turn with Sluice's hooks against the same turn
+ * with plain node command hooks on the same events, and without hooks, interleaved in one run
+ * (test/bench/agent-turn.ts). Sluice's hook should cost no more than a plain node hook plus
+ * the 15 ms per event that sluice-hook may add over a node start.
+ */
+async function agentTurn(c: Counts): Promise<ScenarioResult> {
+  const rounds = Math.max(1, Math.round(c.coldRepeats / 3));
+  const t = await claudeTurns(rounds);
+  const none = stats(t.noHooksMs).p50;
+  const plain = stats(t.plainNodeMs).p50;
+  const sluice = stats(t.sluiceMs).p50;
+  const perEvent = (ms: number) => (t.eventsPerTurn > 0 ? ms / t.eventsPerTurn : NaN);
+  const values = {
+    rounds, eventsPerTurn: t.eventsPerTurn,
+    noHooksTurnMs: none, plainNodeHooksTurnMs: plain, sluiceHooksTurnMs: sluice,
+    plainNodeAddedPerEventMs: perEvent(plain - none), sluiceAddedPerEventMs: perEvent(sluice - none),
+    loadAverage1m: loadavg()[0]!,
+  };
+  return {
+    id: 22, title: `a Claude Code -p turn (one shell call): no hooks vs plain node command hooks vs Sluice's hooks (shell-guard bound), ${t.eventsPerTurn} events a turn`, values,
+    targets: [target("Sluice's hooks over plain node hooks, per event (p50 turns)", perEvent(sluice - plain), "<=", 15, "ms")],
+  };
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -929,4 +955,5 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
+  { id: 22, run: agentTurn },
 ];
