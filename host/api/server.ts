@@ -36,6 +36,9 @@ import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "./routes/keys.js";
 import type { GatewayKeys } from "../keys/keys.js";
+import { agentDoor } from "../agents/door.js";
+import { memoryEventLog, type AgentEventLog } from "../agents/event-log.js";
+import { agentStatusRoutes } from "./routes/agents.js";
 
 /** What the management API serves: the registry, the bearer token and the server's limits. */
 export interface ApiOptions {
@@ -52,8 +55,14 @@ export interface ApiOptions {
    * is logged with its cause. `false` turns it off.
    */
   logger?: boolean | Record<string, unknown>;
-  /** Gateway API keys to manage under /api/v1/gateway/keys (gateway mode). */
+  /**
+   * Gateway API keys to manage under /api/v1/gateway/keys. With them the server also opens
+   * the coding agents' hook door, `POST /v1/agent-hooks/{agent}/{event}`, to keys of scope
+   * `hooks` (docs/agents.md), and answers `GET /api/v1/agents/status`.
+   */
   gatewayKeys?: GatewayKeys;
+  /** Where the door records the events it answered. Default: in memory, bounded. */
+  agentEvents?: AgentEventLog;
   /** The address the server listens on (the Host check allows it). Default 127.0.0.1. */
   host?: string;
   /** More names clients may send in Host (a reverse proxy's, the machine's DNS name). */
@@ -127,7 +136,12 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   metricsSummaryRoutes(app, registry.host.observer.registry);
   fleetRoutes(app, registry, () => listeningUrl(app, options.host ?? "127.0.0.1"));
   consoleRoutes(app);
-  if (options.gatewayKeys) await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys });
+  if (options.gatewayKeys) {
+    await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys });
+    const events = options.agentEvents ?? memoryEventLog();
+    await app.register(agentDoor({ host: registry.host, keys: options.gatewayKeys, log: events, ...(options.authFailures ? { authFailures: options.authFailures } : {}) }));
+    agentStatusRoutes(app, events);
+  }
   return app;
 }
 

@@ -89,6 +89,7 @@ export const ERROR_CODES = {
 
   // Gateway mode (OpenAI-compatible model gateway).
   GATEWAY_KEY_INVALID: { status: 401, summary: "The gateway API key is missing, unknown or revoked; send `Authorization: Bearer sk-sluice-...`." },
+  AGENT_EVENT_INVALID: { status: 400, summary: "A coding agent's hook event (POST /v1/agent-hooks/{agent}/{event}) is not JSON, not an object, or lacks what its event needs (a tool's name and input, a prompt's text); the message names the field. The agent is answered with its own block before a tool or at a prompt (HTTP 200), neutrally elsewhere, and the event is recorded by its digest." },
   GATEWAY_KEY_NOT_FOUND: { status: 404, summary: "No gateway API key with that id." },
   UPSTREAM_FAILED: { status: 502, summary: "The upstream model API could not be reached, answered with an error, or sent a malformed reply; details carry its status." },
   UPSTREAM_TOO_LARGE: { status: 502, summary: "The upstream model API's answer (or one stream event) exceeds the gateway's upstream size limit; it was not read further." },

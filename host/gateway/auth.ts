@@ -18,6 +18,11 @@ export async function authenticate(keys: GatewayKeys, request: FastifyRequest, r
     await failures.fail(request);
     throw new SluiceError("GATEWAY_KEY_INVALID", header === "" ? "no API key: send Authorization: Bearer sk-sluice-..." : "the API key is unknown or revoked", {});
   }
+  // A hooks key sits in agents' settings on developers' machines: it opens the hook door only.
+  if (record.scope !== "gateway") {
+    await failures.fail(request);
+    throw new SluiceError("GATEWAY_KEY_INVALID", `the API key has scope ${record.scope}: it opens the coding agents' hook door only, not the model gateway (make one with sluice keys create --space S)`, {});
+  }
   callers.set(request, record);
 }
 
