@@ -8,12 +8,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../host/cli/agents/hook-command.js";
 import { until } from "../helpers/until.js";
 import { agentRun, makeWorld, type AgentName, type AgentWorld } from "./clis.js";
 import type { ModelRequest } from "./fake-model.js";
 import { openNetns, type Exited, type Netns } from "./netns.js";
 
-export const repo = join(import.meta.dirname, "../..");
+/** The repository, whether this file runs from test/agents (vitest) or dist/test/agents (the bench). */
+export const repo = packageRoot(fileURLToPath(import.meta.url));
 const sluiceMain = join(repo, "dist/host/cli/main.js");
 const fakeModelMain = join(repo, "dist/test/agents/fake-model-main.js");
 export const HOOK_KEY_ENV = "SLUICE_HOOK_KEY";

@@ -46,7 +46,7 @@ describe("sluice agents setup", () => {
       expect(new Set(handlers.map(([e]) => e))).toEqual(new Set(AGENT_EVENTS[agent]));
       for (const [event, h] of handlers) {
         const command = (h.command ?? h.bash) as string;
-        expect(command).toBe(`/usr/bin/node /opt/sluice/dist/host/agents/sluice-hook.js ${agent} ${event} --url http://127.0.0.1:8787 --key-env SLUICE_HOOK_KEY`);
+        expect(command).toBe(`/usr/bin/node /opt/sluice/dist/host/agents/sluice-hook.js ${agent} ${event} --url http://127.0.0.1:8787 --key-env SLUICE_HOOK_KEY --timeout-ms 25000`);
       }
     }
   });

@@ -38,8 +38,16 @@ export interface HookTarget {
   hook: string;
 }
 
+/**
+ * How long `sluice-hook` waits for the server: well inside the time limit setup gives the
+ * hook in the agent's settings (HOOK_TIMEOUT_SECONDS), so that a slow server gets sluice-hook's
+ * own answer (a block before a tool) instead of the agent killing the hook, which most agents
+ * treat as a non-blocking error and then run the tool.
+ */
+export const SERVER_TIMEOUT_MS = 25_000;
+
 export function hookCommand(target: HookTarget, agent: AgentId, event: string): string {
-  return [target.node, target.hook, agent, event, "--url", target.url, "--key-env", target.keyEnv].map(shellQuote).join(" ");
+  return [target.node, target.hook, agent, event, "--url", target.url, "--key-env", target.keyEnv, "--timeout-ms", String(SERVER_TIMEOUT_MS)].map(shellQuote).join(" ");
 }
 
 /** The door's URL for one event (what an http hook posts to). */

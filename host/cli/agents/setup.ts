@@ -131,7 +131,7 @@ export function planSetup(o: SetupOptions, read: ReadFile = readIfExists): Setup
   notes.push(
     "Codex runs a new or changed hook only once it is trusted: start `codex` in this folder once and choose \"Trust all and continue\" when it shows \"Hooks need review\" (the trust is kept in config.toml under [hooks.state]); for unattended runs that already vet their hooks, `codex exec --dangerously-bypass-hook-trust` runs them without stored trust",
   );
-  if (o.scope === "project" && !o.codexHome) notes.push(`Codex reads these files with CODEX_HOME=${home} (or pass --user / --codex-home to write the home Codex already uses)`);
+  if (o.scope === "project" && !o.codexHome) notes.push(`Codex reads a project's .codex/ only when the project is trusted: accept "trust this folder" when Codex first starts in ${o.projectDir}, or add [projects."${o.projectDir}"] trust_level = "trusted" to your own ~/.codex/config.toml`);
   return {
     files: [jsonFile(read, hooksPath, hooksFile), { path: configPath, content: configContent, changed: configText !== configContent }],
     notes,
