@@ -44,8 +44,10 @@ export function agentSuite(agent: AgentName): void {
       const turn = await bench.turn("cat token.txt");
       expect(turn.toolCalls.length, `${turn.exit.stdout}\n${turn.exit.stderr}`).toBeGreaterThan(0);
       const redacted = !turn.modelWasTold(SECRET);
-      const blocked = turn.modelWasTold("secret-redact");
-      expect(redacted || blocked).toBe(true);
+      // A block after a built-in tool does not hide its output from Claude Code or Codex:
+      // then the model must also be told the output was refused, with the redacted text.
+      const blocked = turn.modelWasTold(/secret-redact|\[secret:github_token\]/);
+      expect(redacted || blocked, turn.requests.flatMap((r) => r.toolResults).join("\n")).toBe(true);
     }, 300_000);
 
     it("blocks through sluice-hook when the server is stopped: the command does not run", async () => {
