@@ -19,7 +19,7 @@ export function agentSuite(agent: AgentName): void {
 
     beforeAll(async () => {
       bench = await startAgentBench(agent, [PLUGINS.shellGuard, PLUGINS.secretRedact, PLUGINS.shellRewrite]);
-    }, 300_000);
+    }, 600_000);
     afterAll(async () => { await bench?.close(); });
 
     it("shell-guard denies a recursive delete: the folder survives and the model is told why", async () => {
@@ -54,9 +54,11 @@ export function agentSuite(agent: AgentName): void {
       await bench.stopServer();
       const turn = await bench.turn("touch made-while-down.txt");
       expect(existsSync(join(bench.world.project, "made-while-down.txt"))).toBe(false);
-      // The prompt hook already fails closed, so the model may never be asked; either way
-      // what the agent shows names Sluice.
-      expect(turn.modelWasTold(/sluice/i) || /sluice/i.test(`${turn.exit.stdout}\n${turn.exit.stderr}`)).toBe(true);
+      // The prompt hook fails closed first. Claude Code, Gemini CLI and Copilot CLI show
+      // sluice-hook's reason (or tell the model); Codex's exec shows none, and never asks the model.
+      const asked = turn.requests.filter((r) => r.method === "POST" && r.protocol !== "other").length;
+      const shown = turn.modelWasTold(/sluice/i) || /sluice/i.test(`${turn.exit.stdout}\n${turn.exit.stderr}`);
+      expect(agent === "codex" ? asked === 0 : shown, `${turn.exit.stdout}\n${turn.exit.stderr}`).toBe(true);
     }, 300_000);
   });
 }

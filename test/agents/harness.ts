@@ -100,7 +100,11 @@ export async function startAgentBench(agent: AgentName, plugins: readonly string
       return r.stdout;
     };
 
-    for (const plugin of plugins) await must(["deploy", plugin]);
+    // The reference plugins are built by `npm run build`: deploy their modules instead of compiling them again.
+    for (const plugin of plugins) {
+      const built = join(repo, "build/plugins", `${plugin.split("/").at(-1)}.wasm`);
+      await must(["deploy", plugin, ...(plugin.startsWith(join(repo, "plugins/")) && existsSync(built) ? ["--module", built] : [])]);
+    }
     const created = JSON.parse(await must(["keys", "create", "--space", "agents", "--scope", "hooks", "--json"])) as { key: string };
     await must(["agents", "setup", agent, "--url", api, "--key-env", HOOK_KEY_ENV, ...(agent === "codex" ? ["--codex-home", world.codexHome] : [])]);
 
