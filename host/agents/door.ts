@@ -39,10 +39,12 @@ const EXPIRY_EVERY_MS = 60_000;
 export interface DoorOptions {
   host: Host;
   keys: GatewayKeys;
-  /** Where the events are recorded (status and refusals). Default: in memory, bounded. */
-  log?: AgentEventLog;
-  /** Default: in this process, bounded, 30 minutes before a pre without its post expires. */
-  pairing?: Pairing;
+  /**
+   * Where the events are recorded (status and refusals) and the tool calls' halves paired:
+   * the records' database (records/agent-door-store.ts). Default: in memory, bounded, 30
+   * minutes before a pre without its post expires.
+   */
+  store?: { events: AgentEventLog; pairing: Pairing };
   /** How the two halves of a tool call run. Default: the host's stages in this process. */
   tools?: SplitTools;
   authFailures?: Partial<AuthFailureLimit>;
@@ -74,8 +76,8 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
   return async (app) => {
     const { host, keys } = options;
     const now = options.now ?? Date.now;
-    const log = options.log ?? memoryEventLog();
-    const deps: RunDeps = { host, tools: options.tools ?? stagedSplitTools(host), pairing: options.pairing ?? memoryPairing(), now };
+    const log = options.store?.events ?? memoryEventLog();
+    const deps: RunDeps = { host, tools: options.tools ?? stagedSplitTools(host), pairing: options.store?.pairing ?? memoryPairing(), now };
     const failures = await authFailures(app, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
 
     // Kept as bytes: the door digests what it refuses and parses only what it judges.

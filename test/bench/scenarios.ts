@@ -24,6 +24,7 @@ import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
+import { agentEvent, sluiceHookStart } from "./agent-door.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -929,4 +930,6 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
+  { id: 20, run: (c) => agentEvent(20, c) },
+  { id: 21, run: (c) => sluiceHookStart(21, c) },
 ];
