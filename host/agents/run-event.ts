@@ -76,6 +76,8 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       const r = await deps.tools.after(taken.operationId, e.kind === "tool.after"
         ? { status: "succeeded", result: t.response ?? null, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) }
         : { status: "failed", error: { code: "OPERATION_FAILED", message: t.error ?? "the tool failed" }, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) });
+      // Its pre was opened by a host that keeps it in memory elsewhere: nothing here to end it with.
+      if (!r.ok && r.error.code === "OPERATION_NOT_FOUND") return neutral("OPERATION_NOT_FOUND");
       if (e.kind === "tool.failed") return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "neutral", code: r.ok ? null : String(r.error.code), operationId: taken.operationId };
       if (!r.ok) return { verdict: { kind: "block", reason: reasonOf(r.error), ...contextOf(r.annotations) }, outcome: "block", code: String(r.error.code), operationId: taken.operationId };
       if (host.digestOf(r.view) === host.digestOf(t.response ?? null)) return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: taken.operationId };
