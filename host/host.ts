@@ -12,16 +12,19 @@ import type { Capability } from "./sandbox/capabilities.js";
 import type { PluginLimits } from "./sandbox/limits.js";
 import { Sandbox, type SandboxOptions } from "./sandbox/main/sandbox.js";
 import type { OperationStages, StageRunner } from "./engine/stages.js";
-import type { CallContext } from "./pipeline/call-types.js";
+import type { CallContext } from "./engine/call-types.js";
 import { instanceOf } from "./boundary/instance.js";
 import { chat, type ChatRequest, type ChatResponse } from "./boundary/chat.js";
-import { guarded, thrownError } from "./boundary/guard.js";
+import { guarded } from "./boundary/guard.js";
+import { thrownError } from "./engine/thrown-error.js";
 import { optionsProblem, withErrorMode } from "./boundary/error-mode.js";
-import { chatStream, type ChatStream, type StreamChunk } from "./boundary/stream.js";
-import { argumentsValidator, tool, type ToolCall, type ToolOutput } from "./boundary/tool.js";
+import { chatStream, type ChatStream } from "./boundary/chat-stream.js";
+import type { StreamChunk } from "./boundary/stream.js";
+import { argumentsValidator, tool, type ServiceCheck, type ToolCall, type ToolOutput } from "./boundary/tool.js";
+import { toolAfter, toolBefore, type ToolBeforeOutput, type ToolEnding } from "./boundary/tool-split.js";
 import { embed, type EmbedRequest, type EmbedOutput, type EmbedOptions } from "./boundary/embed.js";
 import { lifecycle, type LifecyclePoint } from "./boundary/lifecycle.js";
-import type { BoundaryOptions, BoundaryResult, OperationContext } from "./pipeline/call-types.js";
+import type { BoundaryOptions, BoundaryResult, OperationContext } from "./engine/call-types.js";
 import type { OperationStore, PayloadStore } from "./records/store.js";
 import { createDigester, ephemeralDigester, type Digester } from "./pipeline/digest.js";
 import { resumeOperation, type ResumeOptions } from "./engine/resume.js";
@@ -333,6 +336,45 @@ export class Host implements StageRunner {
       const obs = this.observer.operation({ operation: "tool", ctx, call }, this.id, this.eventDigest);
       return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator) ?? optionsProblem(options), this.current.revision, () => obs.within(() => tool(this.engine.runner(obs.wrap), ctx, call, execute, options))));
     }));
+  }
+
+  /**
+   * The first half of a tool call the caller runs itself (a coding agent's tool, whose
+   * before and after arrive as two requests): runs tool.before and the final check, and
+   * answers the final arguments to run the tool with. The operation then awaits its result
+   * in the records store (a host without one answers CONFIG_INVALID); report it with
+   * {@link Host.toolAfter}, on this host or any host sharing the store, under
+   * `r.facts.operationId`. Never throws or rejects.
+   *
+   * @example
+   * const pre = await host.toolBefore(ctx, { toolId: "shell", name: "Bash", schema, arguments: { command: "ls" }, callId: "toolu_1" });
+   * if (pre.ok && pre.output.kind === "awaiting") {
+   *   const result = await runItMyself(pre.output.arguments);
+   *   const post = await host.toolAfter(pre.facts.operationId, { status: "succeeded", result });
+   * }
+   */
+  toolBefore(ctx: CallContext, call: ToolCall, options?: { finalCheck?: ServiceCheck }): Promise<BoundaryResult<ToolBeforeOutput>> {
+    return guarded(this.revisionNow, () => {
+      const obs = this.observer.operation({ operation: "tool", ctx, call, awaits: true }, this.id, this.eventDigest);
+      return obs.settle(checkedCall(toolCallProblem(ctx, call, argumentsValidator), this.current.revision, () => obs.within(() => toolBefore(this.engine.runner(obs.wrap), ctx, call, options))));
+    });
+  }
+
+  /**
+   * The second half of a tool call the caller ran itself: takes the operation
+   * {@link Host.toolBefore} left awaiting (atomically: a result reported twice is refused,
+   * OPERATION_NOT_AWAITING), runs tool.after on the result with the before stage's carries,
+   * then the error and finally stages, and ends the record. A tool that failed where it ran
+   * is `{ status: "failed" }`; one whose result will never come is `{ status: "unknown" }`.
+   * Never throws or rejects.
+   */
+  toolAfter(operationId: string, ending: ToolEnding, options: ResumeOptions = {}): Promise<BoundaryResult<ToolOutput>> {
+    return guarded(this.revisionNow, () => {
+      const store = this.recordStore;
+      if (!store) throw new SluiceError("CONFIG_INVALID", "host.toolAfter needs a records store: createHost({ records: openSqliteRecords(file) })");
+      if (typeof operationId !== "string" || operationId === "") throw new SluiceError("PAYLOAD_INVALID", "operationId must be a non-empty string", { field: "operationId" });
+      return toolAfter({ owner: this.id, resumeStages: (record, ctx) => this.engine.resumeStages(record, ctx) }, store, operationId, ending, options);
+    });
   }
 
   /** Wraps one embedding call. Never throws or rejects (see {@link BoundaryOptions.errorMode}). */

@@ -1,9 +1,12 @@
 /** The public entry of `sluice`: the host, its boundary types, and the error catalogue. */
 export { createHost, Host, type HostOptions, type PluginInput } from "./host.js";
-export type { CallContext, OperationContext, ExecutionFacts, BoundaryResult, BoundaryOptions, HookTrace, RealStatus } from "./pipeline/call-types.js";
+export type { CallContext, OperationContext, BoundaryResult, BoundaryOptions, HookTrace } from "./engine/call-types.js";
+export type { ExecutionFacts, RealStatus } from "./records/facts.js";
 export type { ChatRequest, ChatResponse, ChatMessage, ToolCallOut } from "./boundary/chat.js";
-export type { ChatStream, StreamChunk, EmittedChunk, ToolCallDelta } from "./boundary/stream.js";
-export type { ToolCall, ToolOutput } from "./boundary/tool.js";
+export type { StreamChunk, EmittedChunk, ToolCallDelta } from "./boundary/stream.js";
+export type { ChatStream } from "./boundary/chat-stream.js";
+export type { ToolCall, ToolOutput, ServiceCheck } from "./boundary/tool.js";
+export type { ToolBeforeOutput, ToolEnding } from "./boundary/tool-split.js";
 export type { EmbedRequest, EmbedOutput, EmbedOptions } from "./boundary/embed.js";
 export type { InProcessHook, Grants, GuestPlugin } from "./engine/hooks.js";
 export type { ReleaseInput, BindingInput, Release } from "./pipeline/release.js";

@@ -6,7 +6,7 @@
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import { fail } from "../pipeline/result.js";
 import { PURPOSES } from "../pipeline/points.js";
-import type { BoundaryResult } from "../pipeline/call-types.js";
+import type { BoundaryResult } from "../engine/call-types.js";
 
 const OPTIONAL_TEXT = ["actorId", "runId", "instanceId", "parentOperationId"] as const;
 

@@ -9,9 +9,11 @@ import { answerProblem } from "./model-answer.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
 import type { StageRunner } from "../engine/stages.js";
 import { runOperation } from "../engine/run-operation.js";
+import { callOnce } from "../engine/real-call.js";
 import { instanceOf } from "./instance.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../engine/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
+import type { ErrorData } from "../errors/sluice-error.js";
 
 /** A content part of a message or an answer (ABI 1.1); a part of any other type passes through untouched. */
 export type ContentPart =
@@ -150,6 +152,21 @@ function isJsonObject(text: string): boolean {
   }
 }
 
+/**
+ * A before hook's short-circuit result as the answer the model would have given, streamed
+ * or not; refused (OUTPUT_INVALID, MODEL_OUTPUT_INVALID) when it is not a valid answer.
+ */
+export function servedAnswer(model: string): (result: unknown) => { ok: true; real: ChatResponse } | { ok: false; error: ErrorData } {
+  return (result) => {
+    const payload = chatAfterPayload(model, (result ?? {}) as Partial<ChatResponse>);
+    const problem = typeof result === "object" && result !== null ? schemaProblem("model.chat.after", payload) : "result must be a map";
+    if (problem !== null) return fail("OUTPUT_INVALID", `short-circuit result is not a chat response: ${problem}`);
+    const calls = checkToolCalls(payload.tool_calls as ToolCallOut[]);
+    const { model: _model, ...real } = payload;
+    return calls.ok ? { ok: true, real: real as unknown as ChatResponse } : calls;
+  };
+}
+
 /** What model.chat.before is given, before the declared view is taken. */
 function beforeInput(ctx: CallContext, request: ChatRequest, stream: boolean): Record<string, unknown> {
   return withKeys(request, { purpose: ctx.purpose ?? "action", stream });
@@ -185,18 +202,10 @@ export function chat(runner: StageRunner, ctx: CallContext, request: ChatRequest
     payload: chatInput(ctx, request),
     target: { purpose, modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId },
     finalCheck: () => OK,
-    served: (result) => {
-      const payload = chatAfterPayload(request.model, (result ?? {}) as Partial<ChatResponse>);
-      const problem = typeof result === "object" && result !== null ? schemaProblem("model.chat.after", payload) : "result must be a map";
-      if (problem !== null) return fail("OUTPUT_INVALID", `short-circuit result is not a chat response: ${problem}`);
-      const calls = checkToolCalls(payload.tool_calls as ToolCallOut[]);
-      const { model: _model, ...real } = payload;
-      return calls.ok ? { ok: true, real: real as unknown as ChatResponse } : calls;
-    },
-    execute: (input, op) => execute(chatRequestOf(ctx, request, input), op),
+    served: servedAnswer(request.model),
+    call: callOnce((input, op) => execute(chatRequestOf(ctx, request, input), op), options?.retries),
     checkReal: (real) => { const shape = answerProblem(real); return shape.ok ? checkToolCalls(real.tool_calls ?? []) : shape; },
     afterPayload: (_input, real) => chatAfterPayload(request.model, real),
     output: (after, real, seen) => chatOutput(real, seen, after),
-    ...(options ? { options } : {}),
   });
 }

@@ -3,7 +3,8 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { StageRunner } from "../engine/stages.js";
 import { instanceOf } from "./instance.js";
 import { runOperation } from "../engine/run-operation.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
+import { callOnce } from "../engine/real-call.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../engine/call-types.js";
 
 /** What `host.embed` takes: the embedding model and the texts. */
 export interface EmbedRequest { model: string; texts: string[] }
@@ -36,7 +37,7 @@ export async function embed(host: EmbedRunner, ctx: CallContext, request: EmbedR
     target: { purpose: "embedding", modelId: request.model, instance: instanceOf(ctx), spaceId: ctx.spaceId },
     finalCheck: () => OK,
     served: () => fail("OUTCOME_NOT_ALLOWED", "embedding calls cannot be short-circuited"),
-    execute: (input, op) => execute(input.texts as string[], op),
+    call: callOnce((input, op) => execute(input.texts as string[], op), options.retries),
     checkReal: (real, input) => {
       const texts = input.texts as string[];
       if (!Array.isArray(real?.vectors) || real.vectors.length !== texts.length) {
@@ -48,6 +49,5 @@ export async function embed(host: EmbedRunner, ctx: CallContext, request: EmbedR
     },
     afterPayload: (_input, real) => ({ model: request.model, vectors: real.vectors, dimension: Math.max(1, real.vectors[0]?.length ?? 1) }),
     output: (_after, real) => ({ vectors: real.vectors, dimension: real.vectors[0]?.length ?? 0, signature }),
-    ...(options.retries !== undefined ? { options: { retries: options.retries } } : {}),
   });
 }

@@ -1,5 +1,5 @@
 /**
- * `BoundaryOptions.errorMode` (issue 17): by default every failure is a result. With
+ * `BoundaryOptions.errorMode`: by default every failure is a result. With
  * `"original"` a failure of the wrapped call itself (OPERATION_FAILED) is handed back as
  * the very value that call threw, so a framework's own retry logic (the AI SDK's
  * `APICallError.isRetryable`, LangChain's `maxRetries`, the OpenAI client's status
@@ -8,7 +8,7 @@
  */
 import { fail } from "../pipeline/result.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { BoundaryOptions, BoundaryResult } from "../pipeline/call-types.js";
+import type { BoundaryOptions, BoundaryResult } from "../engine/call-types.js";
 
 export const ERROR_MODES = ["result", "original"] as const;
 

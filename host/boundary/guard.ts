@@ -1,5 +1,5 @@
 /**
- * The rule of every boundary call (issue 17): it never throws and never rejects; every
+ * The rule of every boundary call: it never throws and never rejects; every
  * failure is a result `{ ok: false, error }` with a catalogue code. The entries check what
  * they can name precisely (call-context.ts, the point schemas); this is the net under
  * them. A throw while the call reads its input (a getter that throws, a proxy, a value
@@ -7,18 +7,10 @@
  * after that is a host bug: INTERNAL_ERROR, with the cause kept in `details` for the
  * service's own logs (never its text in the message, which may hold payload).
  */
-import { isSluiceError, SluiceError } from "../errors/sluice-error.js";
+import type { SluiceError } from "../errors/sluice-error.js";
+import { thrownError } from "../engine/thrown-error.js";
 import { refusedCall } from "./call-context.js";
-import type { BoundaryResult } from "../pipeline/call-types.js";
-
-/** What went wrong, as a catalogue error: a SluiceError keeps its code. */
-export function thrownError(err: unknown, reading: boolean): SluiceError {
-  if (isSluiceError(err)) return err;
-  const name = err instanceof Error ? err.name : typeof err;
-  return reading
-    ? new SluiceError("PAYLOAD_INVALID", `the call's input could not be read (${name}): pass plain data`, { field: "input", cause: err })
-    : new SluiceError("INTERNAL_ERROR", `the boundary failed unexpectedly (${name})`, { cause: err });
-}
+import type { BoundaryResult } from "../engine/call-types.js";
 
 /** Runs one boundary call so that it settles with a result whatever `run` does. */
 export function guarded<T>(revision: () => number, run: () => Promise<BoundaryResult<T>>): Promise<BoundaryResult<T>> {

@@ -1,4 +1,4 @@
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 
 /** Bindings match on main vs child; a child agent has its own instance id. */
 export function instanceOf(ctx: CallContext): "main" | "child" {

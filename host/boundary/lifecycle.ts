@@ -1,8 +1,9 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import { validatePayload } from "../pipeline/validators.js";
 import { instanceOf } from "./instance.js";
+import { stopError } from "../engine/endings.js";
 import type { StageRunner } from "../engine/stages.js";
-import type { CallContext, HookTrace } from "../pipeline/call-types.js";
+import type { CallContext, HookTrace } from "../engine/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export type LifecyclePoint = "run.start" | "run.end" | "subtask.start" | "subtask.end";
@@ -16,6 +17,9 @@ export async function lifecycle(runner: StageRunner, point: LifecyclePoint, ctx:
   stages.end();
   const hooks = r.reports.map((s) => withKeys(s, { point }));
   if (r.failure) return { ok: false, error: SluiceError.fromData(r.failure), hooks };
-  if (r.stop?.kind === "reject") return { ok: false, error: new SluiceError("HOOK_REJECTED", `${point} rejected by binding ${r.stop.bindingId}: ${r.stop.code} ${r.stop.reason}`, { bindingId: r.stop.bindingId, hookCode: r.stop.code, reason: r.stop.reason }), hooks };
+  if (r.stop?.kind === "reject") {
+    const e = stopError(r.stop);
+    return { ok: false, error: new SluiceError(e.code, `${point} ${e.message}`, e.details ?? {}), hooks };
+  }
   return { ok: true, hooks };
 }

@@ -29,7 +29,7 @@ const instances = new Map<Draft, Ajv>();
 function ajvFor(draft: Draft): Ajv {
   let ajv = instances.get(draft);
   if (!ajv) {
-    // Required per draft on first use, not imported: `import "sluice"` does not load Ajv (issue 17).
+    // Required per draft on first use, not imported: `import "sluice"` does not load Ajv.
     const require = createRequire(import.meta.url);
     ajv = draft === "2020-12" ? new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020(options) : draft === "2019-09" ? new (require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js")).Ajv2019(options) : new (require("ajv") as typeof import("ajv")).Ajv(options);
     // Read with require: importing JSON as a module still prints an experimental warning on Node 20.

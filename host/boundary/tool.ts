@@ -2,9 +2,11 @@ import { argumentsErrors, argumentsValidator } from "./tool-schema.js";
 import { fail, OK, type Checked } from "../pipeline/result.js";
 import { instanceOf } from "./instance.js";
 import { runOperation } from "../engine/run-operation.js";
+import { callOnce } from "../engine/real-call.js";
 import type { StageRunner } from "../engine/stages.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../pipeline/call-types.js";
+import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../engine/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
+import type { ErrorData } from "../errors/sluice-error.js";
 
 export { argumentsValidator } from "./tool-schema.js";
 
@@ -36,38 +38,52 @@ function serviceCheck(check: ((args: Record<string, unknown>) => Checked | boole
   return r;
 }
 
-export function tool(
-  runner: StageRunner, ctx: CallContext, call: ToolCall,
-  execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>,
-  options: BoundaryOptions & { finalCheck?: (args: Record<string, unknown>) => Checked | boolean | string } = {},
-): Promise<BoundaryResult<ToolOutput>> {
-  return runOperation<unknown, ToolOutput>(runner, {
-    operation: "tool",
+/** The service's extra check on the final arguments, besides the tool's schema. */
+export type ServiceCheck = (args: Record<string, unknown>) => Checked | boolean | string;
+
+/** Everything of a tool operation but how its real call is made and what the caller gets. */
+export function toolSpec(ctx: CallContext, call: ToolCall, finalCheck?: ServiceCheck) {
+  return {
+    operation: "tool" as const,
     ctx,
-    before: "tool.before",
-    after: "tool.after",
+    before: "tool.before" as const,
+    after: "tool.after" as const,
     payload: { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}) },
     target: withKeys(ctx.purpose ? { purpose: ctx.purpose } : {}, { toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId }),
     callId: call.callId,
     // Runs on the final arguments, after every hook; no binding can turn it off.
-    finalCheck: (input) => {
+    finalCheck: (input: Record<string, unknown>): Checked => {
       const args = input.arguments as Record<string, unknown>;
       const validate = argumentsValidator(call.schema);
       if (!validate(args)) return fail("FINAL_CHECK_FAILED", `final arguments of ${call.name} fail the tool's schema: ${argumentsErrors(validate)}`, { tool: call.toolId });
-      return serviceCheck(options.finalCheck, args);
+      return serviceCheck(finalCheck, args);
     },
-    served: (result) => ({ ok: true, real: result }),
-    execute: (input, op) => execute(input.arguments as Record<string, unknown>, op),
-    afterPayload: (_input, real, durationMs, artifacts) => ({
-      tool_id: call.toolId, name: call.name, call_id: call.callId, status: "succeeded", result: real ?? null,
-      ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: real ?? null,
-    }),
+    served: (result: unknown) => ({ ok: true as const, real: result }),
+    afterPayload: (_input: Record<string, unknown>, real: unknown, durationMs: number, artifacts: readonly Record<string, unknown>[]) => toolAfterPayload(call, real, durationMs, artifacts),
     // A failed tool still passes tool.after (real status failed): the model-visible view of the failure may be changed, the status and error may not.
-    failedAfterPayload: (_input, error, durationMs, artifacts) => ({
+    failedAfterPayload: (_input: Record<string, unknown>, error: ErrorData, durationMs: number, artifacts: readonly Record<string, unknown>[]) => ({
       tool_id: call.toolId, name: call.name, call_id: call.callId, status: "failed", result: null, error: { code: error.code, message: error.message },
       ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: { error: error.message },
     }),
+  };
+}
+
+/** tool.after's payload for a result: the real result, and the view the model will see (the same, until a hook changes it). */
+export function toolAfterPayload(call: Pick<ToolCall, "toolId" | "name" | "callId">, real: unknown, durationMs: number, artifacts: readonly Record<string, unknown>[]): Record<string, unknown> {
+  return {
+    tool_id: call.toolId, name: call.name, call_id: call.callId, status: "succeeded", result: real ?? null,
+    ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: real ?? null,
+  };
+}
+
+export function tool(
+  runner: StageRunner, ctx: CallContext, call: ToolCall,
+  execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>,
+  options: BoundaryOptions & { finalCheck?: ServiceCheck } = {},
+): Promise<BoundaryResult<ToolOutput>> {
+  return runOperation<unknown, ToolOutput>(runner, {
+    ...toolSpec(ctx, call, options.finalCheck),
+    call: callOnce((input, op) => execute(input.arguments as Record<string, unknown>, op), options.retries),
     output: (after) => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
-    ...(options.retries !== undefined ? { options: { retries: options.retries } } : {}),
   });
 }

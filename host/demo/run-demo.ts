@@ -10,7 +10,7 @@ import { generateToken } from "../api/token.js";
 import { Registry } from "../registry/registry.js";
 import type { ChatMessage, ChatRequest } from "../boundary/chat.js";
 import { answerText } from "../boundary/chat.js";
-import type { BoundaryResult, CallContext } from "../pipeline/call-types.js";
+import type { BoundaryResult, CallContext } from "../engine/call-types.js";
 import type { Host } from "../host.js";
 import { localEmbedder, localModel, localModelStream, modelCalls, tools } from "./local-model.js";
 import { DEMO_BINDINGS, DEMO_PLUGINS } from "./release.js";

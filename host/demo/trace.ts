@@ -1,4 +1,4 @@
-import type { HookTrace } from "../pipeline/call-types.js";
+import type { HookTrace } from "../engine/call-types.js";
 
 export type Print = (line: string) => void;
 

@@ -5,10 +5,10 @@
  */
 import { afterOrder, matchBindings, type Binding, type MatchTarget } from "../pipeline/bindings.js";
 import type { Release } from "../pipeline/release.js";
-import { getPoint, type PointName } from "../pipeline/points.js";
+import { getPoint, pairedBefore, type PointName } from "../pipeline/points.js";
 import { chunkOrder } from "../pipeline/mandatory.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "./call-types.js";
 import { keyReports, type Digester } from "../pipeline/digest.js";
 import type { Sandbox } from "../sandbox/main/sandbox.js";
 import type { StageGuard } from "../reliability/stage-guard.js";
@@ -105,7 +105,8 @@ export class OperationEngine implements StageRunner {
         : runStage(sandbox, { point, context, payload, hooks, signal, guard, ...extra }).then((r) => keyReports(r, digests));
     // The hooks of a stage that pairs with the before stage (after, chunk): ordered by the release's mode, unwinding a short-circuit.
     const paired = (point: PointName, before: StageResult): ResolvedHook[] => {
-      const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePointOf(point)), beforePointOf(point), target) : [];
+      const beforePoint = pairedBefore(point) ?? point;
+      const beforeHooks = before.reports.length > 0 || before.stop ? matchBindings(at(beforePoint), beforePoint, target) : [];
       const unwind = before.stop?.kind === "short_circuit" ? { before: beforeHooks, reached: before.reached + 1 } : undefined;
       const order = afterOrder(matchBindings(at(point), point, target), release.orderMode, unwind);
       return (point === "model.chat.chunk" ? chunkOrder(order) : order).map((b) => table.resolve(b));
@@ -151,6 +152,8 @@ export class OperationEngine implements StageRunner {
       opened: (_operation, before) => wakeFor(hooksAt(before)),
       calling: () => NOTHING,
       called: (after, _real, _afterPayload, before) => wakeFor(afterStage(after, before)),
+      // Without a records store nothing keeps an awaiting operation for the request that reports its result.
+      awaiting: () => Promise.resolve({ code: "CONFIG_INVALID", message: "a call whose result arrives in a later request needs a records store: createHost({ records })" }),
       closed: () => NOTHING,
       end: () => { releaseSignal(); this.inFlight.delete(operationId); sandbox.operationsInFlight = this.inFlight.size; },
     };
@@ -175,6 +178,3 @@ function matchable(target: MatchTarget): MatchTarget {
   }) as MatchTarget;
 }
 
-function beforePointOf(after: PointName): PointName {
-  return after === "model.chat.after" || after === "model.chat.chunk" ? "model.chat.before" : after === "tool.after" ? "tool.before" : after === "model.embedding.after" ? "model.embedding.before" : after;
-}

@@ -23,6 +23,7 @@ export function recordedStages(stages: OperationStages, journal: OperationJourna
     opened: (operation, before, after) => stages.opened(operation, before, after).then((refused) => refused ?? journal.start(operation, before, after)),
     calling: (before, input) => journal.running(before, input),
     called: (after, real, afterPayload, before, facts) => { const done = stages.called(after, real, afterPayload, before, facts); journal.succeeded(after, real, afterPayload, before, facts); return done; },
+    awaiting: (after, input, before) => journal.awaiting(after, input, before),
     closed: async (phase, error, outcome, facts, output) => { await journal.ended(phase, error, outcome, facts, output); return journal.error; },
   });
 }

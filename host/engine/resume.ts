@@ -1,5 +1,5 @@
 /**
- * Resume (issue #8): an operation whose real execution finished but whose after processing
+ * Resume: an operation whose real execution finished but whose after processing
  * did not (a fail-closed after hook failed, the call was cancelled, or the process died)
  * runs its after stage again on the stored real result. The tool or model is never called
  * again: the spec's `execute` refuses.
@@ -13,10 +13,13 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { OK } from "../pipeline/result.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import { runOperation, type OperationSpec } from "./run-operation.js";
+import { callOnce } from "./real-call.js";
 import type { OperationStages, StageRunner } from "./stages.js";
-import type { BoundaryResult, CallContext, ExecutionFacts } from "../pipeline/call-types.js";
+import type { BoundaryResult, CallContext } from "./call-types.js";
+import type { ExecutionFacts } from "../records/facts.js";
 import type { OperationStore } from "../records/store.js";
-import type { OperationKind, OperationRecord, StoredResult } from "../records/types.js";
+import type { OperationRecord, StoredResult } from "../records/types.js";
+import type { OperationKind } from "../pipeline/points.js";
 import { withKeys } from "../objects/with-keys.js";
 
 /** Options of resuming a recorded operation after a crash. */
@@ -37,39 +40,56 @@ export interface ResumeHost {
 }
 
 export async function resumeOperation(host: ResumeHost, store: OperationStore, operationId: string, options: ResumeOptions = {}): Promise<BoundaryResult<unknown>> {
-  let record: OperationRecord | undefined;
+  const claimed = await claimStored(store, host.owner, operationId, RESUMABLE);
+  if (claimed instanceof SluiceError) return refused(operationId, claimed.record, claimed);
+  return resumeStored(host, claimed.record, claimed.stored, options);
+}
+
+/** What stands against going on with a stored operation, and the code that says so. */
+export interface Takeable {
+  code: "OPERATION_NOT_RESUMABLE" | "OPERATION_NOT_AWAITING";
+  /** What the operation cannot do, for the message: "be resumed". */
+  cannot: string;
+  /** Why not, or null when it can go on. */
+  against: (record: OperationRecord, stored: StoredResult | undefined) => string | null;
+}
+
+const RESUMABLE: Takeable = { code: "OPERATION_NOT_RESUMABLE", cannot: "be resumed", against: (record, stored) => notResumable(record, stored) };
+
+/** A refusal to take an operation, with the record it read (when there was one). */
+export type Refusal = SluiceError & { record?: OperationRecord };
+
+/**
+ * Takes a stored operation for `owner`, atomically, when `why` finds nothing against it:
+ * two hosts (or two requests in one) never both go on with it. The claim ends when the run
+ * that goes on ends (its ending clears the owner); a refusal after the claim lets it go.
+ */
+export async function claimStored(store: OperationStore, owner: string, operationId: string, why: Takeable): Promise<{ record: OperationRecord; stored: StoredResult } | Refusal> {
   try {
-    const checked = await resumable(store, operationId);
-    if (checked instanceof SluiceError) return refused(operationId, checked.record, checked);
-    // Claimed in the store, atomically: two resumers (in this host or two hosts) never both
-    // run the after stage; the claim ends when the resumed run does (its ending clears the owner).
-    const claim = await store.claim(operationId, host.owner);
+    const checked = await takeable(store, operationId, why);
+    if (checked instanceof SluiceError) return checked;
+    const claim = await store.claim(operationId, owner);
     if (claim !== "claimed") {
-      record = await store.get(operationId);
-      if (!record) return refused(operationId, undefined, notFound(operationId));
-      return refused(operationId, record, new SluiceError("OPERATION_BUSY", `operation ${operationId} is being run by host ${record.owner ?? "unknown"} (its lease is live); retry once it ends, or once that host is gone and its lease has expired`, { operationId, owner: record.owner ?? null }));
+      const record = await store.get(operationId);
+      if (!record) return notFound(operationId);
+      return Object.assign(new SluiceError("OPERATION_BUSY", `operation ${operationId} is being run by host ${record.owner ?? "unknown"} (its lease is live); retry once it ends, or once that host is gone and its lease has expired`, { operationId, owner: record.owner ?? null }), { record });
     }
     // Read again under the claim: another host may have finished it since the first look.
-    const now = await resumable(store, operationId);
-    if (now instanceof SluiceError) {
-      await store.update(operationId, { owner: null });
-      return refused(operationId, now.record, now);
-    }
-    return await resumeStored(host, now.record, now.stored, options);
+    const now = await takeable(store, operationId, why);
+    if (now instanceof SluiceError) await store.update(operationId, { owner: null });
+    return now;
   } catch (err) {
-    return refused(operationId, record, err instanceof SluiceError ? err : new SluiceError("STORE_UNAVAILABLE", `records store: ${(err as Error)?.message ?? String(err)}`));
+    return err instanceof SluiceError ? err : new SluiceError("STORE_UNAVAILABLE", `records store: ${(err as Error)?.message ?? String(err)}`);
   }
 }
 
-type Refusal = SluiceError & { record?: OperationRecord };
-
-/** The record and its stored result when the operation can resume; the refusal otherwise. */
-async function resumable(store: OperationStore, operationId: string): Promise<{ record: OperationRecord; stored: StoredResult } | Refusal> {
+/** The record and its stored result when nothing stands against taking it; the refusal otherwise. */
+async function takeable(store: OperationStore, operationId: string, why: Takeable): Promise<{ record: OperationRecord; stored: StoredResult } | Refusal> {
   const record = await store.get(operationId);
   if (!record) return notFound(operationId);
   const stored = await store.result(operationId);
-  const why = notResumable(record, stored);
-  if (why) return Object.assign(new SluiceError("OPERATION_NOT_RESUMABLE", `operation ${operationId} cannot be resumed: ${why}`, { operationId, phase: record.phase, realStatus: record.realStatus, outcome: record.outcome }), { record });
+  const reason = why.against(record, stored);
+  if (reason) return Object.assign(new SluiceError(why.code, `operation ${operationId} cannot ${why.cannot}: ${reason}`, { operationId, phase: record.phase, realStatus: record.realStatus, outcome: record.outcome }), { record });
   return { record, stored: stored! };
 }
 
@@ -86,11 +106,11 @@ function resumeStored(host: ResumeHost, record: OperationRecord, result: StoredR
     ...(identity.callId !== undefined ? { callId: identity.callId } : {}),
     finalCheck: () => OK,
     served: () => ({ ok: false, error: { code: "OPERATION_NOT_RESUMABLE", message: "unreachable: a resumed operation has no before stage" } }),
-    execute: () => Promise.reject(new Error("unreachable: a resumed operation is never executed again")),
+    call: callOnce(() => Promise.reject(new Error("unreachable: a resumed operation is never executed again"))),
     afterPayload: () => result.afterPayload,
     output: outputOf(identity.operation, ctx, host),
     resumed: {
-      real: result.real, afterPayload: result.afterPayload, before: beforeOf(result),
+      ending: { real: result.real, afterPayload: result.afterPayload }, before: beforeOf(result),
       facts: { revision: record.revision, called: record.shortCircuitedBy === null, realStatus: record.realStatus, attempts: record.attempts, ...(record.shortCircuitedBy ? { shortCircuitedBy: record.shortCircuitedBy } : {}) },
     },
   };
@@ -107,7 +127,7 @@ function notResumable(record: OperationRecord, stored: StoredResult | undefined)
 }
 
 /** The before stage as the after stage needs it: carries, and unwinding after a short-circuit. */
-function beforeOf(result: StoredResult): StageResult {
+export function beforeOf(result: StoredResult): StageResult {
   const b = result.before;
   return {
     payload: {}, reports: [], reached: b.reached, carries: b.carries,
@@ -130,7 +150,7 @@ function outputOf(kind: OperationKind, ctx: CallContext, host: ResumeHost): (aft
   }
 }
 
-function refused(operationId: string, record: OperationRecord | undefined, error: SluiceError): BoundaryResult<unknown> {
+export function refused(operationId: string, record: OperationRecord | undefined, error: SluiceError): BoundaryResult<unknown> {
   const facts: ExecutionFacts = {
     operationId, revision: record?.revision ?? 0, called: record ? record.realStatus !== "not_started" : false, realStatus: record?.realStatus ?? "not_started",
     attempts: record?.attempts ?? 0, idempotencyKey: record?.idempotencyKey ?? operationId, durationMs: 0,

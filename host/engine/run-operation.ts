@@ -1,32 +1,39 @@
 /**
- * One boundary call (abi/README.md §4.3): fix identity, before stage, final
- * check, the real operation (hooks never get it), after stage on a working view,
- * error / finally. Every ending is a returned value.
+ * The one lifecycle of every operation (abi/README.md §4.3): fix identity, before stage,
+ * final check, the real call (a strategy: once, streamed, or split across two requests;
+ * hooks never get it), after stage on a working view, error / finally. Every ending is a
+ * returned value, and every ending goes through `finish`.
  */
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Checked } from "../pipeline/result.js";
 import { validatePayload } from "../pipeline/validators.js";
 import type { MatchTarget } from "../pipeline/bindings.js";
-import type { PointName } from "../pipeline/points.js";
+import type { OperationKind, PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { BoundaryOptions, BoundaryResult, CallContext, ExecutionFacts, HookTrace, OperationContext } from "../pipeline/call-types.js";
-import type { EndPhase, OperationStages, StageRunner } from "./stages.js";
+import type { BoundaryResult, CallContext, HookTrace } from "./call-types.js";
+import type { ExecutionFacts, RealStatus } from "../records/facts.js";
+import type { AfterOptions, EndPhase, OperationStages, StageRunner } from "./stages.js";
+import type { CallScope, RealCall } from "./real-call.js";
+import { cancellation, outcomeOf, stopError } from "./endings.js";
+import { thrownError } from "./thrown-error.js";
 import { withKeys } from "../objects/with-keys.js";
 
 export interface OperationSpec<Real, Out> {
-  operation: "chat" | "tool" | "embedding";
+  operation: OperationKind;
   ctx: CallContext;
   before: PointName;
   after: PointName;
-  payload: Record<string, unknown>;
+  /** The before stage's payload; a function when reading the caller's input may throw (its throw is PAYLOAD_INVALID, recorded). */
+  payload: Record<string, unknown> | (() => Record<string, unknown>);
   target: MatchTarget;
   callId?: string;
   /** The service's last word on the final input; cannot be disabled. */
   finalCheck: (input: Record<string, unknown>) => Checked;
-  /** Turns a short-circuit result into what the operation would have returned. */
+  /** Turns a short-circuit result into what the operation would have returned, or refuses it. */
   served: (result: unknown, input: Record<string, unknown>) => { ok: true; real: Real } | { ok: false; error: ErrorData };
-  execute: (input: Record<string, unknown>, op: OperationContext) => Promise<Real>;
-  /** Facts the host checks on the real result (embedding count and dimension). */
+  /** How the real call is made. */
+  call: RealCall<Real>;
+  /** Facts the host checks on the real result (embedding count and dimension, a model's tool calls). */
   checkReal?: (real: Real, input: Record<string, unknown>) => Checked;
   afterPayload: (input: Record<string, unknown>, real: Real, durationMs: number, artifacts: readonly Record<string, unknown>[]) => Record<string, unknown>;
   /** `seen`: the payload the after stage was given (what `afterPayload` made), so an output need not derive it again. */
@@ -37,15 +44,17 @@ export interface OperationSpec<Real, Out> {
    * view of the failure, never the status or the error.
    */
   failedAfterPayload?: (input: Record<string, unknown>, error: ErrorData, durationMs: number, artifacts: readonly Record<string, unknown>[]) => Record<string, unknown>;
-  options?: BoundaryOptions;
-  /** Set by resume (host/engine/resume.ts): the real work is done; only the after processing runs, on this. */
+  /** A split call whose caller runs the real call itself: what the first request answers while the operation awaits its result. */
+  awaiting?: (input: Record<string, unknown>, facts: ExecutionFacts) => Out;
+  /** The real call is over: only what follows it runs (a resume after a crash, a split call's result arriving). */
   resumed?: ResumePoint<Real>;
 }
 
-/** Where a resumed operation picks up: the stored real result and what its before stage left. */
+/** Where an operation picks up when its real call is already over: how it ended, and what its before stage left. */
 export interface ResumePoint<Real> {
-  real: Real;
-  afterPayload: Record<string, unknown>;
+  /** A split call's result arriving (its own run going on), not a resume after a crash: the release it ran on is named only when it changed. */
+  continues?: boolean;
+  ending: { real: Real; afterPayload: Record<string, unknown> } | { error: ErrorData; realStatus: Extract<RealStatus, "failed" | "unknown">; input: Record<string, unknown>; durationMs: number };
   before: StageResult;
   facts: Pick<ExecutionFacts, "revision" | "called" | "realStatus" | "attempts" | "shortCircuitedBy">;
 }
@@ -61,93 +70,117 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
     return r;
   };
   const artifacts: Record<string, unknown>[] = [];
-  const artifact = (a: Record<string, unknown>): void => { artifacts.push(structuredClone(a)); facts.artifacts = artifacts; };
+  let phase: Exclude<EndPhase, null> = spec.resumed ? "after" : "before";
   let failedView: Out | undefined;
-  const finish = async (phase: EndPhase, error: ErrorData | null, outcome: string): Promise<BoundaryResult<Out>> => {
-    await closeOperation(stages, { operation: spec.operation, t0, facts, hooks, record }, phase, error, outcome, out);
+  let out: Out | undefined;
+  let finishing = false;
+  const finish = async (at: EndPhase, error: ErrorData | null): Promise<BoundaryResult<Out>> => {
+    finishing = true;
+    const outcome = error ? outcomeOf(error) : facts.shortCircuitedBy ? "short_circuited" : "succeeded";
+    await closeOperation(stages, { operation: spec.operation, t0, facts, hooks, record }, at, error, outcome, out);
     return error
       ? { ok: false, error: new SluiceError(error.code, error.message, error.details ?? {}), facts, hooks, annotations, ...(failedView !== undefined ? { output: failedView } : {}) }
       : { ok: true, output: out!, facts, hooks, annotations };
   };
-  let out: Out | undefined;
-  const afterStage = async (before: StageResult, real: Real, payload: Record<string, unknown>): Promise<BoundaryResult<Out>> => {
-    const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
-    if (after.failure) { const failure = cancellation(after.failure, stages.signal); return finish("after", failure, isCancel(failure) ? "cancelled" : "failed"); }
-    if (after.stop?.kind === "block") return finish("after", stopError("HOOK_BLOCKED", after.stop), "blocked");
+  const stageFailed = (at: Exclude<EndPhase, null>, failure: ErrorData) => finish(at, cancellation(failure, stages.signal));
+
+  const afterStage = async (before: StageResult, real: Real, payload: Record<string, unknown>, options?: AfterOptions): Promise<BoundaryResult<Out>> => {
+    const after = record(spec.after, await stages.runAfter(spec.after, payload, before, options));
+    if (after.failure) return stageFailed("after", after.failure);
+    if (after.stop?.kind === "block") return finish("after", stopError(after.stop));
     out = spec.output(after.payload, real, payload);
-    return finish(null, null, facts.shortCircuitedBy ? "short_circuited" : "succeeded");
+    return finish(null, null);
+  };
+  // The real call failed: for a tool, its after stage may change the view of the failure; its failure or block leaves no view, and the error stands.
+  const failed = async (before: StageResult, input: Record<string, unknown>, error: ErrorData, realStatus: RealStatus, at: "operation" | "after", durationMs: number): Promise<BoundaryResult<Out>> => {
+    facts.realStatus = realStatus;
+    if (realStatus === "failed" && spec.failedAfterPayload) {
+      const payload = spec.failedAfterPayload(input, error, durationMs, artifacts);
+      const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
+      if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real, payload);
+    }
+    return finish(at, error);
   };
 
-  // A failed operation's after stage: the view of the failure may change; its failure or block leaves no view, and the error stands.
-  const failedAfter = async (before: StageResult, payload: Record<string, unknown>): Promise<void> => {
-    const after = record(spec.after, await stages.runAfter(spec.after, payload, before));
-    if (!after.failure && !after.stop) failedView = spec.output(after.payload, undefined as Real, payload);
-  };
+  try {
+    const unrecorded = await stages.opened(spec.operation, spec.before, spec.after);
+    if (unrecorded) return await finish(phase, unrecorded);
+    if (spec.resumed) {
+      const { ending, before } = spec.resumed;
+      Object.assign(facts, spec.resumed.facts, spec.resumed.continues && stages.revision === spec.resumed.facts.revision ? {} : { resumedRevision: stages.revision });
+      if ("error" in ending) return await failed(before, ending.input, ending.error, ending.realStatus, "operation", ending.durationMs);
+      facts.realResult = ending.real;
+      return await afterStage(before, ending.real, ending.afterPayload);
+    }
 
-  const unrecorded = await stages.opened(spec.operation, spec.before, spec.after);
-  if (unrecorded) return finish(spec.resumed ? "after" : "before", unrecorded, "failed");
-  if (spec.resumed) {
-    Object.assign(facts, spec.resumed.facts, { resumedRevision: stages.revision, realResult: spec.resumed.real });
-    return afterStage(spec.resumed.before, spec.resumed.real, spec.resumed.afterPayload);
-  }
+    const payload = typeof spec.payload === "function" ? spec.payload() : spec.payload;
+    const valid = validatePayload(spec.before, payload);
+    if (!valid.ok) return await finish("before", valid.error);
 
-  const valid = validatePayload(spec.before, spec.payload);
-  if (!valid.ok) return finish("before", valid.error, "failed");
+    const before = record(spec.before, await stages.run(spec.before, payload));
+    if (before.failure) return await stageFailed("before", before.failure);
+    if (before.stop?.kind === "reject") return await finish("before", stopError(before.stop));
+    const input = before.payload;
 
-  const before = record(spec.before, await stages.run(spec.before, spec.payload));
-  if (before.failure) { const failure = cancellation(before.failure, stages.signal); return finish("before", failure, isCancel(failure) ? "cancelled" : "failed"); }
-  if (before.stop?.kind === "reject") return finish("before", stopError("HOOK_REJECTED", before.stop), "rejected");
-  const input = before.payload;
+    let served: { real: Real } | undefined;
+    if (before.stop?.kind === "short_circuit") {
+      const result = spec.served(before.stop.result, input);
+      if (!result.ok) return await finish("before", result.error);
+      served = { real: result.real };
+      facts.shortCircuitedBy = before.stop.bindingId;
+    } else {
+      const checked = spec.finalCheck(input);
+      if (!checked.ok) return await finish("before", checked.error);
+      // Recorded before the call: a crash from here on leaves "running", which recovery turns into "unknown".
+      const refused = await stages.calling(spec.before, input);
+      if (refused) return await finish("before", refused);
+      facts.called = true;
+      facts.realStatus = "running";
+    }
 
-  let real: Real;
-  if (before.stop?.kind === "short_circuit") {
-    const served = spec.served(before.stop.result, input);
-    if (!served.ok) return finish("before", served.error, "failed");
-    real = served.real;
-    facts.shortCircuitedBy = before.stop.bindingId;
-  } else {
-    const checked = spec.finalCheck(input);
-    if (!checked.ok) return finish("before", checked.error, "failed");
-    const attempts = 1 + Math.max(0, spec.options?.retries ?? 0);
-    let lastError: ErrorData | undefined;
-    // Recorded before the call: a crash from here on leaves "running", which recovery turns into "unknown".
-    const refused = await stages.calling(spec.before, input);
-    if (refused) return finish("before", refused, "failed");
-    facts.called = true;
-    facts.realStatus = "running";
-    for (facts.attempts = 1; facts.attempts <= attempts; facts.attempts++) {
-      if (stages.signal.aborted) { lastError = cancelled(stages.signal); break; }
-      try {
-        real = await abortable(spec.execute(input, { signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt: facts.attempts, operationId: facts.operationId, artifact }), stages.signal);
-        lastError = undefined;
-        break;
-      } catch (err) {
-        lastError = stages.signal.aborted ? cancelled(stages.signal) : { code: "OPERATION_FAILED", message: `${spec.operation} operation failed: ${(err as Error)?.message ?? String(err)}`, details: { cause: err } };
-        // Cancelled: no further attempt starts, so none is counted.
-        if (stages.signal.aborted) break;
+    phase = "operation";
+    const scope: CallScope = {
+      stages, facts, before, record, operation: spec.operation,
+      op: (attempt) => ({ signal: stages.signal, idempotencyKey: facts.idempotencyKey, attempt, operationId: facts.operationId, artifact: (a) => { artifacts.push(structuredClone(a)); facts.artifacts = artifacts; } }),
+    };
+    const call = await spec.call.run(input, scope, served);
+    if (call.kind === "awaiting") {
+      // The caller runs the call and reports its result later, perhaps to another host: the record keeps what the after stage needs.
+      const unkept = await stages.awaiting(spec.after, input, before);
+      if (unkept) {
+        facts.called = false;
+        facts.realStatus = "not_started";
+        return await finish("before", unkept);
       }
+      stages.end();
+      facts.durationMs = performance.now() - t0;
+      return { ok: true, output: spec.awaiting!(input, facts), facts, hooks, annotations };
     }
-    facts.attempts = Math.min(facts.attempts, attempts);
-    if (lastError) {
-      facts.realStatus = isCancel(lastError) ? "unknown" : "failed";
-      if (facts.realStatus === "failed" && spec.failedAfterPayload) await failedAfter(before, spec.failedAfterPayload(input, lastError, performance.now() - t0, artifacts));
-      return finish("operation", lastError, isCancel(lastError) ? "cancelled" : "failed");
+    if (call.kind === "ended") {
+      phase = call.phase;
+      return await failed(before, input, call.error, call.realStatus, call.phase, performance.now() - t0);
     }
-    facts.realStatus = "succeeded";
-    const realChecked = spec.checkReal?.(real!, input);
-    if (realChecked && !realChecked.ok) return finish("operation", realChecked.error, "failed");
-  }
-  facts.realResult = real!;
+    const real = call.real;
+    if (facts.called) facts.realStatus = "succeeded";
+    const realChecked = spec.checkReal?.(real, input);
+    if (realChecked && !realChecked.ok) return await finish("operation", realChecked.error);
+    facts.realResult = real;
 
-  const afterPayload = spec.afterPayload(input, real!, performance.now() - t0, artifacts);
-  // The real result is recorded before any after hook runs: a crash from here on is resumable.
-  await stages.called(spec.after, real!, afterPayload, before, facts);
-  return afterStage(before, real!, afterPayload);
+    phase = "after";
+    const afterPayload = spec.afterPayload(input, real, performance.now() - t0, artifacts);
+    // The real result is recorded before any after hook runs: a crash from here on is resumable.
+    await stages.called(spec.after, real, afterPayload, before, facts);
+    return await afterStage(before, real, afterPayload, call.readOnly && call.readOnly.size > 0 ? { readOnly: call.readOnly } : undefined);
+  } catch (err) {
+    if (finishing) throw err;
+    // A throw while the caller's input is read is PAYLOAD_INVALID; any later one is a host failure. Either way the operation ends, recorded.
+    return finish(phase, thrownError(err, phase === "before").toData());
+  }
 }
 
 /** What {@link closeOperation} needs of the call it ends. */
 export interface Closing {
-  operation: "chat" | "tool" | "embedding";
+  operation: OperationKind;
   t0: number;
   facts: ExecutionFacts;
   hooks: readonly HookTrace[];
@@ -155,9 +188,9 @@ export interface Closing {
 }
 
 /**
- * The ending of every boundary call, streamed or not: operation.error (on an error) and
- * operation.finally, the duration, the record's ending (a write that fails is kept in
- * `facts.recordError`, never hiding the outcome), then the stages let go.
+ * The ending of every operation: operation.error (on an error) and operation.finally, the
+ * duration, the record's ending (a write that fails is kept in `facts.recordError`, never
+ * hiding the outcome), then the stages let go.
  */
 export async function closeOperation(stages: OperationStages, c: Closing, phase: EndPhase, error: ErrorData | null, outcome: string, output: unknown): Promise<void> {
   const { facts } = c;
@@ -169,45 +202,4 @@ export async function closeOperation(stages: OperationStages, c: Closing, phase:
   const unkept = await stages.closed(phase, error, outcome, facts, output);
   if (unkept) facts.recordError = unkept;
   stages.end();
-}
-
-function stopError(code: "HOOK_REJECTED" | "HOOK_BLOCKED", stop: { bindingId: string; code?: string; reason?: string }): ErrorData {
-  return { code, message: `${code === "HOOK_REJECTED" ? "rejected" : "blocked"} by binding ${stop.bindingId}: ${stop.code} ${stop.reason ?? ""}`.trim(), details: { bindingId: stop.bindingId, hookCode: stop.code, reason: stop.reason } };
-}
-
-export function cancelled(signal: AbortSignal): ErrorData {
-  const deadline = signal.reason instanceof DOMException && signal.reason.name === "TimeoutError";
-  return deadline
-    ? { code: "DEADLINE_EXCEEDED", message: "the operation's deadline passed" }
-    : { code: "CALL_CANCELLED", message: "the operation was cancelled by the caller" };
-}
-
-/**
- * Settles as soon as the signal aborts, even if the operation ignores it. The work's own
- * ending is still observed: a work that rejects once the caller has gone (an upstream request
- * aborted with the client's disconnect) would otherwise be an unhandled rejection, which ends
- * the process.
- */
-export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/**
- * A stage ended by the operation's signal reports what ended it: a deadline is
- * DEADLINE_EXCEEDED in every phase (the executors only know "cancelled").
- */
-export function cancellation(error: ErrorData, signal: AbortSignal): ErrorData {
-  return error.code === "CALL_CANCELLED" && signal.aborted ? withKeys(cancelled(signal), error.details ? { details: error.details } : {}) : error;
-}
-
-function isCancel(error: ErrorData): boolean {
-  return error.code === "CALL_CANCELLED" || error.code === "DEADLINE_EXCEEDED";
 }

@@ -1,11 +1,11 @@
 import type { MatchTarget } from "../pipeline/bindings.js";
-import type { PointName } from "../pipeline/points.js";
+import type { OperationKind, PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import type { StreamPlan } from "./stream-rewrite.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { CallContext, ExecutionFacts } from "../pipeline/call-types.js";
+import type { CallContext } from "./call-types.js";
+import type { ExecutionFacts } from "../records/facts.js";
 
-export type OperationKind = "chat" | "tool" | "embedding";
 /** Where an operation ended; null: it succeeded. */
 export type EndPhase = "before" | "operation" | "after" | null;
 
@@ -55,6 +55,8 @@ export interface OperationStages {
   calling(before: PointName, input: Record<string, unknown>): Promise<ErrorData | undefined>;
   /** The real call succeeded: its result exists before any after hook runs (a recording writes it with the first after hook's checkpoint, or with the ending). */
   called(after: PointName, real: unknown, afterPayload: Record<string, unknown>, before: StageResult, facts: ExecutionFacts): Promise<void>;
+  /** A split call's real call is the caller's: the operation awaits its result, and keeps what the after stage needs (the final input, the before stage's carries) where a later request, on any host sharing the records, finds it. Answers the error of keeping it. */
+  awaiting(after: PointName, input: Record<string, unknown>, before: StageResult): Promise<ErrorData | undefined>;
   /** The operation ended (facts final); answers the error, if any, of keeping its ending. */
   closed(phase: EndPhase, error: ErrorData | null, outcome: string, facts: ExecutionFacts, output: unknown): Promise<ErrorData | undefined>;
   end(): void;

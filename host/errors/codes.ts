@@ -86,6 +86,8 @@ export const ERROR_CODES = {
   OPERATION_NOT_RESUMABLE: { status: 409, summary: "The operation cannot be resumed: it finished, never ran, or its real result is unknown (never retried automatically); details give its phase and real status." },
   RECORD_UNREADABLE: { status: 500, summary: "A stored record, real result or payload does not open: it is sealed under another key (hosts sharing a database must share the key: `--digest-key-file`), or its ciphertext was changed or moved to another row. Details name the column, the row and the key ids; never any content." },
   OPERATION_BUSY: { status: 409, summary: "Another live host (or this one) is running or resuming the operation now; retry once it ends, or once that host is gone and its lease has expired. Details name the operation and the owner." },
+  OPERATION_NOT_AWAITING: { status: 409, summary: "The operation is not awaiting a result: its result was reported already (a repeated report is not applied twice), or it never awaited one (its before stage refused it, or it was not a call whose caller runs it). Details give its phase, real status and outcome." },
+  OPERATION_RESULT_MISSING: { status: 504, summary: "The caller that runs the real call never reported its result (it expired, or the caller said it is lost): whether the call took effect is unknown, and it is never retried automatically." },
 
   // Gateway mode (OpenAI-compatible model gateway).
   GATEWAY_KEY_INVALID: { status: 401, summary: "The gateway API key is missing, unknown or revoked; send `Authorization: Bearer sk-sluice-...`." },

@@ -6,7 +6,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import type { Registry } from "prom-client";
 import type { EnvelopeField, EventFields, EventType } from "../../abi/events/index.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { Release } from "../pipeline/release.js";
 import type { Checked } from "../pipeline/result.js";
 import type { FromSchema } from "../../abi/schema-types.js";

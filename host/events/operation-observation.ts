@@ -10,7 +10,7 @@ import type { SluiceError } from "../errors/sluice-error.js";
 import type { PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import type { OperationStages } from "../engine/stages.js";
-import type { BoundaryResult, CallContext, HookTrace } from "../pipeline/call-types.js";
+import type { BoundaryResult, CallContext, HookTrace } from "../engine/call-types.js";
 import type { ToolCall, ToolOutput } from "../boundary/tool.js";
 import type { LifecyclePoint } from "../boundary/lifecycle.js";
 import type { ChatResponse } from "../boundary/chat.js";
@@ -41,7 +41,8 @@ export interface ObservationSink {
 export type Subject =
   | { operation: "chat"; ctx: CallContext; model: string; streamed?: boolean }
   | { operation: "embedding"; ctx: CallContext; model: string }
-  | { operation: "tool"; ctx: CallContext; call: ToolCall }
+  /** `awaits`: the call's caller runs it (host.toolBefore): an answer that leaves it awaiting its result is not its completion. */
+  | { operation: "tool"; ctx: CallContext; call: ToolCall; awaits?: boolean }
   | { operation: "run" | "subtask"; ctx: CallContext; point: LifecyclePoint; payload: Record<string, unknown> };
 
 /** How a lifecycle call ends (host.lifecycle's value). */
@@ -150,8 +151,8 @@ export class OperationObservation {
     const f = r.facts;
     this.observer.metrics.boundary(this.subject.operation, outcome, performance.now() - this.t0);
     endBoundarySpan(this.span, outcome, this.spanError(r.ok ? null : r.error), { "sluice.real_status": f.realStatus, "sluice.called": f.called, "sluice.attempts": f.attempts, ...(f.shortCircuitedBy ? { "sluice.short_circuited_by": f.shortCircuitedBy } : {}) });
-    if (!this.observer.listening) return;
     const s = this.subject;
+    if (!this.observer.listening || (s.operation === "tool" && s.awaits && r.ok && f.realStatus === "running")) return;
     const payloads = this.observer.payloads;
     // Null when the call was refused before it began (invalid context, embedding signature mismatch).
     const operationId = this.operationId;

@@ -5,7 +5,7 @@
  * unreachable upstream still answers with a plain HTTP error the client can read.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { ChatRequest } from "../boundary/chat.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";

@@ -6,7 +6,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatRequest, ChatResponse } from "../boundary/chat.js";
 import type { StreamChunk } from "../boundary/stream.js";
-import type { OperationContext } from "../pipeline/call-types.js";
+import type { OperationContext } from "../engine/call-types.js";
 import { toUpstreamBody } from "./chat-request.js";
 import { completionChunk, fromChunk, fromCompletion, metaOf } from "./chat-response.js";
 import { sanitiseUpstreamError } from "./upstream-error.js";

@@ -7,8 +7,9 @@
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { ChatRequest } from "../boundary/chat.js";
-import type { EmittedChunk, ChatStream } from "../boundary/stream.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { EmittedChunk } from "../boundary/stream.js";
+import type { ChatStream } from "../boundary/chat-stream.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { Host } from "../host.js";
 import { chunksCall, type UpstreamFacts } from "./chat-upstream.js";
 import { asSluiceError, replyError } from "./openai-error.js";

@@ -13,7 +13,7 @@
  * the reasoning since ABI 1.1; /v1/chat/completions relays what they left of it.)
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import { instanceOf } from "../boundary/instance.js";
 import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";

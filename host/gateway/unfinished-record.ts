@@ -5,7 +5,7 @@
  * call: its record reads `running` until the next start marks it `unknown`.
  */
 import type { FastifyReply } from "fastify";
-import type { ExecutionFacts } from "../pipeline/call-types.js";
+import type { ExecutionFacts } from "../records/facts.js";
 
 export function logUnfinishedRecord(reply: FastifyReply, facts: ExecutionFacts): void {
   if (!facts.recordError) return;

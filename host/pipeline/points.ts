@@ -7,7 +7,10 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { FromSchema } from "../../abi/schema-types.js";
 
 export type Stage = "before" | "after" | "chunk" | "error" | "finally" | "lifecycle";
-export type OperationKind = "chat" | "embedding" | "tool" | "any" | "run" | "subtask";
+/** What an operation calls: a model, a tool or an embedder. */
+export type OperationKind = "chat" | "embedding" | "tool";
+/** What a point belongs to: one kind of operation, any of them, or a run or subtask's lifecycle. */
+export type PointOperation = OperationKind | "any" | "run" | "subtask";
 
 /** Checks a patch's result against the payload it started from; the schema alone cannot. */
 export type Invariant =
@@ -21,7 +24,7 @@ export type Invariant =
 export interface PointSpec {
   readonly name: string;
   readonly stage: Stage;
-  readonly operation: OperationKind;
+  readonly operation: PointOperation;
   readonly summary: string;
   /** JSON Schema draft 2020-12 of the payload. */
   readonly schema: Readonly<Record<string, unknown>>;
@@ -35,6 +38,8 @@ export interface PointSpec {
   readonly redacts: string | null;
   /** A hook failure here becomes a diagnostic and never fails the operation (no recursion into error handling). */
   readonly diagnosticOnly: boolean;
+  /** The before point this point's hooks pair with (after and chunk points): its carries reach them, and in symmetric mode they unwind from its short-circuit. */
+  readonly pairsWith?: string;
 }
 
 /** The text channels of a streamed answer (ABI 1.1); a chunk payload without `channel` is `content`. */
@@ -152,7 +157,7 @@ const POINT_LIST = [
     redacts: null, diagnosticOnly: false,
   },
   {
-    name: "model.chat.after", stage: "after", operation: "chat",
+    name: "model.chat.after", stage: "after", operation: "chat", pairsWith: "model.chat.before",
     summary: "After a chat model call: may change only the answer text (content, refusal, reasoning_content) and annotations.",
     schema: {
       type: "object", additionalProperties: false, required: ["model", "content", "tool_calls", "finish_reason", "usage"],
@@ -181,7 +186,7 @@ const POINT_LIST = [
     invariants: [{ kind: "answer-or-action" }], redacts: "/content", diagnosticOnly: false,
   },
   {
-    name: "model.chat.chunk", stage: "chunk", operation: "chat",
+    name: "model.chat.chunk", stage: "chunk", operation: "chat", pairsWith: "model.chat.before",
     summary: "Each streamed chunk, once per text channel (answer text, reasoning text, refusal): observe, hold back a suffix, redact or block. `delta` is the held tail of the previous chunk of the same channel plus the new text.",
     schema: {
       type: "object", additionalProperties: false, required: ["request_id", "chunk_index", "is_last", "delta", "model"],
@@ -206,7 +211,7 @@ const POINT_LIST = [
     redacts: null, diagnosticOnly: false,
   },
   {
-    name: "model.embedding.after", stage: "after", operation: "embedding",
+    name: "model.embedding.after", stage: "after", operation: "embedding", pairsWith: "model.embedding.before",
     summary: "After an embedding call: read-only; may block.",
     schema: {
       type: "object", additionalProperties: false, required: ["model", "vectors", "dimension"],
@@ -233,7 +238,7 @@ const POINT_LIST = [
     invariants: [], redacts: null, diagnosticOnly: false,
   },
   {
-    name: "tool.after", stage: "after", operation: "tool",
+    name: "tool.after", stage: "after", operation: "tool", pairsWith: "tool.before",
     summary: "After a tool call: may change only the model-visible view of the result.",
     schema: {
       type: "object", additionalProperties: false, required: ["tool_id", "name", "call_id", "status", "result", "duration_ms", "view"],
@@ -335,6 +340,11 @@ export function isPointName(name: string): name is PointName {
  * The declaration of one point.
  * @example getPoint("tool.before").patchable // ["/arguments"]
  */
+/** The before point whose hooks pair with `point`'s (its carries, its short-circuit's unwinding); undefined for a point that pairs with none. */
+export function pairedBefore(point: PointName): PointName | undefined {
+  return getPoint(point).pairsWith as PointName | undefined;
+}
+
 export function getPoint(name: PointName): PointSpec {
   const spec = byName.get(name);
   if (!spec) throw new SluiceError("CONFIG_INVALID", `unknown hook point "${name}"; known points: ${POINT_NAMES.join(", ")}`);

@@ -16,10 +16,11 @@ import { SluiceError } from "../errors/sluice-error.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import { usageView } from "../pipeline/usage.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { ExecutionFacts } from "../pipeline/call-types.js";
+import type { ExecutionFacts } from "./facts.js";
 import type { Digester } from "../pipeline/digest.js";
 import type { OperationStore, PayloadStore } from "./store.js";
-import type { AuditRecord, OperationIdentity, OperationKind, OperationRecord, StoredResult } from "./types.js";
+import type { AuditRecord, OperationIdentity, OperationRecord, StoredResult } from "./types.js";
+import type { OperationKind } from "../pipeline/points.js";
 import { withChanges } from "../objects/with-keys.js";
 
 export interface JournalInit {
@@ -70,6 +71,10 @@ export class OperationJournal {
     const { store, operationId, revision, resuming, owner } = this.init;
     const now = Date.now();
     this.started = true;
+    if (resuming?.phase === "awaiting") {
+      // A split call's result arrived: the same run goes on, on this host (a resume only when its release changed meanwhile).
+      return this.write(() => store.update(operationId, { phase: "after", point: after, owner, updatedAt: now, ...(revision !== resuming.revision ? { resumedRevision: revision } : {}) }));
+    }
     if (resuming) {
       return this.write(() => store.update(operationId, { phase: "after", point: after, resumedRevision: revision, resumes: resuming.resumes + 1, owner, outcome: null, error: null, updatedAt: now }));
     }
@@ -153,6 +158,17 @@ export class OperationJournal {
       phase: "after", point, realStatus: facts.realStatus, realResultRef: ref, attempts: facts.attempts, shortCircuitedBy: facts.shortCircuitedBy ?? null,
       completed: this.completed, ...billed, ...(facts.artifacts ? { artifacts: facts.artifacts } : {}), updatedAt: Date.now(),
     }, result);
+  }
+
+  /**
+   * A split call awaits its result: the record lets go of this host (`owner` null, so any
+   * host sharing the store may take it) and keeps the final input and what the before stage
+   * left, sealed like a real result, for the request that reports the result.
+   */
+  awaiting(point: PointName, input: Record<string, unknown>, before: StageResult): Promise<ErrorData | undefined> {
+    const result: StoredResult = { real: null, afterPayload: {}, input, before: { ran: before.reports.length > 0, reached: before.reached, carries: before.carries } };
+    this.add({ phase: "awaiting", point, owner: null, completed: this.completed, updatedAt: Date.now() }, result);
+    return this.flush();
   }
 
   /**

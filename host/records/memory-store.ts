@@ -53,7 +53,7 @@ export function createMemoryRecords(options: { resultRetentionMs?: number } = {}
     markInterrupted: (owner, at = Date.now()) => now(() => {
       const ids: string[] = [];
       for (const r of records.values()) {
-        if (r.phase === "finished" || (r.owner != null && r.owner !== owner && live(r.owner, at))) continue;
+        if (r.phase === "finished" || r.phase === "awaiting" || (r.owner != null && r.owner !== owner && live(r.owner, at))) continue;
         r.owner = null;
         if (r.realStatus === "running") { r.realStatus = "unknown"; r.updatedAt = at; ids.push(r.operationId); }
       }

@@ -183,7 +183,7 @@ export function postgresRecords(db: PostgresEngine, options: PostgresRecordsOpti
     markInterrupted: (owner, now = Date.now(), unreadable) => guard("recover", () => db.transaction(async (sql) => {
       const { rows } = await sql.query<RecordRow>(
         `SELECT operation_id, record FROM operation_records
-          WHERE phase <> 'finished' AND (owner IS NULL OR owner = $1 OR owner NOT IN (${LIVE.replace("$NOW", "$2")}))
+          WHERE phase NOT IN ('finished', 'awaiting') AND (owner IS NULL OR owner = $1 OR owner NOT IN (${LIVE.replace("$NOW", "$2")}))
           FOR UPDATE`, [owner, now]);
       const interrupted: string[] = [];
       for (const r of openRecoverable(rows, unseal, unreadable)) {

@@ -115,8 +115,8 @@ export function openSqliteRecords(file: string, options: SqliteRecordsOptions = 
     set: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ?"),
     result: db.prepare("SELECT result FROM operation_results WHERE operation_id = ?"),
     expire: db.prepare("DELETE FROM operation_results WHERE stored_at <= ?"),
-    // What markInterrupted may have to release: unfinished and held, or running without an owner.
-    held: db.prepare("SELECT operation_id, record FROM operation_records WHERE phase != 'finished' AND (owner IS NOT NULL OR real_status = 'running')"),
+    // What markInterrupted may have to release: unfinished and held, or running without an owner (an awaiting split call holds no host: it is not interrupted by one's end).
+    held: db.prepare("SELECT operation_id, record FROM operation_records WHERE phase NOT IN ('finished', 'awaiting') AND (owner IS NOT NULL OR real_status = 'running')"),
     ownerOf: db.prepare("SELECT owner FROM operation_records WHERE operation_id = ?"),
     lease: db.prepare("SELECT lease_until, pid, machine FROM operation_owners WHERE owner = ?"),
     heartbeat: db.prepare("INSERT INTO operation_owners (owner, lease_until, pid, machine) VALUES (?, ?, ?, ?) ON CONFLICT (owner) DO UPDATE SET lease_until = excluded.lease_until, pid = excluded.pid, machine = excluded.machine"),

@@ -4,16 +4,16 @@
  * (digests, never content).
  */
 import type { MatchTarget } from "../pipeline/bindings.js";
-import type { PointName, Purpose } from "../pipeline/points.js";
-import type { RealStatus } from "../pipeline/call-types.js";
+import type { OperationKind, PointName, Purpose } from "../pipeline/points.js";
+import type { RealStatus } from "./facts.js";
 
 /**
  * Where an operation is. `after` with realStatus `succeeded` is the resumable state: the
  * real result is stored, the effective output is not.
  */
-export type OperationPhase = "before" | "operation" | "after" | "finished";
+/** `awaiting`: a split call whose caller runs the real call; its result arrives in a later request (it holds no host, and recovery leaves it alone). */
+export type OperationPhase = "before" | "operation" | "awaiting" | "after" | "finished";
 
-export type OperationKind = "chat" | "tool" | "embedding";
 
 /** Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
 export interface OperationIdentity {
@@ -82,9 +82,12 @@ export interface OperationRecord {
  * the caller saw.
  */
 export interface StoredResult {
+  /** Null while the operation awaits its result. */
   real: unknown;
-  /** The after stage's input, built from the real result when it arrived. */
+  /** The after stage's input, built from the real result when it arrived; empty while the operation awaits it. */
   afterPayload: Record<string, unknown>;
+  /** An awaiting operation's final input (the after stage's payload is built from it and the result). */
+  input?: Record<string, unknown>;
   /** What the before stage left for the after stage: plugin carries and short-circuit unwinding. */
   before: { ran: boolean; reached: number; carries: Record<string, unknown>; shortCircuitedBy?: string };
 }

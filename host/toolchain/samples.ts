@@ -21,7 +21,7 @@ import type { HookContext, OutcomeKind } from "../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { Binding } from "../pipeline/bindings.js";
 import type { GuestPlugin, Grants, ResolvedHook } from "../engine/hooks.js";
-import { getPoint, type PointName } from "../pipeline/points.js";
+import { getPoint, pairedBefore, type PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import { runStage } from "../engine/stage.js";
 import { schemaProblem } from "../pipeline/validators.js";
@@ -281,14 +281,8 @@ export async function runSample(sandbox: Sandbox, plugin: GuestPlugin, grants: G
   }, r.fuel, plugin.module.limits.fuel);
 }
 
-const PAIRS: Partial<Record<PointName, PointName>> = {
-  "model.chat.after": "model.chat.before",
-  "tool.after": "tool.before",
-  "model.embedding.after": "model.embedding.before",
-};
-
 function isAfterOf(previous: SampleStep | undefined, point: PointName): boolean {
-  return previous !== undefined && PAIRS[point] === previous.point;
+  return previous !== undefined && getPoint(point).stage === "after" && pairedBefore(point) === previous.point;
 }
 
 function contextFor(point: PointName, payload: Record<string, unknown> | undefined, over: Partial<HookContext> | undefined, spaceId: string): Omit<HookContext, "binding_id" | "point"> {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
-import type { BoundaryResult } from "../../host/pipeline/call-types.js";
+import type { BoundaryResult } from "../../host/engine/call-types.js";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 

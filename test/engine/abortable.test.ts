@@ -7,7 +7,7 @@
  * test/gateway/descriptor-limit.test.ts.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { abortable } from "../../host/engine/run-operation.js";
+import { abortable } from "../../host/engine/endings.js";
 
 const unhandled: unknown[] = [];
 const record = (reason: unknown): void => { unhandled.push(reason); };

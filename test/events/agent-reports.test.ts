@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, createObserver, type Host, type Observer } from "../../host/index.js";
 import { validateEvent, type SluiceEvent } from "../../abi/events/index.js";
 import type { AgentReport } from "../../host/events/agent-report.js";
-import type { CallContext } from "../../host/pipeline/call-types.js";
+import type { CallContext } from "../../host/engine/call-types.js";
 
 const ctx: CallContext = { spaceId: "space-a", runId: "r1", instanceId: "child-1" };
 const setups: { host: Host; observer: Observer; events: SluiceEvent[] }[] = [];

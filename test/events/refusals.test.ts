@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHost, createObserver, type Host, type Observer } from "../../host/index.js";
 import { validateEvent, type EventOf, type EventType, type SluiceEvent } from "../../abi/events/index.js";
-import type { CallContext } from "../../host/pipeline/call-types.js";
+import type { CallContext } from "../../host/engine/call-types.js";
 import type { ToolCall } from "../../host/boundary/tool.js";
 import type { ChatResponse } from "../../host/boundary/chat.js";
 import { ERROR_CODES } from "../../host/errors/codes.js";

@@ -6,7 +6,7 @@
  */
 import { encode } from "../../abi/codec.js";
 import { createHost, type Host } from "../../host/index.js";
-import type { BoundaryResult } from "../../host/pipeline/call-types.js";
+import type { BoundaryResult } from "../../host/engine/call-types.js";
 import type { ToolOutput } from "../../host/boundary/tool.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { twin } from "../contract/twin.js";

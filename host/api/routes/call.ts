@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import type { BoundaryResult, HookTrace } from "../../pipeline/call-types.js";
+import type { BoundaryResult, HookTrace } from "../../engine/call-types.js";
 import type { ChatRequest, ChatResponse } from "../../boundary/chat.js";
 import type { Host } from "../../host.js";
 import { anyObject, errorResponses } from "../schemas.js";

@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Host } from "../../host.js";
 import type { OperationPhase } from "../../records/types.js";
-import type { RealStatus } from "../../pipeline/call-types.js";
+import type { RealStatus } from "../../records/facts.js";
 import { noteServerError } from "../../http/server-errors-log.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
