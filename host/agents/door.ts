@@ -26,6 +26,7 @@ import { memoryEventLog, type AgentEventLog, type EventOutcome } from "./event-l
 import { memoryPairing, type Pairing } from "./pairing.js";
 import type { SplitTools } from "./split-tools.js";
 import { stagedSplitTools } from "./staged-split.js";
+import { hostSplitTools } from "./host-split.js";
 
 /** The largest event body the door reads: 1 MiB. */
 export const DOOR_BODY_LIMIT = 1024 * 1024;
@@ -45,7 +46,11 @@ export interface DoorOptions {
    * minutes before a pre without its post expires.
    */
   store?: { events: AgentEventLog; pairing: Pairing };
-  /** How the two halves of a tool call run. Default: the host's stages in this process. */
+  /**
+   * How the two halves of a tool call run. Default: the host's split lifecycle, whose open
+   * operations live in its records store (any host sharing it ends them); without a records
+   * store, the host's stages held in this process.
+   */
   tools?: SplitTools;
   authFailures?: Partial<AuthFailureLimit>;
   now?: () => number;
@@ -77,7 +82,7 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
     const { host, keys } = options;
     const now = options.now ?? Date.now;
     const log = options.store?.events ?? memoryEventLog();
-    const deps: RunDeps = { host, tools: options.tools ?? stagedSplitTools(host), pairing: options.store?.pairing ?? memoryPairing(), now };
+    const deps: RunDeps = { host, tools: options.tools ?? (host.records ? hostSplitTools(host) : stagedSplitTools(host)), pairing: options.store?.pairing ?? memoryPairing(), now };
     const failures = await authFailures(app, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
 
     // Kept as bytes: the door digests what it refuses and parses only what it judges.
