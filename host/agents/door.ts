@@ -26,6 +26,7 @@ import { memoryEventLog, type AgentEventLog, type EventOutcome } from "./event-l
 import { memoryPairing, type Pairing } from "./pairing.js";
 import type { SplitTools } from "./split-tools.js";
 import { stagedSplitTools } from "./staged-split.js";
+import { hostSplitTools } from "./host-split.js";
 
 /** The largest event body the door reads: 1 MiB. */
 export const DOOR_BODY_LIMIT = 1024 * 1024;
@@ -39,11 +40,17 @@ const EXPIRY_EVERY_MS = 60_000;
 export interface DoorOptions {
   host: Host;
   keys: GatewayKeys;
-  /** Where the events are recorded (status and refusals). Default: in memory, bounded. */
-  log?: AgentEventLog;
-  /** Default: in this process, bounded, 30 minutes before a pre without its post expires. */
-  pairing?: Pairing;
-  /** How the two halves of a tool call run. Default: the host's stages in this process. */
+  /**
+   * Where the events are recorded (status and refusals) and the tool calls' halves paired:
+   * the records' database (records/agent-door-store.ts). Default: in memory, bounded, 30
+   * minutes before a pre without its post expires.
+   */
+  store?: { events: AgentEventLog; pairing: Pairing };
+  /**
+   * How the two halves of a tool call run. Default: the host's split lifecycle, whose open
+   * operations live in its records store (any host sharing it ends them); without a records
+   * store, the host's stages held in this process.
+   */
   tools?: SplitTools;
   authFailures?: Partial<AuthFailureLimit>;
   now?: () => number;
@@ -74,8 +81,8 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
   return async (app) => {
     const { host, keys } = options;
     const now = options.now ?? Date.now;
-    const log = options.log ?? memoryEventLog();
-    const deps: RunDeps = { host, tools: options.tools ?? stagedSplitTools(host), pairing: options.pairing ?? memoryPairing(), now };
+    const log = options.store?.events ?? memoryEventLog();
+    const deps: RunDeps = { host, tools: options.tools ?? (host.records ? hostSplitTools(host) : stagedSplitTools(host)), pairing: options.store?.pairing ?? memoryPairing(), now };
     const failures = await authFailures(app, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
 
     // Kept as bytes: the door digests what it refuses and parses only what it judges.

@@ -3,39 +3,14 @@
  * for a refused one why, with the body's keyed digest (never its content). It answers
  * `GET /api/v1/agents/status`.
  */
-import type { Agent } from "./agents.js";
+import type { AgentEventEntry, AgentEventLog, EventOutcome, EventSummary } from "../records/agent-door-store.js";
 
-/** How the door answered: the verdict's kind, `neutral`, or `refused` (malformed, oversized, unauthenticated). */
-export type EventOutcome = "continue" | "deny" | "ask" | "block" | "replace" | "neutral" | "refused";
-
-export interface AgentEventEntry {
-  at: number;
-  agent: Agent;
-  event: string;
-  /** The key's space; null for an unauthenticated event. */
-  spaceId: string | null;
-  outcome: EventOutcome;
-  /** The catalogue code of why it was refused, denied or failed; null otherwise. */
-  code: string | null;
-  /** Keyed digest of the body as received; null when it was not read (oversized). */
-  bodyDigest: string | null;
-  operationId: string | null;
-}
-
-export interface EventSummary { agent: Agent; event: string; count: number; lastSeenAt: string; lastOutcome: EventOutcome }
-
-export interface AgentEventLog {
-  add(entry: AgentEventEntry): Promise<void>;
-  /** One line per (agent, event) seen, newest activity first; within a space when given. */
-  summary(spaceId?: string): Promise<EventSummary[]>;
-  /** The newest entries first. */
-  recent(limit: number): Promise<AgentEventEntry[]>;
-}
+export type { AgentEventEntry, AgentEventLog, EventOutcome, EventSummary } from "../records/agent-door-store.js";
 
 /** Bounded: the newest `max` entries, and counts of every (agent, event, space). */
 export function memoryEventLog(max = 10_000): AgentEventLog {
   const entries: AgentEventEntry[] = [];
-  const counts = new Map<string, { agent: Agent; event: string; spaceId: string | null; count: number; at: number; outcome: EventOutcome }>();
+  const counts = new Map<string, { agent: string; event: string; spaceId: string | null; count: number; at: number; outcome: EventOutcome }>();
   return {
     async add(e) {
       entries.push(e);

@@ -6,32 +6,12 @@
  * twice; a pre whose post never comes expires. Bounded: at most `max` open pres and as
  * many remembered posts.
  */
-export interface PairKey {
-  keyId: string;
-  sessionId: string;
-  toolUseId: string | null;
-  toolId: string;
-  inputDigest: string;
-}
+import { pairKeyText, postText, type Pairing } from "../records/agent-door-store.js";
 
-export type Taken = { kind: "found"; operationId: string } | { kind: "repeated" } | { kind: "missing" };
-
-export interface Pairing {
-  /** A pre opened `operationId` under `key`. */
-  open(key: PairKey, operationId: string, now: number): Promise<void>;
-  /** The post under `key` (its own digest `postDigest`): the operation it ends, once. */
-  take(key: PairKey, postDigest: string, now: number): Promise<Taken>;
-  /** Pres opened at or before `now - ttlMs`, removed and returned: their operations end "unknown". */
-  expire(now: number): Promise<string[]>;
-}
+export type { PairKey, Pairing, Taken } from "../records/agent-door-store.js";
 
 export const DEFAULT_PAIR_TTL_MS = 30 * 60_000;
 export const DEFAULT_PAIR_MAX = 10_000;
-
-/** The key as one string: the tool-use id where there is one, else the tool and the input's digest. */
-export function pairKeyText(k: PairKey): string {
-  return k.toolUseId !== null ? `${k.keyId}\u0000${k.sessionId}\u0000u\u0000${k.toolUseId}` : `${k.keyId}\u0000${k.sessionId}\u0000d\u0000${k.toolId}\u0000${k.inputDigest}`;
-}
 
 /** The pairing of one process. */
 export function memoryPairing(options: { ttlMs?: number; max?: number } = {}): Pairing {
@@ -56,7 +36,7 @@ export function memoryPairing(options: { ttlMs?: number; max?: number } = {}): P
     },
     async take(key, postDigest, now) {
       const text = pairKeyText(key);
-      const seen = `${text}\u0000${postDigest}`;
+      const seen = postText(text, postDigest);
       const queue = byKey.get(text);
       if (!queue || queue.length === 0) return seenPosts.has(seen) ? { kind: "repeated" } : { kind: "missing" };
       const operationId = queue[0]!;

@@ -5,7 +5,7 @@
  */
 import type { Host } from "../host.js";
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import { instanceOf } from "../boundary/instance.js";
 import { AGENT_TABLE } from "./mapping.js";
@@ -28,6 +28,9 @@ export interface RunDeps {
   pairing: Pairing;
   now: () => number;
 }
+
+/** Failures that come from the hooks' judgement of a tool's output: those block it. */
+const HOOK_CODES: ReadonlySet<string> = new Set(["HOOK_BLOCKED", "HOOK_REJECTED", "HOOK_FAILED", "HOOK_EXCEPTION", "PATCH_INVALID", "PATCH_FORBIDDEN", "OUTCOME_NOT_ALLOWED", "DEADLINE_EXCEEDED"]);
 
 const neutral = (code: string | null = null, operationId: string | null = null): EventRun => ({ verdict: { kind: "continue" }, outcome: "neutral", code, operationId });
 
@@ -76,6 +79,8 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       const r = await deps.tools.after(taken.operationId, e.kind === "tool.after"
         ? { status: "succeeded", result: t.response ?? null, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) }
         : { status: "failed", error: { code: "OPERATION_FAILED", message: t.error ?? "the tool failed" }, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) });
+      // The operation could not be taken (gone, ended already, held in another process's memory): no hook judged this output.
+      if (!r.ok && !HOOK_CODES.has(String(r.error.code)) && !(e.kind === "tool.failed" && r.error.code === "OPERATION_FAILED")) return neutral(String(r.error.code), taken.operationId);
       if (e.kind === "tool.failed") return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "neutral", code: r.ok ? null : String(r.error.code), operationId: taken.operationId };
       if (!r.ok) return { verdict: { kind: "block", reason: reasonOf(r.error), ...contextOf(r.annotations) }, outcome: "block", code: String(r.error.code), operationId: taken.operationId };
       if (host.digestOf(r.view) === host.digestOf(t.response ?? null)) return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: taken.operationId };

@@ -8,12 +8,11 @@
  * tool and at a prompt) answers the agent's block with a message it shows (exit 2 with the
  * message on stderr where the agent reads that as a block, the agent's block JSON where it
  * does not); `allow` (the default for events that only observe) answers nothing.
- * It loads nothing of the CLI: Node's http client and the mapping table only.
+ * It loads nothing of the CLI: Node's http client and the mapping table only (the reply formats when it must answer Copilot CLI's block itself).
  */
 import { request as httpRequest } from "node:http";
 import { isAgent, type Agent } from "./agents.js";
 import { AGENT_TABLE, BLOCKING_KINDS, EVENT_NAME, kindOf } from "./mapping.js";
-import { refusal } from "./replies.js";
 
 const USAGE = "usage: sluice-hook <claude-code|codex|gemini-cli|copilot-cli> <event> --url <server> --key-env <VAR> [--on-error block|allow] [--timeout-ms N]";
 /** Read at most this much of stdin: the door refuses more anyway. */
@@ -81,7 +80,7 @@ async function post(args: Args, key: string, body: Buffer): Promise<string> {
   });
 }
 
-function onError(args: Args, why: string): void {
+async function onError(args: Args, why: string): Promise<void> {
   if (args.onError === "allow") {
     process.stderr.write(`sluice-hook: ${why}; allowed (--on-error allow)\n`);
     process.stdout.write("{}\n");
@@ -89,6 +88,8 @@ function onError(args: Args, why: string): void {
   }
   const reason = `Sluice could not check this ${args.event} event (${why}); blocked by sluice-hook --on-error block`;
   if (args.agent === "copilot-cli") {
+    // Loaded only here: most events never need the reply formats.
+    const { refusal } = await import("./replies.js");
     process.stdout.write(`${JSON.stringify(refusal(args.agent, args.event, kindOf(args.agent, args.event), reason))}\n`);
     return;
   }

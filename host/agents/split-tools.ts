@@ -3,7 +3,7 @@
  * The door drives it through this interface; the pairing (pairing.ts) joins the two halves.
  */
 import type { ErrorData } from "../errors/sluice-error.js";
-import type { CallContext } from "../pipeline/call-types.js";
+import type { CallContext } from "../engine/call-types.js";
 import type { ToolCall } from "../boundary/tool.js";
 
 /** How the tool the agent ran ended. */

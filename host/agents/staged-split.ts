@@ -1,8 +1,9 @@
 /**
  * {@link SplitTools} over the host's stages, in this process: tool.before runs when the
  * agent's before event arrives, the stages stay open in memory until its after event (or
- * the pairing's expiry) ends them. Used where the host offers no split strategy of its own
- * lifecycle; it keeps no operation record, so the two halves must reach the same process.
+ * the pairing's expiry) ends them. For a host without a records store (the split lifecycle
+ * keeps its open operations there): it keeps no operation record, so the two halves must
+ * reach the same process.
  */
 import type { Host } from "../host.js";
 import type { OperationStages } from "../engine/stages.js";

@@ -37,7 +37,9 @@ import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "./routes/keys.js";
 import type { GatewayKeys } from "../keys/keys.js";
 import { agentDoor } from "../agents/door.js";
-import { memoryEventLog, type AgentEventLog } from "../agents/event-log.js";
+import { memoryEventLog } from "../agents/event-log.js";
+import { memoryPairing } from "../agents/pairing.js";
+import type { AgentDoorStore } from "../records/agent-door-store.js";
 import { agentStatusRoutes } from "./routes/agents.js";
 
 /** What the management API serves: the registry, the bearer token and the server's limits. */
@@ -61,8 +63,8 @@ export interface ApiOptions {
    * `hooks` (docs/agents.md), and answers `GET /api/v1/agents/status`.
    */
   gatewayKeys?: GatewayKeys;
-  /** Where the door records the events it answered. Default: in memory, bounded. */
-  agentEvents?: AgentEventLog;
+  /** Where the door pairs tool calls and records the events it answered (the records' database). Default: in memory, bounded. */
+  agentDoor?: Pick<AgentDoorStore, "events" | "pairing">;
   /** The address the server listens on (the Host check allows it). Default 127.0.0.1. */
   host?: string;
   /** More names clients may send in Host (a reverse proxy's, the machine's DNS name). */
@@ -138,9 +140,9 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   consoleRoutes(app);
   if (options.gatewayKeys) {
     await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys });
-    const events = options.agentEvents ?? memoryEventLog();
-    await app.register(agentDoor({ host: registry.host, keys: options.gatewayKeys, log: events, ...(options.authFailures ? { authFailures: options.authFailures } : {}) }));
-    agentStatusRoutes(app, events);
+    const store = options.agentDoor ?? { events: memoryEventLog(), pairing: memoryPairing() };
+    await app.register(agentDoor({ host: registry.host, keys: options.gatewayKeys, store, ...(options.authFailures ? { authFailures: options.authFailures } : {}) }));
+    agentStatusRoutes(app, store.events);
   }
   return app;
 }

@@ -7,6 +7,9 @@ import { postgresKeyStore } from "../keys/postgres-key-store.js";
 import { GATEWAY_KEY_MIGRATIONS } from "../keys/sqlite-key-store.js";
 import type { GatewayKeyStore } from "../keys/key-store.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
+import { AGENT_DOOR_MIGRATIONS } from "../records/agent-door-migrations.js";
+import { postgresAgentDoor } from "../records/postgres-agent-door-store.js";
+import type { AgentDoorStore } from "../records/agent-door-store.js";
 import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
 import { createSealer, ephemeralSealer } from "../records/sealed.js";
 import type { OperationStore, PayloadStore } from "../records/store.js";
@@ -32,6 +35,7 @@ export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
   PAYLOAD_MIGRATIONS,
   GATEWAY_KEY_MIGRATIONS,
   QUARANTINE_MIGRATIONS,
+  AGENT_DOOR_MIGRATIONS,
   { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
 ];
 
@@ -42,6 +46,8 @@ export interface PostgresStores {
   readonly records: OperationStore;
   readonly gatewayKeys: GatewayKeyStore;
   readonly quarantine: QuarantineStore;
+  /** The coding agents' door: tool-call pairing and the events it answered, shared by the fleet. */
+  readonly agentDoor: AgentDoorStore;
   /** Protected payloads, when `payloadRetentionMs` was given. */
   readonly payloads?: PayloadStore;
   /** Where workers open the key-value store (the URL: postgres-kv-bridge.ts). */
@@ -81,6 +87,7 @@ function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOp
     artifacts: new PostgresArtifactStore(db),
     gatewayKeys: postgresKeyStore(db),
     quarantine: postgresQuarantineStore(db),
+    agentDoor: postgresAgentDoor(db),
     ...(payloads ? { payloads } : {}),
     async close() {
       await records.close();

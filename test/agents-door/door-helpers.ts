@@ -3,6 +3,7 @@ import type { RequestEnvelope, Outcome } from "../../abi/envelope.js";
 import { GatewayKeys } from "../../host/keys/keys.js";
 import type { BindingInput } from "../../host/pipeline/release.js";
 import { serveApi, raw, TOKEN, type Served, type RawResponse } from "../api/server-helpers.js";
+import type { ServeOptions } from "../../host/api/server.js";
 
 export interface Door extends Served {
   hooksKey: string;
@@ -12,9 +13,9 @@ export interface Door extends Served {
   post(agent: string, event: string, body: unknown, headers?: Record<string, string>): Promise<RawResponse>;
 }
 
-export async function serveDoor(hooks: Record<string, (r: RequestEnvelope) => Outcome>, bindings: BindingInput[]): Promise<Door> {
+export async function serveDoor(hooks: Record<string, (r: RequestEnvelope) => Outcome>, bindings: BindingInput[], options: Partial<ServeOptions> = {}): Promise<Door> {
   const keys = new GatewayKeys(":memory:");
-  const s = await serveApi({ gatewayKeys: keys });
+  const s = await serveApi({ gatewayKeys: keys, ...options });
   const seen = new Map<string, RequestEnvelope[]>();
   for (const [name, hook] of Object.entries(hooks)) {
     s.registry.host.registerHook(name, (request) => {

@@ -25,6 +25,7 @@ import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
 import { claudeTurns } from "./agent-turn.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
+import { agentEvent, sluiceHookStart } from "./agent-door.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -955,5 +956,7 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
+  { id: 20, run: (c) => agentEvent(20, c) },
+  { id: 21, run: (c) => sluiceHookStart(21, c) },
   { id: 22, run: agentTurn },
 ];
