@@ -1,5 +1,5 @@
 /**
- * The scenarios of issue #6 and their targets. Every scenario takes its counts from
+ * The bench scenarios and their targets. Every scenario takes its counts from
  * `Counts`, so the smoke test runs each once with tiny numbers and the bench cannot rot.
  */
 import { fork } from "node:child_process";
@@ -24,8 +24,10 @@ import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
 import { claudeTurns } from "./agent-turn.js";
-import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
 import { agentEvent, sluiceHookStart } from "./agent-door.js";
+import { runGuestLanguages } from "./guest-languages.js";
+import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
+import { portkeyHeaders, startPortkey } from "./portkey.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -357,7 +359,7 @@ async function nextCallAfterExhaustion(n: number, request: Uint8Array): Promise<
 }
 
 /**
- * Scenario 11 (issue #19): the cost of metering. Each reference plugin's first sample runs
+ * Scenario 11: the cost of metering. Each reference plugin's first sample runs
  * in this thread (runCall, no worker hop), the metered module interleaved with the same
  * module compiled without the meter; the guest time overhead is the ratio of the medians.
  */
@@ -422,7 +424,7 @@ async function memory(c: Counts): Promise<ScenarioResult> {
 }
 
 /**
- * Scenario 8, large uploads (issue 14): a 3.8 MB module of 100,000 functions and a 15 MB one
+ * Scenario 8, large uploads: a 3.8 MB module of 100,000 functions and a 15 MB one
  * are checked and compiled on the loader thread. Measured: the longest the main event loop
  * went without a turn while each loaded (a 1 ms interval's largest gap), the load time, and
  * the resident memory the loaded module keeps (after it has run on the worker).
@@ -455,7 +457,7 @@ async function bigModules(sandbox: ReturnType<typeof createSandbox>, gc: () => v
 }
 
 /**
- * Scenario 9 (issue #11): component guests through jco against core guests with the same
+ * Scenario 9: component guests through jco against core guests with the same
  * logic, warm per-call cost and cold start (upload: transpile, check, compile; first call).
  * Pairs: vector-echo as a core module and wrapped as a component (the glue's cost alone),
  * and order-search-limit in AssemblyScript (core) and in JavaScript (componentize-js).
@@ -503,7 +505,7 @@ async function components(c: Counts): Promise<ScenarioResult> {
     return {
       id: 9, title: "component guests (jco): warm per call and cold start, against core guests", latency, values,
       targets: [
-        // jco's glue builds its task machinery and every core instance afresh per call (no memory pool): issue #11 measured about 0.4 ms.
+        // jco's glue builds its task machinery and every core instance afresh per call (no memory pool): about 0.4 ms.
         target("AssemblyScript component p50 - core p50 (glue cost per call)", latency["component-echo"]!.p50 - latency["core-echo"]!.p50, "<=", 1000, "us"),
         target("JS component upload to first result", values.jsComponentUploadToFirstResultMs, "<=", 5000, "ms"),
       ],
@@ -517,7 +519,7 @@ async function components(c: Counts): Promise<ScenarioResult> {
 const NO_CALLER_POLLING: HostOptions = { spin: { caller: 0 } };
 
 /**
- * Scenario 17 (issue 21; scenario 12 until issue 29), the reference: the gateway built
+ * Scenario 17, the reference: the gateway built
  * in-process (no records, in-memory keys, logging off), in front of a fake upstream that answers at once.
  * The upstream and the load generator run in two child processes (gateway-load.ts), so the
  * gateway's process does the gateway's work only. Sequential non-streamed calls, direct to
@@ -631,7 +633,7 @@ const THREE_HOOKS: readonly BenchBinding[] = [
 ];
 
 /**
- * Scenario 12 (issue 29): `sluice serve` as shipped (serve-process.ts) in front of a fake
+ * Scenario 12: `sluice serve` as shipped (serve-process.ts) in front of a fake
  * upstream that answers at once, driven by the official `openai` client from another
  * process: sequential calls interleaved with direct calls to the same upstream, the server
  * process's CPU time per request, an open-loop load at 2,000 requests/s through three guest
@@ -752,8 +754,67 @@ async function startBareProxy(upstream: string, mode?: "promises" | "promises-ho
   };
 }
 
+/** prompt-guard before the upstream is asked and pii-redact after it: the two checks a Portkey user writes as regex guardrails. */
+const TWO_HOOKS: readonly BenchBinding[] = [
+  { plugin: "prompt-guard", point: "model.chat.before", models: "hooked" },
+  { plugin: "pii-redact", point: "model.chat.after", models: "hooked" },
+];
+
 /**
- * Scenario 16 (issue 29): the streamed twin of 12. The fake upstream streams its answer in
+ * Scenario 30: `sluice serve` beside Portkey's open-source gateway, the peer a user would
+ * likely run instead, in one run behind one load generator and one fake upstream, sequential
+ * calls interleaved: direct, the floors, Portkey without and with two in-process regex
+ * guardrails (an injection marker before, an e-mail address after), and `sluice serve`
+ * without hooks and with prompt-guard and pii-redact as WebAssembly guests.
+ */
+async function servePortkey(c: Counts): Promise<ScenarioResult> {
+  const load = loadChildren();
+  let served: ServeProcess | undefined;
+  let floors: Floors | undefined;
+  let portkey: Awaited<ReturnType<typeof startPortkey>> | undefined;
+  try {
+    const upstream = await load.upstream();
+    served = await startServe(upstream, TWO_HOOKS);
+    floors = await startFloors(upstream);
+    portkey = await startPortkey();
+    const targets = [
+      { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER },
+      { name: "bare-proxy-promises", baseURL: `${floors.promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER },
+      { name: "bare-proxy-promises-hooks", baseURL: `${floors.hookFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER },
+      { name: "portkey", baseURL: `${portkey.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER, headers: portkeyHeaders(upstream, false) },
+      { name: "portkey-2-regex", baseURL: `${portkey.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER, headers: portkeyHeaders(upstream, true) },
+      { name: "serve-no-hook", baseURL: served.gateway, apiKey: served.gatewayKey, model: "bare", expect: ANSWER },
+      { name: "serve-2-hooks", baseURL: served.gateway, apiKey: served.gatewayKey, model: "hooked", expect: ANSWER },
+    ];
+    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets, warmup: c.warmup, samples: c.samples, perRound: 50 });
+    const added = (name: string): number => latency[name]!.p50 - latency.direct!.p50;
+    const values = {
+      configuration: "sluice serve child process with its defaults and Portkey's gateway (@portkey-ai/gateway, its start script, headless, NODE_ENV=production) each in a child process, official openai client, sequential calls interleaved; Portkey's guardrails: default.regexMatch before (an injection marker) and after (an e-mail address), deny on; Sluice's hooks: prompt-guard and pii-redact as WebAssembly guests",
+      serveBuild: serveBuild().source,
+      addedPortkeyUs: added("portkey"), addedPortkey2RegexUs: added("portkey-2-regex"),
+      addedNoHookUs: added("serve-no-hook"), added2HooksUs: added("serve-2-hooks"),
+      addedBareProxyPromisesUs: added("bare-proxy-promises"), addedBareProxyPromisesHooksUs: added("bare-proxy-promises-hooks"),
+      addedP99PortkeyUs: latency.portkey!.p99 - latency.direct!.p99, addedP99NoHookUs: latency["serve-no-hook"]!.p99 - latency.direct!.p99,
+      loadAverage1m: loadavg()[0]!,
+    };
+    return {
+      id: 30, title: "`sluice serve` beside Portkey's gateway, without hooks and with two checks (Sluice: prompt-guard and pii-redact guests; Portkey: two regex guardrails), official openai client, non-streamed", latency, values,
+      targets: [
+        target("added p50 with two checks, against Portkey's with two regex guardrails", values.added2HooksUs - values.addedPortkey2RegexUs, "<=", 0, "us"),
+        target("added p50 without hooks, as a share of Portkey's", values.addedNoHookUs / Math.max(1, values.addedPortkeyUs), "<=", 0.75, ""),
+        target("added p50 without hooks, over the floor that keeps the same promises", values.addedNoHookUs - values.addedBareProxyPromisesUs, "<=", 300, "us"),
+      ],
+    };
+  } finally {
+    await served?.close();
+    floors?.kill();
+    portkey?.kill();
+    load.kill();
+  }
+}
+
+/**
+ * Scenario 16: the streamed twin of 12. The fake upstream streams its answer in
  * 12 pieces 5 ms apart; 100 concurrent streams at a time, direct, through the bare proxy (the
  * floor, as in 12), through `sluice serve` without hooks, and with pii-redact bound at
  * model.chat.chunk and model.chat.after (one extension): when the first text arrives and
@@ -819,7 +880,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
   }
 }
 
-/** Scenario 15 (issue 17): `import "sluice"` in fresh Node processes, median and max. */
+/** Scenario 15: `import "sluice"` in fresh Node processes, median and max. */
 async function packageImport(c: Counts): Promise<ScenarioResult> {
   const { importMs, importCpuMs, processMs } = importTimes(Math.max(3, c.coldRepeats * 2));
   const values = {
@@ -843,7 +904,7 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
   return {
     id: 13, title: "shared stores on PostgreSQL beside SQLite: boundary call with records on each, kv per call (worker bridge), guest kv end to end", latency, values,
     targets: [
-      // Issue 29: one statement per phase boundary on PostgreSQL (was a transaction of four to six, +3.6 ms).
+      // One statement per phase boundary on PostgreSQL (a transaction of four to six costs +3.6 ms).
       target("boundary call (one guest hook) with records on PostgreSQL: added p50 over no records", values.recordsAddedPostgresUs!, "<=", 1000, "us"),
       target("boundary call (one guest hook) with records on SQLite: added p50 over no records", values.recordsAddedSqliteUs!, "<=", 300, "us"),
       target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
@@ -852,7 +913,7 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
   };
 }
 /**
- * Scenario 18 (issue #30): fuel prices what it buys. The costliest unit of each kind of work
+ * Scenario 18: fuel prices what it buys. The costliest unit of each kind of work
  * (fuel-prices.ts), repeated at the default budget: each must end GUEST_FUEL_EXHAUSTED (or,
  * for a caught abort or host trap, its own code at once) within twice the documented time of
  * a default budget, on a worker that is never replaced; and so must each one's first call on
@@ -881,7 +942,7 @@ async function fuelPrices(c: Counts): Promise<ScenarioResult> {
 }
 
 /**
- * Scenario 19 (issue #30, item 3): decoding and checking a reply is the host's work. A guest
+ * Scenario 19: decoding and checking a reply is the host's work. A guest
  * that returns 25,000 `replace` operations is refused PATCH_INVALID naming the documented
  * maximum, one at that maximum is applied; each reply answers within 20 ms and the same
  * worker serves the next call (patch-limit.ts).
@@ -936,6 +997,12 @@ async function agentTurn(c: Counts): Promise<ScenarioResult> {
   };
 }
 
+/** Scenario 20: one hook in AssemblyScript, Rust and C (guest-languages.ts); informative, no target. */
+async function guestLanguages(c: Counts): Promise<ScenarioResult> {
+  const { latency, values } = await runGuestLanguages(c);
+  return { id: 20, title: "one hook (order-search-limit) in AssemblyScript, Rust and C: fuel, size, p50 through a worker", latency, values, targets: [] };
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -956,7 +1023,9 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
-  { id: 20, run: (c) => agentEvent(20, c) },
+  { id: 20, run: guestLanguages },
   { id: 21, run: (c) => sluiceHookStart(21, c) },
   { id: 22, run: agentTurn },
+  { id: 23, run: (c) => agentEvent(23, c) },
+  { id: 30, run: servePortkey },
 ];
