@@ -58,6 +58,8 @@ const INTEGRATION = [
   "test/sandbox/postgres-kv.test.ts",
   "test/sandbox/table-bomb-process.test.ts",
   "test/storage/postgres-engine.test.ts",
+  // The coding-agent CLIs as real clients, each in a loopback-only network namespace.
+  "test/agents/**/*.test.ts",
 ];
 
 const BROWSER = [
@@ -69,6 +71,7 @@ const BROWSER = [
 const INTEGRATION_SETUP = [
   "test/setup/postgres.ts",
   "test/setup/toolchains.ts",
+  "test/setup/agents.ts",
 ];
 
 const BROWSER_SETUP = [

@@ -24,6 +24,8 @@ import { importTimes } from "./package-import.js";
 import { cliStartTimes } from "./cli-start.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
+import { claudeTurns } from "./agent-turn.js";
+import { agentEvent, sluiceHookStart } from "./agent-door.js";
 import { runGuestLanguages } from "./guest-languages.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
 import { portkeyHeaders, startPortkey } from "./portkey.js";
@@ -1012,6 +1014,31 @@ const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "postgres", with: (fn) => withBenchDatabase("fleet", (database) => fn({ database })) },
 ];
 
+/**
+ * Scenario 22 (issue 51): a Claude Code `-p` turn with Sluice's hooks against the same turn
+ * with plain node command hooks on the same events, and without hooks, interleaved in one run
+ * (test/bench/agent-turn.ts). Sluice's hook should cost no more than a plain node hook plus
+ * the 15 ms per event that sluice-hook may add over a node start.
+ */
+async function agentTurn(c: Counts): Promise<ScenarioResult> {
+  const rounds = Math.max(1, Math.round(c.coldRepeats / 3));
+  const t = await claudeTurns(rounds);
+  const none = stats(t.noHooksMs).p50;
+  const plain = stats(t.plainNodeMs).p50;
+  const sluice = stats(t.sluiceMs).p50;
+  const perEvent = (ms: number) => (t.eventsPerTurn > 0 ? ms / t.eventsPerTurn : NaN);
+  const values = {
+    rounds, eventsPerTurn: t.eventsPerTurn,
+    noHooksTurnMs: none, plainNodeHooksTurnMs: plain, sluiceHooksTurnMs: sluice,
+    plainNodeAddedPerEventMs: perEvent(plain - none), sluiceAddedPerEventMs: perEvent(sluice - none),
+    loadAverage1m: loadavg()[0]!,
+  };
+  return {
+    id: 22, title: `a Claude Code -p turn (one shell call): no hooks vs plain node command hooks vs Sluice's hooks (shell-guard bound), ${t.eventsPerTurn} events a turn`, values,
+    targets: [target("Sluice's hooks over plain node hooks, per event (p50 turns)", perEvent(sluice - plain), "<=", 15, "ms")],
+  };
+}
+
 /** Scenario 20: one hook in AssemblyScript, Rust and C (guest-languages.ts); informative, no target. */
 async function guestLanguages(c: Counts): Promise<ScenarioResult> {
   const { latency, values } = await runGuestLanguages(c);
@@ -1040,5 +1067,8 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 19, run: patchLimit },
   { id: 20, run: guestLanguages },
   { id: 21, run: cliStart },
+  { id: 22, run: agentTurn },
+  { id: 23, run: (c) => agentEvent(23, c) },
+  { id: 24, run: (c) => sluiceHookStart(24, c) },
   { id: 30, run: servePortkey },
 ];

@@ -12,7 +12,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["host/cli"],
   ["host/demo"],
   ["host/api"],
-  ["host/gateway", "host/adapters", "host/toolchain"],
+  ["host/gateway", "host/adapters", "host/toolchain", "host/agents"],
   ["host/registry"],
   ["host/index.ts"],
   ["host/host.ts"],

@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   command("serve", "serve the management API (plugins, bindings, releases) from a data directory; every option can also be set by its environment variable (the flag wins)", async () => (await import("./serve.js")).serveCommand),
   command("tokens", "API tokens: named ones with a role (viewer, deployer, admin), and the server's own (admin)", async () => (await import("./token.js")).tokensCommands),
   command("token", "alias of sluice tokens rotate", async () => (await import("./token.js")).tokenAlias),
+  command("agents", "coding agents (Claude Code, Codex, Gemini CLI, Copilot CLI) whose hooks run through Sluice: setup, status", async () => (await import("./agents.js")).agentCommands),
   command("keys", "API keys of the OpenAI-compatible gateway (sluice serve --upstream), one space each", async () => (await import("./keys.js")).keyCommands),
   command("operations", "list operation records, newest first", async () => (await import("./records.js")).operationsCommand),
   command("operation <id>", "show one operation record (JSON)", async () => (await import("./records.js")).operationCommand),

@@ -100,11 +100,14 @@ export async function serve(config: ServeConfig, options: { devRevisions?: boole
   const { GatewayKeys } = await import("../../keys/keys.js");
   // With --database the keys are the fleet's: a key issued through any host works on every host.
   const gatewayKeys = new GatewayKeys(registry.shared?.gatewayKeys ?? path.join(config.dataDir, "sluice.db"));
+  // The agents' door pairs tool calls and logs events beside the records: the fleet's with --database.
+  const { openSqliteAgentDoor } = await import("../../records/sqlite-agent-door-store.js");
+  const agentDoor = registry.shared?.agentDoor ?? openSqliteAgentDoor(path.join(config.dataDir, "sluice.db"));
   let server;
   let gateway: { close: () => Promise<void> } | undefined;
   try {
     server = await startApiServer({
-      registry, host: config.host, port: config.port, gatewayKeys, limits: config.limits, logger: logging,
+      registry, host: config.host, port: config.port, gatewayKeys, agentDoor, limits: config.limits, logger: logging,
       ...(token ? { token } : {}), ...(config.allowedHosts.length ? { allowedHosts: config.allowedHosts } : {}),
     });
     if (config.gateway) {
@@ -132,6 +135,7 @@ export async function serve(config: ServeConfig, options: { devRevisions?: boole
     stopLogging();
     await server?.close();
     await gatewayKeys.close();
+    await agentDoor.close();
     await registry.close();
     await payloads?.close();
     // Taken between the probe and the listen.
@@ -151,6 +155,7 @@ export async function serve(config: ServeConfig, options: { devRevisions?: boole
     await gateway?.close();
     await server.close();
     await gatewayKeys.close();
+    await agentDoor.close();
     await registry.close();
     await payloads?.close();
     process.exit(0);
