@@ -10,16 +10,17 @@ import { raw } from "../api/server-helpers.js";
 
 const TOKEN = "two-hosts-door-token-0123456789abcdefgh";
 
-interface Side { registry: Registry; keys: GatewayKeys; url: string; port: number; seen: RequestEnvelope[]; close: () => Promise<void> }
+interface Side { registry: Registry; keys: GatewayKeys; url: string; port: number; dataDir: string; seen: RequestEnvelope[]; close: () => Promise<void> }
 
 async function side(database: string): Promise<Side> {
-  const registry = await Registry.open({ dataDir: tempDir(), database, digestSecret: "fleet-digest-key-0123456789abcdef", hostOptions: { workers: 1 } });
+  const dataDir = tempDir();
+  const registry = await Registry.open({ dataDir, database, digestSecret: "fleet-digest-key-0123456789abcdef", hostOptions: { workers: 1 } });
   const seen: RequestEnvelope[] = [];
   registry.host.registerHook("seen", (r) => { seen.push(r); return { kind: "continue" }; });
   registry.host.activate({ revision: 1, bindings: [{ id: "before", hookRef: "seen", point: "tool.before" }, { id: "after", hookRef: "seen", point: "tool.after" }] });
   const keys = new GatewayKeys(registry.shared!.gatewayKeys);
   const server = await startApiServer({ registry, token: TOKEN, gatewayKeys: keys, agentDoor: registry.shared!.agentDoor, logger: false, port: 0 });
-  return { registry, keys, url: server.url, port: Number(new URL(server.url).port), seen, close: async () => { await server.close(); await registry.close(); } };
+  return { registry, keys, url: server.url, port: Number(new URL(server.url).port), dataDir, seen, close: async () => { await server.close(); await registry.close(); } };
 }
 
 describe("the agents' door on two hosts sharing one PostgreSQL", () => {
@@ -39,7 +40,7 @@ describe("the agents' door on two hosts sharing one PostgreSQL", () => {
   it("ends on one host the operation the other host opened, once", async () => {
     const pre = { session_id: "fleet-s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "toolu_fleet" };
     expect((await post(a, "claude-code", "PreToolUse", pre)).body).toEqual({});
-    const opened = a.seen.at(-1)!.context.operation_id;
+    const opened = String(a.seen.at(-1)!.context.operation_id);
     const after = { ...pre, hook_event_name: "PostToolUse", tool_response: { stdout: "src\n" } };
     expect((await post(b, "claude-code", "PostToolUse", after)).status).toBe(200);
     expect(b.seen.at(-1)).toMatchObject({ point: "tool.after", context: { operation_id: opened, run_id: "fleet-s" }, payload: { result: { stdout: "src\n" } } });
