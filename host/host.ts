@@ -52,7 +52,7 @@ export interface HostOptions extends SandboxOptions {
   /** Names this host in its events (`host_id`), so hosts sharing an observer or a database stay apart. A random UUID by default. */
   hostId?: string;
   /**
-   * Operation records and hook audit (issue #8): persisted before the real call, before the
+   * Operation records and hook audit: persisted before the real call, before the
    * first after hook and at the ending (records/journal.ts), so an operation cut off after
    * its real call can be resumed without calling it again.
    * Absent: nothing is recorded and calls pay nothing for it.

@@ -41,7 +41,7 @@ async function upToDate(out, inputs) {
   } catch { return false; }
 }
 
-// The operator console (console/, issue #33): one Vite build into build/console, which
+// The operator console (console/): one Vite build into build/console, which
 // `sluice serve` serves at /console. Static files only, no inline script (the page's CSP
 // allows none), rebuilt only when a source is newer than the built index.
 {
@@ -106,7 +106,7 @@ for (const g of guests) {
 }
 log(`guests: ${built} compiled, ${guests.length - built} up to date (${Date.now() - t0} ms total)`);
 
-// ---- Benchmark guests (test/bench, issue #6) -------------------------------------------
+// ---- Benchmark guests (test/bench) -----------------------------------------------------
 // The bench hook built twice from one source: as a Sluice guest (the toolchain's usual
 // stub runtime; -O3, and -Oz for the ~10 KB cold-start plugin) and as an Extism plugin
 // (@extism/as-pdk, incremental runtime, since Extism reuses one instance across calls).
@@ -149,7 +149,7 @@ log(`guests: ${built} compiled, ${guests.length - built} up to date (${Date.now(
   log(`bench guests ready (${Date.now() - t0} ms total)`);
 }
 
-// ---- Component guests (issue #11) ------------------------------------------------------
+// ---- Component guests -----------------------------------------------------------------
 // Test fixtures: AssemblyScript hooks wrapped as components (jco embed + new, well under a
 // second each; each is rebuilt only when stale). The JavaScript reference hook is built with
 // componentize-js, which embeds SpiderMonkey (about 12 MB, 5-12 s): only when missing or

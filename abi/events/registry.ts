@@ -25,7 +25,7 @@ const ENVELOPE_REQUIRED = ["schema_version", "type", "id", "time"] as const;
  * times, UUIDs): a pattern alone accepts "2026-02-31T25:61:61Z".
  */
 export function eventAjv(): Ajv2020 {
-  // Required when a registry is made, not imported: `import "sluice"` does not load Ajv (issue 17).
+  // Required when a registry is made, not imported: `import "sluice"` does not load Ajv.
   const require = createRequire(import.meta.url);
   const ajv = new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
   (require("ajv-formats") as typeof import("ajv-formats")).default(ajv, { mode: "full", formats: ["date-time", "uuid"] });

@@ -61,7 +61,7 @@ export function installErrorHandlers(app: FastifyInstance, options: { hidePaths?
     const wait = busyRetryAfter(error.code);
     if (wait !== undefined) void reply.header("retry-after", wait);
     // The "request completed" line (logged through the request's logger) then carries the
-    // catalogue code: an operator reading a 4xx sees why without the body (issue 31).
+    // catalogue code: an operator reading a 4xx sees why without the body.
     request.log = request.log.child({ errorCode: error.code });
     (reply as { log: typeof request.log }).log = request.log;
     const data = error.toData();

@@ -1,7 +1,7 @@
 /**
  * Checks that `sluice serve` can listen before it opens anything: a second server started
- * on a port in use must fail before it migrates a database, writes a digest key or a token
- * (issue 31), and say how to pick another port.
+ * on a port in use must fail before it migrates a database, writes a digest key or a token,
+ * and say how to pick another port.
  */
 import { createServer } from "node:net";
 import { EXIT } from "./exit-codes.js";

@@ -80,7 +80,7 @@ export const ERROR_CODES = {
   STORE_FULL: { status: 507, summary: "The database has no room left (disk or quota full); nothing was written." },
   INTERNAL_ERROR: { status: 500, summary: "An unexpected error; the message is logged on the server, not returned." },
 
-  // Operation records and resume (issue #8).
+  // Operation records and resume.
   OPERATION_NOT_FOUND: { status: 404, summary: "No operation record with that id (records are kept only when the host has a records store)." },
   PAYLOADS_UNAVAILABLE: { status: 409, summary: "The operation's payloads are not in the payload store, so it cannot be replayed: the store is not enabled (`sluice serve --payload-store`), or they expired or were recorded before it was." },
   OPERATION_NOT_RESUMABLE: { status: 409, summary: "The operation cannot be resumed: it finished, never ran, or its real result is unknown (never retried automatically); details give its phase and real status." },

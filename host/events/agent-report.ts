@@ -66,7 +66,7 @@ export function reportProblem(report: unknown): Checked | null {
   if (typeof type !== "string" || !Object.hasOwn(REPORTS, type)) {
     return fail("PAYLOAD_INVALID", `report.type must be one of ${Object.keys(REPORTS).join(", ")}, got ${JSON.stringify(type)}`, { field: "report.type" });
   }
-  // Required on first use, not imported: `import "sluice"` does not load Ajv (issue 17).
+  // Required on first use, not imported: `import "sluice"` does not load Ajv.
   ajv ??= new (createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
   const validate = ajv.getSchema(type) ?? (ajv.addSchema(REPORTS[type as AgentReportType], type), ajv.getSchema(type)!);
   if (validate(report)) return null;

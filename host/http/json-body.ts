@@ -2,7 +2,7 @@
  * The JSON body parser of the API and the gateway: Fastify's own (prototype-poisoning
  * checks included) behind a nesting limit. A body nested thousands deep parses, but then
  * overflows the stack of every recursive step after it (schema checks, canonical JSON,
- * msgpack), which used to answer 500; it is refused here with REQUEST_INVALID instead.
+ * msgpack) and would end in a 500; it is refused here with REQUEST_INVALID first.
  * Only application/json is parsed: Fastify's text/plain parser is removed, so a body a
  * web page can send without a CORS preflight is refused with MEDIA_TYPE_UNSUPPORTED.
  */

@@ -1,5 +1,5 @@
 /**
- * The declared view of a payload (issue 17): hooks see only what a point's schema
+ * The declared view of a payload: hooks see only what a point's schema
  * declares, and everything else a real provider or framework sends passes through
  * untouched. Derived from the point table's schemas, so the table stays the one place
  * that says what a hook may see. `declaredView` drops the undeclared fields of every

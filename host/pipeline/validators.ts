@@ -11,7 +11,7 @@ const compiled = new Map<PointName, ValidateFunction>();
 export function payloadValidator(point: PointName): ValidateFunction {
   let validate = compiled.get(point);
   if (!validate) {
-    // Required here, not imported: `import "sluice"` does not load Ajv (issue 17).
+    // Required here, not imported: `import "sluice"` does not load Ajv.
     ajv ??= new (createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
     validate = ajv.compile(getPoint(point).schema);
     compiled.set(point, validate);

@@ -49,17 +49,17 @@ export const RECORDS_MIGRATIONS: MigrationSet = {
          DELETE FROM operation_results WHERE operation_id IN (SELECT operation_id FROM operation_records WHERE phase = 'finished');
          CREATE INDEX operation_results_stored ON operation_results (stored_at);`,
       },
-      // Issue #19: each guest hook's fuel (NULL for in-process hooks and rows written before).
+      // Each guest hook's fuel (NULL for in-process hooks and rows written before).
       { version: 3, name: "audit fuel", sql: "ALTER TABLE hook_audit ADD COLUMN fuel INTEGER;" },
       {
-        // Issue #18: the host running an operation, and every host's lease.
+        // The host running an operation, and every host's lease.
         version: 4, name: "owners and leases",
         sql: `ALTER TABLE operation_records ADD COLUMN owner TEXT;
          CREATE INDEX operation_records_owner ON operation_records (owner);
          CREATE TABLE operation_owners (owner TEXT PRIMARY KEY, lease_until INTEGER NOT NULL, pid INTEGER, machine TEXT) STRICT;`,
       },
       {
-        // Issue #29: every index is pages in each write's transaction (an insert touched five
+        // Every index is pages in each write's transaction (an insert touched five
         // B-trees, ~11 WAL frames an operation). No query looks a record up by owner or scans
         // every status; recovery looks for the unfinished ones, which stay few: one small
         // index of those (an operation enters it when opened, leaves it when finished).

@@ -1,5 +1,5 @@
 /**
- * Content at rest, sealed (issue 30): every value a store writes that can carry payload
+ * Content at rest, sealed: every value a store writes that can carry payload
  * content (the operation record, the stored real result, a protected payload) is
  * AES-256-GCM ciphertext before it reaches a file or a database. SQLite keeps deleted
  * rows in WAL frames and PostgreSQL keeps dead tuples until VACUUM, so deleting is not

@@ -28,7 +28,7 @@ export interface LoadedModule {
   byteLength: number;
   /** Set when a used instance may serve again (instance-pool.ts); absent: every invocation gets a fresh instance. */
   reuse?: Reuse;
-  /** Set for a component guest (issue #11): the worker runs it through component/run-component.ts. */
+  /** Set for a component guest: the worker runs it through component/run-component.ts. */
   component?: ComponentCode;
 }
 

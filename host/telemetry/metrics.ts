@@ -138,7 +138,7 @@ interface NodeResponse { setHeader(name: string, value: string): unknown; end(bo
 /** The reply object of either framework. */
 export type MetricsReply = FastifyLikeReply | NodeResponse;
 
-// Required when metrics are made, not imported: `import "sluice"` does not load prom-client (issue 17).
+// Required when metrics are made, not imported: `import "sluice"` does not load prom-client.
 function promClient(): typeof import("prom-client") {
   return createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
 }

@@ -1,6 +1,6 @@
 /**
  * The AssemblyScript compiler, loaded on demand. It is an optional peer dependency: a
- * service that only runs hooks never installs it (issue 17), so an author command that
+ * service that only runs hooks never installs it, so an author command that
  * needs it and finds it missing says exactly what to install, at the version this Sluice
  * was built and tested with.
  */

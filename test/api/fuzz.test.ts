@@ -1,5 +1,5 @@
 /**
- * Every route's body, fuzzed (issue 16): whatever a client sends, the answer is never a
+ * Every route's body, fuzzed: whatever a client sends, the answer is never a
  * 5xx. Malformed input is a 4xx with a catalogue code.
  */
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * The management API against an attacker (issue 16): a web page on the operator's
+ * The management API against an attacker: a web page on the operator's
  * machine, a plugin author's config schema, a slow client, a token guesser.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Scenario 14 (issue 18): activation to every host. Three `sluice serve` processes on one
+ * Scenario 14: activation to every host. Three `sluice serve` processes on one
  * database; a release is published through host 0 (not activated), then activated through
  * it, and the time runs from sending the activation until all three hosts' GET
  * /api/v1/status report the new revision as the one they serve. Median and max over

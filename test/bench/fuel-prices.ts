@@ -1,5 +1,5 @@
 /**
- * Scenario 18's guests (issue #30): the costliest unit of each kind of work a guest can buy
+ * Scenario 18's guests: the costliest unit of each kind of work a guest can buy
  * with fuel, each a tiny WAT fixture that repeats it forever. Each must end where its fuel
  * does, within twice the documented time of a default budget (abi/README.md §11), so the time
  * limit, which terminates the worker, is never what stops it. test/sandbox/fuel-prices.test.ts
@@ -48,7 +48,7 @@ export const FUEL_PRICE_FIXTURES: readonly PriceFixture[] = [
  * `asExpected`: every run ended in the fixture's own code and no worker was replaced, and so
  * did the first call on a fresh worker at the default limits (`fresh`). `firstRunMs` is the
  * fixture's first run in this process: the process's first calls are slow for V8's own
- * reasons (tiering, RESULTS.md, issue 30), reported here, not a target.
+ * reasons (tiering, RESULTS.md), reported here, not a target.
  */
 export interface PriceRun { name: string; code: string; fuel: number; ms: Stats; firstRunMs: number; fresh: FreshCall; asExpected: boolean }
 
@@ -94,8 +94,8 @@ export async function runPriceFixtures(runs: number, fixtureBytes: (name: string
 
 /**
  * Its first call on a worker nothing ran on but the warm-up, at the default limits: the worker's
- * pool holds no memory of its shape, and a time limit past would replace the worker (issue 30:
- * the first touches of a fresh 16 MiB memory once did, on fuel-price-store-miss).
+ * pool holds no memory of its shape, and a time limit past would replace the worker (the
+ * first touches of a fresh 16 MiB memory can take that long, on fuel-price-store-miss).
  */
 async function firstCallOnFreshWorker(f: PriceFixture, fixtureBytes: (name: string) => Uint8Array): Promise<FreshCall> {
   const sandbox = createSandbox({ workers: 1 });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every scenario of issue #6 in one process, compared systems
+ * `npm run bench`: every bench scenario in one process, compared systems
  * interleaved, medians and p99 with ratios, results in test/bench/results/.
  * Usage: node dist/test/bench/main.js [scenario ids...] [count=value...]
  * (e.g. `12 16 warmup=300 samples=500`: fewer calls than FULL, for a quick look or a profile).

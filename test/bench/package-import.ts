@@ -1,5 +1,5 @@
 /**
- * What `import "sluice"` costs a service (issue 17), in fresh Node processes (nothing
+ * What `import "sluice"` costs a service, in fresh Node processes (nothing
  * cached in V8 or the module maps). The import is timed inside the child; the whole
  * process (Node's own start included) is timed around it.
  */

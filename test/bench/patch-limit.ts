@@ -1,5 +1,5 @@
 /**
- * Scenario 19's measure (issue #30, item 3): a reply the host must decode and check is the
+ * Scenario 19's measure: a reply the host must decode and check is the
  * host's work. A guest returning 25,000 `replace` operations (patch-flood.wat, about 950 KB)
  * is refused PATCH_INVALID naming the documented maximum, a guest returning exactly that
  * maximum (patch-at-limit.wat) is applied, each answers within 20 ms and the one worker

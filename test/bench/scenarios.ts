@@ -1,5 +1,5 @@
 /**
- * The scenarios of issue #6 and their targets. Every scenario takes its counts from
+ * The bench scenarios and their targets. Every scenario takes its counts from
  * `Counts`, so the smoke test runs each once with tiny numbers and the bench cannot rot.
  */
 import { fork } from "node:child_process";
@@ -356,7 +356,7 @@ async function nextCallAfterExhaustion(n: number, request: Uint8Array): Promise<
 }
 
 /**
- * Scenario 11 (issue #19): the cost of metering. Each reference plugin's first sample runs
+ * Scenario 11: the cost of metering. Each reference plugin's first sample runs
  * in this thread (runCall, no worker hop), the metered module interleaved with the same
  * module compiled without the meter; the guest time overhead is the ratio of the medians.
  */
@@ -421,7 +421,7 @@ async function memory(c: Counts): Promise<ScenarioResult> {
 }
 
 /**
- * Scenario 8, large uploads (issue 14): a 3.8 MB module of 100,000 functions and a 15 MB one
+ * Scenario 8, large uploads: a 3.8 MB module of 100,000 functions and a 15 MB one
  * are checked and compiled on the loader thread. Measured: the longest the main event loop
  * went without a turn while each loaded (a 1 ms interval's largest gap), the load time, and
  * the resident memory the loaded module keeps (after it has run on the worker).
@@ -454,7 +454,7 @@ async function bigModules(sandbox: ReturnType<typeof createSandbox>, gc: () => v
 }
 
 /**
- * Scenario 9 (issue #11): component guests through jco against core guests with the same
+ * Scenario 9: component guests through jco against core guests with the same
  * logic, warm per-call cost and cold start (upload: transpile, check, compile; first call).
  * Pairs: vector-echo as a core module and wrapped as a component (the glue's cost alone),
  * and order-search-limit in AssemblyScript (core) and in JavaScript (componentize-js).
@@ -502,7 +502,7 @@ async function components(c: Counts): Promise<ScenarioResult> {
     return {
       id: 9, title: "component guests (jco): warm per call and cold start, against core guests", latency, values,
       targets: [
-        // jco's glue builds its task machinery and every core instance afresh per call (no memory pool): issue #11 measured about 0.4 ms.
+        // jco's glue builds its task machinery and every core instance afresh per call (no memory pool): about 0.4 ms.
         target("AssemblyScript component p50 - core p50 (glue cost per call)", latency["component-echo"]!.p50 - latency["core-echo"]!.p50, "<=", 1000, "us"),
         target("JS component upload to first result", values.jsComponentUploadToFirstResultMs, "<=", 5000, "ms"),
       ],
@@ -516,7 +516,7 @@ async function components(c: Counts): Promise<ScenarioResult> {
 const NO_CALLER_POLLING: HostOptions = { spin: { caller: 0 } };
 
 /**
- * Scenario 17 (issue 21; scenario 12 until issue 29), the reference: the gateway built
+ * Scenario 17, the reference: the gateway built
  * in-process (no records, in-memory keys, logging off), in front of a fake upstream that answers at once.
  * The upstream and the load generator run in two child processes (gateway-load.ts), so the
  * gateway's process does the gateway's work only. Sequential non-streamed calls, direct to
@@ -630,7 +630,7 @@ const THREE_HOOKS: readonly BenchBinding[] = [
 ];
 
 /**
- * Scenario 12 (issue 29): `sluice serve` as shipped (serve-process.ts) in front of a fake
+ * Scenario 12: `sluice serve` as shipped (serve-process.ts) in front of a fake
  * upstream that answers at once, driven by the official `openai` client from another
  * process: sequential calls interleaved with direct calls to the same upstream, the server
  * process's CPU time per request, an open-loop load at 2,000 requests/s through three guest
@@ -752,7 +752,7 @@ async function startBareProxy(upstream: string, mode?: "promises" | "promises-ho
 }
 
 /**
- * Scenario 16 (issue 29): the streamed twin of 12. The fake upstream streams its answer in
+ * Scenario 16: the streamed twin of 12. The fake upstream streams its answer in
  * 12 pieces 5 ms apart; 100 concurrent streams at a time, direct, through the bare proxy (the
  * floor, as in 12), through `sluice serve` without hooks, and with pii-redact bound at
  * model.chat.chunk and model.chat.after (one extension): when the first text arrives and
@@ -818,7 +818,7 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
   }
 }
 
-/** Scenario 15 (issue 17): `import "sluice"` in fresh Node processes, median and max. */
+/** Scenario 15: `import "sluice"` in fresh Node processes, median and max. */
 async function packageImport(c: Counts): Promise<ScenarioResult> {
   const { importMs, importCpuMs, processMs } = importTimes(Math.max(3, c.coldRepeats * 2));
   const values = {
@@ -842,7 +842,7 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
   return {
     id: 13, title: "shared stores on PostgreSQL beside SQLite: boundary call with records on each, kv per call (worker bridge), guest kv end to end", latency, values,
     targets: [
-      // Issue 29: one statement per phase boundary on PostgreSQL (was a transaction of four to six, +3.6 ms).
+      // One statement per phase boundary on PostgreSQL (a transaction of four to six costs +3.6 ms).
       target("boundary call (one guest hook) with records on PostgreSQL: added p50 over no records", values.recordsAddedPostgresUs!, "<=", 1000, "us"),
       target("boundary call (one guest hook) with records on SQLite: added p50 over no records", values.recordsAddedSqliteUs!, "<=", 300, "us"),
       target("kv get from a worker, PostgreSQL bridge, p50", values.kvGetPostgresUs!, "<=", 1000, "us"),
@@ -851,7 +851,7 @@ async function sharedStores(c: Counts): Promise<ScenarioResult> {
   };
 }
 /**
- * Scenario 18 (issue #30): fuel prices what it buys. The costliest unit of each kind of work
+ * Scenario 18: fuel prices what it buys. The costliest unit of each kind of work
  * (fuel-prices.ts), repeated at the default budget: each must end GUEST_FUEL_EXHAUSTED (or,
  * for a caught abort or host trap, its own code at once) within twice the documented time of
  * a default budget, on a worker that is never replaced; and so must each one's first call on
@@ -880,7 +880,7 @@ async function fuelPrices(c: Counts): Promise<ScenarioResult> {
 }
 
 /**
- * Scenario 19 (issue #30, item 3): decoding and checking a reply is the host's work. A guest
+ * Scenario 19: decoding and checking a reply is the host's work. A guest
  * that returns 25,000 `replace` operations is refused PATCH_INVALID naming the documented
  * maximum, one at that maximum is applied; each reply answers within 20 ms and the same
  * worker serves the next call (patch-limit.ts).

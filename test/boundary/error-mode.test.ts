@@ -1,4 +1,4 @@
-// Issue 17: errorMode "original" hands the wrapped call's own error back to the caller (a
+// errorMode "original" hands the wrapped call's own error back to the caller (a
 // framework's retry logic then sees its own error class), while the host still records
 // the failure: error and finally stages, facts in the record, OPERATION_FAILED events.
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Issue 17 §1–2: guests built for ABI 1.0 keep working, unchanged, on the 1.1 chat shapes,
+// Guests built for ABI 1.0 keep working, unchanged, on the 1.1 chat shapes,
 // and still scan every text (abi/README.md §4.4). The reference plugins pii-redact and
 // prompt-guard are built against the 1.0 SDK (marker sluice_abi_v1_0); they run here on
 // content parts, reasoning and refusal text, streamed and not.

@@ -1,6 +1,6 @@
 // A service's model call that returns something that is not a chat answer gets a result
 // with MODEL_OUTPUT_INVALID naming the field, never a TypeError thrown out of host.chat or
-// host.chatStream (issue 17: no boundary call ever throws). Fields the host does not read
+// host.chatStream (no boundary call ever throws). Fields the host does not read
 // pass through untouched.
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost } from "../../host/index.js";

@@ -1,4 +1,4 @@
-// Issue 17: no boundary call ever throws or rejects. Whatever a caller (or a model, tool
+// No boundary call ever throws or rejects. Whatever a caller (or a model, tool
 // or embedder it wraps) hands in — non-objects, cyclic objects, getters and proxies that
 // throw, BigInt, symbols, functions, huge numbers, schemas that do not compile — every
 // entry settles with a result whose error carries a catalogue code.

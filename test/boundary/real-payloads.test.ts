@@ -1,4 +1,4 @@
-// Issue 17 §1: real payloads pass through. What agent frameworks send (content parts,
+// Real payloads pass through. What agent frameworks send (content parts,
 // refusals, reasoning, provider options, usage details) reaches the model and comes back
 // to the caller exactly as it was when no hook is bound; hooks see the declared view and
 // can change only what a point declares.

@@ -1,4 +1,4 @@
-// Tool schemas of every draft frameworks send (issue 17, "Tool schemas of every draft"):
+// Tool schemas of every draft frameworks send:
 // the AI SDK, the Agents SDK and MCP mark zod's output draft-07; no $schema means 2020-12.
 // A schema the host cannot read is a PAYLOAD_INVALID result, never a throw.
 import { afterAll, describe, expect, it } from "vitest";

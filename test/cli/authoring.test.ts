@@ -201,7 +201,7 @@ describe("bindings and releases", () => {
   });
 });
 
-describe("sluice deploy checks everything before it stores anything (issue 31)", () => {
+describe("sluice deploy checks everything before it stores anything", () => {
   it("a binding config in hook.yaml that its config_schema refuses stops deploy and test before anything is stored, naming hook.yaml", async () => {
     const s = await server();
     const dir = plugin();

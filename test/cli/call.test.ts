@@ -1,6 +1,6 @@
 /**
  * `sluice call` (POST /api/v1/call): a deployed hook seen acting on the live release, through
- * the server's real pipeline with a test executor, recorded as a test call (issue 31).
+ * the server's real pipeline with a test executor, recorded as a test call.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

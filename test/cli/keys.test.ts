@@ -1,4 +1,4 @@
-/** `sluice keys create/list/revoke`: the gateway's API keys from the CLI (issue 31). */
+/** `sluice keys create/list/revoke`: the gateway's API keys from the CLI. */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer } from "../../host/api/server.js";

@@ -1,5 +1,5 @@
 /**
- * One token story (issue 31): `sluice serve` writes its generated token once and keeps it
+ * One token story: `sluice serve` writes its generated token once and keeps it
  * across restarts; a second server that cannot listen changes nothing on disk and says
  * which flag to change; clients read SLUICE_TOKEN, SLUICE_TOKEN_FILE and the default file,
  * and an auth failure names where they looked.

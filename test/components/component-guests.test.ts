@@ -1,4 +1,4 @@
-// Component guests (issue #11): upload -> bind -> call, the same limits and error codes as
+// Component guests: upload -> bind -> call, the same limits and error codes as
 // core guests, and refusal at upload of any import the manifest did not grant.
 import { readFileSync } from "node:fs";
 import path from "node:path";

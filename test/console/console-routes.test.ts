@@ -1,5 +1,5 @@
 /**
- * Issue 33: what /console adds to the management API, checked without a browser: its files
+ * What /console adds to the management API, checked without a browser: its files
  * are served without the token under a strict CSP while every API route still wants it;
  * the Host and Origin guards still run in front of the files; the failed-auth limit is not
  * spent by loading the page; the release diff, the histogram quantiles and the fleet route.

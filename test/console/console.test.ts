@@ -1,5 +1,5 @@
 /**
- * Issue 33: the operator console in a real browser (Debian's Chromium, headless) against a
+ * The operator console in a real browser (Debian's Chromium, headless) against a
  * real `sluice serve` on SQLite, walking an operator's tasks: a wrong token, sign in, r1
  * active, publish r2 and read its diff, activate it, disable an extension and see the next
  * operation skip it, a trapping plugin quarantined and lifted, the failed operation opened,

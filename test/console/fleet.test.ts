@@ -1,5 +1,5 @@
 /**
- * Issue 33: the console against a PostgreSQL fleet of two `sluice serve` processes: the
+ * The console against a PostgreSQL fleet of two `sluice serve` processes: the
  * overview of one host lists both, each with the revision it serves, and follows an
  * activation made through the other. Needs `npm run build` and the run's PostgreSQL.
  */

@@ -1,5 +1,5 @@
 /**
- * The pipeline's guarantees on every path (issue 15): platform rules have the last word,
+ * The pipeline's guarantees on every path: platform rules have the last word,
  * pairs belong to bindings, streams keep the after semantics, messages stay valid, facts
  * are exact, and the tool boundary says what it did. Every case runs twice: against the
  * WebAssembly contract guest and against its in-process twin.

@@ -10,6 +10,7 @@ import type { ToolCall } from "../../host/boundary/tool.js";
 import type { ChatRequest, ChatResponse } from "../../host/boundary/chat.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { twin } from "./twin.js";
+import { until } from "../helpers/until.js";
 
 let host: Host;
 let revision = 0;
@@ -347,8 +348,9 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
 
     it("an operation in flight finishes on the release it started with", async () => {
       bind([{ id: "v1", point: "tool.after", config: { mode: "append", tag: "1" } }]);
-      const started = host.tool(ctx, search(), async () => { await new Promise((r) => setTimeout(r, 30)); return "r"; });
-      await new Promise((r) => setTimeout(r, 5));
+      let running = false;
+      const started = host.tool(ctx, search(), async () => { running = true; await new Promise((r) => setTimeout(r, 30)); return "r"; });
+      await until(() => running);
       const newer = bind([{ id: "v2", point: "tool.after", config: { mode: "append", tag: "2" } }]);
       const r = await started;
       expect(r.ok && r.output.view).toBe("r1");

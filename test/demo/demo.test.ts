@@ -20,7 +20,7 @@ describe("the demo agent (the main job)", () => {
     const trace = lines.join("\n");
     for (const decision of ["patch_input", "short_circuit", "reject", "redact"]) expect(trace).toContain(decision);
     expect(trace).toMatch(/Management API: http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
-    // The console of the same server (issue 33).
+    // The console of the same server.
     expect(trace).toMatch(/Operator console: http:\/\/127\.0\.0\.1:\d+\/console\//);
   });
 });

@@ -13,6 +13,12 @@ const unhandled: unknown[] = [];
 const record = (reason: unknown): void => { unhandled.push(reason); };
 afterEach(() => { process.off("unhandledRejection", record); unhandled.length = 0; });
 
+/**
+ * Resolves after Node has reported this turn's unhandled rejections: it does so once the
+ * microtask queue drains, before the event loop's next phase runs (an immediate).
+ */
+const afterRejectionsReported = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** A promise the test rejects when it chooses. */
 function pending(): { promise: Promise<never>; fail: (err: Error) => void } {
   let fail!: (err: Error) => void;
@@ -29,7 +35,7 @@ describe("abortable", () => {
     const work = pending();
     await expect(abortable(work.promise, controller.signal)).rejects.toBe(gone);
     work.fail(new Error("the upstream request was aborted"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await afterRejectionsReported();
     expect(unhandled).toEqual([]);
   });
 
@@ -41,7 +47,7 @@ describe("abortable", () => {
     controller.abort(new Error("cancelled"));
     await expect(settled).rejects.toThrow("cancelled");
     work.fail(new Error("the upstream request was aborted"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await afterRejectionsReported();
     expect(unhandled).toEqual([]);
   });
 

@@ -149,7 +149,7 @@ describe("events the host emits", () => {
       [served.facts.operationId, false, "action", "short_circuited", false, "stop", 0, { input_tokens: 0, output_tokens: 0 }],
     ]);
     expect(chats[2]).toMatchObject({ short_circuited_by: "cache", real_status: "not_started", attempts: 0, model: "m1", host_id: host.id, space_id: "space-a", run_id: "r1" });
-    // Keyed with the deployment secret, as records are (issue 16).
+    // Keyed with the deployment secret, as records are.
     expect(chats[0]!.content_sha256).toBe(host.digestOf("hello"));
     for (const c of chats) expect(c).not.toHaveProperty("content");
     expect(ofType(list, "model.embedding.completed")).toEqual([expect.objectContaining({

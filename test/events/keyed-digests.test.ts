@@ -1,6 +1,6 @@
 /**
  * The digests events carry (`parameters_sha256`, `result_sha256`, `content_sha256`) are the
- * host's keyed digests, as records' are (issue 16): a 4-digit PIN in a tool's arguments
+ * host's keyed digests, as records' are: a 4-digit PIN in a tool's arguments
  * cannot be found by hashing every candidate, and an auditor with the key can check one.
  */
 import { createHash } from "node:crypto";

@@ -8,6 +8,7 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logOptions } from "../../host/api/log-options.js";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
+import { until } from "../helpers/until.js";
 
 let gw: GatewayUnderTest;
 const lines: Record<string, unknown>[] = [];
@@ -28,7 +29,6 @@ function dropped(body: Record<string, unknown>, ms: number): Promise<void> {
   });
 }
 
-const until = async (ok: () => boolean): Promise<void> => { for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 20)); };
 
 describe("a request whose client goes away", () => {
   it("gets one access line, 'request aborted', with its time and no status, streamed or not", async () => {

@@ -1,5 +1,5 @@
 /**
- * A burst of new connections while the event loop is busy (issue 29's 1,000 clients): the
+ * A burst of new connections while the event loop is busy (1,000 clients): the
  * kernel holds them in the listening socket's accept queue until the server takes them. Node
  * asks for a queue of 511 unless told otherwise; past it the kernel drops SYNs, which clients
  * send again only a second later. The servers ask for their connection cap (clamped by the

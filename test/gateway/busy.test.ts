@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, type Host } from "../../host/index.js";
 import { createGateway, GatewayKeys } from "../../host/gateway/index.js";
 import { BACKSTOP_FUEL, fixture } from "../helpers/fixtures.js";
+import { callsHeld } from "../helpers/lanes.js";
+import { until } from "../helpers/until.js";
 import { startStubUpstream, type StubUpstream } from "./upstream-stub.js";
 
 let host: Host;
@@ -44,9 +46,9 @@ describe("a gateway over its executor's cap", () => {
     // One call runs (the loop, until its 400 ms limit), one waits on the worker behind it; the queue holds none.
     let runningDone = false;
     const first = chat().then((r) => { runningDone = true; return r; });
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => callsHeld(host.sandbox) === 1);
     const second = chat();
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => callsHeld(host.sandbox) === 2);
     const res = await chat();
     // Refused without waiting for the running call to end.
     expect(runningDone).toBe(false);

@@ -137,7 +137,7 @@ describe("gateway chat completions", () => {
   });
 });
 
-describe("gateway chat completions: reasoning text (issue 17)", () => {
+describe("gateway chat completions: reasoning text", () => {
   it("relays the upstream's reasoning through the chunk hooks: a redacting chunk hook changes what the client gets, streamed and not", async () => {
     gw.host.registerHook("no-greets", (req) => {
       const delta = String((req.payload as { delta?: unknown }).delta ?? "");
@@ -177,7 +177,7 @@ describe("gateway chat completions: the token limit", () => {
   });
 });
 
-describe("gateway chat completions: real bodies pass through (issue 17)", () => {
+describe("gateway chat completions: real bodies pass through", () => {
   it("forwards what the AI SDK sends (content parts, file and audio parts, provider options) unchanged, and shows the hooks the parts", async () => {
     const { AI_SDK } = await import("../fixtures/payloads/frameworks.js");
     const { params, tools, ...rest } = structuredClone(AI_SDK.request) as Record<string, any>;

@@ -1,5 +1,5 @@
 /**
- * More clients than the connection cap (issue 29): each gets its answer or a 503 it can
+ * More clients than the connection cap: each gets its answer or a 503 it can
  * retry on (retry-after), never a reset socket, and the official client's retries turn every
  * 503 into an answer.
  */

@@ -17,6 +17,7 @@ import { tempDir } from "../registry/fixtures.js";
 import { cleanEnv, MAIN, stop, waitFor } from "../cli/run-cli.js";
 import { answerOf, startStubUpstream, type StubUpstream } from "./upstream-stub.js";
 import { connectionsWithin, descriptorLimit } from "../../host/http/server-limits.js";
+import { until } from "../helpers/until.js";
 
 const TOKEN = "descriptor-test-token-0123456789abcdefgh";
 const LIMIT = 1024;
@@ -81,14 +82,11 @@ const kind = (o: Outcome): string => ("error" in o ? `socket ${o.error}` : o.sta
 async function holdMany(gateway: string, key: string, stay: number, waitMs = 20_000): Promise<{ answered: string[]; requests: ClientRequest[]; all: Promise<string[]> }> {
   const requests: ClientRequest[] = [];
   const answered: string[] = [];
-  let wake: () => void = () => {};
-  const enough = new Promise<void>((resolve) => { wake = resolve; });
   const all = Promise.all(Array.from({ length: HELD }, (_, i) => ask(gateway, key, i, `[hang] held ${i}`, (r) => requests.push(r)).then((o) => {
     answered.push(kind(o));
-    if (answered.length >= HELD - stay) wake();
     return kind(o);
   })));
-  await Promise.race([enough, new Promise((resolve) => setTimeout(resolve, waitMs))]);
+  await until(() => answered.length >= HELD - stay, waitMs);
   return { answered, requests, all };
 }
 
@@ -109,10 +107,8 @@ describe("sluice serve under a file-descriptor limit of 1,024", () => {
       for (const r of held.requests) r.destroy();
       await held.all;
       let after = "";
-      for (let tries = 0; tries < 50 && after !== "200 right"; tries++) {
-        after = kind(await ask(s.gateway, s.key, tries, `after ${tries}`));
-        if (after !== "200 right") await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      let tries = 0;
+      await until(async () => { after = kind(await ask(s.gateway, s.key, tries, `after ${tries++}`)); return after === "200 right"; }, 5_000);
       expect(after, `exit ${s.child.exitCode} ${s.child.signalCode}: ${s.stderr().split("\n").filter((l) => !l.includes("\"level\":30")).slice(-60).join("\n")}`).toBe("200 right");
     } finally {
       await stop(s.child);
@@ -129,7 +125,7 @@ describe("sluice serve under a file-descriptor limit of 1,024", () => {
     try {
       await waitFor(child, /sluice listening on \S+/);
       // Its log line, written before the line above, may be read after it.
-      for (let i = 0; i < 40 && !stderr.includes('"event":"api.listening"'); i++) await new Promise((r) => setTimeout(r, 50));
+      await until(() => stderr.includes('"event":"api.listening"'), 2_000);
       expect(stderr).toContain('"event":"api.listening"');
       expect(stderr).not.toContain("connections.limited");
     } finally {

@@ -9,6 +9,7 @@ import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
+import { until } from "../helpers/until.js";
 
 const KEEP_ALIVE_MS = 60_000;
 const running: GatewayUnderTest[] = [];
@@ -47,7 +48,7 @@ describe("a gateway shutting down", () => {
     const conn = open(gw);
     const calls = gw.stub.chatCalls;
     conn.socket.write(request("[slow] running at the close", gw.key.key));
-    while (gw.stub.chatCalls === calls) await new Promise((r) => setTimeout(r, 5));
+    await until(() => gw.stub.chatCalls > calls);
     const closed = gw.app.close();
     expect(await within(conn.closedByServer)).toBe("done");
     expect(await within(closed)).toBe("done");
@@ -62,7 +63,7 @@ describe("a gateway shutting down", () => {
     const conn = open(gw);
     // One chunk, then the upstream goes silent until the gateway's upstream timeout (300 ms) ends the stream.
     conn.socket.write(request("[stall]", gw.key.key, true));
-    while (!conn.received().includes("data: ")) await new Promise((r) => setTimeout(r, 5));
+    await until(() => conn.received().includes("data: "));
     expect(conn.received()).toMatch(/\r\nconnection: keep-alive\r\n/i);
     const closed = gw.app.close();
     expect(await within(conn.closedByServer)).toBe("done");

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
+import { until } from "../helpers/until.js";
 
 let gw: GatewayUnderTest;
 beforeAll(async () => { gw = await startGateway({ timeoutMs: 300 }); });
@@ -9,10 +10,6 @@ afterAll(() => gw.close());
 
 const ask = (content: string, stream = false, client = gw.client) => client.chat.completions.create({ model: "m1", messages: [{ role: "user", content }], stream });
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e) => e);
-const until = async (check: () => boolean, ms = 2_000) => {
-  for (const t0 = Date.now(); !check() && Date.now() - t0 < ms;) await new Promise((r) => setTimeout(r, 10));
-  return check();
-};
 
 describe("gateway failures", () => {
   it("refuses a missing, unknown or revoked key with 401 GATEWAY_KEY_INVALID before calling anything", async () => {

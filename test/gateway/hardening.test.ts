@@ -1,4 +1,4 @@
-/** The gateway against a hostile upstream and malformed clients (issue 16). */
+/** The gateway against a hostile upstream and malformed clients. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
 

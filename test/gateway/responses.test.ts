@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { answerOf, REASONING, TOOL_ARGUMENTS } from "./upstream-stub.js";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
+import { until } from "../helpers/until.js";
 
 let gw: GatewayUnderTest;
 const seen: RequestEnvelope[] = [];
@@ -21,10 +22,6 @@ async function collect(stream: AsyncIterable<Event>) {
   const completed = events.at(-1)?.type === "response.completed" || events.at(-1)?.type === "response.incomplete" ? (events.at(-1) as OpenAI.Responses.ResponseCompletedEvent).response : undefined;
   return { events, text, completed, types: events.map((e) => e.type) };
 }
-const until = async (check: () => boolean, ms = 2_000) => {
-  for (const t0 = Date.now(); !check() && Date.now() - t0 < ms;) await new Promise((r) => setTimeout(r, 5));
-  return check();
-};
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e) => e);
 const stream = (input: OpenAI.Responses.ResponseCreateParams["input"], more: Partial<OpenAI.Responses.ResponseCreateParamsStreaming> = {}) =>
   gw.client.responses.create({ model: "m1", input, stream: true, ...more });

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "./fixtures.js";
+import { until } from "./until.js";
 
 export interface Child { process: ChildProcess; stderr: () => string; exited: Promise<number | null> }
 
@@ -43,11 +44,7 @@ export function writeWhole(path: string, text: string): void {
 
 /** Resolves once every file exists in `dir`; rejects after `timeoutMs`, naming the missing ones and the children's stderr. */
 export async function filesAppear(dir: string, files: readonly string[], children: readonly Child[] = [], timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const missing = files.filter((f) => !existsSync(join(dir, f)));
-    if (missing.length === 0) return;
-    if (Date.now() > until) throw new Error(`never appeared in ${dir}: ${missing.join(", ")}; children said: ${children.map((c) => c.stderr()).join("\n")}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  if (await until(() => files.every((f) => existsSync(join(dir, f))), timeoutMs)) return;
+  const missing = files.filter((f) => !existsSync(join(dir, f)));
+  throw new Error(`never appeared in ${dir}: ${missing.join(", ")}; children said: ${children.map((c) => c.stderr()).join("\n")}`);
 }

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { until } from "./until.js";
 
 export const FLEET_TOKEN = "multihost-test-token-0123456789abcdefghij";
 /** The repository root, from test/helpers (vitest) or dist/test/helpers (npm run bench). */
@@ -153,16 +154,15 @@ export async function switchDelays(hosts: readonly HostProcess[], revision: numb
 export async function untilAllServe(hosts: readonly HostProcess[], revision: number, since: number, timeoutMs = 5000): Promise<number> {
   const done = new Set<number>();
   let last = 0;
-  while (done.size < hosts.length) {
-    const now = performance.now();
-    if (now - since > timeoutMs) {
-      const statuses = await Promise.all(hosts.map((h) => h.status()));
-      throw new Error(`after ${Math.round(now - since)} ms not every host serves revision ${revision}: ${JSON.stringify(statuses)}`);
-    }
+  const allServe = async (): Promise<boolean> => {
     await Promise.all(hosts.filter((h) => !done.has(h.index)).map(async (h) => {
       if ((await h.status()).serving_revision === revision) { done.add(h.index); last = performance.now() - since; }
     }));
-    if (done.size < hosts.length) await new Promise((resolve) => setTimeout(resolve, 10));
+    return done.size === hosts.length;
+  };
+  if (!(await until(allServe, Math.max(0, timeoutMs - (performance.now() - since))))) {
+    const statuses = await Promise.all(hosts.map((h) => h.status()));
+    throw new Error(`after ${Math.round(performance.now() - since)} ms not every host serves revision ${revision}: ${JSON.stringify(statuses)}`);
   }
   return last;
 }

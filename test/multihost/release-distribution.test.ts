@@ -1,5 +1,5 @@
 /**
- * Issue 18's deployment: three `sluice serve` processes on one database behave as one.
+ * Several hosts on one database: three `sluice serve` processes on one database behave as one.
  * A release activated (or rolled back) through one host is served by the two others within
  * a second, as each one's GET /api/v1/status reports; a host that cannot load the new
  * release keeps serving the previous one and reports why. Needs `npm run build`.

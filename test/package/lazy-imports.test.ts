@@ -1,6 +1,6 @@
 /**
  * `import "sluice"` in a service that only runs hooks must not load the authors' toolchain,
- * SQLite, Ajv or prom-client (issue 17): each loads when first used. A fresh Node process
+ * SQLite, Ajv or prom-client: each loads when first used. A fresh Node process
  * logs every module its loaders resolved (ESM through a resolve hook, CommonJS from
  * require's cache), so the test sees what an import really pulled in.
  */

@@ -1,5 +1,5 @@
 /**
- * The package as a consumer gets it (issue 17): `npm pack`, installed into an empty project
+ * The package as a consumer gets it: `npm pack`, installed into an empty project
  * from the local npm cache (`--prefer-offline`: `npm ci` filled it with every tarball; the
  * registry is asked only for metadata the cache lacks), then the author commands run
  * through `npx`. The

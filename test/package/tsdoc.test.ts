@@ -1,6 +1,6 @@
 /**
  * Every export of every package entry point (the `exports` map of package.json) carries a
- * TSDoc comment on its declaration, so an editor shows it to a service author (issue 17).
+ * TSDoc comment on its declaration, so an editor shows it to a service author.
  * Read with the TypeScript compiler from the sources each entry is built from.
  */
 import { readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The reference redaction bindings on a stream (issue 29 item 3): pii-redact bound at
+ * The reference redaction bindings on a stream: pii-redact bound at
  * model.chat.chunk and model.chat.after, loaded from its hook.yaml (which declares
  * `stream_rewrite: chunk`), streams as it comes, and no byte of an address leaves.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #8 end to end: a real host process is SIGKILLed between the real call and the end
+ * Records and resume end to end: a real host process is SIGKILLed between the real call and the end
  * of its after chain; a new host on the same database resumes it. The tool's (or model's)
  * own counter must read 1, and the output must be what an uninterrupted run gives.
  */
@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDigester, createHost, openSqliteRecords, type Host, type OperationStore } from "../../host/index.js";
 import { fixture, repoRoot } from "../helpers/fixtures.js";
 import { answer, call, calls, ctx, DIGEST_SECRET, MARKER, release, request, TOOL_RESULT, type Scenario } from "./scenarios.js";
+import { until } from "../helpers/until.js";
 
 const open: { host: Host; records: OperationStore; dir: string }[] = [];
 afterEach(async () => {
@@ -26,8 +27,7 @@ async function runChild(scenario: Scenario, file: "paused" | "calls" | null): Pr
   child.stderr.on("data", (d) => { stderr += String(d); });
   const exited = once(child, "exit");
   if (file) {
-    const until = Date.now() + 20_000;
-    while (!existsSync(join(dir, file)) && child.exitCode === null && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await until(() => existsSync(join(dir, file)) || child.exitCode !== null, 20_000);
     expect(existsSync(join(dir, file)), `child never wrote ${file}: ${stderr}`).toBe(true);
     child.kill("SIGKILL");
     const [, signal] = await exited;

@@ -1,5 +1,5 @@
 /**
- * Operations across hosts sharing one records database (issue 18), with real processes on
+ * Operations across hosts sharing one records database, with real processes on
  * one SQLite file and on one PostgreSQL database: an operation cut off on host A is resumed
  * by exactly one of two other hosts, the tool having run once; recovery on start-up never
  * touches a live peer's running operation, and takes it once that peer is gone.
@@ -14,6 +14,7 @@ import { createHost } from "../../host/index.js";
 import { filesAppear, runCompiled, type Child } from "../helpers/child.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
 import { calls, DIGEST_SECRET, openRecordsAt, TOOL_RESULT } from "./scenarios.js";
+import { until } from "../helpers/until.js";
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => { for (const f of cleanup.splice(0).reverse()) await f(); });
@@ -90,8 +91,9 @@ describe.each(ENGINES)("operations across hosts on one records database ($name)"
     expect(await records.get(operationId)).toMatchObject({ phase: "operation", realStatus: "running", owner: "host-a" });
 
     await killed(a);
-    await new Promise((r) => setTimeout(r, leaseWait));
-    expect(await b.recover()).toEqual([operationId]);
+    let recovered: string[] = [];
+    await until(async () => (recovered = await b.recover()).length > 0, leaseWait + 15_000);
+    expect(recovered).toEqual([operationId]);
     expect(await records.get(operationId)).toMatchObject({ realStatus: "unknown", owner: null });
     expect(calls(dir)).toBe(1);
   }, 120_000);

@@ -1,5 +1,5 @@
 /**
- * What the records keep at rest (issue 16): real results only while their operation can
+ * What the records keep at rest: real results only while their operation can
  * resume, and digests nobody can reverse by trying every short value.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -9,6 +9,7 @@ import { createHost, createMemoryRecords, digestOf, openSqliteRecords, type Host
 import { Registry } from "../../host/registry/registry.js";
 import { tempDir } from "../registry/fixtures.js";
 import { call, ctx } from "./scenarios.js";
+import { until } from "../helpers/until.js";
 
 const CANARY = "CANARY-real-result-7f3a9c";
 const open: { host?: Host; records?: OperationStore }[] = [];
@@ -69,8 +70,7 @@ describe("real results at rest", () => {
     failAfter(true);
     const r = await host.tool(ctx, call, async () => ({ answer: CANARY }));
     expect(await records.result(r.facts.operationId)).toBeDefined();
-    const until = Date.now() + 5_000;
-    while (await records.result(r.facts.operationId) !== undefined && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(async () => await records.result(r.facts.operationId) === undefined, 5_000);
     expect(await records.result(r.facts.operationId)).toBeUndefined();
   });
 

@@ -1,7 +1,7 @@
 /**
- * Records on PostgreSQL: each phase boundary is one round trip (issue 29). Before, an update
- * was a transaction of four to six statements (BEGIN, SELECT … FOR UPDATE, UPDATE, the
- * result, COMMIT), each a round trip to the database, 3.6 ms per boundary call.
+ * Records on PostgreSQL: each phase boundary is one round trip, not a transaction of four
+ * to six statements (BEGIN, SELECT … FOR UPDATE, UPDATE, the result, COMMIT), each a round
+ * trip to the database, which cost 3.6 ms per boundary call.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { openPostgresStores, type PostgresStores } from "../../host/registry/postgres-stores.js";

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, createMemoryPayloads, createMemoryRecords, SluiceError, type Host, type OperationStore } from "../../host/index.js";
 import { fixture } from "../helpers/fixtures.js";
 import { call, ctx, MARKER, TOOL_RESULT } from "./scenarios.js";
+import { until } from "../helpers/until.js";
 
 const guest = "contract@1.0.0";
 let records: OperationStore;
@@ -10,13 +11,14 @@ let payloads: ReturnType<typeof createMemoryPayloads>;
 let host: Host;
 let revision = 0;
 let tag = "";
+let waitingForAbort = 0;
 beforeAll(async () => {
   records = createMemoryRecords();
   payloads = createMemoryPayloads({ retentionMs: 60_000 });
   host = createHost({ workers: 1, records, payloads });
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("tag", () => ({ kind: "patch_output", patch: [{ op: "replace", path: "/view", value: `${TOOL_RESULT}${tag}` }] }));
-  host.registerHook("wait-for-abort", (_req, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))));
+  host.registerHook("wait-for-abort", (_req, { signal }) => { waitingForAbort++; return new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))); });
 });
 afterAll(() => host.close());
 
@@ -63,7 +65,8 @@ describe("resume", () => {
     activate([{ id: "slow", hookRef: "wait-for-abort", point: "tool.after", timeoutMs: 30_000 }]);
     let calls = 0;
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    const waiting = waitingForAbort;
+    void until(() => waitingForAbort > waiting).then(() => controller.abort());
     const first = await host.tool({ ...ctx, signal: controller.signal }, call, async () => { calls++; return TOOL_RESULT; });
     const id = first.facts.operationId;
     expect(!first.ok && first.error.code).toBe("CALL_CANCELLED");
@@ -110,7 +113,7 @@ describe("resume", () => {
     const r = await h.tool(ctx, call, async () => TOOL_RESULT);
     expect(r.ok).toBe(true);
     expect(h.records).toBeUndefined();
-    // A boundary call never throws (issue 17): the missing store is a returned CONFIG_INVALID.
+    // A boundary call never throws: the missing store is a returned CONFIG_INVALID.
     const resumed = await h.resume(r.facts.operationId);
     expect(!resumed.ok && resumed.error.code).toBe("CONFIG_INVALID");
     await h.close();

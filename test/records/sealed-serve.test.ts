@@ -1,5 +1,5 @@
 /**
- * Issue 30 item 4, as an operator runs it: `sluice serve` with the gateway and the payload
+ * Content sealed at rest, as an operator runs it: `sluice serve` with the gateway and the payload
  * store, a tool result carrying a secret, and an after hook that fails (fail-closed) so the
  * operation stays resumable with its real result stored. Every file of the data folder
  * (the -wal and -shm files included) and every row of the PostgreSQL database hold the

@@ -1,5 +1,5 @@
 /**
- * One damaged record does not take the operations list down (issue 30): `GET
+ * One damaged record does not take the operations list down: `GET
  * /api/v1/operations` answers every record that opens and names the damaged one under
  * `unreadable` by its id and code, never its content; reading that one alone is a clear
  * RECORD_UNREADABLE naming it.

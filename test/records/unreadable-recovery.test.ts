@@ -1,5 +1,5 @@
 /**
- * Bad input loses nothing else (issue 30): one unfinished operation whose sealed record was
+ * Bad input loses nothing else: one unfinished operation whose sealed record was
  * changed at rest does not stop start-up recovery. Every other operation is recovered (the
  * running one becomes unknown, the resumable one resumes), the damaged one is reported by
  * its id with RECORD_UNREADABLE and no content, is left exactly as it was, and resuming it

@@ -10,6 +10,7 @@ import { WAL_LIMIT_BYTES } from "../../host/records/sqlite-wal-thread.js";
 import { tempFile } from "../helpers/store-engines.js";
 import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
 import { runToExit } from "../helpers/child.js";
+import { until } from "../helpers/until.js";
 
 const record = operationRecord;
 const RESULT = STORED_RESULT;
@@ -25,8 +26,7 @@ it("truncates the WAL soon after a finished operation's result is deleted, while
     await store.update(`op-${i}`, { phase: "finished", owner: null });
   }
   expect(walBytes(file)).toBeGreaterThan(0);
-  const until = Date.now() + 10_000;
-  while (walBytes(file) > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  await until(() => walBytes(file) === 0, 10_000);
   expect(walBytes(file)).toBe(0);
   expect(await store.result("op-3")).toBeUndefined();
   // Writes go on after (and during) the thread's truncation.

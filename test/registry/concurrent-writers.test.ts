@@ -1,5 +1,5 @@
 /**
- * Two processes writing one registry database at once (issue 18), on one SQLite file and on
+ * Two processes writing one registry database at once, on one SQLite file and on
  * one PostgreSQL database: every publish gets its
  * own revision, numbered without gaps, and one plugin version inserted with two different
  * codes is stored once, the other writer getting VERSION_CONFLICT.

@@ -1,4 +1,4 @@
-/** Author-written config schemas cannot stall the process or crash the check (issue 16). */
+/** Author-written config schemas cannot stall the process or crash the check. */
 import { describe, expect, it } from "vitest";
 import { checkConfig, compileConfigSchema } from "../../host/registry/config-schema.js";
 import { parseManifest } from "../../host/registry/manifest.js";

@@ -1,7 +1,7 @@
 /**
  * Registry.deploy (POST /api/v1/deploy): upload, bind, publish and activate as one step,
  * every binding checked first, nothing stored when any step fails; hook.yaml's bindings
- * are not part of the locked version (issue 31).
+ * are not part of the locked version.
  */
 import { readdirSync } from "node:fs";
 import path from "node:path";

@@ -1,4 +1,4 @@
-/** A dry run never meets a tenant's key-value data (issue 16). */
+/** A dry run never meets a tenant's key-value data. */
 import { afterEach, describe, expect, it } from "vitest";
 import { Registry } from "../../host/registry/registry.js";
 import { fixture, manifestYaml, tempDir, toolCall, toolPayload } from "./fixtures.js";

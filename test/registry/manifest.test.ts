@@ -14,7 +14,7 @@ function refused(text: string): string {
 }
 
 describe("parseManifest", () => {
-  it("reports an unclosed quote at the line and column where it opens, not at the end of the file (issue 31)", () => {
+  it("reports an unclosed quote at the line and column where it opens, not at the end of the file", () => {
     const text = manifestYaml().replace("version: 1.0.0", 'version: "1.0.0');
     const line = text.split("\n").findIndex((l) => l.startsWith("version:")) + 1;
     let err: unknown;

@@ -11,6 +11,7 @@ import { watchQuarantine } from "../../host/reliability/postgres-quarantine-stor
 import type { BindingSpec } from "../../host/registry/records.js";
 import type { OperationRecord } from "../../host/records/types.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
+import { until } from "../helpers/until.js";
 
 let hosts: PostgresStores[];
 beforeAll(async () => {
@@ -90,7 +91,7 @@ describe("PostgreSQL notifications between hosts", () => {
       await hosts[0]!.registry.activate(release.revision, "activate", () => {});
       // However long a loaded machine takes to deliver them (a fixed second is not always
       // enough); then a little longer, for a notification that should not come.
-      await waitFor(() => seen.length >= 3);
+      expect(await until(() => seen.length >= 3)).toBe(true);
       await new Promise((r) => setTimeout(r, 50));
       expect(seen.sort()).toEqual([0, 1, 2]);
     } finally {
@@ -104,22 +105,13 @@ describe("PostgreSQL notifications between hosts", () => {
     try {
       const entry = { ref: "flaky@1.0.0", since: Date.now(), until: null, failures: 5, lastError: { code: "GUEST_TRAP" as const, message: "trap" } };
       await hosts[0]!.quarantine.put(entry);
-      await waitFor(() => changes.length === 1);
+      expect(await until(() => changes.length === 1)).toBe(true);
       expect((await hosts[3]!.quarantine.list(Date.now())).map((e) => e.ref)).toEqual(["flaky@1.0.0"]);
       await hosts[1]!.quarantine.lift("flaky@1.0.0");
-      await waitFor(() => changes.length === 2);
+      expect(await until(() => changes.length === 2)).toBe(true);
       expect(await hosts[3]!.quarantine.list(Date.now())).toEqual([]);
     } finally {
       await stop();
     }
   });
 });
-
-/** Generous: a loaded machine can take seconds to deliver a notification; only one that never comes must fail. */
-async function waitFor(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("not notified in time");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

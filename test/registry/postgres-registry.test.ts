@@ -10,6 +10,7 @@ import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { Registry } from "../../host/registry/registry.js";
 import { pluginWasm } from "../helpers/fixtures.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
+import { until } from "../helpers/until.js";
 import { fixture, manifestYaml, tempDir, toolCall } from "./fixtures.js";
 
 const LIMIT_MANIFEST = readFileSync(new URL("../../plugins/order-search-limit/hook.yaml", import.meta.url), "utf8");
@@ -72,17 +73,10 @@ describe("Registry on PostgreSQL", () => {
     // Five guest faults in the window (the default threshold) quarantine it on a.
     for (let i = 0; i < 5; i++) await a.host.tool({ spaceId: "s1" }, toolCall(1), async () => ({}));
     expect(a.host.quarantine.list().map((q) => q.ref)).toEqual(["trap@1.0.0"]);
-    await until(() => b.host.quarantine.list().length === 1);
+    expect(await until(() => b.host.quarantine.list().length === 1, 1_000)).toBe(true);
     expect(b.host.quarantine.list()[0]).toMatchObject({ ref: "trap@1.0.0", failures: 5, lastError: { code: "GUEST_TRAP" } });
     expect(b.host.quarantine.lift("trap@1.0.0")).toBe(true);
-    await until(() => a.host.quarantine.list().length === 0);
+    expect(await until(() => a.host.quarantine.list().length === 0, 1_000)).toBe(true);
   });
 });
 
-async function until(check: () => boolean, ms = 1000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`not reached within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -1,4 +1,4 @@
-/** Data at rest is readable by its owner only: files 0600, folders 0700 (issue 16). */
+/** Data at rest is readable by its owner only: files 0600, folders 0700. */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

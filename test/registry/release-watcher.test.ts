@@ -36,6 +36,7 @@ async function start(overrides: Partial<ReleaseWatcherOptions> & { feed: Release
   return { watcher, applied, setCurrent: (revision: number) => { current = { revision }; }, current: () => current.revision };
 }
 
+/** A window for pushes that must change nothing: there is no event to wait on for what does not happen. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe("release watcher", () => {
@@ -48,12 +49,12 @@ describe("release watcher", () => {
       prepare: async (revision) => { if (revision === 2) await gate.promise; return () => { host.applied.push(revision); host.setCurrent(revision); }; },
     });
     push(2);
-    await settle();
+    await until(() => host.watcher.status().loading_revision === 2);
     expect(host.watcher.status()).toMatchObject({ serving_revision: 1, loading_revision: 2 });
     active = 3;
     push(3);
     gate.resolve();
-    await settle();
+    await until(() => host.watcher.status().serving_revision === 3);
     expect(host.applied).toEqual([3]);
     expect(host.watcher.status()).toEqual({ serving_revision: 3, loading_revision: null, error: null });
   });
@@ -67,12 +68,12 @@ describe("release watcher", () => {
       prepare: async (revision) => { await gate.promise; return () => { host.applied.push(revision); host.setCurrent(revision); }; },
     });
     push(2);
-    await settle();
+    await until(() => host.watcher.status().loading_revision === 2);
     // The local API activated 4 meanwhile: the host serves it, and the database says so.
     active = 4;
     host.setCurrent(4);
     gate.resolve();
-    await settle();
+    await until(() => host.watcher.status().loading_revision === null);
     expect(host.applied).toEqual([]);
     expect(host.current()).toBe(4);
   });
@@ -86,7 +87,7 @@ describe("release watcher", () => {
       prepare: async () => { tries++; throw new SluiceError("MODULE_TOO_LARGE", "module is 19109 bytes; this registry accepts at most 4096"); },
     });
     push(2);
-    await settle();
+    await until(() => host.watcher.status().error !== null);
     // The failure was recorded by now (the watcher's clock is Date.now).
     const failedBy = Date.now();
     for (let i = 0; i < 5; i++) push(2);
@@ -98,7 +99,7 @@ describe("release watcher", () => {
     // event loop's time) can lag the failure on a loaded machine.
     expect(await until(() => Date.now() - failedBy > 200)).toBe(true);
     push(2);
-    await settle();
+    await until(() => tries === 2);
     expect(tries).toBe(2);
   });
 
@@ -106,7 +107,7 @@ describe("release watcher", () => {
     const { feed, push } = manualFeed();
     const host = await start({ feed, active: () => 2, prepare: async () => { throw new Error("secret path /srv/x"); } });
     push(2);
-    await settle();
+    await until(() => host.watcher.status().error !== null);
     expect(host.watcher.status().error).toMatchObject({ revision: 2, code: "INTERNAL_ERROR" });
     expect(JSON.stringify(host.watcher.status())).not.toContain("secret");
   });

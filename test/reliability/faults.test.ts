@@ -84,21 +84,20 @@ describe("a worker that dies mid-call", () => {
     const schema = { type: "object" };
     const call = () => host!.tool({ spaceId: "s" }, { toolId: "t", name: "t", schema, arguments: {}, callId: "c" }, async () => "done");
     // Killed once the looping guest is running, however long a loaded machine takes to get
-    // there: a lane busy on six polls in a row (30 ms) is the loop, not a short task (a
+    // there: a lane busy on three checks in a row (30 ms) is the loop, not a short task (a
     // worker's warm-up, another lane's wake-up), and its thread is known by then.
     const killSoon = (): void => {
       let seen: { threadId: number } | undefined;
       let streak = 0;
-      const tick = (): void => {
+      void until(() => {
         const { lanes } = host!.sandbox as unknown as Internals;
         const lane = [...lanes].find((l) => l.inFlight > 0);
         streak = lane && lane === seen ? streak + 1 : 0;
         seen = lane;
-        const thread = streak >= 6 && lane ? lanes.pool.threads.find((t) => t.threadId === lane.threadId) : undefined;
+        const thread = streak >= 3 && lane ? lanes.pool.threads.find((t) => t.threadId === lane.threadId) : undefined;
         if (thread) void thread.terminate();
-        else setTimeout(tick, 5);
-      };
-      setTimeout(tick, 5);
+        return thread !== undefined;
+      }, 30_000);
     };
     for (const failurePolicy of ["fail-open", "fail-closed"] as const) {
       host.activate({ revision: failurePolicy === "fail-open" ? 1 : 2, bindings: [{ id: "loop", hookRef: "looper@1.0.0", point: "tool.before", timeoutMs: 10_000, failurePolicy }] });

@@ -1,4 +1,4 @@
-// Guest containment (issue 14): every engine resource a module can declare is bounded at
+// Guest containment: every engine resource a module can declare is bounded at
 // load, exports and markers are exact, capabilities are known, and every reply fault gets
 // the ABI's code, the same for core modules and components. Each case is one fixture, and
 // a benign call on the same sandbox succeeds right after it.

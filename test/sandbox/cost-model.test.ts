@@ -37,7 +37,7 @@ describe("the cost model", () => {
     expect(run(1e9, 1)).toBe(4 + 78);
   });
 
-  // Priced by what each was measured to cost (issue #30; bench scenario 16), each figure below
+  // Priced by what each was measured to cost (bench scenario 16), each figure below
   // is the whole of one call of `run`: the operation, its operands, and no other code.
   const priced: [what: string, wat: string, fuel: number][] = [
     ["a throw pays for the unwinding and the catch", `(tag $e) (func (export "run") (try (do (throw $e)) (catch $e)))`, 1 + 1 + THROW_COST],

@@ -1,9 +1,9 @@
-// A freshly uploaded guest's first call runs the same code as its later calls (issue #30,
-// item 7): a runaway at the default limits ends where its fuel does, with its worker kept,
-// on the very first call of the module in this process. Before, V8 ran a new module in its
-// baseline code (Liftoff) until a background tier-up, and a call never leaves the code it
-// started in: the `loop` fixture's first call cost about 5 times a later one and most
-// ended GUEST_TIMEOUT, the worker terminated. Vitest runs each file in its own process, and
+// A freshly uploaded guest's first call runs the same code as its later calls: a runaway at
+// the default limits ends where its fuel does, with its worker kept, on the very first call
+// of the module in this process. By default V8 runs a new module in its baseline code
+// (Liftoff) until a background tier-up, and a call never leaves the code it started in: the
+// `loop` fixture's first call there costs about 5 times a later one and most end
+// GUEST_TIMEOUT, the worker terminated. Vitest runs each file in its own process, and
 // nothing here runs a fixture before the call under test; each is loaded for the first time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from "../../host/sandbox/index.js";

@@ -1,5 +1,5 @@
 /**
- * Issue 30, item 3: the first deep recursion on a fresh worker of a host whose cores are all
+ * The first deep recursion on a fresh worker of a host whose cores are all
  * busy ended in GUEST_TIMEOUT (worker terminated) instead of GUEST_STACK_OVERFLOW. The
  * overflow costs the worker a few milliseconds of CPU; the rest of the 100 ms went waiting
  * for a core, because guest workers run at a lower priority than everything else

@@ -1,4 +1,4 @@
-// A load is priced by the size of the memory it reads (issue #30): dependent loads from random
+// A load is priced by the size of the memory it reads: dependent loads from random
 // addresses of a memory past the caches' and the TLB's reach cost about 200 times a plain
 // instruction, so the price follows the memory's size (cost-model.ts, LOAD_PRICES), set when
 // the instance starts and at each grow. Before, such a guest spent the default budget in

@@ -1,4 +1,4 @@
-// Fuel prices what it buys (issue #30, item 7): the costliest unit of each kind of work ends
+// Fuel prices what it buys: the costliest unit of each kind of work ends
 // in GUEST_FUEL_EXHAUSTED at the default budget, on a worker that keeps serving, and a guest
 // cannot catch what ends its call. Not timed: the time limit is set far off, so what stops
 // each guest is its fuel; how long that takes is bench scenario 18's business.

@@ -1,4 +1,4 @@
-// Fuel is visible (issue #19): each guest hook's fuel is in its step report (HookTrace), its
+// Fuel is visible: each guest hook's fuel is in its step report (HookTrace), its
 // audit record and its hook.executed event; in-process hooks are not metered and carry none.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SluiceEvent } from "../../abi/events/index.js";

@@ -1,4 +1,4 @@
-// Fuel (issue #19): a guest meters its own work against limits.fuel, stops itself when the
+// Fuel: a guest meters its own work against limits.fuel, stops itself when the
 // budget is spent, and the worker that ran it serves the next call at once.
 import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

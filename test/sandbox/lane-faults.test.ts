@@ -2,15 +2,17 @@
  * Lanes under faults: replies that must survive their worker's death, cancellations that
  * must not kill another operation's work, and a close() in the middle of a batch.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { encode } from "../../abi/codec.js";
 import type { StageInput } from "../../host/pipeline/run-steps.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { context, request } from "../helpers/requests.js";
+import { handedOver, watchTasks } from "../helpers/lanes.js";
+import { until } from "../helpers/until.js";
 
 let sandbox: Sandbox | undefined;
-afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
+afterEach(async () => { vi.restoreAllMocks(); await sandbox?.close(); sandbox = undefined; });
 
 const busyFor = (ms: number): void => { const t = performance.now(); while (performance.now() - t < ms); };
 const stage = (): StageInput => ({
@@ -65,7 +67,7 @@ describe("cancellation on a lane", () => {
     const first = sandbox.runStage(stage(), [{ module: ok, timeoutMs: 5_000 }]);
     const slow = sandbox.runStage(stage(), [{ module: loop, timeoutMs: 5_000 }]);
     const cancelled = sandbox.runStage(stage(), [{ module: ok, timeoutMs: 5_000 }], controller.signal);
-    await new Promise((r) => setTimeout(r, 100));
+    await first;
     controller.abort();
     const order = await Promise.race([cancelled.then(() => "cancelled"), slow.then(() => "slow")]);
     expect(order).toBe("cancelled");
@@ -88,13 +90,15 @@ describe("a caller that goes away while its guest runs", () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 }, restarts: { burst: 2, perSecond: 0.001 }, onWorkerEnded: (e) => ended.push(e) });
     const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 5_000, fuel: BACKSTOP_FUEL } });
     await sandbox.ready();
+    const tasks = watchTasks();
     for (let i = 0; i < 3; i++) {
       // Served after the call abandoned before it has run its course: the worker is free again.
       expect(await sandbox.invokeBytes(slow, spinRequest(10))).toMatchObject({ ok: true });
       const controller = new AbortController();
       // About a quarter of a second of guest work.
+      const started = tasks.guestsStarted();
       const running = sandbox.invokeBytes(slow, spinRequest(200_000_000), { signal: controller.signal });
-      await new Promise((r) => setTimeout(r, 30));
+      await until(() => tasks.guestsStarted() > started);
       const t0 = performance.now();
       controller.abort(new Error("the client went away"));
       expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED" } });
@@ -111,14 +115,15 @@ describe("a caller that goes away while its guest runs", () => {
     sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 }, restarts: { burst: 1, perSecond: 0.001 }, onWorkerEnded: (e) => ended.push(e) });
     const loop = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 300, fuel: BACKSTOP_FUEL } });
     await sandbox.ready();
+    const tasks = watchTasks();
     const controller = new AbortController();
     const running = sandbox.invokeBytes(loop, encode(request()), { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => tasks.guestsStarted() > 0);
     controller.abort();
     expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED" } });
     // Its clock runs on: at 300 ms the worker is terminated for the timeout, charged to the loop.
     expect(ended).toEqual([]);
-    await new Promise((r) => setTimeout(r, 600));
+    await until(() => ended.length > 0);
     expect(ended).toHaveLength(1);
     expect(sandbox.restartLimited(loop)).toBe(true);
   });
@@ -135,7 +140,7 @@ describe("close()", () => {
       sandbox.runStage(stage(), [{ module: ok, timeoutMs: 1_000 }]),
       sandbox.runStage(stage(), [{ module: ok, timeoutMs: 1_000 }]),
     ];
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => handedOver(sandbox!));
     await sandbox.close();
     const results = await Promise.all(stages);
     expect(results.map((r) => !r.ok && r.error.code)).toEqual(["EXECUTOR_CLOSED", "EXECUTOR_CLOSED", "EXECUTOR_CLOSED"]);

@@ -10,6 +10,8 @@ import { SluiceError } from "../../host/errors/sluice-error.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { runToExit } from "../helpers/child.js";
+import { handedOver, resting } from "../helpers/lanes.js";
+import { until } from "../helpers/until.js";
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => { await sandbox?.close(); sandbox = undefined; });
@@ -65,7 +67,8 @@ describe("lanes", () => {
     const looping = sandbox.invoke(loop, request());
     const controller = new AbortController();
     const behind = sandbox.invoke(ok, request(), { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    await until(() => handedOver(sandbox!));
+    controller.abort();
     const first = await Promise.race([behind.then(() => "behind"), looping.then(() => "loop")]);
     expect(first).toBe("behind");
     expect(!(await behind).ok && (await behind as { error: { code: string } }).error.code).toBe("CALL_CANCELLED");
@@ -97,7 +100,7 @@ describe("an idle sandbox", () => {
     const ok = await sandbox.load(fixture("continue"));
     expect((await sandbox.invoke(ok, request())).ok).toBe(true);
     const lanes = (sandbox as unknown as { lanes: Set<Lane> }).lanes;
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => resting(sandbox!));
     expect([...lanes].filter((l) => !l.dead)).toHaveLength(0);
     expect(sandbox.threadCount).toBe(2); // the threads stay started
     expect((await sandbox.invoke(ok, request())).ok).toBe(true);
@@ -112,7 +115,9 @@ describe("an idle sandbox", () => {
     await sandbox.ready();
     expect((await sandbox.invoke(loop, request())).ok).toBe(false);
     const lanes = (sandbox as unknown as { lanes: Set<Lane> }).lanes;
-    await new Promise((r) => setTimeout(r, 600)); // past idleMs and past the replacement delay
+    await until(() => resting(sandbox!));
+    // A replacement that wrongly started would appear within its delay (250 ms): nothing to wait on but that window.
+    await new Promise((r) => setTimeout(r, 400));
     expect([...lanes].filter((l) => !l.dead)).toHaveLength(0);
     expect((await sandbox.invoke(ok, request())).ok).toBe(true);
     await sandbox.ready();
@@ -123,7 +128,7 @@ describe("an idle sandbox", () => {
     sandbox = createSandbox({ workers: 1, maxQueue: 0, idleMs: 50 });
     const ok = await sandbox.load(fixture("continue"));
     await sandbox.ready();
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => resting(sandbox!));
     const burst = await Promise.all([sandbox.invoke(ok, request()), sandbox.invoke(ok, request())]);
     expect(burst.map((r) => r.ok)).toEqual([true, true]);
   });

@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { createSandbox, type Sandbox } from "../../host/sandbox/index.js";
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
+import { handedOver, watchTasks } from "../helpers/lanes.js";
+import { until } from "../helpers/until.js";
 
 let sandbox: Sandbox;
 beforeAll(() => { sandbox = createSandbox({ workers: 2 }); });
@@ -44,9 +46,13 @@ describe("time limit", () => {
   it("the caller's AbortSignal cancels a running call with CALL_CANCELLED", async () => {
     const mod = await sandbox.load(fixture("loop"), { limits: { timeoutMs: 5_000, fuel: BACKSTOP_FUEL } });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("user went away")), 30);
+    const tasks = watchTasks();
     const t0 = performance.now();
-    const r = await sandbox.invoke(mod, request(), { signal: controller.signal });
+    const running = sandbox.invoke(mod, request(), { signal: controller.signal });
+    await until(() => tasks.guestsStarted() > 0);
+    vi.restoreAllMocks();
+    controller.abort(new Error("user went away"));
+    const r = await running;
     expect(!r.ok && r.error.code).toBe("CALL_CANCELLED");
     expect(performance.now() - t0).toBeLessThan(1_000);
     await sandbox.ready();
@@ -144,7 +150,7 @@ describe("back-pressure", () => {
       const ok = await small.load(fixture("continue"));
       await small.ready();
       const running = small.invoke(loop, request());
-      await new Promise((r) => setTimeout(r, 20));
+      await until(() => handedOver(small));
       // One waits on the worker behind the running call, two in the queue.
       const queued = [small.invoke(ok, request()), small.invoke(ok, request()), small.invoke(ok, request())];
       // Refused without waiting: before the event loop turns at all.

@@ -1,6 +1,6 @@
-// A new guest memory is made resident by the host before the guest's clock starts (issue #30,
-// item 7): a fresh WebAssembly.Memory's pages are backed by the kernel only on their first
-// touch, which on a VM cost 22-150 ms for 16 MiB, and fuel cannot price it (it depends on the
+// A new guest memory is made resident by the host before the guest's clock starts: a fresh
+// WebAssembly.Memory's pages are backed by the kernel only on their first touch, which on a
+// VM costs 22-150 ms for 16 MiB, and fuel cannot price it (it depends on the
 // worker's pool, fuel on the module and the request only). Residency is read as the process's
 // resident set growing by the memory's size; no timing is asserted here.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,7 +118,7 @@ describe("a fresh worker's first call of a 16 MiB guest is stopped by its fuel, 
   let warm: Sandbox;
   // The module is run here first, with the time limit far off: the first guest calls in a
   // process, right after its first uploads, are several times slower than any later one
-  // (V8's tiering, gone with --no-wasm-dynamic-tiering; test/bench/RESULTS.md, issue 30).
+  // (V8's tiering, which --no-wasm-dynamic-tiering turns off; test/bench/RESULTS.md).
   // That is a matter of code, not of memory, and not fixed here; the sandboxes below each
   // start from a fresh worker and a fresh memory, which is what this test is about.
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// The cases that aborted the whole Node process (V8 "Reached heap limit" from a worker
+// The cases that would abort the whole Node process (V8 "Reached heap limit" from a worker
 // creating huge tables) run in a child process: the child must refuse them, serve a benign
 // call and exit normally. Run in the parent, a regression would take the test runner down.
 import { describe, expect, it } from "vitest";
@@ -34,7 +34,7 @@ const script = `
   console.log(JSON.stringify(results));
 `;
 
-describe("modules that used to abort the process", () => {
+describe("modules whose tables would abort the process", () => {
   it("are refused at load in a child process, which then serves a benign call and exits normally", async () => {
     const { out, err, code } = await runToExit(["--input-type=module", "-e", script], 60_000);
     expect({ code, err: err.includes("FATAL") ? err : "" }).toEqual({ code: 0, err: "" });

@@ -3,14 +3,8 @@ import { isSluiceError } from "../../host/errors/sluice-error.js";
 import { deferredPostgresStores } from "../../host/registry/postgres-stores.js";
 import { openPostgres, redactDatabaseUrl, type PostgresEngine } from "../../host/storage/postgres.js";
 import { testDatabaseUrl } from "../helpers/postgres.js";
+import { until } from "../helpers/until.js";
 
-const until = async (check: () => boolean, ms = 5000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe("the PostgreSQL engine", () => {
   let url: string;
@@ -49,11 +43,17 @@ describe("the PostgreSQL engine", () => {
     const got: string[] = [];
     const stop = await b.listen("sluice_test", (p) => got.push(p));
     await a.notify("sluice_test", "one");
-    await until(() => got.length === 1);
+    expect(await until(() => got.length === 1)).toBe(true);
     expect(got).toEqual(["one"]);
     await stop();
+    // One sender's notifications arrive in the order sent: once the marker sent after "two"
+    // is heard on the same listening connection, "two" would have been heard before it.
+    const markers: string[] = [];
+    const stopMarker = await b.listen("sluice_test_marker", (p) => markers.push(p));
     await a.notify("sluice_test", "two");
-    await new Promise((r) => setTimeout(r, 150));
+    await a.notify("sluice_test_marker", "after two");
+    expect(await until(() => markers.length === 1)).toBe(true);
+    await stopMarker();
     expect(got).toEqual(["one"]);
   });
 
@@ -65,8 +65,8 @@ describe("the PostgreSQL engine", () => {
       throw new Error("abort");
     })).rejects.toThrow("abort");
     await a.transaction((sql) => a.notify("sluice_tx", "committed", sql));
-    await until(() => got.length >= 1);
-    await new Promise((r) => setTimeout(r, 100));
+    // The rolled-back notification was sent first: had it been delivered, it would be heard before this one.
+    expect(await until(() => got.length >= 1)).toBe(true);
     expect(got).toEqual(["committed"]);
     await stop();
   });
@@ -76,9 +76,9 @@ describe("the PostgreSQL engine", () => {
     let reconnects = 0;
     const stop = await b.listen("sluice_drop", { onNotify: (p) => got.push(p), onReconnect: () => reconnects++ });
     await a.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'host-b:listen'");
-    await until(() => reconnects === 1);
+    expect(await until(() => reconnects === 1)).toBe(true);
     await a.notify("sluice_drop", "after");
-    await until(() => got.includes("after"));
+    expect(await until(() => got.includes("after"))).toBe(true);
     await stop();
   });
 

@@ -1,6 +1,6 @@
 /**
- * `npm run stress` (100,000 calls) and `npm run soak` (10 minutes): the load test of
- * issue #7 as a script. Exits 1 when a check fails.
+ * `npm run stress` (100,000 calls) and `npm run soak` (10 minutes): the load test as a
+ * script. Exits 1 when a check fails.
  * Usage: node --expose-gc dist/test/stress/main.js [--calls N] [--duration SECONDS]
  *   [--in-flight N] [--hostile-rate R] [--workers N] [--seed N] [--warmup N]
  */

@@ -1,5 +1,5 @@
 /**
- * The load test of issue #7: many tool calls through the real host at a fixed number in
+ * The load test: many tool calls through the real host at a fixed number in
  * flight, a small share bound to hostile guests. Each benign call is checked byte for byte
  * against the same call on a reference host that runs the guest's in-process twin
  * (test/contract/twin.ts); each hostile call must fail with its guest's specific code.
@@ -62,14 +62,14 @@ function fixture(name: string): Uint8Array {
 const HOSTILE: readonly { tool: string; fixture: string; code: string; limits: Record<string, number>; component?: boolean }[] = [
   // A budget it cannot spend in 25 ms: the wall-clock backstop terminates its worker.
   { tool: "hostile.loop", fixture: "loop", code: "GUEST_TIMEOUT", limits: { timeoutMs: 25, fuel: HOST_MAX_LIMITS.fuel } },
-  // Issue 19: a loop that stops itself at its fuel budget, on a worker that keeps serving.
+  // A loop that stops itself at its fuel budget, on a worker that keeps serving.
   { tool: "hostile.fuel", fixture: "fuel-alloc-loop", code: "GUEST_FUEL_EXHAUSTED", limits: { fuel: 1_000_000 } },
   { tool: "hostile.memory-bomb", fixture: "memory-bomb", code: "GUEST_MEMORY_LIMIT", limits: { memoryBytes: 4 << 20 } },
   // Faults other than time get the benign plugin's 1 s (see subjectHost): on a loaded machine a
   // trapping guest descheduled past 100 ms would report GUEST_TIMEOUT instead of its own code.
   { tool: "hostile.trap", fixture: "unreachable", code: "GUEST_TRAP", limits: { timeoutMs: 1_000 } },
   { tool: "hostile.oversize", fixture: "output-too-large", code: "OUTPUT_TOO_LARGE", limits: { timeoutMs: 1_000 } },
-  // Issue 14: replies the ABI forbids, and a component whose reply runs past its memory.
+  // Replies the ABI forbids, and a component whose reply runs past its memory.
   { tool: "hostile.duplicate-outcome", fixture: "reply-duplicate-outcome", code: "OUTPUT_MALFORMED", limits: { timeoutMs: 1_000 } },
   { tool: "hostile.proto-key", fixture: "reply-proto-key", code: "OUTPUT_INVALID", limits: { timeoutMs: 1_000 } },
   { tool: "hostile.abi-major", fixture: "reply-abi-major-2", code: "OUTPUT_INVALID", limits: { timeoutMs: 1_000 } },

@@ -90,7 +90,7 @@ describe("metrics", () => {
     const a = createHost({ workers: 1, observer });
     const b = createHost({ workers: 2, observer: createObserver({ registry: observer.registry }) });
     try {
-      await new Promise((r) => setTimeout(r, 200));
+      await Promise.all([a.sandbox.ready(), b.sandbox.ready()]);
       expect(sample(await observer.registry.metrics(), "sluice_pool_threads")).toBe(a.sandbox.threadCount + b.sandbox.threadCount);
     } finally {
       await a.close();

@@ -2,11 +2,11 @@
  * A core guest is compiled by V8's optimising compiler (TurboFan) at upload, never by its
  * baseline compiler (Liftoff). By default V8 runs a new module's functions in Liftoff code
  * and tiers them up in the background, but WebAssembly has no on-stack replacement: a call
- * that starts in Liftoff code stays in it to its end. The first call of a freshly uploaded
- * guest then ran several times slower than later ones (issue 30, item 7: the `loop`
- * fixture's first call 109 ms of CPU against 23 ms after, `fuel-price-store-miss` 222 and
- * 634 ms of wall time in a sandbox), so at the default limits the clock, which terminates
- * the worker, stopped it instead of its fuel. Compiled here: 22-53 ms, as later calls.
+ * that starts in Liftoff code stays in it to its end. In Liftoff code the first call of a
+ * freshly uploaded guest runs several times slower than later ones (the `loop` fixture's
+ * first call 109 ms of CPU against 23 ms after, `fuel-price-store-miss` 222 and 634 ms of
+ * wall time in a sandbox), so at the default limits the clock, which terminates the worker,
+ * would stop it instead of its fuel. Compiled here: 22-53 ms, as later calls.
  *
  * The flag is process-wide and V8 reads it when a compilation starts, so it is set only for
  * the span of one synchronous compile of a guest (this is the loader thread: nothing else

@@ -39,7 +39,7 @@ export class LanePool {
   private closed = false;
 
   constructor(private readonly options: ResolvedOptions, private readonly events: LanePoolEvents) {
-    // Required when a pool opens, not imported: `import "sluice"` does not load Piscina (issue 17).
+    // Required when a pool opens, not imported: `import "sluice"` does not load Piscina.
     this.pool = new (createRequire(import.meta.url)("piscina") as typeof import("piscina")).Piscina({
       filename: workerFile("worker/worker-entry", ".cjs"),
       // Threads start for lane tasks (open), so a replacement starts when the pool says.

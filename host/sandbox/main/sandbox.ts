@@ -166,7 +166,7 @@ export class Sandbox {
    * How many operations the host has in flight (the engine says, as each one opens and ends).
    * With more than one, a caller never polls for a guest's reply (the `spin.caller` option):
    * polling holds the event loop, and under load the other operations' requests and answers
-   * waited behind it (test/bench/RESULTS.md, 2026-12-03 late).
+   * wait behind it (measured in test/bench/RESULTS.md).
    */
   get operationsInFlight(): number {
     return this.scheduler.operations;

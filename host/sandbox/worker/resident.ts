@@ -1,6 +1,6 @@
 /**
  * A new WebAssembly.Memory is only reserved: the kernel backs each page on its first touch,
- * and on a VM that costs far more than the write itself (16 MiB took 22-150 ms here, issue 30).
+ * and on a VM that costs far more than the write itself (16 MiB took 22-150 ms here).
  * Fuel cannot price that (whether a memory is new depends on the worker's pool, and fuel must
  * not), so the host pays it, as host work, before a guest's clock starts.
  */

@@ -1,5 +1,5 @@
 /**
- * Upload path of component guests (issue #11): a component is transpiled by jco once per
+ * Upload path of component guests: a component is transpiled by jco once per
  * content hash, checked against the `sluice:hook` world and the manifest's grants, and its
  * core modules are compiled once with their memory capped. No guest code and no generated
  * glue runs here: the glue is only written to a content-addressed file for the workers.
@@ -56,7 +56,7 @@ function transpileOnce(sha256: string, bytes: Uint8Array): Promise<Transpiled> {
   if (!entry) {
     // jco's transpiler (and its own wasm) is loaded only when a component is first uploaded: a
     // host of core guests never pays for it. jco-transpile, not the whole jco CLI: a service
-    // needs the transpiler, not jco's authoring toolchain (issue 17).
+    // needs the transpiler, not jco's authoring toolchain.
     entry = loadTranspiler().then(({ transpileBytes }) => transpileBytes(bytes, { name: "guest", instantiation: "sync", emitTypescriptDeclarations: false })).then((r) => {
       const cores: Record<string, Uint8Array> = {};
       for (const [name, data] of Object.entries(r.files)) if (name.endsWith(".wasm")) cores[name] = data;

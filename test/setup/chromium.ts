@@ -1,8 +1,9 @@
 /**
- * The console's browser tests drive Debian's chromium (no browser download). `npm test` on a
- * fresh Debian machine installs it here, as it starts PostgreSQL, so the README's test command
- * needs nothing installed by hand; a machine where apt-get cannot install it fails the run
- * with a message saying what to install, never skips the browser tests.
+ * Global set-up of the browser project: the console's browser tests drive Debian's chromium
+ * (no browser download). A fresh Debian machine gets it installed here, so the README's test
+ * command needs nothing installed by hand; a machine where apt-get cannot install it fails
+ * the run with a message saying what to install, never skips the browser tests. Only the
+ * browser project runs this, so a unit or integration run never waits on apt-get.
  */
 import { existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
