@@ -7,6 +7,11 @@ import { defineConfig } from "vitest/config";
 // browser: the console driven by Debian's chromium.
 
 const INTEGRATION = [
+  "test/abi/c-sdk-vectors.test.ts",
+  "test/abi/reply-encoding.test.ts",
+  "test/abi/rust-sdk-vectors.test.ts",
+  "test/cli/languages.test.ts",
+  "test/plugins/reference-plugins.test.ts",
   "test/postgres/**/*.test.ts",
   "test/multihost/**/*.test.ts",
   "test/adapters/readme-examples.test.ts",
@@ -60,6 +65,7 @@ const BROWSER = [
 
 const INTEGRATION_SETUP = [
   "test/setup/postgres.ts",
+  "test/setup/toolchains.ts",
 ];
 
 const BROWSER_SETUP = [

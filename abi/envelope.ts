@@ -109,7 +109,7 @@ function utf8Length(s: string): number {
  * Turns a decoded reply into an Outcome, or says exactly what is wrong with it.
  * The reply comes from an untrusted guest: every key is checked for presence and type.
  */
-export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMajor?: number): ParseResult {
+export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMajor?: number, abiMinor?: number): ParseResult {
   const fail = (message: string): ParseResult => ({ ok: false, message });
   if (!isMap(reply)) return fail("reply must be a map");
   // Counted first, before any walk over the operations.
@@ -122,6 +122,11 @@ export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMa
   // A module speaks one major: a reply in another is a guest that does not know the contract it runs under.
   if (abiMajor !== undefined && Number(reply.abi.slice(0, reply.abi.indexOf("."))) !== abiMajor) {
     return fail(`reply.abi is "${reply.abi}" but the module declares ABI ${abiMajor}.x; a reply speaks its module's major version`);
+  }
+  // A guest speaks the minor its marker declares or an older one, never a newer one: a 1.0
+  // guest that says "1.1" does not know what 1.1 asks of it.
+  if (abiMinor !== undefined && Number(reply.abi.slice(reply.abi.indexOf(".") + 1)) > abiMinor) {
+    return fail(`reply.abi is "${reply.abi}" but the module's marker declares ABI ${abiMajor ?? "?"}.${abiMinor}; a reply may not claim a newer minor than its marker`);
   }
   const kind = reply.outcome;
   if (typeof kind !== "string" || !(OUTCOME_KINDS as readonly string[]).includes(kind)) {

@@ -25,6 +25,12 @@ export type ScanResult =
 export interface ScanOptions {
   /** The most elements the array under each named top-level key may hold (the reply's `patch`). */
   topLevelArrayMax?: Readonly<Record<string, number>>;
+  /**
+   * Refuse what the ABI's senders never write (abi/README.md §4): an integer, string,
+   * binary, array or map header that is not the smallest form for its value, and float32.
+   * Set for replies: the host reads a guest's bytes exactly as the vectors spell them.
+   */
+  smallest?: boolean;
 }
 
 class Malformed extends Error {}
@@ -62,6 +68,12 @@ function utf8(s: Uint8Array): boolean {
 export function scanStrict(bytes: Uint8Array, options: ScanOptions = {}): ScanResult {
   let pos = 0;
   const trail: (string | number)[] = [];
+  const smallest = options.smallest === true;
+  /** Refuses a header at `at` whose value `n` fits a smaller form (`limit`: the largest value the next smaller form holds). */
+  const small = (at: number, n: number, limit: number, what: string): number => {
+    if (smallest && n <= limit) throw new Malformed(`${what} at byte ${at} is not in its smallest form (${n} fits a shorter header); the ABI's senders write the smallest form`);
+    return n;
+  };
   const limits = options.topLevelArrayMax;
   /** The JSON Pointer of the value at `depth` (1 is the top level). */
   const pathAt = (depth: number): string => {
@@ -87,11 +99,29 @@ export function scanStrict(bytes: Uint8Array, options: ScanOptions = {}): ScanRe
     return s;
   };
   const strHeader = (b: number): number | undefined => {
+    const at = pos - 1;
     if (b >= 0xa0 && b <= 0xbf) return b & 0x1f;
-    if (b === 0xd9) return be(1);
-    if (b === 0xda) return be(2);
-    if (b === 0xdb) return be(4);
+    if (b === 0xd9) return small(at, be(1), 31, "a str8");
+    if (b === 0xda) return small(at, be(2), 0xff, "a str16");
+    if (b === 0xdb) return small(at, be(4), 0xffff, "a str32");
     return undefined;
+  };
+  /** An integer of `n` bytes after its header, refused when a smaller form holds it. */
+  const int = (at: number, b: number): void => {
+    const n = b === 0xcc || b === 0xd0 ? 1 : b === 0xcd || b === 0xd1 ? 2 : b === 0xce || b === 0xd2 ? 4 : 8;
+    need(n);
+    if (smallest) {
+      let v = 0n;
+      for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(bytes[pos + i]!);
+      if (b >= 0xd0) v = BigInt.asIntN(n * 8, v);
+      // The smallest form: positive fixint, uint8/16/32 for non-negative values up to 2^32-1,
+      // int64 up to 2^63-1 and uint64 only above; negative fixint, int8/16/32/64 for negatives.
+      const fits = v >= 0n
+        ? (v < 0x80n ? "fixint" : v <= 0xffn ? 0xcc : v <= 0xffffn ? 0xcd : v <= 0xffffffffn ? 0xce : v <= 0x7fffffffffffffffn ? 0xd3 : 0xcf)
+        : (v >= -32n ? "fixint" : v >= -128n ? 0xd0 : v >= -32768n ? 0xd1 : v >= -2147483648n ? 0xd2 : 0xd3);
+      if (fits !== b) throw new Malformed(`the integer ${v} at byte ${at} is not in its smallest form; the ABI's senders write the smallest form`);
+    }
+    pos += n;
   };
   const value = (depth: number): void => {
     if (depth > MAX_DEPTH) throw new Malformed(`nesting is deeper than ${MAX_DEPTH} at ${pathAt(depth) || "/"}`);
@@ -104,18 +134,17 @@ export function scanStrict(bytes: Uint8Array, options: ScanOptions = {}): ScanRe
     if (s !== undefined) { str(s); return; }
     switch (b) {
       case 0xc4: { const n = be(1); need(n); pos += n; return; }
-      case 0xc5: { const n = be(2); need(n); pos += n; return; }
-      case 0xc6: { const n = be(4); need(n); pos += n; return; }
-      case 0xca: need(4); pos += 4; return;
+      case 0xc5: { const n = small(at, be(2), 0xff, "a bin16"); need(n); pos += n; return; }
+      case 0xc6: { const n = small(at, be(4), 0xffff, "a bin32"); need(n); pos += n; return; }
+      case 0xca:
+        if (smallest) throw new Malformed(`byte ${at} starts a float32; the ABI's senders write floats as float64`);
+        need(4); pos += 4; return;
       case 0xcb: need(8); pos += 8; return;
-      case 0xcc: case 0xd0: need(1); pos += 1; return;
-      case 0xcd: case 0xd1: need(2); pos += 2; return;
-      case 0xce: case 0xd2: need(4); pos += 4; return;
-      case 0xcf: case 0xd3: need(8); pos += 8; return;
-      case 0xdc: return array(be(2), depth);
-      case 0xdd: return array(be(4), depth);
-      case 0xde: return map(be(2), depth);
-      case 0xdf: return map(be(4), depth);
+      case 0xcc: case 0xcd: case 0xce: case 0xcf: case 0xd0: case 0xd1: case 0xd2: case 0xd3: int(at, b); return;
+      case 0xdc: return array(small(at, be(2), 15, "an array16"), depth);
+      case 0xdd: return array(small(at, be(4), 0xffff, "an array32"), depth);
+      case 0xde: return map(small(at, be(2), 15, "a map16"), depth);
+      case 0xdf: return map(small(at, be(4), 0xffff, "a map32"), depth);
       case 0xc1: throw new Malformed(`byte ${at} is 0xc1, which msgpack never uses`);
       default: throw new Malformed(`byte ${at} starts an extension (0x${b.toString(16)}); the ABI uses no extensions or timestamps`);
     }

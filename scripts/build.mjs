@@ -106,6 +106,41 @@ for (const g of guests) {
 }
 log(`guests: ${built} compiled, ${guests.length - built} up to date (${Date.now() - t0} ms total)`);
 
+// ---- Rust and C reference plugins ----------------------------------------------------
+// Built only where their toolchains are installed (cargo with the wasm32-unknown-unknown
+// target; clang with wasm-ld): they are optional, and `npm ci` works without them. The
+// tests that need them install them (test/setup/toolchains.ts) and build what is missing.
+{
+  const { findRust, compileRust } = await import(join(root, "dist/host/toolchain/rust.js"));
+  const { findC, compileC } = await import(join(root, "dist/host/toolchain/c.js"));
+  const { languageOf } = await import(join(root, "dist/host/toolchain/language.js"));
+  const { parseManifest } = await import(join(root, "dist/host/registry/manifest.js"));
+  const tools = { rust: await findRust(), c: await findC() };
+  const files = async (dir) => (await readdir(dir, { withFileTypes: true })).flatMap((e) => (e.isDirectory() ? (["target", "build"].includes(e.name) ? [] : [join(dir, e.name, "")]) : [join(dir, e.name)]));
+  async function tree(dir) {
+    const out = [];
+    for (const f of await files(dir)) out.push(...(f.endsWith("/") ? await tree(f.slice(0, -1)) : [f]));
+    return out;
+  }
+  const skipped = new Set();
+  let nativeBuilt = 0;
+  for (const name of (await readdir(join(root, "plugins"), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name)) {
+    const dir = join(root, "plugins", name);
+    let manifest;
+    try { manifest = parseManifest(await readFile(join(dir, "hook.yaml"), "utf8")); } catch { continue; }
+    const language = languageOf(manifest);
+    if (language === "assemblyscript") continue;
+    if (!tools[language]) { skipped.add(language); continue; }
+    const out = join(root, "build/plugins", name + ".wasm");
+    if (await upToDate(out, [...(await tree(dir)), ...(await tree(join(root, "guest-sdk", language)))])) continue;
+    const entry = join(dir, manifest.entry);
+    await writeFile(out, language === "rust" ? await compileRust(dir, entry) : await compileC(entry));
+    nativeBuilt++;
+  }
+  const missing = [...skipped].map((l) => (l === "rust" ? "Rust (apt-get install -y rustc cargo libstd-rust-dev-wasm32)" : "C (apt-get install -y clang lld)"));
+  log(`Rust and C plugins: ${nativeBuilt} compiled${missing.length ? `; skipped, no toolchain for ${missing.join(", ")}` : ""} (${Date.now() - t0} ms total)`);
+}
+
 // ---- Benchmark guests (test/bench) -----------------------------------------------------
 // The bench hook built twice from one source: as a Sluice guest (the toolchain's usual
 // stub runtime; -O3, and -Oz for the ~10 KB cold-start plugin) and as an Extism plugin

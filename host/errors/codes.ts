@@ -50,7 +50,7 @@ export const ERROR_CODES = {
   HOOK_FAILED: { status: 502, summary: "A fail-closed hook failed; the error names the binding, the phase and the cause." },
   EMBEDDING_SIGNATURE_MISMATCH: { status: 409, summary: "The embedding chain's index signature differs from the one the index was built with." },
   EMBEDDING_SHAPE_INVALID: { status: 502, summary: "Embedding count, order or dimension changed across the chain." },
-  TOOLCHAIN_MISSING: { status: 424, summary: "An author command (build, test, dev, deploy) needs a compiler that is not installed (an optional peer dependency); the error names the package and the exact `npm install -D` command." },
+  TOOLCHAIN_MISSING: { status: 424, summary: "An author command (build, test, dev, deploy) needs a compiler that is not installed: the AssemblyScript compiler (an optional peer dependency), cargo with the wasm32-unknown-unknown target, or clang with wasm-ld; the error names the exact command that installs it (`npm install -D`, `apt-get install`, or `rustup target add`)." },
   CONFIG_INVALID: { status: 400, summary: "Configuration or options are invalid; the error says which." },
   EVENT_INVALID: { status: 500, summary: "The host built an event that fails its schema (abi/events): a host bug. Thrown outside production; counted and dropped in production." },
   EVENT_SCHEMA_INVALID: { status: 400, summary: "A service's own event schema was refused: not draft 2020-12, no own versioned $id, an object left open, no envelope, or not additive to the version before it; the error says which rule." },

@@ -57,6 +57,8 @@ export interface Manifest {
   version: string;
   abi: string;
   entry: string;
+  /** The guest's source language, for the author commands; absent: told by `entry` (abi/hook-yaml.md). */
+  language?: GuestLanguage;
   description?: string;
   points: Partial<Record<PointName, PointGrant>>;
   config_schema: Record<string, unknown>;
@@ -67,6 +69,10 @@ export interface Manifest {
   /** Bindings `sluice deploy` writes (each without hook_ref: it is this plugin version). */
   bindings?: ManifestBinding[];
 }
+
+/** The languages `sluice build` compiles. */
+export const GUEST_LANGUAGES = ["assemblyscript", "rust", "c"] as const;
+export type GuestLanguage = (typeof GUEST_LANGUAGES)[number];
 
 /** A binding in hook.yaml's `bindings` section: a binding input without hook_ref; id defaults to `<plugin>-<point>`. */
 export interface ManifestBinding {
@@ -91,6 +97,7 @@ export const MANIFEST_SCHEMA = {
     version: { type: "string", maxLength: 128, pattern: SEMVER_PATTERN.source },
     abi: { type: "string", pattern: "^\\d{1,4}\\.\\d{1,4}$" },
     entry: { type: "string", minLength: 1, maxLength: 256, pattern: "^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$" },
+    language: { enum: GUEST_LANGUAGES, description: "The guest's source language; without it, told by entry: .ts AssemblyScript, .rs or Cargo.toml Rust, .c C." },
     description: { type: "string", maxLength: 2000 },
     points: {
       type: "object",
@@ -230,6 +237,7 @@ export function validateManifest(value: unknown): Manifest {
     version: raw.version as string,
     abi: raw.abi as string,
     entry: raw.entry as string,
+    ...(raw.language !== undefined ? { language: raw.language as GuestLanguage } : {}),
     ...(raw.description !== undefined ? { description: raw.description as string } : {}),
     points,
     config_schema: configSchema,

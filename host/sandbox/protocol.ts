@@ -28,6 +28,8 @@ export interface CallSpec {
   fuel: number;
   /** The ABI major the module declares: a reply must speak it. */
   abiMajor: number;
+  /** The ABI minor the module's marker declares: a reply may not claim a newer one (unchecked when absent). */
+  abiMinor?: number;
   /** Key-value scope ("space\u0000binding") when the plugin was granted kv; null otherwise. */
   kvScope: string | null;
   /** Set for a component guest: the worker runs it through component/run-component.ts. */

@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { stats, type Stats } from "./measure.js";
 
 /** Where a client sends its calls: an OpenAI base URL with its key, the model and the answer it must get. */
-export interface ClientTarget { name: string; baseURL: string; apiKey: string; model: string; expect: string }
+export interface ClientTarget { name: string; baseURL: string; apiKey: string; model: string; expect: string; headers?: Record<string, string> }
 
 export type OpenAICommand =
   | { cmd: "openai-latency"; targets: ClientTarget[]; warmup: number; samples: number; perRound: number }
@@ -19,7 +19,7 @@ const clients = new Map<string, OpenAI>();
 /** No retries: a refused or reset request counts as an error instead of being hidden. */
 const clientOf = (t: ClientTarget): OpenAI => {
   let c = clients.get(t.name);
-  if (!c) clients.set(t.name, (c = new OpenAI({ baseURL: t.baseURL, apiKey: t.apiKey, maxRetries: 0, timeout: 60_000 })));
+  if (!c) clients.set(t.name, (c = new OpenAI({ baseURL: t.baseURL, apiKey: t.apiKey, maxRetries: 0, timeout: 60_000, ...(t.headers ? { defaultHeaders: t.headers } : {}) })));
   return c;
 };
 

@@ -23,8 +23,10 @@ import { JS_COMPONENT_FUEL } from "../helpers/fixtures.js";
 import { importTimes } from "./package-import.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
+import { runGuestLanguages } from "./guest-languages.js";
 import { DOCUMENTED_MS_PER_DEFAULT_BUDGET, runPriceFixtures } from "./fuel-prices.js";
 import { agentEvent, sluiceHookStart } from "./agent-door.js";
+import { portkeyHeaders, startPortkey } from "./portkey.js";
 import { benchHost, benchWasm, built, envelopeOf, extism, floor, payloadOf, repoRoot, TOOLS, variant } from "./systems.js";
 
 export interface Counts {
@@ -751,6 +753,65 @@ async function startBareProxy(upstream: string, mode?: "promises" | "promises-ho
   };
 }
 
+/** prompt-guard before the upstream is asked and pii-redact after it: the two checks a Portkey user writes as regex guardrails. */
+const TWO_HOOKS: readonly BenchBinding[] = [
+  { plugin: "prompt-guard", point: "model.chat.before", models: "hooked" },
+  { plugin: "pii-redact", point: "model.chat.after", models: "hooked" },
+];
+
+/**
+ * Scenario 30: `sluice serve` beside Portkey's open-source gateway, the peer a user would
+ * likely run instead, in one run behind one load generator and one fake upstream, sequential
+ * calls interleaved: direct, the floors, Portkey without and with two in-process regex
+ * guardrails (an injection marker before, an e-mail address after), and `sluice serve`
+ * without hooks and with prompt-guard and pii-redact as WebAssembly guests.
+ */
+async function servePortkey(c: Counts): Promise<ScenarioResult> {
+  const load = loadChildren();
+  let served: ServeProcess | undefined;
+  let floors: Floors | undefined;
+  let portkey: Awaited<ReturnType<typeof startPortkey>> | undefined;
+  try {
+    const upstream = await load.upstream();
+    served = await startServe(upstream, TWO_HOOKS);
+    floors = await startFloors(upstream);
+    portkey = await startPortkey();
+    const targets = [
+      { name: "direct", baseURL: `${upstream}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER },
+      { name: "bare-proxy-promises", baseURL: `${floors.promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER },
+      { name: "bare-proxy-promises-hooks", baseURL: `${floors.hookFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER },
+      { name: "portkey", baseURL: `${portkey.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER, headers: portkeyHeaders(upstream, false) },
+      { name: "portkey-2-regex", baseURL: `${portkey.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER, headers: portkeyHeaders(upstream, true) },
+      { name: "serve-no-hook", baseURL: served.gateway, apiKey: served.gatewayKey, model: "bare", expect: ANSWER },
+      { name: "serve-2-hooks", baseURL: served.gateway, apiKey: served.gatewayKey, model: "hooked", expect: ANSWER },
+    ];
+    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets, warmup: c.warmup, samples: c.samples, perRound: 50 });
+    const added = (name: string): number => latency[name]!.p50 - latency.direct!.p50;
+    const values = {
+      configuration: "sluice serve child process with its defaults and Portkey's gateway (@portkey-ai/gateway, its start script, headless, NODE_ENV=production) each in a child process, official openai client, sequential calls interleaved; Portkey's guardrails: default.regexMatch before (an injection marker) and after (an e-mail address), deny on; Sluice's hooks: prompt-guard and pii-redact as WebAssembly guests",
+      serveBuild: serveBuild().source,
+      addedPortkeyUs: added("portkey"), addedPortkey2RegexUs: added("portkey-2-regex"),
+      addedNoHookUs: added("serve-no-hook"), added2HooksUs: added("serve-2-hooks"),
+      addedBareProxyPromisesUs: added("bare-proxy-promises"), addedBareProxyPromisesHooksUs: added("bare-proxy-promises-hooks"),
+      addedP99PortkeyUs: latency.portkey!.p99 - latency.direct!.p99, addedP99NoHookUs: latency["serve-no-hook"]!.p99 - latency.direct!.p99,
+      loadAverage1m: loadavg()[0]!,
+    };
+    return {
+      id: 30, title: "`sluice serve` beside Portkey's gateway, without hooks and with two checks (Sluice: prompt-guard and pii-redact guests; Portkey: two regex guardrails), official openai client, non-streamed", latency, values,
+      targets: [
+        target("added p50 with two checks, against Portkey's with two regex guardrails", values.added2HooksUs - values.addedPortkey2RegexUs, "<=", 0, "us"),
+        target("added p50 without hooks, as a share of Portkey's", values.addedNoHookUs / Math.max(1, values.addedPortkeyUs), "<=", 0.75, ""),
+        target("added p50 without hooks, over the floor that keeps the same promises", values.addedNoHookUs - values.addedBareProxyPromisesUs, "<=", 300, "us"),
+      ],
+    };
+  } finally {
+    await served?.close();
+    floors?.kill();
+    portkey?.kill();
+    load.kill();
+  }
+}
+
 /**
  * Scenario 16: the streamed twin of 12. The fake upstream streams its answer in
  * 12 pieces 5 ms apart; 100 concurrent streams at a time, direct, through the bare proxy (the
@@ -910,6 +971,12 @@ const FLEET_ENGINES: readonly FleetEngine[] = [
   { name: "postgres", with: (fn) => withBenchDatabase("fleet", (database) => fn({ database })) },
 ];
 
+/** Scenario 20: one hook in AssemblyScript, Rust and C (guest-languages.ts); informative, no target. */
+async function guestLanguages(c: Counts): Promise<ScenarioResult> {
+  const { latency, values } = await runGuestLanguages(c);
+  return { id: 20, title: "one hook (order-search-limit) in AssemblyScript, Rust and C: fuel, size, p50 through a worker", latency, values, targets: [] };
+}
+
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
   { id: 1, run: (c) => oneHook(1, 1024, 0.45, c) },
   { id: 2, run: (c) => oneHook(2, 64 * 1024, 0.25, c) },
@@ -930,6 +997,8 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 17, run: gateway },
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
-  { id: 20, run: (c) => agentEvent(20, c) },
-  { id: 21, run: (c) => sluiceHookStart(21, c) },
+  { id: 20, run: guestLanguages },
+  { id: 21, run: (c) => agentEvent(21, c) },
+  { id: 22, run: (c) => sluiceHookStart(22, c) },
+  { id: 30, run: servePortkey },
 ];

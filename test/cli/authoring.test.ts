@@ -114,7 +114,7 @@ describe("errors name the key, the value and the allowed values", () => {
     writeFileSync(manifest, readFileSync(manifest, "utf8").replace("version: 0.1.0", "versoin: 0.1.0"));
     const r = await sluice(["test", dir, "--module", wasm]);
     expect(r.code).toBe(3);
-    expect(r.stderr.split("\n")[0]).toBe('error MANIFEST_INVALID: hook.yaml: unknown property "versoin" at the root (allowed: id, version, abi, entry, description, points, config_schema, capabilities, limits, failure_policy, capability_boundary, bindings); did you mean "version"?; the root is missing the required property "version"');
+    expect(r.stderr.split("\n")[0]).toBe('error MANIFEST_INVALID: hook.yaml: unknown property "versoin" at the root (allowed: id, version, abi, entry, language, description, points, config_schema, capabilities, limits, failure_policy, capability_boundary, bindings); did you mean "version"?; the root is missing the required property "version"');
   });
 
   it("a bad point in a manifest names it, the allowed points and the likely one", async () => {

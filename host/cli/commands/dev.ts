@@ -18,7 +18,8 @@ import { buildPlugin, readPluginDir } from "../plugin-dir.js";
 import { localSamples, resultLines } from "./test.js";
 import type { RegisterCommand } from "./types.js";
 
-const WATCHED = /\.(ts|json|ya?ml)$/;
+// Sources of every language sluice builds (AssemblyScript, Rust, C), samples and manifests.
+const WATCHED = /\.(ts|rs|c|h|toml|json|ya?ml)$/;
 
 export const devCommand: RegisterCommand = (program) => {
   program.command("dev [dir]")
@@ -77,13 +78,13 @@ export const devCommand: RegisterCommand = (program) => {
 };
 
 /**
- * The plugin folder and its subfolders, but build/ (our own output), node_modules/ and dot
- * folders (editors' files, a local server's .sluice/data). A folder made later is not watched.
+ * The plugin folder and its subfolders, but build/ (our own output), target/ (cargo's),
+ * node_modules/ and dot folders (editors' files, a local server's .sluice/data). A folder made later is not watched.
  */
 function foldersOf(root: string): string[] {
   const out = [root];
   for (const entry of readdirSync(root, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name === "build" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    if (!entry.isDirectory() || entry.name === "build" || entry.name === "target" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
     out.push(...foldersOf(path.join(root, entry.name)));
   }
   return out;

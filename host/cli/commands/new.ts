@@ -12,26 +12,37 @@ import { peerVersion } from "../../sandbox/loader/peer-package.js";
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit, step, warn } from "../output.js";
 import { scaffoldFiles } from "../scaffold.js";
+import { GUEST_LANGUAGES, type GuestLanguage } from "../../registry/manifest.js";
+import { C_SDK_DIR, findC, C_INSTALL_APT } from "../../toolchain/c.js";
+import { findRust, requireRust, RUST_SDK_DIR } from "../../toolchain/rust.js";
 import type { RegisterCommand } from "./types.js";
 
 export const newCommand: RegisterCommand = (program) => {
   program.command("new <name>")
-    .description("scaffold an AssemblyScript plugin in ./<name> (or --dir) and install its compiler there (npm install)")
+    .description("scaffold a plugin in ./<name> (or --dir): AssemblyScript (its compiler installed there with npm install), Rust (a cargo crate) or C")
     .option("--dir <dir>", "folder to create (default ./<name>)")
-    .option("--no-install", "do not run npm install (then run it in the folder before sluice build)")
+    .option("--lang <language>", `the hook's language: ${GUEST_LANGUAGES.join(", ")}`, "assemblyscript")
+    .option("--no-install", "do not run npm install for an AssemblyScript plugin (then run it in the folder before sluice build)")
     .option("--json", "print JSON")
-    .action(async (name: string, opts: { dir?: string; install: boolean; json?: boolean }) => {
+    .action(async (name: string, opts: { dir?: string; lang: string; install: boolean; json?: boolean }) => {
       checkPluginId(name);
+      const language = opts.lang as GuestLanguage;
+      if (!GUEST_LANGUAGES.includes(language)) throw new CliError(`unknown language "${opts.lang}"`, `pass --lang ${GUEST_LANGUAGES.join(", --lang ")}`);
       const dir = path.resolve(opts.dir ?? name);
       if (existsSync(dir)) throw new CliError(`${dir} already exists`, "pick another name or --dir");
-      const files = scaffoldFiles(name, peerVersion("assemblyscript"));
+      const files = scaffoldFiles(name, peerVersion("assemblyscript"), language, { rust: RUST_SDK_DIR, c: C_SDK_DIR });
       for (const [file, text] of Object.entries(files)) {
         await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
         await writeFile(path.join(dir, file), text);
       }
       const rel = path.relative(process.cwd(), dir) || ".";
       let installed = false;
-      if (opts.install) {
+      if (language !== "assemblyscript") {
+        // No package to install: the compiler is the system's. Say now when it is missing.
+        const missing = language === "rust" ? (await findRust()) === undefined : (await findC()) === undefined;
+        if (missing) warn(`sluice build needs ${language === "rust" ? "cargo with the wasm32-unknown-unknown target" : "clang and wasm-ld"}: ${language === "rust" ? await requireRust().then(() => "", (e: Error) => e.message.replace(/^.*: run /, "run ")) : `run \`${C_INSTALL_APT}\``}`);
+        installed = !missing;
+      } else if (opts.install) {
         const failure = await step("installing the compiler (npm install)", () => npmInstall(dir));
         installed = failure === undefined;
         if (failure !== undefined) {
@@ -39,7 +50,7 @@ export const newCommand: RegisterCommand = (program) => {
           process.exitCode = EXIT.failed;
         }
       }
-      emit(opts, { dir, files: Object.keys(files), installed }, () => [`created ${dir}${installed ? " (compiler installed)" : ""}`, `next: cd ${rel} && sluice dev   (serves a local host with the plugin live, and rebuilds and re-runs the samples on every change), then sluice deploy`]);
+      emit(opts, { dir, files: Object.keys(files), installed }, () => [`created ${dir} (${language})${installed && language === "assemblyscript" ? " (compiler installed)" : ""}`, `next: cd ${rel} && sluice dev   (serves a local host with the plugin live, and rebuilds and re-runs the samples on every change), then sluice deploy`]);
     });
 };
 

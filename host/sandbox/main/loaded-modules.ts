@@ -24,6 +24,7 @@ function callSpec(module: LoadedModule, kvScope: KvScope | undefined): CallSpec 
     outputBytes: module.limits.outputBytes,
     fuel: module.limits.fuel,
     abiMajor: module.abi.major,
+    abiMinor: module.abi.minor,
     kvScope: module.capabilities.includes("kv") && kvScope ? `${kvScope.spaceId}\u0000${kvScope.ownerId}` : null,
     ...(module.component ? { component: module.component } : {}),
     ...(module.reuse ? { reuse: module.reuse } : {}),

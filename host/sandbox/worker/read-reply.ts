@@ -24,7 +24,8 @@ export function replyWindow(memory: ArrayBuffer, ptr: number, len: number, outpu
   return { ok: true, bytes: new Uint8Array(memory, ptr, len) };
 }
 
-const SCAN_OPTIONS = { topLevelArrayMax: { patch: PATCH_MAX_OPS } } as const;
+// Replies are read in the smallest form only (abi/README.md §4): what the vectors spell, nothing looser.
+const SCAN_OPTIONS = { topLevelArrayMax: { patch: PATCH_MAX_OPS }, smallest: true } as const;
 
 function patchTooLong(size: number): ErrorData {
   return { code: "PATCH_INVALID", message: `the patch has ${size} operations; a patch holds at most ${PATCH_MAX_OPS} operations`, details: { limit: PATCH_MAX_OPS, size } };
@@ -33,9 +34,10 @@ function patchTooLong(size: number): ErrorData {
 /**
  * Decodes a guest's reply bytes and checks the envelope: the one place untrusted output
  * becomes an outcome. Encoding faults (abi/README.md §4) are OUTPUT_MALFORMED, shape
- * faults OUTPUT_INVALID; a reply must speak the module's own ABI major.
+ * faults OUTPUT_INVALID; a reply must speak the module's own ABI major, at a minor no newer
+ * than its marker's.
  */
-export function readReply(bytes: Uint8Array, raw: boolean | undefined, abiMajor: number): ReplyResult {
+export function readReply(bytes: Uint8Array, raw: boolean | undefined, abi: { major: number; minor?: number | undefined }): ReplyResult {
   // A patch past its limit is refused when its header is read, before its operations are walked.
   const scan = scanStrict(bytes, SCAN_OPTIONS);
   if (!scan.ok && scan.tooLong) return { ok: false, error: patchTooLong(scan.tooLong.size) };
@@ -50,7 +52,7 @@ export function readReply(bytes: Uint8Array, raw: boolean | undefined, abiMajor:
   } catch (err) {
     return { ok: false, error: { code: "OUTPUT_MALFORMED", message: `reply is not valid msgpack: ${(err as Error).message}` } };
   }
-  const parsed = parseReply(reply, (v) => encode(v).byteLength, abiMajor);
+  const parsed = parseReply(reply, (v) => encode(v).byteLength, abi.major, abi.minor);
   if (!parsed.ok) {
     return parsed.code
       ? { ok: false, error: { code: parsed.code, message: parsed.message, ...(parsed.details ? { details: parsed.details } : {}) } }

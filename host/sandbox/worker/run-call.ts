@@ -209,7 +209,7 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
   });
   if (!(reached instanceof Uint8Array)) return reached;
   returned();
-  return done(readReply(reached, request.raw, spec.abiMajor));
+  return done(readReply(reached, request.raw, { major: spec.abiMajor, minor: spec.abiMinor }));
 }
 
 function noop(): void {}

@@ -261,5 +261,5 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   }
 
   returned();
-  return done(readReply(window, request.raw, spec.abiMajor));
+  return done(readReply(window, request.raw, { major: spec.abiMajor, minor: spec.abiMinor }));
 }
