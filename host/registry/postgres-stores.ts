@@ -6,6 +6,12 @@
 import { postgresKeyStore } from "../keys/postgres-key-store.js";
 import { GATEWAY_KEY_MIGRATIONS } from "../keys/sqlite-key-store.js";
 import type { GatewayKeyStore } from "../keys/key-store.js";
+import { postgresApiTokenStore } from "../keys/postgres-api-token-store.js";
+import { API_TOKEN_MIGRATIONS } from "../keys/sqlite-api-token-store.js";
+import type { ApiTokenStore } from "../keys/api-token-store.js";
+import type { ControlAuditStore } from "../records/control-audit-store.js";
+import { postgresControlAudit } from "../records/postgres-control-audit.js";
+import { CONTROL_AUDIT_MIGRATIONS } from "../records/sqlite-control-audit.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
 import { AGENT_DOOR_MIGRATIONS } from "../records/agent-door-migrations.js";
 import { postgresAgentDoor } from "../records/postgres-agent-door-store.js";
@@ -34,6 +40,8 @@ export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
   RECORDS_MIGRATIONS,
   PAYLOAD_MIGRATIONS,
   GATEWAY_KEY_MIGRATIONS,
+  API_TOKEN_MIGRATIONS,
+  CONTROL_AUDIT_MIGRATIONS,
   QUARANTINE_MIGRATIONS,
   AGENT_DOOR_MIGRATIONS,
   { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
@@ -45,6 +53,10 @@ export interface PostgresStores {
   readonly artifacts: PostgresArtifactStore;
   readonly records: OperationStore;
   readonly gatewayKeys: GatewayKeyStore;
+  /** The management API's named tokens. */
+  readonly apiTokens: ApiTokenStore;
+  /** Who did what to releases, plugins, keys and tokens. */
+  readonly controlAudit: ControlAuditStore;
   readonly quarantine: QuarantineStore;
   /** The coding agents' door: tool-call pairing and the events it answered, shared by the fleet. */
   readonly agentDoor: AgentDoorStore;
@@ -86,6 +98,8 @@ function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOp
     registry: postgresRegistryStore(db),
     artifacts: new PostgresArtifactStore(db),
     gatewayKeys: postgresKeyStore(db),
+    apiTokens: postgresApiTokenStore(db),
+    controlAudit: postgresControlAudit(db),
     quarantine: postgresQuarantineStore(db),
     agentDoor: postgresAgentDoor(db),
     ...(payloads ? { payloads } : {}),
