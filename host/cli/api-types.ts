@@ -1546,6 +1546,17 @@ export interface paths {
                         activate?: boolean;
                         /** @description A note kept with the release. */
                         note?: string;
+                        /** @description Where the version was built from, kept with it (`sluice deploy --git`). */
+                        source?: {
+                            /** @description The Git repository: a URL or a path. */
+                            repository: string;
+                            /** @description The full commit id built. */
+                            commit: string;
+                            /** @description The branch, tag or commit asked for. */
+                            ref?: string;
+                            /** @description The package's folder in the repository. */
+                            path?: string;
+                        };
                     };
                 };
             };

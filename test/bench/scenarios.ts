@@ -21,6 +21,7 @@ import { interleave, saturate, sleep, stats, type Stats } from "./measure.js";
 import { manyFunctionsModule } from "../helpers/big-module.js";
 import { JS_COMPONENT_FUEL } from "../helpers/fixtures.js";
 import { importTimes } from "./package-import.js";
+import { cliStartTimes } from "./cli-start.js";
 import { activationToEveryHost, type FleetEngine } from "./activation-fleet.js";
 import { runPatchLimit } from "./patch-limit.js";
 import { runGuestLanguages } from "./guest-languages.js";
@@ -915,6 +916,23 @@ async function packageImport(c: Counts): Promise<ScenarioResult> {
     targets: [target("import \"sluice\" (median)", values.importMsMedian, "<=", 100, "ms")],
   };
 }
+/** Scenario 21: the installed `sluice` CLI's start, beside `node -e 0` in the same rounds. */
+async function cliStart(c: Counts): Promise<ScenarioResult> {
+  const { node, commands } = await cliStartTimes(Math.max(3, c.coldRepeats));
+  const values: Record<string, number> = { nodeStartMs: node };
+  for (const [name, ms] of Object.entries(commands)) values[`${name} ms`] = ms;
+  const over = (name: string) => commands[name]! - node;
+  return {
+    id: 21, title: "`sluice` as installed, a fresh process a run: --version, --help, and call / keys list against a running sluice serve, beside `node -e 0` (medians, ms)", values,
+    targets: [
+      target("sluice --version over node's start", over("--version"), "<=", 100, "ms"),
+      target("sluice --help over node's start", over("--help"), "<=", 100, "ms"),
+      target("sluice call over node's start", over("call tool.before"), "<=", 250, "ms"),
+      target("sluice keys list over node's start", over("keys list"), "<=", 250, "ms"),
+    ],
+  };
+}
+
 /**
  * Scenario 13: the shared stores on PostgreSQL beside SQLite (test/bench/shared-stores.ts):
  * a kv call from a worker through its connection thread, and a guest's kv calls end to end.
@@ -1022,7 +1040,8 @@ export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<Scena
   { id: 18, run: fuelPrices },
   { id: 19, run: patchLimit },
   { id: 20, run: guestLanguages },
-  { id: 21, run: (c) => agentEvent(21, c) },
-  { id: 22, run: (c) => sluiceHookStart(22, c) },
+  { id: 21, run: cliStart },
+  { id: 22, run: (c) => agentEvent(22, c) },
+  { id: 23, run: (c) => sluiceHookStart(23, c) },
   { id: 30, run: servePortkey },
 ];

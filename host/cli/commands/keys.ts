@@ -6,7 +6,7 @@
 import type { ApiClient } from "../client.js";
 import { emit, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 interface KeyView { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null; scope?: string }
 
@@ -15,8 +15,7 @@ interface KeyView { id: string; space_id: string; name: string | null; prefix: s
 type Untyped = { POST(path: string, init: unknown): Promise<never>; GET(path: string, init: unknown): Promise<never>; DELETE(path: string, init: unknown): Promise<never> };
 const untyped = (client: ApiClient): Untyped => client.api as unknown as Untyped;
 
-export const keyCommands: RegisterCommand = (program) => {
-  const group = program.command("keys").description("API keys of the OpenAI-compatible gateway (sluice serve --upstream), one space each");
+export const keyCommands: DefineCommand = (group) => {
   remoteOptions(group.command("create"))
     .description("create a key for a space; the key is printed once")
     .requiredOption("--space <id>", "the space its calls run in (bindings matching spaces see it)")
