@@ -39,7 +39,7 @@ export function requireRoles(app: FastifyInstance): void {
   app.decorate("routeRoles", list);
   app.addHook("onRoute", (route) => {
     const config = route.config as { role?: unknown; publicAsset?: boolean; probe?: boolean; agentDoor?: boolean } | undefined;
-    // The agents' door is opened by a hooks-scoped gateway key, never by an API token: no API role applies to it.
+    // The agents' door takes a hooks key, no API token: no role applies (agents/door.ts).
     if (config?.publicAsset === true || config?.probe === true || config?.agentDoor === true) return;
     if (!isApiRole(config?.role)) {
       throw new Error(`route ${String(route.method)} ${route.url} states no role: add config: { role: "${API_ROLES.join('" | "')}" } to its definition (host/api/roles.ts)`);

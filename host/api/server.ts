@@ -36,6 +36,11 @@ import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "./routes/keys.js";
 import type { GatewayKeys } from "../keys/keys.js";
+import { agentDoor } from "../agents/door.js";
+import { memoryEventLog } from "../agents/event-log.js";
+import { memoryPairing } from "../agents/pairing.js";
+import type { AgentDoorStore } from "../records/agent-door-store.js";
+import { agentStatusRoutes } from "./routes/agents.js";
 import path from "node:path";
 import { ApiTokens } from "../keys/api-tokens.js";
 import type { ApiTokenStore } from "../keys/api-token-store.js";
@@ -47,11 +52,6 @@ import { ControlLog } from "./control-log.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { controlAuditRoutes } from "./routes/control-audit.js";
 import { hookFiguresRoutes } from "./routes/hook-figures.js";
-import { agentDoor } from "../agents/door.js";
-import { memoryEventLog } from "../agents/event-log.js";
-import { memoryPairing } from "../agents/pairing.js";
-import type { AgentDoorStore } from "../records/agent-door-store.js";
-import { agentStatusRoutes } from "./routes/agents.js";
 
 /** What the management API serves: the registry, the bearer token and the server's limits. */
 export interface ApiOptions {

@@ -40,7 +40,7 @@ describe("the agents' door on two hosts sharing one PostgreSQL", () => {
   it("ends on one host the operation the other host opened, once", async () => {
     const pre = { session_id: "fleet-s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "toolu_fleet" };
     expect((await post(a, "claude-code", "PreToolUse", pre)).body).toEqual({});
-    const opened = a.seen.at(-1)!.context.operation_id;
+    const opened = String(a.seen.at(-1)!.context.operation_id);
     const after = { ...pre, hook_event_name: "PostToolUse", tool_response: { stdout: "src\n" } };
     expect((await post(b, "claude-code", "PostToolUse", after)).status).toBe(200);
     expect(b.seen.at(-1)).toMatchObject({ point: "tool.after", context: { operation_id: opened, run_id: "fleet-s" }, payload: { result: { stdout: "src\n" } } });

@@ -2,8 +2,8 @@ import type { FastifyPluginAsync } from "fastify";
 import type { GatewayKeyRecord, GatewayKeys } from "../../keys/keys.js";
 import type { ControlLog } from "../control-log.js";
 import { withKeys } from "../../objects/with-keys.js";
-import { ADMIN, VIEWER } from "../roles.js";
 import { KEY_SCOPES, type KeyScope } from "../../keys/key-store.js";
+import { ADMIN, VIEWER } from "../roles.js";
 
 /** What the gateway key management routes need: the key store and the admin token. */
 export interface GatewayKeyRoutesOptions {
@@ -54,7 +54,7 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
     },
   }, async (request, reply) => {
     const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null, ...(request.body.scope ? { scope: request.body.scope } : {}) });
-    await control?.record(request, "key.create", { target: record.id, changes: [{ path: `gateway key ${record.name ?? record.prefix}`, from: null, to: `space ${record.spaceId}` }] });
+    await control?.record(request, "key.create", { target: record.id, changes: [{ path: `gateway key ${record.name ?? record.prefix}`, from: null, to: `space ${record.spaceId}, scope ${record.scope}` }] });
     return reply.code(201).send(withKeys(view(record), { key }));
   });
 
