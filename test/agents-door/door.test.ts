@@ -44,6 +44,9 @@ describe("the agents' hook door", () => {
     expect(gemini.body).toEqual({ hookSpecificOutput: { tool_input: { command: "ls -la" }, additionalContext: "checked by guard" } });
     const copilot = await door.post("copilot-cli", "preToolUse", { sessionId: "c2", timestamp: 1, cwd: "/w", toolName: "bash", toolArgs: { command: "ls" } });
     expect(copilot.body).toEqual({ modifiedArgs: { command: "ls -la" } });
+    // Codex runs a rewritten input only when the answer also allows it.
+    const codex = await door.post("codex", "PreToolUse", { ...claudePre("ls", "toolu_codex_ls"), turn_id: "t2", model: "gpt-5" });
+    expect(codex.body).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "ls -la", description: "run" }, additionalContext: "checked by guard" } });
   });
 
   it("gives the hooks the agent's session as the call's run id and the agent's tool name beside the canonical id", async () => {
