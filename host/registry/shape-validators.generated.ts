@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import type { ValidateFunction } from "ajv";
 const require = createRequire(import.meta.url);
 const validateManifestShapeCode = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://sluice.dev/schemas/hook-manifest-v1.json","title":"Sluice plugin manifest (hook.yaml)","type":"object","additionalProperties":false,"required":["id","version","abi","entry","points","capability_boundary"],"properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,63}$"},"version":{"type":"string","maxLength":128,"pattern":"^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$"},"abi":{"type":"string","pattern":"^\\d{1,4}\\.\\d{1,4}$"},"entry":{"type":"string","minLength":1,"maxLength":256,"pattern":"^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$"},"language":{"enum":["assemblyscript","rust","c"],"description":"The guest's source language; without it, told by entry: .ts AssemblyScript, .rs or Cargo.toml Rust, .c C."},"description":{"type":"string","maxLength":2000},"points":{"type":"object","minProperties":1,"propertyNames":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"properties":{"model.chat.after":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"stream_rewrite":{"enum":["chunk"]}}}},"additionalProperties":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true}}}},"config_schema":{"type":"object"},"capabilities":{"type":"array","items":{"enum":["kv"]},"uniqueItems":true},"limits":{"type":"object","additionalProperties":false,"properties":{"memory_mb":{"type":"number","exclusiveMinimum":0,"maximum":65536},"timeout_ms":{"type":"number","exclusiveMinimum":0,"maximum":3600000},"input_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"output_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"fuel":{"type":"integer","minimum":1,"maximum":1000000000000},"tables":{"type":"integer","minimum":1,"maximum":100000000},"table_entries":{"type":"integer","minimum":1,"maximum":100000000},"functions":{"type":"integer","minimum":1,"maximum":100000000},"globals":{"type":"integer","minimum":1,"maximum":100000000},"types":{"type":"integer","minimum":1,"maximum":100000000},"exports":{"type":"integer","minimum":1,"maximum":100000000},"element_entries":{"type":"integer","minimum":1,"maximum":100000000},"data_segments":{"type":"integer","minimum":1,"maximum":100000000},"tags":{"type":"integer","minimum":1,"maximum":100000000},"locals":{"type":"integer","minimum":1,"maximum":100000000},"function_kb":{"type":"integer","minimum":1,"maximum":100000000}}},"failure_policy":{"enum":["fail-closed","fail-open"]},"capability_boundary":{"type":"string","minLength":1,"maxLength":1000},"bindings":{"type":"array","maxItems":64,"description":"What `sluice deploy` binds after uploading: bindings of this plugin version (hook_ref is implied).","items":{"type":"object","additionalProperties":false,"required":["point"],"properties":{"id":{"type":"string","description":"Unique binding id, e.g. orders-limit."},"point":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"match":{"type":"object","additionalProperties":false,"description":"Each present filter must contain the call's value; absent filters match anything.","properties":{"purposes":{"type":"array","items":{"enum":["action","compaction","completion","embedding"]},"uniqueItems":true},"tool_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"model_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"instances":{"type":"array","items":{"enum":["main","child"]},"uniqueItems":true},"instance_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true,"description":"Particular instances by id; `*` matches any run of characters, e.g. researcher-*."},"spaces":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true}}},"priority":{"type":"integer","minimum":-1000000,"maximum":1000000,"description":"Lower runs first. Default 100."},"timeout_ms":{"type":"integer","minimum":1,"maximum":10000,"description":"Default 1000; never above the plugin's time limit."},"failure_policy":{"enum":["fail-closed","fail-open"],"description":"Default: the manifest's failure_policy."},"observe_only":{"type":"boolean"},"config":{"description":"Validated against the plugin's config_schema. Default {}."},"enabled":{"type":"boolean","description":"A disabled binding keeps its place in the order but is skipped."},"mandatory":{"type":"boolean","description":"A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk)."},"extension":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$","description":"Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref."}}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://sluice.dev/schemas/hook-manifest-v1.json","title":"Sluice plugin manifest (hook.yaml)","type":"object","additionalProperties":false,"required":["id","version","abi","entry","points","capability_boundary"],"properties":{"id":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,63}$"},"version":{"type":"string","maxLength":128,"pattern":"^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-((?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\\+([0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*))?$"},"abi":{"type":"string","pattern":"^\\d{1,4}\\.\\d{1,4}$"},"entry":{"type":"string","minLength":1,"maxLength":256,"pattern":"^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$"},"language":{"enum":["assemblyscript","rust","c"],"description":"The guest's source language; without it, told by entry: .ts AssemblyScript, .rs or Cargo.toml Rust, .c C."},"description":{"type":"string","maxLength":2000},"points":{"type":"object","minProperties":1,"propertyNames":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"properties":{"model.chat.after":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"stream_rewrite":{"enum":["chunk"]}}}},"additionalProperties":{"type":["object","null"],"additionalProperties":false,"properties":{"read":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true},"write":{"type":"array","items":{"type":"string","pattern":"^(/[^/]*)+$","maxLength":256},"maxItems":64,"uniqueItems":true}}}},"config_schema":{"type":"object"},"capabilities":{"type":"array","items":{"enum":["kv"]},"uniqueItems":true},"limits":{"type":"object","additionalProperties":false,"properties":{"memory_mb":{"type":"number","exclusiveMinimum":0,"maximum":65536},"timeout_ms":{"type":"number","exclusiveMinimum":0,"maximum":3600000},"input_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"output_kb":{"type":"number","exclusiveMinimum":0,"maximum":1048576},"fuel":{"type":"integer","minimum":1,"maximum":1000000000000},"tables":{"type":"integer","minimum":1,"maximum":100000000},"table_entries":{"type":"integer","minimum":1,"maximum":100000000},"functions":{"type":"integer","minimum":1,"maximum":100000000},"globals":{"type":"integer","minimum":1,"maximum":100000000},"types":{"type":"integer","minimum":1,"maximum":100000000},"exports":{"type":"integer","minimum":1,"maximum":100000000},"element_entries":{"type":"integer","minimum":1,"maximum":100000000},"data_segments":{"type":"integer","minimum":1,"maximum":100000000},"tags":{"type":"integer","minimum":1,"maximum":100000000},"locals":{"type":"integer","minimum":1,"maximum":100000000},"function_kb":{"type":"integer","minimum":1,"maximum":100000000},"branch_targets":{"type":"integer","minimum":1,"maximum":100000000},"branch_targets_total":{"type":"integer","minimum":1,"maximum":100000000}}},"failure_policy":{"enum":["fail-closed","fail-open"]},"capability_boundary":{"type":"string","minLength":1,"maxLength":1000},"bindings":{"type":"array","maxItems":64,"description":"What `sluice deploy` binds after uploading: bindings of this plugin version (hook_ref is implied).","items":{"type":"object","additionalProperties":false,"required":["point"],"properties":{"id":{"type":"string","description":"Unique binding id, e.g. orders-limit."},"point":{"enum":["model.chat.before","model.chat.after","model.chat.chunk","model.embedding.before","model.embedding.after","tool.before","tool.after","operation.error","operation.finally","run.start","run.end","subtask.start","subtask.end"]},"match":{"type":"object","additionalProperties":false,"description":"Each present filter must contain the call's value; absent filters match anything.","properties":{"purposes":{"type":"array","items":{"enum":["action","compaction","completion","embedding"]},"uniqueItems":true},"tool_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"model_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true},"instances":{"type":"array","items":{"enum":["main","child"]},"uniqueItems":true},"instance_ids":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true,"description":"Particular instances by id; `*` matches any run of characters, e.g. researcher-*."},"spaces":{"type":"array","items":{"type":"string","minLength":1,"maxLength":256},"maxItems":256,"uniqueItems":true}}},"priority":{"type":"integer","minimum":-1000000,"maximum":1000000,"description":"Lower runs first. Default 100."},"timeout_ms":{"type":"integer","minimum":1,"maximum":10000,"description":"Default 1000; never above the plugin's time limit."},"failure_policy":{"enum":["fail-closed","fail-open"],"description":"Default: the manifest's failure_policy."},"observe_only":{"type":"boolean"},"config":{"description":"Validated against the plugin's config_schema. Default {}."},"enabled":{"type":"boolean","description":"A disabled binding keeps its place in the order but is skipped."},"mandatory":{"type":"boolean","description":"A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk)."},"extension":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,63}$","description":"Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref."}}}}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
@@ -1361,9 +1361,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err107 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data21.branch_targets !== undefined){
+let data38 = data21.branch_targets;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err107 = {instancePath:instancePath+"/limits/branch_targets",schemaPath:"#/properties/limits/properties/branch_targets/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1372,11 +1373,9 @@ vErrors.push(err107);
 }
 errors++;
 }
-}
-if(data.failure_policy !== undefined){
-let data38 = data.failure_policy;
-if(!((data38 === "fail-closed") || (data38 === "fail-open"))){
-const err108 = {instancePath:instancePath+"/failure_policy",schemaPath:"#/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 100000000 || isNaN(data38)){
+const err108 = {instancePath:instancePath+"/limits/branch_targets",schemaPath:"#/properties/limits/properties/branch_targets/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1385,12 +1384,8 @@ vErrors.push(err108);
 }
 errors++;
 }
-}
-if(data.capability_boundary !== undefined){
-let data39 = data.capability_boundary;
-if(typeof data39 === "string"){
-if(func2(data39) > 1000){
-const err109 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(data38 < 1 || isNaN(data38)){
+const err109 = {instancePath:instancePath+"/limits/branch_targets",schemaPath:"#/properties/limits/properties/branch_targets/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1399,8 +1394,12 @@ vErrors.push(err109);
 }
 errors++;
 }
-if(func2(data39) < 1){
-const err110 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+if(data21.branch_targets_total !== undefined){
+let data39 = data21.branch_targets_total;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+const err110 = {instancePath:instancePath+"/limits/branch_targets_total",schemaPath:"#/properties/limits/properties/branch_targets_total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1409,9 +1408,9 @@ vErrors.push(err110);
 }
 errors++;
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 > 100000000 || isNaN(data39)){
+const err111 = {instancePath:instancePath+"/limits/branch_targets_total",schemaPath:"#/properties/limits/properties/branch_targets_total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1420,12 +1419,8 @@ vErrors.push(err111);
 }
 errors++;
 }
-}
-if(data.bindings !== undefined){
-let data40 = data.bindings;
-if(Array.isArray(data40)){
-if(data40.length > 64){
-const err112 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+if(data39 < 1 || isNaN(data39)){
+const err112 = {instancePath:instancePath+"/limits/branch_targets_total",schemaPath:"#/properties/limits/properties/branch_targets_total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1434,12 +1429,11 @@ vErrors.push(err112);
 }
 errors++;
 }
-const len5 = data40.length;
-for(let i10=0; i10<len5; i10++){
-let data41 = data40[i10];
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
-if(data41.point === undefined){
-const err113 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/required",keyword:"required",params:{missingProperty: "point"},message:"must have required property '"+"point"+"'"};
+}
+}
+}
+else {
+const err113 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1448,9 +1442,11 @@ vErrors.push(err113);
 }
 errors++;
 }
-for(const key6 in data41){
-if(!(func1.call(schema31.properties.bindings.items.properties, key6))){
-const err114 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+if(data.failure_policy !== undefined){
+let data40 = data.failure_policy;
+if(!((data40 === "fail-closed") || (data40 === "fail-open"))){
+const err114 = {instancePath:instancePath+"/failure_policy",schemaPath:"#/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1460,9 +1456,11 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data41.id !== undefined){
-if(typeof data41.id !== "string"){
-const err115 = {instancePath:instancePath+"/bindings/" + i10+"/id",schemaPath:"#/properties/bindings/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.capability_boundary !== undefined){
+let data41 = data.capability_boundary;
+if(typeof data41 === "string"){
+if(func2(data41) > 1000){
+const err115 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1471,11 +1469,8 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-if(data41.point !== undefined){
-let data43 = data41.point;
-if(!(((((((((((((data43 === "model.chat.before") || (data43 === "model.chat.after")) || (data43 === "model.chat.chunk")) || (data43 === "model.embedding.before")) || (data43 === "model.embedding.after")) || (data43 === "tool.before")) || (data43 === "tool.after")) || (data43 === "operation.error")) || (data43 === "operation.finally")) || (data43 === "run.start")) || (data43 === "run.end")) || (data43 === "subtask.start")) || (data43 === "subtask.end"))){
-const err116 = {instancePath:instancePath+"/bindings/" + i10+"/point",schemaPath:"#/properties/bindings/items/properties/point/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.point.enum},message:"must be equal to one of the allowed values"};
+if(func2(data41) < 1){
+const err116 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1485,12 +1480,8 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data41.match !== undefined){
-let data44 = data41.match;
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-for(const key7 in data44){
-if(!((((((key7 === "purposes") || (key7 === "tool_ids")) || (key7 === "model_ids")) || (key7 === "instances")) || (key7 === "instance_ids")) || (key7 === "spaces"))){
-const err117 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+else {
+const err117 = {instancePath:instancePath+"/capability_boundary",schemaPath:"#/properties/capability_boundary/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1500,14 +1491,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data44.purposes !== undefined){
-let data45 = data44.purposes;
-if(Array.isArray(data45)){
-const len6 = data45.length;
-for(let i11=0; i11<len6; i11++){
-let data46 = data45[i11];
-if(!((((data46 === "action") || (data46 === "compaction")) || (data46 === "completion")) || (data46 === "embedding"))){
-const err118 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes/" + i11,schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.purposes.items.enum},message:"must be equal to one of the allowed values"};
+if(data.bindings !== undefined){
+let data42 = data.bindings;
+if(Array.isArray(data42)){
+if(data42.length > 64){
+const err118 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1516,15 +1504,12 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-let i12 = data45.length;
-let j5;
-if(i12 > 1){
-outer1:
-for(;i12--;){
-for(j5 = i12; j5--;){
-if(func0(data45[i12], data45[j5])){
-const err119 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/uniqueItems",keyword:"uniqueItems",params:{i: i12, j: j5},message:"must NOT have duplicate items (items ## "+j5+" and "+i12+" are identical)"};
+const len5 = data42.length;
+for(let i10=0; i10<len5; i10++){
+let data43 = data42[i10];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.point === undefined){
+const err119 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/required",keyword:"required",params:{missingProperty: "point"},message:"must have required property '"+"point"+"'"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1532,14 +1517,10 @@ else {
 vErrors.push(err119);
 }
 errors++;
-break outer1;
 }
-}
-}
-}
-}
-else {
-const err120 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key6 in data43){
+if(!(func1.call(schema31.properties.bindings.items.properties, key6))){
+const err120 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1549,11 +1530,9 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data44.tool_ids !== undefined){
-let data47 = data44.tool_ids;
-if(Array.isArray(data47)){
-if(data47.length > 256){
-const err121 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+if(data43.id !== undefined){
+if(typeof data43.id !== "string"){
+const err121 = {instancePath:instancePath+"/bindings/" + i10+"/id",schemaPath:"#/properties/bindings/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1562,12 +1541,11 @@ vErrors.push(err121);
 }
 errors++;
 }
-const len7 = data47.length;
-for(let i13=0; i13<len7; i13++){
-let data48 = data47[i13];
-if(typeof data48 === "string"){
-if(func2(data48) > 256){
-const err122 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+if(data43.point !== undefined){
+let data45 = data43.point;
+if(!(((((((((((((data45 === "model.chat.before") || (data45 === "model.chat.after")) || (data45 === "model.chat.chunk")) || (data45 === "model.embedding.before")) || (data45 === "model.embedding.after")) || (data45 === "tool.before")) || (data45 === "tool.after")) || (data45 === "operation.error")) || (data45 === "operation.finally")) || (data45 === "run.start")) || (data45 === "run.end")) || (data45 === "subtask.start")) || (data45 === "subtask.end"))){
+const err122 = {instancePath:instancePath+"/bindings/" + i10+"/point",schemaPath:"#/properties/bindings/items/properties/point/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.point.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1576,8 +1554,13 @@ vErrors.push(err122);
 }
 errors++;
 }
-if(func2(data48) < 1){
-const err123 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data43.match !== undefined){
+let data46 = data43.match;
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+for(const key7 in data46){
+if(!((((((key7 === "purposes") || (key7 === "tool_ids")) || (key7 === "model_ids")) || (key7 === "instances")) || (key7 === "instance_ids")) || (key7 === "spaces"))){
+const err123 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1587,8 +1570,14 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.purposes !== undefined){
+let data47 = data46.purposes;
+if(Array.isArray(data47)){
+const len6 = data47.length;
+for(let i11=0; i11<len6; i11++){
+let data48 = data47[i11];
+if(!((((data48 === "action") || (data48 === "compaction")) || (data48 === "completion")) || (data48 === "embedding"))){
+const err124 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes/" + i11,schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.purposes.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1598,18 +1587,14 @@ vErrors.push(err124);
 errors++;
 }
 }
-let i14 = data47.length;
-let j6;
-if(i14 > 1){
-const indices4 = {};
-for(;i14--;){
-let item4 = data47[i14];
-if(typeof item4 !== "string"){
-continue;
-}
-if(typeof indices4[item4] == "number"){
-j6 = indices4[item4];
-const err125 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/uniqueItems",keyword:"uniqueItems",params:{i: i14, j: j6},message:"must NOT have duplicate items (items ## "+j6+" and "+i14+" are identical)"};
+let i12 = data47.length;
+let j5;
+if(i12 > 1){
+outer1:
+for(;i12--;){
+for(j5 = i12; j5--;){
+if(func0(data47[i12], data47[j5])){
+const err125 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/uniqueItems",keyword:"uniqueItems",params:{i: i12, j: j5},message:"must NOT have duplicate items (items ## "+j5+" and "+i12+" are identical)"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1617,14 +1602,14 @@ else {
 vErrors.push(err125);
 }
 errors++;
-break;
+break outer1;
 }
-indices4[item4] = i14;
+}
 }
 }
 }
 else {
-const err126 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err126 = {instancePath:instancePath+"/bindings/" + i10+"/match/purposes",schemaPath:"#/properties/bindings/items/properties/match/properties/purposes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1634,11 +1619,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data44.model_ids !== undefined){
-let data49 = data44.model_ids;
+if(data46.tool_ids !== undefined){
+let data49 = data46.tool_ids;
 if(Array.isArray(data49)){
 if(data49.length > 256){
-const err127 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+const err127 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1647,12 +1632,12 @@ vErrors.push(err127);
 }
 errors++;
 }
-const len8 = data49.length;
-for(let i15=0; i15<len8; i15++){
-let data50 = data49[i15];
+const len7 = data49.length;
+for(let i13=0; i13<len7; i13++){
+let data50 = data49[i13];
 if(typeof data50 === "string"){
 if(func2(data50) > 256){
-const err128 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+const err128 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1662,7 +1647,7 @@ vErrors.push(err128);
 errors++;
 }
 if(func2(data50) < 1){
-const err129 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err129 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1673,7 +1658,7 @@ errors++;
 }
 }
 else {
-const err130 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err130 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids/" + i13,schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1683,18 +1668,18 @@ vErrors.push(err130);
 errors++;
 }
 }
-let i16 = data49.length;
-let j7;
-if(i16 > 1){
-const indices5 = {};
-for(;i16--;){
-let item5 = data49[i16];
-if(typeof item5 !== "string"){
+let i14 = data49.length;
+let j6;
+if(i14 > 1){
+const indices4 = {};
+for(;i14--;){
+let item4 = data49[i14];
+if(typeof item4 !== "string"){
 continue;
 }
-if(typeof indices5[item5] == "number"){
-j7 = indices5[item5];
-const err131 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/uniqueItems",keyword:"uniqueItems",params:{i: i16, j: j7},message:"must NOT have duplicate items (items ## "+j7+" and "+i16+" are identical)"};
+if(typeof indices4[item4] == "number"){
+j6 = indices4[item4];
+const err131 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/uniqueItems",keyword:"uniqueItems",params:{i: i14, j: j6},message:"must NOT have duplicate items (items ## "+j6+" and "+i14+" are identical)"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1704,12 +1689,12 @@ vErrors.push(err131);
 errors++;
 break;
 }
-indices5[item5] = i16;
+indices4[item4] = i14;
 }
 }
 }
 else {
-const err132 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err132 = {instancePath:instancePath+"/bindings/" + i10+"/match/tool_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/tool_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1719,14 +1704,11 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(data44.instances !== undefined){
-let data51 = data44.instances;
+if(data46.model_ids !== undefined){
+let data51 = data46.model_ids;
 if(Array.isArray(data51)){
-const len9 = data51.length;
-for(let i17=0; i17<len9; i17++){
-let data52 = data51[i17];
-if(!((data52 === "main") || (data52 === "child"))){
-const err133 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances/" + i17,schemaPath:"#/properties/bindings/items/properties/match/properties/instances/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.instances.items.enum},message:"must be equal to one of the allowed values"};
+if(data51.length > 256){
+const err133 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1735,15 +1717,12 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-let i18 = data51.length;
-let j8;
-if(i18 > 1){
-outer2:
-for(;i18--;){
-for(j8 = i18; j8--;){
-if(func0(data51[i18], data51[j8])){
-const err134 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/uniqueItems",keyword:"uniqueItems",params:{i: i18, j: j8},message:"must NOT have duplicate items (items ## "+j8+" and "+i18+" are identical)"};
+const len8 = data51.length;
+for(let i15=0; i15<len8; i15++){
+let data52 = data51[i15];
+if(typeof data52 === "string"){
+if(func2(data52) > 256){
+const err134 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1751,14 +1730,9 @@ else {
 vErrors.push(err134);
 }
 errors++;
-break outer2;
 }
-}
-}
-}
-}
-else {
-const err135 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(func2(data52) < 1){
+const err135 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1768,11 +1742,8 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data44.instance_ids !== undefined){
-let data53 = data44.instance_ids;
-if(Array.isArray(data53)){
-if(data53.length > 256){
-const err136 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+else {
+const err136 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids/" + i15,schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1781,12 +1752,19 @@ vErrors.push(err136);
 }
 errors++;
 }
-const len10 = data53.length;
-for(let i19=0; i19<len10; i19++){
-let data54 = data53[i19];
-if(typeof data54 === "string"){
-if(func2(data54) > 256){
-const err137 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+let i16 = data51.length;
+let j7;
+if(i16 > 1){
+const indices5 = {};
+for(;i16--;){
+let item5 = data51[i16];
+if(typeof item5 !== "string"){
+continue;
+}
+if(typeof indices5[item5] == "number"){
+j7 = indices5[item5];
+const err137 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/uniqueItems",keyword:"uniqueItems",params:{i: i16, j: j7},message:"must NOT have duplicate items (items ## "+j7+" and "+i16+" are identical)"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1794,9 +1772,14 @@ else {
 vErrors.push(err137);
 }
 errors++;
+break;
 }
-if(func2(data54) < 1){
-const err138 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+indices5[item5] = i16;
+}
+}
+}
+else {
+const err138 = {instancePath:instancePath+"/bindings/" + i10+"/match/model_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/model_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1806,8 +1789,14 @@ vErrors.push(err138);
 errors++;
 }
 }
-else {
-const err139 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data46.instances !== undefined){
+let data53 = data46.instances;
+if(Array.isArray(data53)){
+const len9 = data53.length;
+for(let i17=0; i17<len9; i17++){
+let data54 = data53[i17];
+if(!((data54 === "main") || (data54 === "child"))){
+const err139 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances/" + i17,schemaPath:"#/properties/bindings/items/properties/match/properties/instances/items/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.match.properties.instances.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1817,18 +1806,14 @@ vErrors.push(err139);
 errors++;
 }
 }
-let i20 = data53.length;
-let j9;
-if(i20 > 1){
-const indices6 = {};
-for(;i20--;){
-let item6 = data53[i20];
-if(typeof item6 !== "string"){
-continue;
-}
-if(typeof indices6[item6] == "number"){
-j9 = indices6[item6];
-const err140 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/uniqueItems",keyword:"uniqueItems",params:{i: i20, j: j9},message:"must NOT have duplicate items (items ## "+j9+" and "+i20+" are identical)"};
+let i18 = data53.length;
+let j8;
+if(i18 > 1){
+outer2:
+for(;i18--;){
+for(j8 = i18; j8--;){
+if(func0(data53[i18], data53[j8])){
+const err140 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/uniqueItems",keyword:"uniqueItems",params:{i: i18, j: j8},message:"must NOT have duplicate items (items ## "+j8+" and "+i18+" are identical)"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1836,14 +1821,14 @@ else {
 vErrors.push(err140);
 }
 errors++;
-break;
+break outer2;
 }
-indices6[item6] = i20;
+}
 }
 }
 }
 else {
-const err141 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err141 = {instancePath:instancePath+"/bindings/" + i10+"/match/instances",schemaPath:"#/properties/bindings/items/properties/match/properties/instances/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1853,11 +1838,11 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(data44.spaces !== undefined){
-let data55 = data44.spaces;
+if(data46.instance_ids !== undefined){
+let data55 = data46.instance_ids;
 if(Array.isArray(data55)){
 if(data55.length > 256){
-const err142 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+const err142 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1866,12 +1851,12 @@ vErrors.push(err142);
 }
 errors++;
 }
-const len11 = data55.length;
-for(let i21=0; i21<len11; i21++){
-let data56 = data55[i21];
+const len10 = data55.length;
+for(let i19=0; i19<len10; i19++){
+let data56 = data55[i19];
 if(typeof data56 === "string"){
 if(func2(data56) > 256){
-const err143 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+const err143 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1881,7 +1866,7 @@ vErrors.push(err143);
 errors++;
 }
 if(func2(data56) < 1){
-const err144 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err144 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1892,7 +1877,7 @@ errors++;
 }
 }
 else {
-const err145 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err145 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids/" + i19,schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1902,18 +1887,18 @@ vErrors.push(err145);
 errors++;
 }
 }
-let i22 = data55.length;
-let j10;
-if(i22 > 1){
-const indices7 = {};
-for(;i22--;){
-let item7 = data55[i22];
-if(typeof item7 !== "string"){
+let i20 = data55.length;
+let j9;
+if(i20 > 1){
+const indices6 = {};
+for(;i20--;){
+let item6 = data55[i20];
+if(typeof item6 !== "string"){
 continue;
 }
-if(typeof indices7[item7] == "number"){
-j10 = indices7[item7];
-const err146 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/uniqueItems",keyword:"uniqueItems",params:{i: i22, j: j10},message:"must NOT have duplicate items (items ## "+j10+" and "+i22+" are identical)"};
+if(typeof indices6[item6] == "number"){
+j9 = indices6[item6];
+const err146 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/uniqueItems",keyword:"uniqueItems",params:{i: i20, j: j9},message:"must NOT have duplicate items (items ## "+j9+" and "+i20+" are identical)"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1923,12 +1908,12 @@ vErrors.push(err146);
 errors++;
 break;
 }
-indices7[item7] = i22;
+indices6[item6] = i20;
 }
 }
 }
 else {
-const err147 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err147 = {instancePath:instancePath+"/bindings/" + i10+"/match/instance_ids",schemaPath:"#/properties/bindings/items/properties/match/properties/instance_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1938,9 +1923,11 @@ vErrors.push(err147);
 errors++;
 }
 }
-}
-else {
-const err148 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data46.spaces !== undefined){
+let data57 = data46.spaces;
+if(Array.isArray(data57)){
+if(data57.length > 256){
+const err148 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1949,11 +1936,12 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-if(data41.priority !== undefined){
-let data57 = data41.priority;
-if(!(((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57))) && (isFinite(data57)))){
-const err149 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len11 = data57.length;
+for(let i21=0; i21<len11; i21++){
+let data58 = data57[i21];
+if(typeof data58 === "string"){
+if(func2(data58) > 256){
+const err149 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1962,9 +1950,8 @@ vErrors.push(err149);
 }
 errors++;
 }
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 > 1000000 || isNaN(data57)){
-const err150 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(func2(data58) < 1){
+const err150 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1973,8 +1960,9 @@ vErrors.push(err150);
 }
 errors++;
 }
-if(data57 < -1000000 || isNaN(data57)){
-const err151 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000"};
+}
+else {
+const err151 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces/" + i21,schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1984,11 +1972,18 @@ vErrors.push(err151);
 errors++;
 }
 }
+let i22 = data57.length;
+let j10;
+if(i22 > 1){
+const indices7 = {};
+for(;i22--;){
+let item7 = data57[i22];
+if(typeof item7 !== "string"){
+continue;
 }
-if(data41.timeout_ms !== undefined){
-let data58 = data41.timeout_ms;
-if(!(((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58))) && (isFinite(data58)))){
-const err152 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof indices7[item7] == "number"){
+j10 = indices7[item7];
+const err152 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/uniqueItems",keyword:"uniqueItems",params:{i: i22, j: j10},message:"must NOT have duplicate items (items ## "+j10+" and "+i22+" are identical)"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1996,10 +1991,14 @@ else {
 vErrors.push(err152);
 }
 errors++;
+break;
 }
-if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 > 10000 || isNaN(data58)){
-const err153 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
+indices7[item7] = i22;
+}
+}
+}
+else {
+const err153 = {instancePath:instancePath+"/bindings/" + i10+"/match/spaces",schemaPath:"#/properties/bindings/items/properties/match/properties/spaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2008,8 +2007,10 @@ vErrors.push(err153);
 }
 errors++;
 }
-if(data58 < 1 || isNaN(data58)){
-const err154 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err154 = {instancePath:instancePath+"/bindings/" + i10+"/match",schemaPath:"#/properties/bindings/items/properties/match/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2019,11 +2020,10 @@ vErrors.push(err154);
 errors++;
 }
 }
-}
-if(data41.failure_policy !== undefined){
-let data59 = data41.failure_policy;
-if(!((data59 === "fail-closed") || (data59 === "fail-open"))){
-const err155 = {instancePath:instancePath+"/bindings/" + i10+"/failure_policy",schemaPath:"#/properties/bindings/items/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
+if(data43.priority !== undefined){
+let data59 = data43.priority;
+if(!(((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59))) && (isFinite(data59)))){
+const err155 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2032,10 +2032,9 @@ vErrors.push(err155);
 }
 errors++;
 }
-}
-if(data41.observe_only !== undefined){
-if(typeof data41.observe_only !== "boolean"){
-const err156 = {instancePath:instancePath+"/bindings/" + i10+"/observe_only",schemaPath:"#/properties/bindings/items/properties/observe_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data59 == "number") && (isFinite(data59))){
+if(data59 > 1000000 || isNaN(data59)){
+const err156 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2044,10 +2043,8 @@ vErrors.push(err156);
 }
 errors++;
 }
-}
-if(data41.enabled !== undefined){
-if(typeof data41.enabled !== "boolean"){
-const err157 = {instancePath:instancePath+"/bindings/" + i10+"/enabled",schemaPath:"#/properties/bindings/items/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data59 < -1000000 || isNaN(data59)){
+const err157 = {instancePath:instancePath+"/bindings/" + i10+"/priority",schemaPath:"#/properties/bindings/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2057,9 +2054,11 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data41.mandatory !== undefined){
-if(typeof data41.mandatory !== "boolean"){
-const err158 = {instancePath:instancePath+"/bindings/" + i10+"/mandatory",schemaPath:"#/properties/bindings/items/properties/mandatory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data43.timeout_ms !== undefined){
+let data60 = data43.timeout_ms;
+if(!(((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60))) && (isFinite(data60)))){
+const err158 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2068,12 +2067,9 @@ vErrors.push(err158);
 }
 errors++;
 }
-}
-if(data41.extension !== undefined){
-let data63 = data41.extension;
-if(typeof data63 === "string"){
-if(!pattern12.test(data63)){
-const err159 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""};
+if((typeof data60 == "number") && (isFinite(data60))){
+if(data60 > 10000 || isNaN(data60)){
+const err159 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2082,9 +2078,8 @@ vErrors.push(err159);
 }
 errors++;
 }
-}
-else {
-const err160 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data60 < 1 || isNaN(data60)){
+const err160 = {instancePath:instancePath+"/bindings/" + i10+"/timeout_ms",schemaPath:"#/properties/bindings/items/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2095,8 +2090,10 @@ errors++;
 }
 }
 }
-else {
-const err161 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.failure_policy !== undefined){
+let data61 = data43.failure_policy;
+if(!((data61 === "fail-closed") || (data61 === "fail-open"))){
+const err161 = {instancePath:instancePath+"/bindings/" + i10+"/failure_policy",schemaPath:"#/properties/bindings/items/properties/failure_policy/enum",keyword:"enum",params:{allowedValues: schema31.properties.bindings.items.properties.failure_policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2106,9 +2103,9 @@ vErrors.push(err161);
 errors++;
 }
 }
-}
-else {
-const err162 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data43.observe_only !== undefined){
+if(typeof data43.observe_only !== "boolean"){
+const err162 = {instancePath:instancePath+"/bindings/" + i10+"/observe_only",schemaPath:"#/properties/bindings/items/properties/observe_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2118,14 +2115,87 @@ vErrors.push(err162);
 errors++;
 }
 }
-}
-else {
-const err163 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.enabled !== undefined){
+if(typeof data43.enabled !== "boolean"){
+const err163 = {instancePath:instancePath+"/bindings/" + i10+"/enabled",schemaPath:"#/properties/bindings/items/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err163];
 }
 else {
 vErrors.push(err163);
+}
+errors++;
+}
+}
+if(data43.mandatory !== undefined){
+if(typeof data43.mandatory !== "boolean"){
+const err164 = {instancePath:instancePath+"/bindings/" + i10+"/mandatory",schemaPath:"#/properties/bindings/items/properties/mandatory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(data43.extension !== undefined){
+let data65 = data43.extension;
+if(typeof data65 === "string"){
+if(!pattern12.test(data65)){
+const err165 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9._-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+}
+else {
+const err166 = {instancePath:instancePath+"/bindings/" + i10+"/extension",schemaPath:"#/properties/bindings/items/properties/extension/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+}
+}
+}
+else {
+const err167 = {instancePath:instancePath+"/bindings/" + i10,schemaPath:"#/properties/bindings/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+}
+}
+else {
+const err168 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+}
+}
+else {
+const err169 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
 }
 errors++;
 }
