@@ -57,7 +57,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("the packed tarball", () => {
-  it("ships the compiled host, the demo's plugin modules, the guest SDK and the ABI docs, not the tests", () => {
+  it("ships the compiled host, the demo's plugin modules, the guest SDK, the ABI docs and docs/, not the tests", () => {
     expect(files).toContain("dist/host/index.js");
     expect(files).toContain("dist/host/index.d.ts");
     expect(files).toContain("dist/host/cli/main.js");
@@ -67,6 +67,9 @@ describe("the packed tarball", () => {
     expect(files).toContain("guest-sdk/assembly/index.ts");
     expect(files).toContain("abi/README.md");
     expect(files).toContain("abi/wit/sluice-hook.wit");
+    // The README's links to docs/ resolve inside the installed package.
+    expect(files).toContain("docs/layout.md");
+    expect(files).toContain("docs/console-overview.png");
     expect(files.filter((f) => f.startsWith("test/") || f.startsWith("dist/test/") || f.startsWith("host/") || f.endsWith(".map"))).toEqual([]);
   });
 
