@@ -1039,10 +1039,23 @@ async function agentTurn(c: Counts): Promise<ScenarioResult> {
   };
 }
 
-/** Scenario 20: one hook in AssemblyScript, Rust and C (guest-languages.ts); informative, no target. */
+/**
+ * Scenario 20: one hook in AssemblyScript, Rust and C (guest-languages.ts). The SDKs set up a
+ * guest's memory so that its fuel matches AssemblyScript's for the same hook: each language's
+ * fuel is a target against AssemblyScript's, and a language whose toolchain is missing is
+ * reported as not measured.
+ */
 async function guestLanguages(c: Counts): Promise<ScenarioResult> {
   const { latency, values } = await runGuestLanguages(c);
-  return { id: 20, title: "one hook (order-search-limit) in AssemblyScript, Rust and C: fuel, size, p50 through a worker", latency, values, targets: [] };
+  const asFuel = Number(values["assemblyscript.fuel"]);
+  const measured = ["assemblyscript", "rust", "c"].filter((l) => typeof values[`${l}.fuel`] === "number");
+  return {
+    id: 20, title: "one hook (order-search-limit) in AssemblyScript, Rust and C: fuel, size, p50 through a worker", latency, values,
+    targets: [
+      target("languages measured (a missing toolchain leaves one out)", measured.length, ">=", 3, ""),
+      ...["rust", "c"].filter((l) => measured.includes(l)).map((l) => target(`${l} fuel against AssemblyScript's`, Number(values[`${l}.fuel`]) / asFuel, "<=", 1.1, "x")),
+    ],
+  };
 }
 
 export const SCENARIOS: readonly { id: number; run: (c: Counts) => Promise<ScenarioResult> }[] = [
