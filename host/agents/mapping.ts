@@ -51,6 +51,8 @@ export interface AgentAbilities {
   toolUseId: boolean;
   /** Its hook timeout by default, in seconds: the door answers well within it. */
   timeoutS: number;
+  /** A rewritten input is applied only with an explicit allow (Codex); an allow where it is not needed would skip the agent's own permission prompt (Claude Code). */
+  rewriteNeedsAllow: boolean;
 }
 
 export interface AgentSpec {
@@ -62,7 +64,7 @@ export interface AgentSpec {
 /** The table. */
 export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
   "claude-code": {
-    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60 },
+    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: false },
     events: {
       PreToolUse: "tool.before", PostToolUse: "tool.after", PostToolUseFailure: "tool.failed", UserPromptSubmit: "prompt",
       SessionStart: "run.start", SessionEnd: "run.end", SubagentStart: "subtask.start", SubagentStop: "subtask.end",
@@ -70,7 +72,7 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
     },
   },
   codex: {
-    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60 },
+    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
     events: {
       PreToolUse: "tool.before", PostToolUse: "tool.after", UserPromptSubmit: "prompt",
       SessionStart: "run.start", SubagentStart: "subtask.start", SubagentStop: "subtask.end",
@@ -78,7 +80,7 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
     },
   },
   "gemini-cli": {
-    abilities: { ask: false, replaceOutput: "none", blockAfter: true, context: true, blockPrompt: true, toolUseId: false, timeoutS: 60 },
+    abilities: { ask: false, replaceOutput: "none", blockAfter: true, context: true, blockPrompt: true, toolUseId: false, timeoutS: 60, rewriteNeedsAllow: false },
     events: {
       BeforeTool: "tool.before", AfterTool: "tool.after", BeforeAgent: "prompt",
       SessionStart: "run.start", SessionEnd: "run.end",
@@ -86,7 +88,7 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
     },
   },
   "copilot-cli": {
-    abilities: { ask: false, replaceOutput: "none", blockAfter: false, context: false, blockPrompt: false, toolUseId: false, timeoutS: 30 },
+    abilities: { ask: false, replaceOutput: "none", blockAfter: false, context: false, blockPrompt: false, toolUseId: false, timeoutS: 30, rewriteNeedsAllow: false },
     events: {
       preToolUse: "tool.before", postToolUse: "tool.after", postToolUseFailure: "tool.failed", userPromptSubmitted: "prompt",
       sessionStart: "run.start", sessionEnd: "run.end", subagentStart: "subtask.start", subagentStop: "subtask.end",

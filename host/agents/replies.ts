@@ -52,8 +52,7 @@ function beforeTool(agent: Agent, event: string, v: Verdict, context: string | u
       else if (v.kind === "ask") Object.assign(specific, { permissionDecision: "ask", permissionDecisionReason: v.reason });
       if (updated) {
         specific.updatedInput = updated;
-        // Codex applies a rewritten input only with an explicit allow; Claude Code applies it without one, and an allow there would skip its own permission prompt.
-        if (agent === "codex") specific.permissionDecision = "allow";
+        if (AGENT_TABLE[agent].abilities.rewriteNeedsAllow) specific.permissionDecision = "allow";
       }
       if (context !== undefined) specific.additionalContext = context;
       return Object.keys(specific).length > 1 ? { hookSpecificOutput: specific } : {};
