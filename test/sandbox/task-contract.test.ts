@@ -40,8 +40,8 @@ function watchAnswers(): ((signal: AbortSignal) => { accepted: number; ignored: 
 }
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, "abort").length;
-/** The scheduler's own count: true while a task runs or waits (private, read here to see the slot given back). */
-const schedulerBusy = (s: Sandbox): boolean => (s as unknown as { scheduler: { busy: boolean } }).scheduler.busy;
+/** The scheduler's own counts (private, read here to see the slot given back): tasks running, and whether the sandbox may rest. */
+const scheduler = (s: Sandbox): { running: number; busy: boolean } => (s as unknown as { scheduler: { running: number; busy: boolean } }).scheduler;
 /** A call that finishes after some guest work (the contract-hook fixture's spin mode). */
 const spinRequest = (iterations: number): Uint8Array => encode(request("tool.before", {}, { mode: "spin", iterations }));
 const stage = (): StageInput => ({
@@ -99,7 +99,7 @@ describe("a task cancelled before it starts", () => {
 });
 
 describe("a task cancelled while its guest runs", () => {
-  it("is answered CALL_CANCELLED once, at once; the scheduler's slot is free, and the worker serves the next call without a restart", async () => {
+  it("is answered CALL_CANCELLED once, at once; its scheduler slot is given back at once, the sandbox rests only once the guest has ended, and the worker serves the next call without a restart", async () => {
     const ended: unknown[] = [];
     sandbox = createSandbox({ workers: 1, spareWorkers: 0, spin: { caller: 0 }, onWorkerEnded: (e) => ended.push(e) });
     const slow = await sandbox.load(fixture("contract-hook"), { limits: { timeoutMs: 5_000, fuel: BACKSTOP_FUEL } });
@@ -111,10 +111,12 @@ describe("a task cancelled while its guest runs", () => {
     await until(() => tasks.guestsStarted() === 1);
     controller.abort(new Error("the client went away"));
     expect(await running).toMatchObject({ ok: false, error: { code: "CALL_CANCELLED", details: { reason: "Error: the client went away" } } });
-    expect(schedulerBusy(sandbox)).toBe(false);
+    expect(scheduler(sandbox).running).toBe(0);
     expect(listeners(controller.signal)).toBe(0);
-    // The abandoned guest runs its course; the run's own answer, after the cancellation's, is refused.
-    expect(await until(() => callsHeld(sandbox!) === 0)).toBe(true);
+    // The abandoned guest runs its course, the sandbox not resting under it; the run's own
+    // answer, after the cancellation's, is refused.
+    expect(scheduler(sandbox).busy).toBe(true);
+    expect(await until(() => callsHeld(sandbox!) === 0 && !scheduler(sandbox!).busy)).toBe(true);
     expect(answers(controller.signal)).toEqual({ accepted: 1, ignored: 1, tasks: 1 });
     expect(await sandbox.invokeBytes(slow, spinRequest(10))).toMatchObject({ ok: true, outcome: { kind: "continue" } });
     expect(ended).toEqual([]);

@@ -34,6 +34,8 @@ export class Scheduler implements StageBatchHost {
   private shut = false;
   /** Tasks running on a lane now. */
   private running = 0;
+  /** Guests still running for callers that cancelled (answered already, their clocks still kept). */
+  private abandoned = 0;
   /** Operations the host has in flight (Sandbox.operationsInFlight): 0 when no host says. */
   operations = 0;
   /** Recent worker time per task (µs, moving average): decides whether the caller polls. */
@@ -58,9 +60,13 @@ export class Scheduler implements StageBatchHost {
     return this.waiting.length;
   }
 
-  /** True while tasks run or wait. */
+  /**
+   * True while tasks run or wait, or a guest whose caller cancelled still runs: the sandbox
+   * does not rest under it (resting would retire its worker, and its timeout would then end
+   * that worker unreported).
+   */
   get busy(): boolean {
-    return this.running > 0 || this.waiting.length > 0;
+    return this.running > 0 || this.waiting.length > 0 || this.abandoned > 0;
   }
 
   /** True once close() was called: tasks in flight end with EXECUTOR_CLOSED. */
@@ -222,8 +228,12 @@ export class Scheduler implements StageBatchHost {
       this.running--;
       clearInterval(looking);
       // A cancelled task still running keeps its clock until it ends; a timeout then costs its worker, as any timeout does.
-      if (detached && reply) void reply.then(unwatch, () => { unwatch(); if (stop) this.chargeTimeout(task, stop); });
-      else unwatch();
+      if (detached && reply) {
+        this.abandoned++;
+        void reply.then(() => { this.abandoned--; unwatch(); }, () => { this.abandoned--; unwatch(); if (stop) this.chargeTimeout(task, stop); });
+      } else {
+        unwatch();
+      }
       this.drain();
     }
   }
