@@ -35,7 +35,7 @@ export type TaskWork =
  */
 export type OnCancel = (reason: unknown) => Watched<never> | undefined;
 
-/** Where a task is in its life: `waiting` for a worker in the queue, `running` on one, or `settled`. */
+/** Where a task is in its life: `new` (neither queued nor started yet), `waiting` for a worker in the queue, `running` on one (alone or in a batch), or `settled`. */
 export type Phase = "new" | "waiting" | "running" | "settled";
 
 export class ScheduledTask<T = unknown> {
