@@ -26,6 +26,7 @@ const INTEGRATION = [
   "test/cli/replay.test.ts",
   "test/cli/serve-database.test.ts",
   "test/cli/token.test.ts",
+  "test/contract/api-tokens.contract.test.ts",
   "test/events/schemas.test.ts",
   "test/gateway/accept-queue.test.ts",
   "test/gateway/descriptor-limit.test.ts",
@@ -34,6 +35,7 @@ const INTEGRATION = [
   "test/gateway/serve-queue.test.ts",
   "test/package/lazy-imports.test.ts",
   "test/package/tarball.test.ts",
+  "test/records/control-audit.contract.test.ts",
   "test/records/crash.test.ts",
   "test/records/cross-host.test.ts",
   "test/records/postgres-round-trips.test.ts",
@@ -61,6 +63,7 @@ const INTEGRATION = [
 const BROWSER = [
   "test/console/console.test.ts",
   "test/console/fleet.test.ts",
+  "test/console/roles.test.ts",
 ];
 
 const INTEGRATION_SETUP = [

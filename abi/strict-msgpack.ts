@@ -7,6 +7,7 @@
  * whether they are one well-formed ABI value; only then does msgpackr decode them.
  */
 import { isUtf8 } from "node:buffer";
+import { printableText } from "./printable.js";
 
 export const MAX_DEPTH = 64;
 
@@ -187,7 +188,7 @@ export function scanStrict(bytes: Uint8Array, options: ScanOptions = {}): ScanRe
 }
 
 function clip(key: string): string {
-  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
+  return printableText(key, 65);
 }
 
 function escape(key: string): string {

@@ -48,7 +48,7 @@ async function upToDate(out, inputs) {
   const consoleSrc = join(root, "console");
   const consoleOut = join(root, "build/console");
   const sources = async (dir) => (await readdir(dir, { withFileTypes: true })).flatMap((e) => (e.isDirectory() ? [] : [join(dir, e.name)]));
-  const inputs = [...(await sources(consoleSrc)), ...(await sources(join(consoleSrc, "src"))), ...(await sources(join(consoleSrc, "src/pages")))];
+  const inputs = [...(await sources(consoleSrc)), ...(await sources(join(consoleSrc, "src"))), ...(await sources(join(consoleSrc, "src/pages"))), join(root, "host/pipeline/release-diff.ts")];
   if (!(await upToDate(join(consoleOut, "index.html"), inputs))) {
     const { build } = await import("vite");
     await build({

@@ -9,6 +9,9 @@ import { pluginsPage } from "./pages/plugins.js";
 import { quarantinePage } from "./pages/quarantine.js";
 import { operationsPage } from "./pages/operations.js";
 import { keysPage } from "./pages/keys.js";
+import { auditPage } from "./pages/audit.js";
+import { tokensPage } from "./pages/tokens.js";
+import { forget, whoami } from "./session.js";
 import type { Page } from "./pages/page.js";
 
 const PAGES: { path: string; title: string; page: Page }[] = [
@@ -19,6 +22,8 @@ const PAGES: { path: string; title: string; page: Page }[] = [
   { path: "quarantine", title: "Quarantine", page: quarantinePage },
   { path: "operations", title: "Operations", page: operationsPage },
   { path: "keys", title: "Gateway keys", page: keysPage },
+  { path: "audit", title: "Audit", page: auditPage },
+  { path: "tokens", title: "API tokens", page: tokensPage },
 ];
 
 const app = document.getElementById("app")!;
@@ -36,6 +41,7 @@ export function errorBox(err: unknown): HTMLElement {
 
 function signIn(error?: unknown): void {
   stop?.(); stop = undefined;
+  forget();
   const input = h("input", { id: "token", type: "password", name: "token", autocomplete: "off", required: true, "aria-describedby": "token-help" });
   const status = h("div", { "aria-live": "polite" }, error ? errorBox(error) : null);
   const form = h("form", { class: "signin", onsubmit: (ev) => {
@@ -56,6 +62,11 @@ function signIn(error?: unknown): void {
 function route(): void {
   if (!token.get()) return signIn();
   stop?.(); stop = undefined;
+  // The role decides which actions are offered: known before any page draws.
+  void whoami().then(draw, (err) => (err instanceof ApiError && (err.status === 401 || err.status === 429) ? (token.clear(), signIn(err)) : draw({ id: "?", name: "?", role: "viewer" })));
+}
+
+function draw(me: { id: string; name: string; role: string }): void {
   const [path, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
   const current = PAGES.find((p) => p.path === path) ?? PAGES[0]!;
   const nav = h("nav", { "aria-label": "Console pages" }, h("ul", null, PAGES.map((p) => h("li", null,
@@ -64,6 +75,7 @@ function route(): void {
   const body = h("div", { class: "page" });
   main.append(body);
   clear(app, h("header", null, h("span", { class: "brand" }, "Sluice"), nav,
+    h("span", { class: "who", "data-testid": "signed-in-as" }, `${me.name} (${me.role})`),
     h("button", { type: "button", class: "secondary", onclick: () => { token.clear(); signIn(); } }, "Sign out")), main);
   document.title = `${current.title} · Sluice console`;
   const fail = (err: unknown): void => {

@@ -36,6 +36,17 @@ import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "./routes/keys.js";
 import type { GatewayKeys } from "../keys/keys.js";
+import path from "node:path";
+import { ApiTokens } from "../keys/api-tokens.js";
+import type { ApiTokenStore } from "../keys/api-token-store.js";
+import { openSqliteApiTokenStore } from "../keys/sqlite-api-token-store.js";
+import type { ControlAuditStore } from "../records/control-audit-store.js";
+import { openSqliteControlAudit } from "../records/sqlite-control-audit.js";
+import { requireRoles, VIEWER } from "./roles.js";
+import { ControlLog } from "./control-log.js";
+import { tokenRoutes } from "./routes/tokens.js";
+import { controlAuditRoutes } from "./routes/control-audit.js";
+import { hookFiguresRoutes } from "./routes/hook-figures.js";
 
 /** What the management API serves: the registry, the bearer token and the server's limits. */
 export interface ApiOptions {
@@ -60,8 +71,12 @@ export interface ApiOptions {
   allowedHosts?: readonly string[];
   /** Request, header, keep-alive and idle timeouts and the connection cap. */
   limits?: Partial<ServerLimits>;
-  /** Failed authentications allowed per client address and window. */
+  /** Failed authentications allowed per client address and token, and window. */
   authFailures?: Partial<AuthFailureLimit>;
+  /** Named API tokens. Default: the registry's database (its PostgreSQL, or `<data>/sluice.db`). */
+  apiTokens?: ApiTokenStore;
+  /** The audit of control actions. Default: the registry's database. */
+  controlAudit?: ControlAuditStore;
 }
 
 /** {@link ApiOptions} plus where to listen; used by {@link startApiServer}. */
@@ -100,7 +115,18 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   logAbortedRequests(app);
   installJsonBody(app);
   installRequestGuards(app, { listenHost: options.host ?? "127.0.0.1", ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) });
-  await installBearerAuth(app, options.token, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
+  // Tokens and the audit live beside the registry's rows: one database to back up, one for a fleet.
+  const sqliteFile = path.join(registry.dataDir, "sluice.db");
+  const tokenStore = options.apiTokens ?? registry.shared?.apiTokens ?? openSqliteApiTokenStore(sqliteFile);
+  const auditStore = options.controlAudit ?? registry.shared?.controlAudit ?? openSqliteControlAudit(sqliteFile);
+  app.addHook("onClose", async () => {
+    if (!options.apiTokens) await tokenStore.close();
+    if (!options.controlAudit) await auditStore.close();
+  });
+  const tokens = new ApiTokens(tokenStore);
+  const control = new ControlLog(auditStore);
+  requireRoles(app);
+  await installBearerAuth(app, options.token, tokens, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: "3.1.0",
@@ -109,25 +135,28 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
       security: [{ bearer: [] }],
     },
   });
-  app.get("/api/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/api/v1/openapi.json", { config: VIEWER, schema: { hide: true } }, async () => app.swagger());
   // The registry's database answering is what this server needs to serve.
   installProbes(app, { ready: () => registry.activeRevision() });
   statusRoutes(app, registry);
-  pluginRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
-  bindingRoutes(app, registry);
-  releaseRoutes(app, registry);
-  deployRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
+  pluginRoutes(app, registry, control, uploadLimit(registry.maxModuleBytes));
+  bindingRoutes(app, registry, control);
+  releaseRoutes(app, registry, control);
+  deployRoutes(app, registry, control, uploadLimit(registry.maxModuleBytes));
   callRoutes(app, registry.host);
-  pipelineRoutes(app, registry);
+  pipelineRoutes(app, registry, control);
   recordRoutes(app, registry.host);
+  hookFiguresRoutes(app, registry.host);
   replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
-  quarantineRoutes(app, registry.host);
+  quarantineRoutes(app, registry.host, control);
+  tokenRoutes(app, tokens, control);
+  controlAuditRoutes(app, control.store);
   // Behind the same bearer token as every route (Prometheus sends it with `authorization`).
-  app.get("/metrics", { schema: { hide: true } }, metricsHandler(registry.host.observer.registry));
+  app.get("/metrics", { config: VIEWER, schema: { hide: true } }, metricsHandler(registry.host.observer.registry));
   metricsSummaryRoutes(app, registry.host.observer.registry);
   fleetRoutes(app, registry, () => listeningUrl(app, options.host ?? "127.0.0.1"));
   consoleRoutes(app);
-  if (options.gatewayKeys) await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys });
+  if (options.gatewayKeys) await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys, control });
   return app;
 }
 

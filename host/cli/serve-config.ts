@@ -8,6 +8,7 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from "../api/log-options.js";
 import { isPostgresUrl, redactDatabaseUrl } from "../storage/postgres.js";
 import { defaultMaxConnections } from "../http/server-limits.js";
 import { CliError } from "./output.js";
+import { upstreamBase, type UpstreamProtocol } from "../gateway/upstream-url.js";
 
 interface Spec {
   flag: string;
@@ -39,8 +40,10 @@ export const SERVE_OPTIONS = {
   workers: { flag: "--workers <n>", env: "SLUICE_WORKERS", description: "sandbox worker threads (default: the machine's parallelism)" },
   maxQueue: { flag: "--max-queue <n>", env: "SLUICE_MAX_QUEUE", description: "guest tasks that may wait for a worker before a new request with a before hook is answered 503 QUEUE_FULL with retry-after; after and chunk hooks always wait (default: twice --max-connections, a task for each connection the API and the gateway accept, so the connection cap is the one limit)" },
   maxModuleMb: { flag: "--max-module-mb <n>", env: "SLUICE_MAX_MODULE_MB", description: "largest plugin module accepted on upload, at most 16 (a JavaScript component embeds a 12 MB engine)", default: "4" },
-  upstream: { flag: "--upstream <url>", env: "SLUICE_UPSTREAM", description: "gateway mode: also serve an OpenAI-compatible API (/v1/chat/completions, /v1/embeddings) forwarding to this upstream; its key comes from SLUICE_UPSTREAM_API_KEY" },
-  gatewayPort: { flag: "--gateway-port <port>", env: "SLUICE_GATEWAY_PORT", description: "port of the OpenAI-compatible gateway", default: "8788" },
+  upstream: { flag: "--upstream <url>", env: "SLUICE_UPSTREAM", description: "gateway mode: also serve the OpenAI API (/v1/chat/completions, /v1/responses, /v1/embeddings) forwarding to this OpenAI-compatible upstream, with or without its /v1 (e.g. https://api.openai.com); its key comes from SLUICE_UPSTREAM_API_KEY" },
+  anthropicUpstream: { flag: "--anthropic-upstream <url>", env: "SLUICE_ANTHROPIC_UPSTREAM", description: "gateway mode: also serve the Anthropic Messages API (/v1/messages) forwarding to this upstream, with or without its /v1 (e.g. https://api.anthropic.com); its key comes from SLUICE_ANTHROPIC_UPSTREAM_API_KEY" },
+  geminiUpstream: { flag: "--gemini-upstream <url>", env: "SLUICE_GEMINI_UPSTREAM", description: "gateway mode: also serve the Gemini API (/v1beta/models/{model}:generateContent, :streamGenerateContent) forwarding to this upstream, with or without its /v1beta (e.g. https://generativelanguage.googleapis.com); its key comes from SLUICE_GEMINI_UPSTREAM_API_KEY" },
+  gatewayPort: { flag: "--gateway-port <port>", env: "SLUICE_GATEWAY_PORT", description: "port of the gateway (opened when any upstream is given)", default: "8788" },
   upstreamTimeoutMs: { flag: "--upstream-timeout-ms <ms>", env: "SLUICE_UPSTREAM_TIMEOUT_MS", description: "upstream timeout", default: "60000" },
   upstreamMaxMb: { flag: "--upstream-max-mb <n>", env: "SLUICE_UPSTREAM_MAX_MB", description: "largest upstream answer (or stream event) the gateway reads; past it UPSTREAM_TOO_LARGE", default: "16" },
   logLevel: { flag: "--log-level <level>", env: "SLUICE_LOG_LEVEL", description: `JSON log lines on stderr at this level and above: ${LOG_LEVELS.join(", ")}`, default: "info" },
@@ -77,7 +80,11 @@ export interface ServeConfig {
   /** Guest tasks that may wait for a worker (SandboxOptions.maxQueue). */
   maxQueue: number;
   maxModuleBytes: number;
-  gateway?: { upstream: string; port: number; timeoutMs: number; maxBytes: number; apiKey?: string };
+  /** Present when any upstream is given; each protocol's routes are served only with its upstream. */
+  gateway?: {
+    upstream?: string; port: number; timeoutMs: number; maxBytes: number; apiKey?: string;
+    anthropicUpstream?: string; anthropicApiKey?: string; geminiUpstream?: string; geminiApiKey?: string;
+  };
   logLevel: LogLevel;
 }
 
@@ -110,8 +117,22 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
   if (raw.token !== undefined && raw.tokenFile !== undefined) throw new CliError("give the token once: --token (or SLUICE_TOKEN) or --token-file (or SLUICE_TOKEN_FILE), not both");
   const logLevel = String(raw.logLevel);
   if (!isLogLevel(logLevel)) throw new CliError(`--log-level (SLUICE_LOG_LEVEL) must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
-  const upstream = raw.upstream !== undefined ? String(raw.upstream) : undefined;
+  const upstreamOf = (name: "upstream" | "anthropicUpstream" | "geminiUpstream", protocol: UpstreamProtocol): string | undefined => {
+    if (raw[name] === undefined) return undefined;
+    const given = String(raw[name]);
+    try {
+      upstreamBase(given, protocol, `${SERVE_OPTIONS[name].flag.split(" ")[0]} (${SERVE_OPTIONS[name].env})`);
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+    return given;
+  };
+  const upstream = upstreamOf("upstream", "openai");
+  const anthropicUpstream = upstreamOf("anthropicUpstream", "anthropic");
+  const geminiUpstream = upstreamOf("geminiUpstream", "gemini");
   const apiKey = env.SLUICE_UPSTREAM_API_KEY;
+  const anthropicApiKey = env.SLUICE_ANTHROPIC_UPSTREAM_API_KEY;
+  const geminiApiKey = env.SLUICE_GEMINI_UPSTREAM_API_KEY;
   const database = raw.database !== undefined ? String(raw.database) : undefined;
   if (database !== undefined && !isPostgresUrl(database)) throw new CliError(`--database (SLUICE_DATABASE_URL) must be a postgres:// or postgresql:// URL, got ${JSON.stringify(redactDatabaseUrl(database))}`);
   return {
@@ -136,10 +157,14 @@ export function resolveServeConfig(raw: Raw, env: NodeJS.ProcessEnv = process.en
     // Each connection of either server holds one request, and a request at most one waiting task.
     maxQueue: raw.maxQueue !== undefined ? integer("maxQueue", raw.maxQueue, 0, 2_000_000) : 2 * maxConnections,
     maxModuleBytes: megabytes("maxModuleMb", raw.maxModuleMb, 16),
-    ...(upstream !== undefined ? {
+    ...(upstream !== undefined || anthropicUpstream !== undefined || geminiUpstream !== undefined ? {
       gateway: {
-        upstream, port: integer("gatewayPort", raw.gatewayPort, 0, 65535), timeoutMs: integer("upstreamTimeoutMs", raw.upstreamTimeoutMs, 1, 3_600_000),
-        maxBytes: megabytes("upstreamMaxMb", raw.upstreamMaxMb, 1024), ...(apiKey ? { apiKey } : {}),
+        ...(upstream !== undefined ? { upstream } : {}),
+        port: integer("gatewayPort", raw.gatewayPort, 0, 65535), timeoutMs: integer("upstreamTimeoutMs", raw.upstreamTimeoutMs, 1, 3_600_000),
+        maxBytes: megabytes("upstreamMaxMb", raw.upstreamMaxMb, 1024),
+        ...(upstream !== undefined && apiKey ? { apiKey } : {}),
+        ...(anthropicUpstream !== undefined ? { anthropicUpstream, ...(anthropicApiKey ? { anthropicApiKey } : {}) } : {}),
+        ...(geminiUpstream !== undefined ? { geminiUpstream, ...(geminiApiKey ? { geminiApiKey } : {}) } : {}),
       },
     } : {}),
     logLevel,
@@ -154,6 +179,13 @@ export function maskedConfig(config: ServeConfig): Record<string, unknown> {
   return {
     dataDir, database: database !== undefined ? redactDatabaseUrl(database) : "(SQLite in <data-dir>)", host, port, token,
     ...rest,
-    ...(config.gateway ? { gateway: { ...config.gateway, ...(config.gateway.apiKey !== undefined ? { apiKey: "(set)" } : {}) } } : {}),
+    ...(config.gateway ? {
+      gateway: {
+        ...config.gateway,
+        ...(config.gateway.apiKey !== undefined ? { apiKey: "(set)" } : {}),
+        ...(config.gateway.anthropicApiKey !== undefined ? { anthropicApiKey: "(set)" } : {}),
+        ...(config.gateway.geminiApiKey !== undefined ? { geminiApiKey: "(set)" } : {}),
+      },
+    } : {}),
   };
 }

@@ -2,6 +2,7 @@
  * How an operation ends, said once for every shape of the real call: the error a stop or a
  * cancellation becomes, and the outcome an error means in the record.
  */
+import { operationCancelled } from "../errors/call-errors.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import { withKeys } from "../objects/with-keys.js";
 import type { Stop } from "../pipeline/run-steps.js";
@@ -46,7 +47,7 @@ export function cancelled(signal: AbortSignal): ErrorData {
   const deadline = signal.reason instanceof DOMException && signal.reason.name === "TimeoutError";
   return deadline
     ? { code: "DEADLINE_EXCEEDED", message: "the operation's deadline passed" }
-    : { code: "CALL_CANCELLED", message: "the operation was cancelled by the caller" };
+    : operationCancelled();
 }
 
 /**

@@ -2,6 +2,7 @@
  * Runs one stage at a boundary: consecutive guest hooks go to a worker as one task (one
  * thread hop), in-process hooks run here, and both go through the same core (run-steps).
  */
+import { cancelledInProcessHook } from "../errors/call-errors.js";
 import { neverAborts } from "./operation-signal.js";
 import { ABI_VERSION, ABI_VERSION_STRING } from "../../abi/version.js";
 import { parseReply, type Outcome } from "../../abi/envelope.js";
@@ -252,7 +253,7 @@ async function runInProcess(input: StageInput, group: readonly ResolvedHook[], s
     } catch (err) {
       if (err === both) {
         return signal.aborted
-          ? { ok: false, error: { code: "CALL_CANCELLED", message: "the call was cancelled while an in-process hook ran" }, durationMs: took() }
+          ? { ok: false, error: cancelledInProcessHook(), durationMs: took() }
           : { ok: false, error: { code: "GUEST_TIMEOUT", message: `in-process hook ran past its ${h.binding.timeoutMs} ms limit`, details: { limitMs: h.binding.timeoutMs } }, durationMs: took() };
       }
       return { ok: false, error: { code: "HOOK_EXCEPTION", message: `in-process hook threw: ${(err as Error)?.message ?? String(err)}` }, durationMs: took() };

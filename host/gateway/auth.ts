@@ -5,18 +5,29 @@ import type { GatewayKeyRecord, GatewayKeys } from "../keys/keys.js";
 
 const callers = new WeakMap<FastifyRequest, GatewayKeyRecord>();
 
+/** Where each protocol's clients send their key: OpenAI's `Authorization: Bearer`, Anthropic's `x-api-key`, Gemini's `x-goog-api-key`. */
+function keyOf(request: FastifyRequest): string | null {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
+  if (bearer) return bearer[1]!;
+  for (const name of ["x-api-key", "x-goog-api-key"]) {
+    const v = request.headers[name];
+    if (typeof v === "string" && v.trim() !== "") return v.trim();
+  }
+  return null;
+}
+
 /**
- * Checks the bearer key of a request before its body is read; the key's record becomes the
+ * Checks the gateway key of a request before its body is read; the key's record becomes the
  * request's caller. Failures count against the client's address (auth-failures.ts).
  */
 export async function authenticate(keys: GatewayKeys, request: FastifyRequest, reply: FastifyReply, failures: AuthFailures): Promise<void> {
   await failures.check(request, reply);
-  const header = request.headers.authorization ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const record = match ? await keys.verify(match[1]!) : null;
+  const key = keyOf(request);
+  const record = key !== null ? await keys.verify(key) : null;
   if (!record) {
     await failures.fail(request);
-    throw new SluiceError("GATEWAY_KEY_INVALID", header === "" ? "no API key: send Authorization: Bearer sk-sluice-..." : "the API key is unknown or revoked", {});
+    const given = key !== null || request.headers.authorization !== undefined;
+    throw new SluiceError("GATEWAY_KEY_INVALID", given ? "the API key is unknown or revoked" : "no API key: send Authorization: Bearer sk-sluice-... (or x-api-key, x-goog-api-key)", {});
   }
   callers.set(request, record);
 }

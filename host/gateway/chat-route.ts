@@ -11,7 +11,7 @@ import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { readChatBody, toChatRequest } from "./chat-request.js";
 import { deltaOf, ownMeta, toChunk, toCompletion, usageChunk } from "./chat-response.js";
-import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { chunksCall, completionCall, type UpstreamFacts } from "./chat-upstream.js";
 import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
 import { replyError, streamErrorBody } from "./openai-error.js";
@@ -42,7 +42,7 @@ async function plain(host: Host, upstream: Upstream, ctx: CallContext, body: Wir
 
 async function streamed(host: Host, upstream: Upstream, ctx: CallContext, body: WireChatBody, view: ChatRequest, reply: FastifyReply): Promise<unknown> {
   const facts: UpstreamFacts = { reasoning: "" };
-  const opened = await openStream(host, upstream, ctx, body, view, facts, reply);
+  const opened = await openStream(host, ctx, view, chunksCall(upstream, body, view, facts), reply, replyError);
   if ("replied" in opened) return opened.replied;
   const { stream, it, res } = opened;
   let step = opened.step;

@@ -13,9 +13,17 @@ import { sanitiseUpstreamError } from "./upstream-error.js";
 import type { Upstream } from "./upstream.js";
 import type { CompletionMeta, WireChatBody, WireUsage } from "./wire.js";
 import { withKeys } from "../objects/with-keys.js";
+import type { DroppedItem } from "./responses-request.js";
+
+/** Each item the upstream request leaves out, as an artifact of the operation (kept in its record's facts). */
+function recordDropped(facts: UpstreamFacts, op: OperationContext): void {
+  for (const d of facts.dropped ?? []) op.artifact({ kind: "gateway.dropped", ...d });
+}
 
 export interface UpstreamFacts {
   meta?: CompletionMeta;
+  /** What the request's translation left out of the upstream request (/v1/responses), recorded with the operation. */
+  dropped?: readonly DroppedItem[];
   /** Reasoning text the upstream sent (`reasoning_content` or `reasoning`, as local servers name it); hooks never see it. */
   reasoning: string;
 }
@@ -29,6 +37,7 @@ function reasoningOf(m: Record<string, any> | undefined): string {
 /** host.chat's operation: one upstream completion. */
 export function completionCall(upstream: Upstream, body: WireChatBody, view: ChatRequest, facts: UpstreamFacts) {
   return async (effective: ChatRequest, op: OperationContext): Promise<ChatResponse> => {
+    recordDropped(facts, op);
     const { stream_options: _so, ...payload } = toUpstreamBody(body, view, effective);
     payload.stream = false;
     const json = await upstream.json("/chat/completions", payload, op.signal);
@@ -41,7 +50,9 @@ export function completionCall(upstream: Upstream, body: WireChatBody, view: Cha
 
 /** host.chatStream's operation: the upstream's stream, chunk by chunk. */
 export function chunksCall(upstream: Upstream, body: WireChatBody, view: ChatRequest, facts: UpstreamFacts) {
-  return async function* (effective: ChatRequest, signal: AbortSignal): AsyncGenerator<StreamChunk> {
+  return async function* (effective: ChatRequest, op: OperationContext): AsyncGenerator<StreamChunk> {
+    const signal = op.signal;
+    recordDropped(facts, op);
     // Usage is always asked for, so the result (and metering) has the real counts; the client gets it only if it asked.
     const payload = withKeys(toUpstreamBody(body, view, effective), { stream: true, stream_options: withKeys(body.stream_options ?? {}, { include_usage: true }) });
     let finished = false;

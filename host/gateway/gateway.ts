@@ -1,7 +1,9 @@
 /**
- * Gateway mode: an OpenAI-compatible model API whose extension points are the host's
- * hooks. Any OpenAI client pointed at it gets the release's bindings (guardrails,
- * redaction, caching, metering) on every call, streamed or not.
+ * Gateway mode: the model APIs coding agents and SDKs speak (OpenAI's chat completions and
+ * Responses, Anthropic's Messages, Gemini's generateContent), whose extension points are the
+ * host's hooks. Any client pointed at it gets the release's bindings (guardrails, redaction,
+ * caching, metering) on every call, streamed or not. Each protocol's routes are served when
+ * its upstream is configured, and answer errors in that protocol's own format.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -18,11 +20,30 @@ import { installProbes } from "../http/probes.js";
 import { logAbortedRequests } from "../http/access-log.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
+import type { UpstreamProtocol } from "./upstream-url.js";
+import { anthropicCountTokens, anthropicMessages } from "./anthropic-route.js";
+import { replyAnthropicError, toAnthropicError } from "./anthropic-error.js";
+import { geminiGenerate } from "./gemini-route.js";
+import { replyGeminiError } from "./gemini-error.js";
+
+/** The routes each protocol serves, for the not-found answer and the start-up log. */
+export const PROTOCOL_ROUTES: Readonly<Record<UpstreamProtocol, readonly string[]>> = {
+  openai: ["POST /v1/chat/completions", "POST /v1/responses", "POST /v1/embeddings"],
+  anthropic: ["POST /v1/messages", "POST /v1/messages/count_tokens"],
+  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent", "POST /v1beta/models/{model}:countTokens"],
+};
+
+function served(config: GatewayConfig): string[] {
+  return (Object.keys(config.upstreams) as UpstreamProtocol[]).flatMap((p) => PROTOCOL_ROUTES[p]);
+}
 
 function routes(config: GatewayConfig): FastifyPluginAsync {
   return async (app) => {
-    const upstream = new Upstream(config.upstream, config.limits.maxConnections);
-    app.addHook("onClose", () => upstream.close());
+    const pools = new Map<UpstreamProtocol, Upstream>();
+    for (const [protocol, upstream] of Object.entries(config.upstreams) as [UpstreamProtocol, NonNullable<GatewayConfig["upstreams"][UpstreamProtocol]>][]) {
+      pools.set(protocol, new Upstream(upstream, config.limits.maxConnections, protocol));
+    }
+    app.addHook("onClose", async () => { await Promise.all([...pools.values()].map((u) => u.close())); });
     installJsonBody(app);
     logServerErrors(app);
     releaseConnections(app);
@@ -31,9 +52,28 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     const failures = await authFailures(app, config.authFailures);
     app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));
     app.setErrorHandler((err, _request, reply) => replyError(reply, asSluiceError(err)));
-    app.post("/v1/chat/completions", chatCompletions(config.host, upstream));
-    app.post("/v1/responses", responses(config.host, upstream));
-    app.post("/v1/embeddings", embeddings(config.host, upstream));
+    const openai = pools.get("openai");
+    if (openai) {
+      app.post("/v1/chat/completions", chatCompletions(config.host, openai));
+      app.post("/v1/responses", responses(config.host, openai));
+      app.post("/v1/embeddings", embeddings(config.host, openai));
+    }
+    const anthropic = pools.get("anthropic");
+    // Each protocol in its own scope: its errors (a wrong key included) in its own format.
+    if (anthropic) {
+      await app.register(async (scope) => {
+        scope.setErrorHandler((err, _request, reply) => replyAnthropicError(reply, asSluiceError(err)));
+        scope.post("/v1/messages", anthropicMessages(config.host, anthropic));
+        scope.post("/v1/messages/count_tokens", anthropicCountTokens(anthropic));
+      });
+    }
+    const gemini = pools.get("gemini");
+    if (gemini) {
+      await app.register(async (scope) => {
+        scope.setErrorHandler((err, _request, reply) => replyGeminiError(reply, asSluiceError(err)));
+        scope.post("/v1beta/models/:call", geminiGenerate(config.host, gemini));
+      });
+    }
   };
 }
 
@@ -49,8 +89,9 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
 }
 
 /**
- * A Fastify server answering `POST /v1/chat/completions` and `POST /v1/responses` (JSON and
- * `stream: true`) and `POST /v1/embeddings` for clients holding a gateway key, forwarding to `upstream`.
+ * A Fastify server answering, for clients holding a gateway key, `POST /v1/chat/completions`,
+ * `POST /v1/responses` (JSON and `stream: true`) and `POST /v1/embeddings` forwarded to
+ * `upstream`, `POST /v1/messages` to `anthropicUpstream` and Gemini's `generateContent` to `geminiUpstream`.
  * It is not listening yet; close it before closing the host.
  *
  * @example
@@ -66,8 +107,11 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   app.register(routes(config));
   // Outside the routes' scope: no gateway key needed.
   installProbes(app, config);
+  // Anthropic clients (Claude Code) probe the base URL before their first call.
+  app.head("/", { config: { probe: true } }, async (_request, reply) => reply.code(200).send());
   app.setNotFoundHandler((request, reply) => {
-    const { status, body } = toOpenAIError(new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url}; the gateway serves POST /v1/chat/completions, POST /v1/responses and POST /v1/embeddings`));
+    const error = new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url.split("?", 1)[0]}; this gateway serves ${served(config).join(", ")}`);
+    const { status, body } = request.url.startsWith("/v1/messages") ? toAnthropicError(error) : toOpenAIError(error);
     return reply.code(status).send(body);
   });
   return app;

@@ -1,20 +1,18 @@
 /**
- * The start of a streamed chat call, shared by /v1/chat/completions and /v1/responses: the
- * host's stream over the upstream's chunks, its first effective chunk awaited before any
- * header is sent (so a reject, a short-circuit failure or an unreachable upstream is still a
- * plain HTTP error), then the event-stream headers.
+ * The start of a streamed chat call, shared by every model route: the host's stream over
+ * the upstream's chunks, its first effective chunk awaited before any header is sent (so a
+ * reject, a short-circuit failure or an unreachable upstream is still a plain HTTP error in
+ * the route's own format), then the event-stream headers.
  */
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { ChatRequest } from "../boundary/chat.js";
-import type { EmittedChunk } from "../boundary/stream.js";
+import type { EmittedChunk, StreamChunk } from "../boundary/stream.js";
 import type { ChatStream } from "../boundary/chat-stream.js";
-import type { CallContext } from "../engine/call-types.js";
+import type { CallContext, OperationContext } from "../engine/call-types.js";
+import type { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
-import { chunksCall, type UpstreamFacts } from "./chat-upstream.js";
-import { asSluiceError, replyError } from "./openai-error.js";
-import type { Upstream } from "./upstream.js";
-import type { WireChatBody } from "./wire.js";
+import { asSluiceError } from "./openai-error.js";
 
 export interface OpenedStream {
   stream: ChatStream;
@@ -25,9 +23,11 @@ export interface OpenedStream {
 }
 
 /** The opened stream, or the reply already sent when the call failed before its first chunk. */
-export async function openStream(host: Host, upstream: Upstream, ctx: CallContext, body: WireChatBody, view: ChatRequest, facts: UpstreamFacts, reply: FastifyReply): Promise<OpenedStream | { replied: FastifyReply }> {
-  const chunks = chunksCall(upstream, body, view, facts);
-  const stream = host.chatStream(ctx, view, (effective, op) => chunks(effective, op.signal));
+export async function openStream(
+  host: Host, ctx: CallContext, view: ChatRequest, chunks: (effective: ChatRequest, op: OperationContext) => AsyncIterable<StreamChunk>,
+  reply: FastifyReply, replyError: (reply: FastifyReply, error: SluiceError) => FastifyReply,
+): Promise<OpenedStream | { replied: FastifyReply }> {
+  const stream = host.chatStream(ctx, view, chunks);
   const it = stream[Symbol.asyncIterator]();
   let step: IteratorResult<EmittedChunk>;
   try {

@@ -25,7 +25,7 @@ export function replyError(reply: FastifyReply, error: SluiceError): FastifyRepl
 }
 
 /** When to retry (retry-after.ts): the upstream's own wait when it gave one, a second when the gateway was busy. */
-function retryAfterHeaders(error: SluiceError): Record<string, string> {
+export function retryAfterHeaders(error: SluiceError): Record<string, string> {
   const e = explaining(error);
   const { retryAfterSeconds: seconds, retryAfterMs: ms } = e.details as { retryAfterSeconds?: unknown; retryAfterMs?: unknown };
   const headers: Record<string, string> = {};

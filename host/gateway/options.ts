@@ -4,20 +4,32 @@ import type { GatewayKeys } from "../keys/keys.js";
 import { resolveServerLimits, type ServerLimits } from "../http/server-limits.js";
 import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 import { withChanges } from "../objects/with-keys.js";
+import { upstreamBase, type UpstreamProtocol } from "./upstream-url.js";
 
-/** What {@link createGateway} needs: the host that runs the hooks, the key store, the upstream and the server's limits. */
+/** One upstream: where it is, its key, and how long and how much the gateway waits for and reads of it. */
+export interface UpstreamOptions {
+  /** The upstream's base URL, with or without its version segment (`https://api.openai.com` or `https://api.openai.com/v1`). */
+  baseUrl: string;
+  /** Sent to the upstream as its protocol's credential (`Authorization: Bearer`, `x-api-key`, `x-goog-api-key`); clients never see it, nor do hooks. */
+  apiKey?: string;
+  /** How long the upstream may stay silent: the whole answer without streaming, the gap between events with. Default 60 000. */
+  timeoutMs?: number;
+  /** Largest upstream answer (without streaming) or stream event read, in bytes; past it UPSTREAM_TOO_LARGE. Default 16 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * What {@link createGateway} needs: the host that runs the hooks, the key store, at least one
+ * upstream and the server's limits. Each protocol's routes are served only when its upstream is given.
+ */
 export interface GatewayOptions {
   host: Host;
-  upstream: {
-    /** The upstream's OpenAI base URL, including its version path, e.g. `https://api.openai.com/v1`. */
-    baseUrl: string;
-    /** Sent to the upstream as `Authorization: Bearer …`; clients never see it, nor do hooks. */
-    apiKey?: string;
-    /** How long the upstream may stay silent: the whole answer without streaming, the gap between events with. Default 60 000. */
-    timeoutMs?: number;
-    /** Largest upstream answer (without streaming) or stream event read, in bytes; past it UPSTREAM_TOO_LARGE. Default 16 MiB. */
-    maxBytes?: number;
-  };
+  /** An OpenAI-compatible upstream: /v1/chat/completions, /v1/responses, /v1/embeddings. */
+  upstream?: UpstreamOptions;
+  /** An Anthropic Messages upstream: /v1/messages, /v1/messages/count_tokens. */
+  anthropicUpstream?: UpstreamOptions;
+  /** A Gemini API upstream: /v1beta/models/{model}:generateContent and :streamGenerateContent. */
+  geminiUpstream?: UpstreamOptions;
   keys: GatewayKeys;
   /** Largest request body accepted, in bytes. Default 8 MiB. */
   bodyLimit?: number;
@@ -36,28 +48,35 @@ export interface GatewayOptions {
 }
 
 export interface UpstreamConfig { baseUrl: string; apiKey: string | null; timeoutMs: number; maxBytes: number }
-export interface GatewayConfig { host: Host; keys: GatewayKeys; upstream: UpstreamConfig; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits; authFailures: AuthFailureLimit; ready?: () => Promise<unknown> }
+export interface GatewayConfig { host: Host; keys: GatewayKeys; upstreams: Partial<Record<UpstreamProtocol, UpstreamConfig>>; bodyLimit: number; logger: boolean | Record<string, unknown>; limits: ServerLimits; authFailures: AuthFailureLimit; ready?: () => Promise<unknown> }
 
 /** Resolves the options once, at the entry; nothing downstream re-checks them. */
+const OPTION_OF: Readonly<Record<UpstreamProtocol, "upstream" | "anthropicUpstream" | "geminiUpstream">> = { openai: "upstream", anthropic: "anthropicUpstream", gemini: "geminiUpstream" };
+
+function resolveUpstream(u: UpstreamOptions, protocol: UpstreamProtocol): UpstreamConfig {
+  const name = OPTION_OF[protocol];
+  const baseUrl = upstreamBase(u.baseUrl, protocol, `${name}.baseUrl`);
+  const timeoutMs = u.timeoutMs ?? 60_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new SluiceError("CONFIG_INVALID", `${name}.timeoutMs must be a positive integer (milliseconds), not ${timeoutMs}`);
+  const maxBytes = u.maxBytes ?? 16 * 1024 * 1024;
+  if (!Number.isInteger(maxBytes) || maxBytes < 1024) throw new SluiceError("CONFIG_INVALID", `${name}.maxBytes must be an integer of at least 1024 bytes, not ${maxBytes}`);
+  return { baseUrl, apiKey: u.apiKey ?? null, timeoutMs, maxBytes };
+}
+
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
-  let url: URL;
-  try {
-    url = new URL(o.upstream?.baseUrl);
-  } catch {
-    throw new SluiceError("CONFIG_INVALID", `upstream.baseUrl ${JSON.stringify(o.upstream?.baseUrl)} is not a URL; give the upstream's OpenAI base URL, e.g. https://api.openai.com/v1`);
+  const upstreams: Partial<Record<UpstreamProtocol, UpstreamConfig>> = {};
+  for (const protocol of ["openai", "anthropic", "gemini"] as const) {
+    const given = o[OPTION_OF[protocol]];
+    if (given) upstreams[protocol] = resolveUpstream(given, protocol);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new SluiceError("CONFIG_INVALID", `upstream.baseUrl must be http(s), not ${url.protocol}`);
-  const timeoutMs = o.upstream.timeoutMs ?? 60_000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new SluiceError("CONFIG_INVALID", `upstream.timeoutMs must be a positive integer (milliseconds), not ${timeoutMs}`);
-  const maxBytes = o.upstream.maxBytes ?? 16 * 1024 * 1024;
-  if (!Number.isInteger(maxBytes) || maxBytes < 1024) throw new SluiceError("CONFIG_INVALID", `upstream.maxBytes must be an integer of at least 1024 bytes, not ${maxBytes}`);
+  if (Object.keys(upstreams).length === 0) throw new SluiceError("CONFIG_INVALID", "the gateway needs at least one upstream: upstream (OpenAI-compatible), anthropicUpstream or geminiUpstream");
   const bodyLimit = o.bodyLimit ?? 8 * 1024 * 1024;
   if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) throw new SluiceError("CONFIG_INVALID", `bodyLimit must be an integer of at least 1024 bytes, not ${bodyLimit}`);
   if (!o.host || !o.keys) throw new SluiceError("CONFIG_INVALID", "createGateway needs both a host (createHost()) and a key store (new GatewayKeys(path))");
   return {
     host: o.host,
     keys: o.keys,
-    upstream: { baseUrl: url.href.replace(/\/+$/, ""), apiKey: o.upstream.apiKey ?? null, timeoutMs, maxBytes },
+    upstreams,
     bodyLimit,
     logger: o.logger ?? { level: "error", stream: process.stderr },
     limits: resolveServerLimits(o.limits),

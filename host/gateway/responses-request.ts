@@ -5,11 +5,19 @@
  * messages (function calls join the assistant turn before them, function call outputs
  * become tool messages), function tools are unwrapped, `max_output_tokens`, `text.format`,
  * `reasoning.effort` and `tool_choice` take their chat names. What would change the answer
- * and chat completions cannot say is refused with the parameter it is about: hosted tools,
+ * and chat completions cannot say is refused with the parameter it is about:
  * `previous_response_id` and `item_reference` (the gateway stores no responses; clients send
- * the whole conversation, e.g. the AI SDK with `store: false`). Reasoning input items are
- * dropped (a chat upstream has no field for them), and so are the other Responses fields
- * (`store`, `metadata`, `include`, `truncation`, …).
+ * the whole conversation, e.g. the AI SDK or Codex with `store: false`).
+ *
+ * A tool the chat upstream cannot run (a hosted tool such as `web_search`, `file_search`,
+ * `code_interpreter`, a `namespace` or `custom` tool: anything but a function) is dropped from
+ * the upstream request, never a reason to refuse it: the request is what Codex sends by
+ * default. Each dropped tool is named in the result (the route records it with the
+ * operation and shows it to the hooks among the read-only tools), and so is each earlier
+ * call of such a tool in the input (`web_search_call`, …), which a chat upstream has no
+ * message for. Reasoning input items (with their `encrypted_content`) are dropped too (a
+ * chat upstream has no field for them), and so are the other Responses fields (`store`,
+ * `metadata`, `include`, `truncation`, `prompt_cache_key`, …).
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import { readChatBody } from "./chat-request.js";
@@ -26,6 +34,9 @@ function isObject(v: unknown): v is Json {
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant"]);
+
+/** What the translation left out of the upstream request, and where it was. */
+export interface DroppedItem { param: string; type: string; name?: string }
 
 /** One content part of a Responses message as a chat content part. */
 function partOf(p: unknown, where: string): WireContentPart {
@@ -58,7 +69,7 @@ function contentOf(content: unknown, where: string): string | WireContentPart[] 
   return parts.every((p) => p.type === "text") ? parts.map((p) => p.text).join("") : parts;
 }
 
-function messagesOf(input: unknown): WireMessage[] {
+function messagesOf(input: unknown, dropped: DroppedItem[]): WireMessage[] {
   if (typeof input === "string") return [{ role: "user", content: input }];
   if (!Array.isArray(input) || input.length === 0) throw invalid("input must be a string or a non-empty array of input items", "input");
   const out: WireMessage[] = [];
@@ -82,6 +93,9 @@ function messagesOf(input: unknown): WireMessage[] {
       out.push({ role: "tool", tool_call_id: item.call_id, content: typeof output === "string" ? output : output.filter((p) => p.type === "text").map((p) => p.text).join("") });
     } else if (type === "reasoning") {
       // A chat upstream has no field for earlier reasoning.
+    } else if (typeof type === "string" && /_call(?:_output)?$/.test(type)) {
+      // An earlier call of a tool the upstream does not run (web_search_call, custom_tool_call, …).
+      dropped.push({ param: where, type, ...(typeof item.name === "string" ? { name: item.name } : {}) });
     } else if (type === "item_reference") {
       throw invalid(`${where} is an item_reference: the gateway stores no responses; send the items themselves (with the AI SDK: providerOptions.openai.store = false)`, where);
     } else {
@@ -91,21 +105,28 @@ function messagesOf(input: unknown): WireMessage[] {
   return out;
 }
 
-function toolsOf(tools: unknown): WireTool[] | undefined {
+function toolsOf(tools: unknown, dropped: DroppedItem[]): WireTool[] | undefined {
   if (tools == null) return undefined;
   if (!Array.isArray(tools)) throw invalid("tools must be an array", "tools");
-  return tools.map((t, i) => {
-    if (!isObject(t) || t.type !== "function" || typeof t.name !== "string") throw invalid(`tools[${i}] must be a function tool with a name (hosted tools need an upstream that runs them)`, `tools[${i}]`);
-    return {
+  return tools.flatMap((t, i): WireTool[] => {
+    if (!isObject(t) || typeof t.type !== "string") throw invalid(`tools[${i}] must be a tool (an object with a type)`, `tools[${i}]`);
+    if (t.type !== "function") {
+      dropped.push({ param: `tools[${i}]`, type: t.type, ...(typeof t.name === "string" ? { name: t.name } : {}) });
+      return [];
+    }
+    if (typeof t.name !== "string") throw invalid(`tools[${i}] is a function tool without a name`, `tools[${i}].name`);
+    return [{
       type: "function",
       function: { name: t.name, ...(typeof t.description === "string" ? { description: t.description } : {}), parameters: isObject(t.parameters) ? t.parameters : { type: "object", properties: {} }, ...(typeof t.strict === "boolean" ? { strict: t.strict } : {}) },
-    };
+    }];
   });
 }
 
-function toolChoiceOf(choice: unknown): unknown {
+function toolChoiceOf(choice: unknown, dropped: DroppedItem[]): unknown {
   if (choice == null || typeof choice === "string") return choice ?? undefined;
   if (isObject(choice) && choice.type === "function" && typeof choice.name === "string") return { type: "function", function: { name: choice.name } };
+  // A choice of a tool that was dropped (a hosted tool): the upstream chooses among what it has.
+  if (isObject(choice) && typeof choice.type === "string" && dropped.some((d) => d.type === choice.type)) return "auto";
   throw invalid("tool_choice must be auto, none, required or a function", "tool_choice");
 }
 
@@ -118,18 +139,19 @@ function responseFormatOf(text: unknown): unknown {
 }
 
 /** The Responses body as the chat body it means; the chat reader then checks it as it checks any chat body. */
-export function readResponsesBody(body: unknown): { chat: WireChatBody; stream: boolean } {
+export function readResponsesBody(body: unknown): { chat: WireChatBody; stream: boolean; dropped: DroppedItem[] } {
   if (!isObject(body)) throw invalid("the request body must be a JSON object", "body");
   if (typeof body.model !== "string" || body.model === "") throw invalid("model must be a non-empty string", "model");
   if (body.previous_response_id != null) throw invalid("previous_response_id is not supported: the gateway stores no responses; send the whole conversation as input", "previous_response_id");
   if (body.stream != null && typeof body.stream !== "boolean") throw invalid("stream must be a boolean", "stream");
   if (body.instructions != null && typeof body.instructions !== "string") throw invalid("instructions must be a string", "instructions");
-  const messages = messagesOf(body.input);
+  const dropped: DroppedItem[] = [];
+  const messages = messagesOf(body.input, dropped);
   if (typeof body.instructions === "string" && body.instructions !== "") messages.unshift({ role: "system", content: body.instructions });
   const chat: WireChatBody = { model: body.model, messages };
-  const tools = toolsOf(body.tools);
+  const tools = toolsOf(body.tools, dropped);
   if (tools && tools.length > 0) chat.tools = tools;
-  const toolChoice = toolChoiceOf(body.tool_choice);
+  const toolChoice = toolChoiceOf(body.tool_choice, dropped);
   if (toolChoice !== undefined) chat.tool_choice = toolChoice;
   if (typeof body.parallel_tool_calls === "boolean") chat.parallel_tool_calls = body.parallel_tool_calls;
   if (body.temperature != null) chat.temperature = body.temperature;
@@ -140,7 +162,7 @@ export function readResponsesBody(body: unknown): { chat: WireChatBody; stream: 
   if (isObject(body.reasoning) && typeof body.reasoning.effort === "string") chat.reasoning_effort = body.reasoning.effort;
   if (typeof body.user === "string") chat.user = body.user;
   if (typeof body.safety_identifier === "string") chat.user ??= body.safety_identifier;
-  return { chat: readChatBody(chat), stream: body.stream === true };
+  return { chat: readChatBody(chat), stream: body.stream === true, dropped };
 }
 
 /** A file part's fields, each only when the client gave it as a string. */

@@ -7,6 +7,9 @@
  * first effective chunk, nothing a chunk hook has not seen is sent, and when an after hook
  * may change the answer, the text is held until it has run.
  *
+ * A tool the chat upstream cannot run is left out of the upstream request, recorded with the
+ * operation and shown to the hooks (responses-request.ts): a request is never refused for it.
+ *
  * The reasoning item carries the upstream's reasoning as it came, so it is relayed only when
  * no binding at model.chat.chunk or model.chat.after may change the answer; otherwise the
  * reasoning item goes out without its summary (its token count stays). (The hooks do see
@@ -19,11 +22,12 @@ import type { Host } from "../host.js";
 import { callerOf } from "./auth.js";
 import { toChatRequest } from "./chat-request.js";
 import { ownMeta } from "./chat-response.js";
-import { completionCall, type UpstreamFacts } from "./chat-upstream.js";
+import { chunksCall, completionCall, type UpstreamFacts } from "./chat-upstream.js";
 import { openStream } from "./open-stream.js";
 import { clientSignal } from "./client-signal.js";
 import { replyError, streamErrorBody } from "./openai-error.js";
-import { readResponsesBody } from "./responses-request.js";
+import { readResponsesBody, type DroppedItem } from "./responses-request.js";
+import type { ChatRequest } from "../boundary/chat.js";
 import { ResponseEvents, responseIds, toResponse } from "./responses-output.js";
 import { writeFrame } from "./sse.js";
 import type { Upstream } from "./upstream.js";
@@ -40,14 +44,28 @@ function governed(host: Host, ctx: CallContext, model: string): boolean {
   }
 }
 
+/**
+ * The hooks' view with each dropped tool listed among the tools (read-only at
+ * model.chat.before), so a policy on what an agent may use sees the whole request. Its
+ * description says it does not reach the model.
+ */
+function withDroppedTools(view: ChatRequest, dropped: readonly DroppedItem[]): ChatRequest {
+  const tools = dropped.filter((d) => d.param.startsWith("tools[")).map((d) => ({
+    name: d.name ?? d.type,
+    description: `not forwarded: a ${d.type} tool, which the chat-completions upstream cannot run`,
+    parameters: { type: "object", properties: {} },
+  }));
+  return tools.length === 0 ? view : { ...view, tools: [...(view.tools ?? []), ...tools] };
+}
+
 export function responses(host: Host, upstream: Upstream) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const caller = callerOf(request);
     const raw = request.body as Record<string, any>;
-    const { chat, stream } = readResponsesBody(raw);
-    const view = toChatRequest(chat);
+    const { chat, stream, dropped } = readResponsesBody(raw);
+    const view = withDroppedTools(toChatRequest(chat), dropped);
     const ctx: CallContext = { spaceId: caller.spaceId, actorId: caller.id, purpose: "action", signal: clientSignal(reply.raw) };
-    const facts: UpstreamFacts = { reasoning: "" };
+    const facts: UpstreamFacts = { reasoning: "", ...(dropped.length > 0 ? { dropped } : {}) };
 
     if (!stream) {
       const r = await host.chat(ctx, view, completionCall(upstream, chat, view, facts));
@@ -58,7 +76,7 @@ export function responses(host: Host, upstream: Upstream) {
       return toResponse(responseIds(), facts.meta ?? ownMeta(chat.model), raw, r.output, reasoning);
     }
 
-    const opened = await openStream(host, upstream, ctx, chat, view, facts, reply);
+    const opened = await openStream(host, ctx, view, chunksCall(upstream, chat, view, facts), reply, replyError);
     if ("replied" in opened) return opened.replied;
     const { stream: s, it, res } = opened;
     let step = opened.step;

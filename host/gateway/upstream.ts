@@ -13,6 +13,7 @@ import { Pool, type Dispatcher } from "undici";
 import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import { sseData } from "./sse.js";
 import type { UpstreamConfig } from "./options.js";
+import type { UpstreamProtocol } from "./upstream-url.js";
 import { sanitiseUpstreamError } from "./upstream-error.js";
 import { upstreamRetryAfter } from "../http/retry-after.js";
 
@@ -26,6 +27,9 @@ export const DONE_GRACE_MS = 50;
 
 type Answer = Dispatcher.ResponseData;
 
+/** Where each protocol's upstream takes its key. */
+const KEY_HEADER: Readonly<Record<UpstreamProtocol, string>> = { openai: "authorization", anthropic: "x-api-key", gemini: "x-goog-api-key" };
+
 export class Upstream {
   private readonly pool: Pool;
   private readonly basePath: string;
@@ -36,12 +40,17 @@ export class Upstream {
    * every request in flight holds one until its answer ends, a stream for its whole length,
    * so a smaller pool made the streams beyond it wait for others to finish.
    */
-  constructor(private readonly config: UpstreamConfig, connections: number) {
+  constructor(private readonly config: UpstreamConfig, connections: number, protocol: UpstreamProtocol = "openai") {
     const url = new URL(config.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, "");
     this.pool = new Pool(url.origin, { connections, keepAliveTimeout: 30_000 });
     this.headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    if (config.apiKey) this.headers.authorization = `Bearer ${config.apiKey}`;
+    if (config.apiKey) this.headers[KEY_HEADER[protocol]] = protocol === "openai" ? `Bearer ${config.apiKey}` : config.apiKey;
+  }
+
+  /** The upstream's base URL (for the start-up log and errors). */
+  get baseUrl(): string {
+    return this.config.baseUrl;
   }
 
   /** Closes the kept-alive connections (the gateway's onClose). */
@@ -50,11 +59,11 @@ export class Upstream {
   }
 
   /** POSTs JSON and returns the JSON answer; the timeout covers the whole exchange. */
-  async json(path: string, body: unknown, signal: AbortSignal): Promise<Record<string, any>> {
+  async json(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
     const call = this.call(signal);
     try {
       call.arm();
-      const res = await this.post(path, body, call.signal);
+      const res = await this.post(path, body, call.signal, headers);
       call.answered();
       const text = await readCapped(res, this.config.maxBytes, path);
       call.complete();
@@ -80,12 +89,12 @@ export class Upstream {
    * the pool instead of closing it. An upstream that keeps the body open past `[DONE]` is
    * let go after {@link DONE_GRACE_MS}, and what it sends after `[DONE]` is ignored.
    */
-  async *events(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<string> {
+  async *events(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): AsyncGenerator<string> {
     const call = this.call(signal);
     let done: string | undefined;
     try {
       call.arm();
-      const res = await this.post(path, body, call.signal);
+      const res = await this.post(path, body, call.signal, headers);
       call.answered();
       // A JSON answer to a stream request is one event: the caller reads it as a whole completion.
       if (/^application\/json\b/i.test(header(res, "content-type"))) {
@@ -112,8 +121,9 @@ export class Upstream {
     if (done !== undefined) yield done;
   }
 
-  private async post(path: string, body: unknown, signal: AbortSignal): Promise<Answer> {
-    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: this.headers, body: JSON.stringify(body), signal });
+  /** `headers`: the client's protocol headers passed on (anthropic-version, anthropic-beta); the key is always the gateway's own. */
+  private async post(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Answer> {
+    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: headers ? { ...headers, ...this.headers } : this.headers, body: JSON.stringify(body), signal });
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readCapped(res, ERROR_BODY_MAX_BYTES, path).catch(() => "");
     let raw: unknown;

@@ -1,15 +1,19 @@
 /**
- * Failed authentications counted per client address (@fastify/rate-limit), shared by the
- * management API's token check and the gateway's key check. An address over its limit is
- * refused with RATE_LIMITED whatever it sends, until its window ends: the answer never
- * tells a guesser which token was right.
+ * Failed authentications counted per client address and presented credential
+ * (@fastify/rate-limit), shared by the management API's token check and the gateway's key
+ * check. A script looping on a wrong token is refused with RATE_LIMITED until its window
+ * ends, while a person on the same address with the right token carries on: the count is
+ * of that address sending that credential. Guessing gains nothing from the split, since
+ * every token and key is 256 random bits; the limit stops a runaway loop, and the answer to
+ * a limited pair never says whether its credential was right.
  */
+import { createHash } from "node:crypto";
 import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 
 export interface AuthFailureLimit {
-  /** Failed authentications an address may make within the window. Default 20. */
+  /** Failed authentications an address may make with one credential within the window. Default 20. */
   max: number;
   /** Default 60 000. */
   windowMs: number;
@@ -27,7 +31,7 @@ export interface AuthFailures {
 export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT): Promise<AuthFailures> {
   // Registered once per server, even when the gateway's routes are mounted on the API's.
   if (!app.hasDecorator("createRateLimit")) await app.register(fastifyRateLimit, { global: false });
-  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: (request) => request.ip });
+  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: failureKey });
   return {
     check: async (request, reply) => {
       // A peek: checking does not count.
@@ -35,8 +39,14 @@ export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit
       if (seen.isAllowed || seen.remaining > 0) return;
       const retry = Math.max(1, seen.ttlInSeconds);
       void reply.header("retry-after", String(retry));
-      throw new SluiceError("RATE_LIMITED", `too many failed authentications from this address; retry in ${retry} s`, { retryAfterSeconds: retry });
+      throw new SluiceError("RATE_LIMITED", `too many failed authentications from this address with this credential; retry in ${retry} s`, { retryAfterSeconds: retry });
     },
     fail: async (request) => { await counter(request); },
   };
+}
+
+/** The client's address and a digest of the credential it sends (never the credential itself). */
+function failureKey(request: FastifyRequest): string {
+  const sent = request.headers.authorization ?? "";
+  return `${request.ip} ${createHash("sha256").update(typeof sent === "string" ? sent : String(sent)).digest("base64url").slice(0, 22)}`;
 }

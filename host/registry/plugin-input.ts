@@ -11,8 +11,11 @@ import { manifestGrants, manifestLimits, parseManifest, type Manifest } from "./
  * from its manifest (the text of hook.yaml, validated here, or an already parsed one).
  *
  * @example
- * const manifest = await readFile("plugins/order-search-limit/hook.yaml", "utf8");
- * await host.loadPlugin(pluginInput(manifest, await readFile("build/order-search-limit.wasm")));
+ * // The shipped plugins are in the package: node_modules/sluice/plugins/<name>/hook.yaml
+ * // and node_modules/sluice/build/plugins/<name>.wasm (docs/service-owners.md).
+ * const root = fileURLToPath(new URL("../../../", import.meta.resolve("sluice")));
+ * const manifest = await readFile(path.join(root, "plugins/order-search-limit/hook.yaml"), "utf8");
+ * await host.loadPlugin(pluginInput(manifest, await readFile(path.join(root, "build/plugins/order-search-limit.wasm"))));
  */
 export function pluginInput(manifest: string | Manifest, wasm: Uint8Array): PluginInput {
   const m = typeof manifest === "string" ? parseManifest(manifest) : manifest;

@@ -6,6 +6,12 @@
 import { postgresKeyStore } from "../keys/postgres-key-store.js";
 import { GATEWAY_KEY_MIGRATIONS } from "../keys/sqlite-key-store.js";
 import type { GatewayKeyStore } from "../keys/key-store.js";
+import { postgresApiTokenStore } from "../keys/postgres-api-token-store.js";
+import { API_TOKEN_MIGRATIONS } from "../keys/sqlite-api-token-store.js";
+import type { ApiTokenStore } from "../keys/api-token-store.js";
+import type { ControlAuditStore } from "../records/control-audit-store.js";
+import { postgresControlAudit } from "../records/postgres-control-audit.js";
+import { CONTROL_AUDIT_MIGRATIONS } from "../records/sqlite-control-audit.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
 import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
 import { createSealer, ephemeralSealer } from "../records/sealed.js";
@@ -31,6 +37,8 @@ export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
   RECORDS_MIGRATIONS,
   PAYLOAD_MIGRATIONS,
   GATEWAY_KEY_MIGRATIONS,
+  API_TOKEN_MIGRATIONS,
+  CONTROL_AUDIT_MIGRATIONS,
   QUARANTINE_MIGRATIONS,
   { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
 ];
@@ -41,6 +49,10 @@ export interface PostgresStores {
   readonly artifacts: PostgresArtifactStore;
   readonly records: OperationStore;
   readonly gatewayKeys: GatewayKeyStore;
+  /** The management API's named tokens. */
+  readonly apiTokens: ApiTokenStore;
+  /** Who did what to releases, plugins, keys and tokens. */
+  readonly controlAudit: ControlAuditStore;
   readonly quarantine: QuarantineStore;
   /** Protected payloads, when `payloadRetentionMs` was given. */
   readonly payloads?: PayloadStore;
@@ -80,6 +92,8 @@ function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOp
     registry: postgresRegistryStore(db),
     artifacts: new PostgresArtifactStore(db),
     gatewayKeys: postgresKeyStore(db),
+    apiTokens: postgresApiTokenStore(db),
+    controlAudit: postgresControlAudit(db),
     quarantine: postgresQuarantineStore(db),
     ...(payloads ? { payloads } : {}),
     async close() {

@@ -532,11 +532,23 @@ export class Registry {
     return this.store.activate(release.revision, reason, () => { this.host.activate(releaseInput(release)); });
   }
 
-  /** Activates `to`, or by default the revision that was active before the current one. */
+  /**
+   * Activates `to`, or by default the revision that was active before the current one, and
+   * resets the draft to that revision's bindings and order mode: the next publish starts
+   * from what serves, so it cannot bring back the change the rollback undid.
+   */
   async rollback(to?: number | string): Promise<ActivationRecord> {
     const target = to !== undefined ? checkRevision(to) : rollbackTarget(await this.store.listActivations());
     if (target === undefined) throw new SluiceError("RELEASE_NOT_FOUND", "there is no earlier active revision to roll back to; name one with --to <revision>", {});
-    return this.activate(target, "rollback");
+    const activation = await this.activate(target, "rollback");
+    const release = await this.getRelease(target);
+    await this.store.transaction(async (tx) => {
+      for (const b of await tx.listBindings()) await tx.deleteBinding(b.id);
+      const ordered = [...release.bindings].sort((a, b) => a.position - b.position);
+      for (const b of ordered) await tx.insertBinding(specOf(b));
+      await tx.setDraftOrderMode(release.order_mode);
+    });
+    return activation;
   }
 
   // ---- the extension view (docs/api-and-gateway.md) ----

@@ -21,6 +21,9 @@ export interface PluginLimits {
   tags: number;
   locals: number;
   functionBytes: number;
+  /** Targets of one br_table, and of all of them: compile and meter time grow faster than their count. */
+  branchTargets: number;
+  branchTargetsTotal: number;
 }
 
 export const WASM_PAGE = 65_536;
@@ -30,7 +33,8 @@ const MiB = 1024 * 1024;
  * Chosen from the reference plugins and the JavaScript (SpiderMonkey) component, with a wide
  * margin; the maximums stay well below V8's own limits and what a worker heap can hold.
  * The JavaScript component has the largest shape: a 7,689-entry table, 12,667 functions,
- * 10,000 data segments (V8's own maximum is 100,000) and a 172 KB function body.
+ * 10,000 data segments (V8's own maximum is 100,000), a 172 KB function body and 44,376
+ * br_table targets (453 in its largest; the AssemblyScript plugins have 50 and 32).
  * A 100,000-entry funcref table costs about 0.8 MB of worker heap; V8 aborts the process
  * (not the worker) when a table does not fit, so the bound must hold before instantiation.
  */
@@ -46,6 +50,8 @@ const SHAPE_DEFAULTS = {
   tags: 100,
   locals: 10_000,
   functionBytes: 1 * MiB,
+  branchTargets: 4_096,
+  branchTargetsTotal: 100_000,
 } as const;
 
 const SHAPE_MAXIMUMS = {
@@ -60,6 +66,8 @@ const SHAPE_MAXIMUMS = {
   tags: 10_000,
   locals: 50_000,
   functionBytes: 7 * MiB,
+  branchTargets: 16_384,
+  branchTargetsTotal: 1_000_000,
 } as const;
 
 /**

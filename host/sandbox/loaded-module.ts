@@ -17,6 +17,8 @@ export interface LoadOptions {
 }
 
 /** A guest that passed every static check, compiled once with its memory capped. Plain data plus a Module: safe to send to workers. */
+export type CompileTier = "optimised" | "baseline";
+
 export interface LoadedModule {
   sha256: string;
   abi: { major: number; minor: number };
@@ -26,6 +28,12 @@ export interface LoadedModule {
   module: WebAssembly.Module;
   memory: { initialPages: number; maxPages: number };
   byteLength: number;
+  /**
+   * The code a first call runs: "optimised" when every core module was compiled by V8's
+   * optimising compiler at upload (optimised-compile.ts), "baseline" when one was too large
+   * for that and starts in baseline code until V8 tiers it up in the background.
+   */
+  tier: CompileTier;
   /** Set when a used instance may serve again (instance-pool.ts); absent: every invocation gets a fresh instance. */
   reuse?: Reuse;
   /** Set for a component guest: the worker runs it through component/run-component.ts. */

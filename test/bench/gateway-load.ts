@@ -35,6 +35,8 @@ export const STREAM_PIECES = ["Hello ", "from ", "the ", "fake ", "upstream", ",
 export const STREAM_GAP_MS = 5;
 export const ANSWER = "Hello from the fake upstream.";
 const COMPLETION = JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion", created: 1_700_000_000, model: "bench", choices: [{ index: 0, message: { role: "assistant", content: "Hello from the fake upstream." }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } });
+const MESSAGE = JSON.stringify({ id: "msg_bench", type: "message", role: "assistant", model: "bench", content: [{ type: "text", text: ANSWER }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 5, output_tokens: 6 } });
+const GENERATED = JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: ANSWER }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11 }, modelVersion: "bench" });
 const epoch = (): number => performance.timeOrigin + performance.now();
 /** When each "[hang]" request's connection closed, as the upstream saw it. */
 const closedAt: number[] = [];
@@ -49,25 +51,56 @@ function startUpstream(): Promise<number> {
         res.on("close", () => closedAt.push(epoch()));
         return;
       }
-      if (body.includes('"stream":true')) return streamAnswer(res);
-      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(COMPLETION) });
-      res.end(COMPLETION);
+      // The same answer in each protocol the gateway speaks, by the path it is asked on.
+      const protocol = req.url?.startsWith("/v1/messages") ? "anthropic" : req.url?.startsWith("/v1beta/") ? "gemini" : "openai";
+      if (protocol === "gemini" ? req.url!.includes(":streamGenerateContent") : body.includes('"stream":true')) return streamAnswer(res, protocol);
+      const answer = protocol === "anthropic" ? MESSAGE : protocol === "gemini" ? GENERATED : COMPLETION;
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) });
+      res.end(answer);
     });
   });
   server.keepAliveTimeout = 60_000;
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
-function streamAnswer(res: import("node:http").ServerResponse): void {
+/** Each protocol's stream of the same pieces: its opening events, one event a piece, its closing events. */
+const STREAMS = {
+  openai: {
+    open: () => chatChunk({ role: "assistant", content: "" }),
+    piece: (text: string) => chatChunk({ content: text }),
+    close: () => chatChunk({}, "stop") + "data: [DONE]\n\n",
+  },
+  anthropic: {
+    open: () => named({ type: "message_start", message: { id: "msg_bench", type: "message", role: "assistant", model: "bench", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } })
+      + named({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    piece: (text: string) => named({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }),
+    close: () => named({ type: "content_block_stop", index: 0 }) + named({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 6 } }) + named({ type: "message_stop" }),
+  },
+  gemini: {
+    open: () => "",
+    piece: (text: string) => `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0 }], modelVersion: "bench" })}\r\n\r\n`,
+    close: () => `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11 }, modelVersion: "bench" })}\r\n\r\n`,
+  },
+} as const;
+
+function chatChunk(delta: Record<string, unknown>, finish: string | null = null): string {
+  return `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_700_000_000, model: "bench", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+}
+
+function named(event: { type: string; [field: string]: unknown }): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+function streamAnswer(res: import("node:http").ServerResponse, protocol: keyof typeof STREAMS): void {
+  const s = STREAMS[protocol];
   res.writeHead(200, { "content-type": "text/event-stream" });
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_700_000_000, model: "bench", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  res.write(chunk({ role: "assistant", content: "" }));
+  const opening = s.open();
+  if (opening !== "") res.write(opening);
   let i = 0;
   const next = () => {
     if (res.destroyed) return;
-    if (i < STREAM_PIECES.length) { res.write(chunk({ content: STREAM_PIECES[i++] })); setTimeout(next, STREAM_GAP_MS); return; }
-    res.end(chunk({}, "stop") + "data: [DONE]\n\n");
+    if (i < STREAM_PIECES.length) { res.write(s.piece(STREAM_PIECES[i++]!)); setTimeout(next, STREAM_GAP_MS); return; }
+    res.end(s.close());
   };
   setTimeout(next, STREAM_GAP_MS);
 }

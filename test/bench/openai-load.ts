@@ -1,13 +1,20 @@
 /**
- * The load generator's side of the `sluice serve` scenarios: the official `openai` client,
- * as an application would use it, against the gateway and (for comparison) straight against
- * the fake upstream. Every answer is checked against the text it must be; times in µs.
+ * The load generator's side of the `sluice serve` scenarios: the official client of each
+ * protocol (`openai`, `@anthropic-ai/sdk`, `@google/genai`), as an application would use it,
+ * against the gateway and (for comparison) straight against the fake upstream. Every answer
+ * is checked against the text it must be; times in µs.
  */
 import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import { stats, type Stats } from "./measure.js";
 
-/** Where a client sends its calls: an OpenAI base URL with its key, the model and the answer it must get. */
-export interface ClientTarget { name: string; baseURL: string; apiKey: string; model: string; expect: string; headers?: Record<string, string> }
+/**
+ * Where a client sends its calls: a base URL with its key, the model and the answer it must
+ * get, and headers sent with every call. `protocol` picks the client (default openai: chat
+ * completions; anthropic: Messages; gemini: generateContent), each given the base URL its SDK takes.
+ */
+export interface ClientTarget { name: string; baseURL: string; apiKey: string; model: string; expect: string; headers?: Record<string, string>; protocol?: "openai" | "anthropic" | "gemini" }
 
 export type OpenAICommand =
   | { cmd: "openai-latency"; targets: ClientTarget[]; warmup: number; samples: number; perRound: number }
@@ -23,10 +30,44 @@ const clientOf = (t: ClientTarget): OpenAI => {
   return c;
 };
 
+const anthropicClients = new Map<string, Anthropic>();
+const anthropicOf = (t: ClientTarget): Anthropic => {
+  let c = anthropicClients.get(t.name);
+  if (!c) anthropicClients.set(t.name, (c = new Anthropic({ baseURL: t.baseURL, apiKey: t.apiKey, maxRetries: 0, timeout: 60_000 })));
+  return c;
+};
+const geminiClients = new Map<string, GoogleGenAI>();
+const geminiOf = (t: ClientTarget): GoogleGenAI => {
+  let c = geminiClients.get(t.name);
+  if (!c) geminiClients.set(t.name, (c = new GoogleGenAI({ apiKey: t.apiKey, httpOptions: { baseUrl: t.baseURL, timeout: 60_000 } })));
+  return c;
+};
+const SYSTEM = MESSAGES[0]!.content;
+const PROMPT = MESSAGES[1]!.content;
+
 async function complete(t: ClientTarget): Promise<void> {
-  const r = await clientOf(t).chat.completions.create({ model: t.model, messages: MESSAGES });
-  const text = r.choices[0]?.message.content;
+  let text: string | null | undefined;
+  if (t.protocol === "anthropic") {
+    const m = await anthropicOf(t).messages.create({ model: t.model, max_tokens: 256, system: SYSTEM, messages: [{ role: "user", content: PROMPT }] });
+    text = m.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+  } else if (t.protocol === "gemini") {
+    text = (await geminiOf(t).models.generateContent({ model: t.model, contents: PROMPT, config: { systemInstruction: SYSTEM } })).text;
+  } else {
+    text = (await clientOf(t).chat.completions.create({ model: t.model, messages: MESSAGES })).choices[0]?.message.content;
+  }
   if (text !== t.expect) throw new Error(`${t.name}: answer ${JSON.stringify(text)}, expected ${JSON.stringify(t.expect)}`);
+}
+
+/** A streamed call's text pieces, as its protocol's client yields them. */
+async function* streamed(t: ClientTarget): AsyncGenerator<string> {
+  if (t.protocol === "anthropic") {
+    const stream = await anthropicOf(t).messages.create({ model: t.model, max_tokens: 256, system: SYSTEM, messages: [{ role: "user", content: PROMPT }], stream: true });
+    for await (const e of stream) if (e.type === "content_block_delta" && e.delta.type === "text_delta") yield e.delta.text;
+  } else if (t.protocol === "gemini") {
+    for await (const r of await geminiOf(t).models.generateContentStream({ model: t.model, contents: PROMPT, config: { systemInstruction: SYSTEM } })) yield r.text ?? "";
+  } else {
+    for await (const chunk of await clientOf(t).chat.completions.create({ model: t.model, messages: MESSAGES, stream: true })) yield chunk.choices[0]?.delta?.content ?? "";
+  }
 }
 
 /** Sequential calls, the targets interleaved in rounds of perRound after warmup calls each. */
@@ -79,9 +120,7 @@ export async function openaiStreams(c: Extract<OpenAICommand, { cmd: "openai-str
         let first = 0;
         let text = "";
         try {
-          const stream = await clientOf(t).chat.completions.create({ model: t.model, messages: MESSAGES, stream: true });
-          for await (const chunk of stream) {
-            const piece = chunk.choices[0]?.delta?.content;
+          for await (const piece of streamed(t)) {
             if (piece) { if (first === 0) first = performance.now(); text += piece; }
           }
           if (text !== t.expect) { r.wrong++; return; }

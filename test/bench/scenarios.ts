@@ -655,7 +655,13 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
     const hooked = { name: "serve-3-hooks", baseURL: s.gateway, apiKey: s.gatewayKey, model: "hooked", expect: ANSWER };
     const floorPromises = { name: "bare-proxy-promises", baseURL: `${promisesFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
     const floorHooks = { name: "bare-proxy-promises-hooks", baseURL: `${hookFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect: ANSWER };
-    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, floorPromises, floorHooks, noHook, hooked], warmup: c.warmup, samples: c.samples, perRound: 50 });
+    // The same call as Anthropic Messages and Gemini generateContent, each with its official client, direct and through the gateway.
+    const others = (["anthropic", "gemini"] as const).flatMap((protocol) => [
+      { name: `direct-${protocol}`, baseURL: upstream, apiKey: "sk-direct", model: "bare", expect: ANSWER, protocol },
+      { name: `serve-${protocol}-no-hook`, baseURL: s.gatewayOrigin, apiKey: s.gatewayKey, model: "bare", expect: ANSWER, protocol },
+      { name: `serve-${protocol}-3-hooks`, baseURL: s.gatewayOrigin, apiKey: s.gatewayKey, model: "hooked", expect: ANSWER, protocol },
+    ]);
+    const { latency } = await load.ask<{ latency: Record<string, Stats> }>({ cmd: "openai-latency", targets: [direct, floor, floorPromises, floorHooks, noHook, hooked, ...others], warmup: c.warmup, samples: c.samples, perRound: 50 });
     // CPU time of the server process (every thread) per request, each configuration alone.
     const cpuPer = async (target: typeof noHook) => {
       const n = Math.max(2, Math.round(c.samples / 2));
@@ -698,6 +704,8 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
       bareProxyLoadAchievedPerSecond: bareRate.perSecond, bareProxyLoadErrors: bareRate.errors, bareProxyLoadP99Ms: bareRate.latency.p99 / 1000,
       addedNoHookUs: latency["serve-no-hook"]!.p50 - d.p50, added3HooksUs: latency["serve-3-hooks"]!.p50 - d.p50,
       addedP99NoHookUs: latency["serve-no-hook"]!.p99 - d.p99, addedP99_3HooksUs: latency["serve-3-hooks"]!.p99 - d.p99,
+      addedMessagesNoHookUs: latency["serve-anthropic-no-hook"]!.p50 - latency["direct-anthropic"]!.p50, addedMessages3HooksUs: latency["serve-anthropic-3-hooks"]!.p50 - latency["direct-anthropic"]!.p50,
+      addedGeminiNoHookUs: latency["serve-gemini-no-hook"]!.p50 - latency["direct-gemini"]!.p50, addedGemini3HooksUs: latency["serve-gemini-3-hooks"]!.p50 - latency["direct-gemini"]!.p50,
       cpuUsPerRequestNoHook: cpuNoHookUs, cpuUsPerRequest3Hooks: cpu3HooksUs,
       concurrentClients: clients, concurrentErrors: concurrent.errors, concurrentWrong: concurrent.wrong, concurrentP50Ms: concurrent.latency.p50 / 1000, concurrentP99Ms: concurrent.latency.p99 / 1000,
       concurrentErrorSamples: concurrent.errorSamples.join(" | "),
@@ -707,11 +715,15 @@ async function serveGateway(c: Counts): Promise<ScenarioResult> {
       loadAverage1m: loadavg()[0]!,
     };
     return {
-      id: 12, title: "`sluice serve` as shipped (child process, SQLite records, info logs) in front of a fake upstream, official openai client, non-streamed", latency, values,
+      id: 12, title: "`sluice serve` as shipped (child process, SQLite records, info logs) in front of a fake upstream, official openai client (and the Anthropic and Gemini clients on their routes), non-streamed", latency, values,
       targets: [
         target("added p50, no hook", values.addedNoHookUs, "<=", 500, "us"),
         target("added p50, three guest hooks", values.added3HooksUs, "<=", 1000, "us"),
         target("added p99, no hook", values.addedP99NoHookUs, "<=", 2000, "us"),
+        target("/v1/messages: added p50, no hook", values.addedMessagesNoHookUs, "<=", 500, "us"),
+        target("/v1/messages: added p50, three guest hooks", values.addedMessages3HooksUs, "<=", 1000, "us"),
+        target("Gemini generateContent: added p50, no hook", values.addedGeminiNoHookUs, "<=", 500, "us"),
+        target("Gemini generateContent: added p50, three guest hooks", values.addedGemini3HooksUs, "<=", 1000, "us"),
         target(`${clients} concurrent clients: connection errors and wrong answers`, concurrent.errors + concurrent.wrong, "<=", 0, ""),
         target(`${crowdClients} concurrent clients through three guest hooks: errors and wrong answers`, values.crowdErrors, "<=", 0, ""),
         target(`three guest hooks, 2,000/s offered for ${(c.throughputMs * 2.5) / 1000} s: answered per second of schedule (0 if any failed)`, sustained.errors > 0 ? 0 : values.loadAchievedPerSecond, ">=", 2000, "/s"),
@@ -838,6 +850,12 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
       { name: "bare-proxy-promises-hook", baseURL: `${hookFloor.origin}/v1`, apiKey: "sk-direct", model: "bare", expect },
       { name: "serve-no-hook", baseURL: served.gateway, apiKey: served.gatewayKey, model: "bare", expect },
       { name: "serve-pii-redact", baseURL: served.gateway, apiKey: served.gatewayKey, model: "redacted", expect },
+      // The same stream as Anthropic Messages events and Gemini's alt=sse, each with its official client.
+      ...(["anthropic", "gemini"] as const).flatMap((protocol) => [
+        { name: `direct-${protocol}`, baseURL: upstream, apiKey: "sk-direct", model: "bare", expect, protocol },
+        { name: `serve-${protocol}-no-hook`, baseURL: served!.gatewayOrigin, apiKey: served!.gatewayKey, model: "bare", expect, protocol },
+        { name: `serve-${protocol}-pii-redact`, baseURL: served!.gatewayOrigin, apiKey: served!.gatewayKey, model: "redacted", expect, protocol },
+      ]),
     ];
     const streams = Math.min(100, c.samples * 5);
     // Warm to the steady state, as scenario 12's calls: a stream's path settles only after
@@ -858,15 +876,21 @@ async function serveStreams(c: Counts): Promise<ScenarioResult> {
       serveBuild: serveBuild().source,
       concurrentStreams: streams, directFirstTextMs: first("direct"), bareProxyFirstTextMs: first("bare-proxy"), bareProxyPromisesFirstTextMs: first("bare-proxy-promises"), bareProxyPromisesHookFirstTextMs: first("bare-proxy-promises-hook"), noHookFirstTextMs: first("serve-no-hook"), piiFirstTextMs: first("serve-pii-redact"),
       piiWholeMs: r["serve-pii-redact"]!.whole.p50 / 1000, directWholeMs: r.direct!.whole.p50 / 1000,
+      messagesDirectFirstTextMs: first("direct-anthropic"), messagesNoHookFirstTextMs: first("serve-anthropic-no-hook"), messagesPiiFirstTextMs: first("serve-anthropic-pii-redact"),
+      geminiDirectFirstTextMs: first("direct-gemini"), geminiNoHookFirstTextMs: first("serve-gemini-no-hook"), geminiPiiFirstTextMs: first("serve-gemini-pii-redact"),
       errors: Object.values(r).reduce((a, v) => a + v.errors, 0), wrong: Object.values(r).reduce((a, v) => a + v.wrong, 0),
       crowdStreams: many, crowdErrors: crowd.errors + crowd.wrong, crowdFirstTextP99Ms: crowd.firstText.p99 / 1000, crowdCpuPerStreamUs: crowdCpuUs,
       loadAverage1m: loadavg()[0]!,
     };
     return {
-      id: 16, title: `\`sluice serve\` as shipped, ${streams} concurrent streams: first text and whole stream, direct vs no hook vs pii-redact at chunk and after`, latency, values,
+      id: 16, title: `\`sluice serve\` as shipped, ${streams} concurrent streams: first text and whole stream, direct vs no hook vs pii-redact at chunk and after (chat completions, /v1/messages, Gemini's stream)`, latency, values,
       targets: [
         target("no hook: first text p50 over direct", values.noHookFirstTextMs - values.directFirstTextMs, "<=", 10, "ms"),
         target("pii-redact at chunk and after: first text p50 over direct", values.piiFirstTextMs - values.directFirstTextMs, "<=", 10, "ms"),
+        target("/v1/messages, no hook: first text p50 over direct", values.messagesNoHookFirstTextMs - values.messagesDirectFirstTextMs, "<=", 10, "ms"),
+        target("/v1/messages, pii-redact at chunk and after: first text p50 over direct", values.messagesPiiFirstTextMs - values.messagesDirectFirstTextMs, "<=", 10, "ms"),
+        target("Gemini stream, no hook: first text p50 over direct", values.geminiNoHookFirstTextMs - values.geminiDirectFirstTextMs, "<=", 10, "ms"),
+        target("Gemini stream, pii-redact at chunk and after: first text p50 over direct", values.geminiPiiFirstTextMs - values.geminiDirectFirstTextMs, "<=", 10, "ms"),
         target("streams failed or with a wrong text", values.errors + values.wrong, "<=", 0, ""),
         target(`${many} concurrent pii-redact streams: failed or with a wrong text`, values.crowdErrors, "<=", 0, ""),
       ],

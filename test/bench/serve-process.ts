@@ -19,6 +19,8 @@ export interface ServeProcess {
   api: string;
   /** The gateway's OpenAI base URL (…/v1). */
   gateway: string;
+  /** The gateway's origin: the base URL the Anthropic and Gemini clients take (it serves both protocols too, on the same fake upstream). */
+  gatewayOrigin: string;
   gatewayKey: string;
   dataDir: string;
   /** CPU time (user + system, every thread) the process has used, in µs (clock-tick resolution). */
@@ -42,7 +44,7 @@ export async function startServe(upstream: string, bindings: readonly BenchBindi
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SLUICE_")));
   const prof = process.env.SLUICE_BENCH_CPU_PROF;
   const log = openSync(join(dataDir, "serve.log"), "a");
-  const child: ChildProcess = spawn(process.execPath, [...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), serveBuild().main, "serve", "--data-dir", join(dataDir, "data"), "--port", "0", "--upstream", `${upstream}/v1`, "--gateway-port", "0"], {
+  const child: ChildProcess = spawn(process.execPath, [...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), serveBuild().main, "serve", "--data-dir", join(dataDir, "data"), "--port", "0", "--upstream", `${upstream}/v1`, "--anthropic-upstream", upstream, "--gemini-upstream", upstream, "--gateway-port", "0"], {
     env: { ...env, SLUICE_TOKEN: token }, stdio: ["ignore", "pipe", log], cwd: serveBuild().cwd,
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -74,7 +76,7 @@ export async function startServe(upstream: string, bindings: readonly BenchBindi
     const { key } = (await call("/gateway/keys", { space_id: "space-bench", name: "bench" }, 201)) as { key: string };
     const tick = 1e6 / 100; // CLK_TCK is 100 on Linux
     return {
-      pid: child.pid!, api: urls.api, gateway: urls.gateway, gatewayKey: key, dataDir,
+      pid: child.pid!, api: urls.api, gateway: urls.gateway, gatewayOrigin: new URL(urls.gateway).origin, gatewayKey: key, dataDir,
       cpuUs: () => ticksOf(child.pid!) * tick,
       close: async () => {
         child.kill("SIGTERM");

@@ -19,6 +19,8 @@ export const COMPONENT_FIXTURES: Readonly<Record<string, { world?: string; extra
   "reply-past-end": { core: "component-core-reply-past-end" },
   "table-bomb": { core: "component-core-table-bomb" },
   "wat-continue": { core: "component-core-continue" },
+  "kv-set-out-of-bounds": { world: "hook-kv", core: "component-core-kv-set-out-of-bounds" },
+  "abort-binary": { core: "component-core-abort-binary" },
   "vector-echo": {},
   loop: {},
   "memory-bomb": {},

@@ -63,8 +63,9 @@ describe("the console's files", () => {
   it("do not spend or bypass the failed-authentication limit", async () => {
     const limited = await createApiServer({ registry, token: TOKEN, logger: false, authFailures: { max: 3, windowMs: 60_000 } });
     for (let i = 0; i < 5; i++) expect((await limited.inject({ url: "/console/" })).statusCode).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await limited.inject({ url: "/api/v1/status", headers: { authorization: "Bearer wrong-wrong-wrong-wrong-wrong-wrong" } })).statusCode).toBe(401);
-    expect((await limited.inject({ url: "/api/v1/status", headers: auth })).json().error.code).toBe("RATE_LIMITED");
+    const wrong = { authorization: "Bearer wrong-wrong-wrong-wrong-wrong-wrong" };
+    for (let i = 0; i < 3; i++) expect((await limited.inject({ url: "/api/v1/status", headers: wrong })).statusCode).toBe(401);
+    expect((await limited.inject({ url: "/api/v1/status", headers: wrong })).json().error.code).toBe("RATE_LIMITED");
     // The page still loads (it holds no data), so the operator sees the API's RATE_LIMITED when signing in.
     expect((await limited.inject({ url: "/console/" })).statusCode).toBe(200);
     await limited.close();
@@ -119,7 +120,14 @@ describe("the release diff", () => {
     expect(d.changed).toEqual([{ id: "a", fields: [{ path: "/config/max_limit", from: 50, to: 20 }] }]);
     expect(d.order).toEqual({ from: ["a", "c"], to: ["c", "a"] });
     expect(d.orderMode).toEqual({ from: "staged", to: "symmetric" });
-    expect(summarize(d)).toEqual(["adds d (p@1.0.0 at tool.before)", "removes b", "changes a: /config/max_limit", "reorders: c → a", "order mode staged → symmetric"]);
+    expect(summarize(d)).toEqual(["adds d (p@1.0.0 at tool.before)", "removes b (p@1.0.0 at tool.before)", "a: config.max_limit 50 → 20", "reorders: c → a", "order mode staged → symmetric"]);
+  });
+
+  it("says each change with its direction: a rollback that turns a guard off reads enabled true → false", () => {
+    const on: Release = { revision: 2, order_mode: "staged", bindings: [binding("guard-prompts", 0)] };
+    const off: Release = { revision: 3, order_mode: "staged", bindings: [binding("guard-prompts", 0, { enabled: false })] };
+    expect(summarize(diffReleases(off, on))).toEqual(["guard-prompts: enabled false → true"]);
+    expect(summarize(diffReleases(on, off))).toEqual(["guard-prompts: enabled true → false"]);
   });
 
   it("finds nothing between a revision and itself", () => {

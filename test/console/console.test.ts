@@ -114,7 +114,7 @@ describe("the console in a browser", () => {
     expect(text).toContain("r1 → r2");
     expect(text).toContain("adds guard-prompts-strict");
     expect(text).toContain("removes redact-stream");
-    expect(text).toContain("changes clamp-order-search: /config/max_limit");
+    expect(text).toContain("clamp-order-search: config.max_limit 50 → 20");
     await screenshot(page, "releases-confirm");
     await dialog.getByRole("button", { name: "Activate r2" }).click();
     await expect.poll(async () => (await api<{ active_revision: number }>("GET", "/api/v1/releases")).active_revision).toBe(2);
@@ -140,11 +140,15 @@ describe("the console in a browser", () => {
     await go("extensions");
     expect(await page.locator("[data-testid=interface-version]").textContent()).toMatch(/^\d+\.\d+/);
     await page.getByRole("button", { name: "Disable normalize-answer" }).click();
+    expect(await page.locator("dialog[open]").textContent()).toContain("normalize-answer: enabled true → false");
+    await page.locator("dialog[open]").getByRole("button", { name: "Disable" }).click();
     await expect.poll(() => page.getByRole("button", { name: "Enable normalize-answer" }).count()).toBe(1);
+    expect(await page.locator("[data-testid=result-banner]").textContent()).toMatch(/Disabled normalize-answer \(enabled true → false\); active revision r2 → r3/);
     await checked("extensions");
     // Reorder: move the first extension down one place (a new revision, activated at once).
     const [first, second] = (await api<{ items: { extension_id: string }[] }>("GET", "/api/v1/pipeline/extensions")).items.map((i) => i.extension_id);
     await page.getByRole("button", { name: `Move ${first} down` }).click();
+    await page.locator("dialog[open]").getByRole("button", { name: "Reorder" }).click();
     await expect.poll(async () => (await api<{ items: { extension_id: string }[] }>("GET", "/api/v1/pipeline/extensions")).items.slice(0, 2).map((i) => i.extension_id)).toEqual([second, first]);
     const { active_revision } = await api<{ active_revision: number }>("GET", "/api/v1/releases");
     expect(active_revision).toBe(4);
@@ -221,8 +225,10 @@ describe("the console in a browser", () => {
     const previous = [...before.activations].reverse().find((a) => a.revision !== before.active_revision)!.revision;
     await page.getByRole("button", { name: `Roll back to r${previous}` }).click();
     expect(await page.locator("dialog[open]").textContent()).toContain(`r${before.active_revision} → r${previous}`);
+    expect(await page.locator("dialog[open]").textContent()).toContain(`the draft is reset to r${previous}`);
     await page.locator("dialog[open]").getByRole("button", { name: `Roll back to r${previous}` }).click();
     await expect.poll(async () => (await api<{ active_revision: number }>("GET", "/api/v1/releases")).active_revision).toBe(previous);
+    await expect.poll(() => page.locator("[data-testid=result-banner]").textContent()).toContain(`Rolled back: active revision r${before.active_revision} → r${previous}; the draft is reset to r${previous}`);
     await expect.poll(() => page.locator("[data-testid=active-marker]").count()).toBe(1);
   });
 

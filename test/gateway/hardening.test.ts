@@ -61,14 +61,15 @@ describe("gateway hardening", () => {
     expect({ status: deep.status, code: ((await deep.json()) as { error: { sluice_code: string } }).error.sluice_code }).toEqual({ status: 400, code: "REQUEST_INVALID" });
   });
 
-  it("limits failed key checks per address: then even a good key is refused with 429 RATE_LIMITED", async () => {
+  it("limits failed key checks per address and key: the looping wrong key gets 429 RATE_LIMITED, a good key from the same address still works", async () => {
     const limited = await startGateway({ authFailures: { max: 3 } });
     try {
       const send = (key: string) => fetch(`${limited.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m1", messages: [{ role: "user", content: "hi" }] }) });
       for (let i = 0; i < 3; i++) expect((await send("sk-sluice-guess")).status).toBe(401);
-      const res = await send(limited.key.key);
+      const res = await send("sk-sluice-guess");
       expect({ status: res.status, code: ((await res.json()) as { error: { sluice_code: string } }).error.sluice_code }).toEqual({ status: 429, code: "RATE_LIMITED" });
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await send(limited.key.key)).status).not.toBe(429);
     } finally {
       await limited.close();
     }

@@ -199,13 +199,12 @@ describe("gateway responses API", () => {
     expect(await until(() => gw.stub.cancelled === cancelled + 1, 250)).toBe(true);
   });
 
-  it("refuses with 400 and the parameter what a chat upstream cannot do: stored responses, item references, hosted tools", async () => {
+  it("refuses with 400 and the parameter what a chat upstream cannot do: stored responses, item references", async () => {
     gw.bind([]);
     const calls = gw.stub.chatCalls;
     const cases: [Record<string, unknown>, string][] = [
       [{ previous_response_id: "resp_1", input: "hi" }, "previous_response_id"],
       [{ input: [{ role: "user", content: "hi" }, { type: "item_reference", id: "msg_1" }] }, "input[1]"],
-      [{ input: "hi", tools: [{ type: "web_search" }] }, "tools[0]"],
       [{ input: [] }, "input"],
       [{ input: [{ role: "user", content: [{ type: "input_text" }] }] }, "input[0].content[0].text"],
     ];

@@ -13,6 +13,10 @@ import type { OperationStore, PayloadStore } from "../../host/records/store.js";
 import { createMemoryPayloads, createMemoryRecords } from "../../host/records/memory-store.js";
 import { openSqlitePayloads, openSqliteRecords } from "../../host/records/sqlite-store.js";
 import type { GatewayKeyStore } from "../../host/keys/key-store.js";
+import type { ApiTokenStore } from "../../host/keys/api-token-store.js";
+import { openSqliteApiTokenStore } from "../../host/keys/sqlite-api-token-store.js";
+import type { ControlAuditStore } from "../../host/records/control-audit-store.js";
+import { openSqliteControlAudit } from "../../host/records/sqlite-control-audit.js";
 import type { QuarantineStore } from "../../host/reliability/quarantine-store.js";
 import { asyncKv, type KvStore } from "../../host/sandbox/kv/kv-store.js";
 import { SqliteKvStore } from "../../host/sandbox/kv/sqlite-kv-store.js";
@@ -30,6 +34,8 @@ export interface StoreEngine {
   records?: (options?: { resultRetentionMs?: number }) => Promise<OperationStore>;
   payloads?: (options: { retentionMs: number }) => Promise<PayloadStore>;
   gatewayKeys?: () => Promise<GatewayKeyStore>;
+  apiTokens?: () => Promise<ApiTokenStore>;
+  controlAudit?: () => Promise<ControlAuditStore>;
   quarantine?: () => Promise<QuarantineStore>;
   kv?: () => Promise<KvStore>;
 }
@@ -87,6 +93,8 @@ export const sqliteEngine: StoreEngine = {
   },
   payloads: async (options) => openSqlitePayloads(tempFile("payloads"), options),
   gatewayKeys: async () => openSqliteKeyStore(tempFile("keys")),
+  apiTokens: async () => openSqliteApiTokenStore(tempFile("tokens")),
+  controlAudit: async () => openSqliteControlAudit(tempFile("control")),
   quarantine: async () => openSqliteQuarantineStore(tempFile("quarantine")),
   kv: async () => asyncKv(new SqliteKvStore(tempFile("kv"))),
 };
@@ -120,6 +128,8 @@ export const postgresEngine: StoreEngine = {
   },
   payloads: (options) => postgresStore((s) => s.payloads!, { payloadRetentionMs: options.retentionMs }),
   gatewayKeys: () => postgresStore((s) => s.gatewayKeys),
+  apiTokens: () => postgresStore((s) => s.apiTokens),
+  controlAudit: () => postgresStore((s) => s.controlAudit),
   quarantine: () => postgresStore((s) => s.quarantine),
   kv: () => postgresStore((s) => new PostgresKvStore(s.db)),
 };

@@ -1,45 +1,68 @@
-/** Operations: search (status, phase, point, space, time), one operation's phases, hooks, decisions and timings (digests only), replay. */
+/** Operations: search on the server (outcome, error code, binding, plugin, space, agent session, time), one operation's phases, hooks, decisions and timings (digests only), replay. */
 import { api } from "../api.js";
 import { clear, h, short, table, when } from "../dom.js";
-import { paginate, type Page } from "./page.js";
+import { gated } from "../session.js";
+import type { Page } from "./page.js";
 
 interface Operation { operationId: string; identity: { operation: string; beforePoint: string; afterPoint: string; ctx: { spaceId: string; runId?: string; actorId?: string } }; point: string; phase: string; realStatus: string; revision: number; outcome: string | null; error: { code: string; message: string } | null; shortCircuitedBy: string | null; attempts: number; createdAt: number; updatedAt: number; completed: { point: string; bindingId: string }[]; finalInputRef: string | null; realResultRef: string | null; effectiveOutputRef: string | null }
+interface ReplayResult { operation_id: string; revision: number; replacement: string; changed: boolean; stages: { point: string; changed: boolean; stop: { recorded: string | null; replayed: string | null }; output: unknown[]; hooks: { binding_id: string; hook_ref: string; replaced: boolean; changed: boolean; recorded: { outcome: string; error_code: string | null } | null; replayed: { outcome: string; error_code: string | null } | null }[] }[] }
 interface Audit { bindingId: string; hookRef: string; codeSha256: string; point: string; phase: string; revision: number; outcome: string; inputDigest: string; outputDigest: string; patchDigest: string | null; durationMs: number; fuel: number | null; errorCode: string | null; at: number }
 
-const select = (id: string, options: string[]) => h("select", { id, name: id }, h("option", { value: "" }, "any"), options.map((o) => h("option", { value: o }, o)));
 
+const PAGE = 50;
+
+/** The search runs on the server (GET /api/v1/operations): exact counts over the whole store, one page at a time. */
 function search(root: HTMLElement, fail: (e: unknown) => void): void {
-  const status = select("op-status", ["not_started", "running", "succeeded", "failed", "unknown"]);
-  const phase = select("op-phase", ["before", "operation", "after", "finished"]);
-  const point = h("input", { id: "op-point", name: "point", placeholder: "model.chat.before" });
-  const space = h("input", { id: "op-space", name: "space" });
+  const outcome = h("select", { id: "op-outcome", name: "outcome" }, h("option", { value: "" }, "any"),
+    [["succeeded", "succeeded"], ["rejected", "rejected by a hook"], ["hook_failed", "failed in a hook"], ["call_failed", "failed in the real call"]].map(([v, label]) => h("option", { value: v }, label)));
+  const code = h("input", { id: "op-code", name: "error_code", placeholder: "GUEST_TRAP", size: 16 });
+  const binding = h("input", { id: "op-binding", name: "binding", size: 14 });
+  const plugin = h("input", { id: "op-plugin", name: "plugin", placeholder: "id or id@version", size: 16 });
+  const space = h("input", { id: "op-space", name: "space", size: 10 });
+  const session = h("input", { id: "op-session", name: "run_id", size: 14 });
   const from = h("input", { id: "op-from", name: "from", type: "datetime-local" });
   const to = h("input", { id: "op-to", name: "to", type: "datetime-local" });
   const results = h("div", { "aria-live": "polite" });
+  let offset = 0;
   const run = async (): Promise<void> => {
-    const q = new URLSearchParams({ limit: "1000" });
-    if (status.value) q.set("real_status", status.value);
-    if (phase.value) q.set("phase", phase.value);
-    const { items, unreadable } = await api<{ items: Operation[]; unreadable: { operation_id: string; code: string }[] }>("GET", `/api/v1/operations?${q}`);
-    const t0 = from.value ? Date.parse(from.value) : -Infinity;
-    const t1 = to.value ? Date.parse(to.value) : Infinity;
-    const p = point.value.trim();
-    const s = space.value.trim();
-    const hits = items.filter((o) => (!p || o.point === p || o.identity.beforePoint === p || o.identity.afterPoint === p) && (!s || o.identity.ctx.spaceId === s) && o.createdAt >= t0 && o.createdAt < t1);
-    clear(results, paginate(hits, 20, (slice) => table("Operations, newest first", ["Operation", "Kind", "Space", "Point", "Phase", "Status", "Outcome", "Revision", "Started"],
-      slice.map((o) => [h("a", { href: `#/operations/${encodeURIComponent(o.operationId)}` }, o.operationId.slice(0, 13)), o.identity.operation, o.identity.ctx.spaceId, o.point, o.phase, o.realStatus,
-        o.error ? `${o.error.code}` : o.outcome ?? "", `r${o.revision}`, when(o.createdAt)]), { "data-testid": "operations" }), "Operations"),
+    const q = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+    const set = (k: string, v: string) => { if (v.trim()) q.set(k, v.trim()); };
+    set("outcome", outcome.value); set("error_code", code.value); set("binding", binding.value); set("plugin", plugin.value); set("space", space.value); set("run_id", session.value);
+    if (from.value) q.set("from", String(Date.parse(from.value)));
+    if (to.value) q.set("to", String(Date.parse(to.value)));
+    const r = await api<{ items: Operation[]; total?: number; complete?: boolean; unreadable: { operation_id: string; code: string }[] }>("GET", `/api/v1/operations?${q}`);
+    const total = r.total ?? r.items.length;
+    const pages = Math.max(1, Math.ceil(total / PAGE));
+    clear(results,
+      table("Operations, newest first", ["Operation", "Kind", "Space", "Agent session", "Point", "Phase", "Status", "Error", "Revision", "Started"],
+        r.items.map((o) => [h("a", { href: `#/operations/${encodeURIComponent(o.operationId)}` }, h("code", { class: "id" }, o.operationId)), o.identity.operation, o.identity.ctx.spaceId, o.identity.ctx.runId ?? "", o.point, o.phase, o.realStatus,
+          o.error ? o.error.code : o.outcome ?? "", `r${o.revision}`, when(o.createdAt)]), { "data-testid": "operations" }),
+      h("div", { class: "pager" },
+        h("button", { type: "button", class: "secondary", disabled: offset === 0, onclick: () => { offset -= PAGE; run().catch(fail); } }, "Previous"),
+        h("span", { "data-testid": "operations-count" }, `page ${offset / PAGE + 1} of ${pages} (${total} operations${r.complete === false ? ", the newest searched" : ""})`),
+        h("button", { type: "button", class: "secondary", disabled: offset + PAGE >= total, onclick: () => { offset += PAGE; run().catch(fail); } }, "Next")),
       // Records that did not open (changed or damaged at rest): their ids, never content.
-      unreadable.length === 0 ? null : h("p", { class: "error", role: "status", "data-testid": "unreadable" },
-        `${unreadable.length} record(s) could not be opened (${unreadable[0]!.code}): `, unreadable.map((u) => h("code", null, `${u.operation_id} `))));
+      r.unreadable.length === 0 ? null : h("p", { class: "error", role: "status", "data-testid": "unreadable" },
+        `${r.unreadable.length} record(s) could not be opened (${r.unreadable[0]!.code}): `, r.unreadable.map((u) => h("code", null, `${u.operation_id} `))));
   };
-  const form = h("form", { class: "filters", onsubmit: (ev) => { ev.preventDefault(); run().catch(fail); } },
-    h("label", { for: "op-status" }, "Status"), status, h("label", { for: "op-phase" }, "Phase"), phase,
-    h("label", { for: "op-point" }, "Point"), point, h("label", { for: "op-space" }, "Space"), space,
+  const form = h("form", { class: "filters", onsubmit: (ev) => { ev.preventDefault(); offset = 0; run().catch(fail); } },
+    h("label", { for: "op-outcome" }, "Outcome"), outcome, h("label", { for: "op-code" }, "Error code"), code,
+    h("label", { for: "op-binding" }, "Binding"), binding, h("label", { for: "op-plugin" }, "Plugin"), plugin,
+    h("label", { for: "op-space" }, "Space"), space, h("label", { for: "op-session" }, "Agent session"), session,
     h("label", { for: "op-from" }, "From"), from, h("label", { for: "op-to" }, "To"), to,
     h("button", { type: "submit", class: "primary" }, "Search"));
   clear(root, form, results);
   run().catch(fail);
+}
+
+/** A replay's answer as tables: per stage, each hook's recorded and replayed outcome, and what the output would change. */
+function replayView(r: ReplayResult): HTMLElement {
+  const said = (o: { outcome: string; error_code: string | null } | null) => (o ? `${o.outcome}${o.error_code ? ` (${o.error_code})` : ""}` : "did not run");
+  return h("div", { "data-testid": "replay-result" },
+    h("p", { class: r.changed ? "warn" : "ok", role: "status" }, r.changed ? `With ${r.replacement}, this operation would change (r${r.revision}).` : `With ${r.replacement}, nothing would change (r${r.revision}).`),
+    r.stages.map((s) => table(`${s.point}: stop ${s.stop.recorded ?? "none"} → ${s.stop.replayed ?? "none"}`, ["Binding", "Plugin", "Recorded", "Replayed", "Changed"],
+      s.hooks.map((x) => [x.binding_id, `${x.hook_ref}${x.replaced ? " (replaced)" : ""}`, said(x.recorded), said(x.replayed), x.changed ? "yes" : "no"]))),
+    r.stages.some((s) => s.output.length) ? h("pre", null, JSON.stringify(r.stages.flatMap((s) => s.output), null, 2).slice(0, 20000)) : null);
 }
 
 function detail(root: HTMLElement, id: string, ctx: Parameters<Page>[1]): void {
@@ -53,13 +76,16 @@ function detail(root: HTMLElement, id: string, ctx: Parameters<Page>[1]): void {
     ]);
     const replayOut = h("div", { "aria-live": "polite" });
     const ref = h("select", { id: "replay-ref" }, plugins.items.map((p) => h("option", { value: `${p.id}@${p.version}` }, `${p.id}@${p.version}`)));
+    // The plugin this operation ran (its first hook's), so a replay starts from what happened.
+    const ran = audit.find((a) => plugins.items.some((p) => `${p.id}@${p.version}` === a.hookRef));
+    if (ran) ref.value = ran.hookRef;
     const replay = h("form", { class: "toolbar", onsubmit: async (ev) => {
       ev.preventDefault();
       try {
-        const r = await api<{ replay: unknown }>("POST", `/api/v1/operations/${encodeURIComponent(id)}/replay`, { hook_ref: ref.value });
-        clear(replayOut, h("p", { class: "content-note" }, "Replay result (computed from the payload store's recorded inputs):"), h("pre", { "data-testid": "replay-result" }, JSON.stringify(r.replay, null, 2).slice(0, 20000)));
+        const r = await api<{ replay: ReplayResult }>("POST", `/api/v1/operations/${encodeURIComponent(id)}/replay`, { hook_ref: ref.value });
+        clear(replayOut, h("p", { class: "content-note" }, "Replay result (computed from the payload store's recorded inputs):"), replayView(r.replay));
       } catch (err) { clear(replayOut, ctx.errorBox(err)); }
-    } }, h("label", { for: "replay-ref" }, "Replay with"), ref, h("button", { type: "submit", class: "secondary" }, "Replay"));
+    } }, h("label", { for: "replay-ref" }, "Replay with"), ref, h("button", { type: "submit", class: "secondary", ...gated("deployer") }, "Replay"));
     clear(out,
       h("dl", { class: "facts", "data-testid": "operation" },
         ...([["Operation", o.operationId], ["Kind", o.identity.operation], ["Space", o.identity.ctx.spaceId], ["Run", o.identity.ctx.runId ?? ""], ["Points", `${o.identity.beforePoint} → ${o.identity.afterPoint}`],

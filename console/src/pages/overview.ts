@@ -1,7 +1,24 @@
-/** Overview: the revision each host serves, quarantined plugins, call and error rates, per-hook latency and fuel; polled every 2 s. */
+/**
+ * Overview: the revision each host serves, quarantined plugins with what they now block,
+ * call and error rates, and per-hook run time and fuel: exact percentiles of the audit rows
+ * (GET /api/v1/hook-figures), never a histogram's bucket edges. Polled every 2 s.
+ */
 import { api } from "../api.js";
 import { clear, h, table, when } from "../dom.js";
 import { poll, type Page } from "./page.js";
+import type { paths } from "../../../host/cli/api-types.js";
+
+type Figures = paths["/api/v1/hook-figures"]["get"]["responses"][200]["content"]["application/json"];
+interface Extension { extension_id: string; hook_ref: string; node_id: string; enabled: boolean; failure_policy: string }
+
+/** What a quarantined plugin now does to traffic: each binding of it in the active release, by its failure policy. */
+export function blocks(ref: string, extensions: Extension[]): string[] {
+  const mine = extensions.filter((e) => e.hook_ref === ref && e.enabled);
+  if (mine.length === 0) return ["bound nowhere in the active release: blocks nothing"];
+  return mine.map((e) => (e.failure_policy === "fail-closed"
+    ? `BLOCKS every call at ${e.node_id} that ${e.extension_id} matches (fail-closed)`
+    : `skipped at ${e.node_id} (${e.extension_id}, ${e.failure_policy}): calls go on without it`));
+}
 
 interface Status { active_revision: number; serving_revision: number; serving_since: string | null; loading_revision: number | null; release_error: { code: string; message: string } | null; sdk_interface_version: string; plugins: number; bindings: number; releases: number }
 interface FleetHost { host_id: string; url: string; active_revision: number; serving_revision: number; release_error: string | null; seen_at: string }
@@ -13,16 +30,18 @@ export const overviewPage: Page = (root, ctx) => {
   const status = h("div", { "aria-live": "polite" });
   const cards = h("section", { class: "cards", "aria-label": "This host" });
   const fleet = h("section", { "aria-label": "Hosts" });
-  const quarantined = h("section", { "aria-label": "Quarantined plugins" });
+  const quarantined = h("section", { "aria-label": "Quarantined plugins", "data-testid": "quarantined" });
   const hooks = h("section", { "aria-label": "Hooks" });
   clear(root, status, cards, fleet, quarantined, hooks);
   let last: { at: number; calls: number; errors: number } | undefined;
   return poll(2000, async () => {
-    const [s, f, q, m] = await Promise.all([
+    const [s, f, q, m, figures, ext] = await Promise.all([
       api<Status>("GET", "/api/v1/status"),
       api<{ this_host: string; shared: boolean; items: FleetHost[] }>("GET", "/api/v1/fleet"),
       api<{ items: { ref: string; failures: number; lastError: { code: string } }[] }>("GET", "/api/v1/quarantine"),
       api<Summary>("GET", "/api/v1/metrics/summary"),
+      api<Figures>("GET", "/api/v1/hook-figures"),
+      api<{ items: Extension[] }>("GET", "/api/v1/pipeline/extensions"),
     ]);
     const now = Date.parse(m.at);
     const rate = (n: number, prev: number | undefined) => (last && now > last.at && prev !== undefined ? ((n - prev) / ((now - last.at) / 1000)).toFixed(2) : "–");
@@ -42,8 +61,12 @@ export const overviewPage: Page = (root, ctx) => {
     if (s.release_error) cards.append(h("p", { class: "warn" }, `Not serving r${s.active_revision}: ${s.release_error.code}: ${s.release_error.message}`));
     clear(fleet, table(f.shared ? "Hosts on this database" : "This host (SQLite: one host)", ["Host", "API", "Serving", "Active", "Release error", "Seen"],
       f.items.map((x) => [x.host_id === f.this_host ? `${x.host_id.slice(0, 8)} (this host)` : x.host_id.slice(0, 8), x.url, `r${x.serving_revision}`, `r${x.active_revision}`, x.release_error ?? "", when(x.seen_at)]), { "data-testid": "fleet" }));
-    clear(quarantined, table("Quarantined plugins", ["Plugin", "Failures", "Last error"], q.items.map((x) => [h("a", { href: "#/quarantine" }, x.ref), x.failures, x.lastError.code])));
-    clear(hooks, table("Hooks since this host started (p50/p99 estimated from the histogram buckets)", ["Point", "Binding", "Calls", "Failed", "p50 ms", "p99 ms", "Fuel p50", "Fuel p99"],
-      m.hooks.map((x) => [x.point, x.binding, x.calls, x.failed, num(x.p50_ms), num(x.p99_ms), num(x.fuel_p50), num(x.fuel_p99)])));
+    clear(quarantined,
+      q.items.length ? h("div", { class: "error", role: "alert", "data-testid": "quarantine-alert" }, h("strong", null, `${q.items.length} plugin(s) quarantined`), " — their hooks do not run; see what that means for traffic below.") : null,
+      table("Quarantined plugins", ["Plugin", "Failures", "Last error", "What it now blocks"], q.items.map((x) => [h("a", { href: "#/quarantine" }, h("strong", null, x.ref)), x.failures, x.lastError.code,
+        h("ul", { class: "plain" }, blocks(x.ref, ext.items).map((line) => h("li", null, line)))])));
+    clear(hooks, table(`Hooks: exact p50/p99 over ${figures.rows} recorded run(s)${figures.complete ? "" : " (the newest rows beyond the limit left out)"}`, ["Point", "Binding", "Plugin", "Runs", "Failed", "p50 ms", "p99 ms", "Fuel p50", "Fuel p99"],
+      figures.hooks.map((x) => [x.point, x.binding, x.hook_ref, x.runs, x.failed, num(x.p50_ms), num(x.p99_ms), h("span", { "data-testid": `fuel-p50-${x.binding}` }, num(x.fuel_p50)), h("span", { "data-testid": `fuel-p99-${x.binding}` }, num(x.fuel_p99))]),
+      { "data-testid": "hook-figures" }));
   }, ctx, status);
 };

@@ -2,6 +2,7 @@
 import { api } from "../api.js";
 import { clear, confirmDialog, h, table, when } from "../dom.js";
 import type { Page } from "./page.js";
+import { gated } from "../session.js";
 
 interface Entry { ref: string; since: number; until: number | null; failures: number; lastError: { code: string; message: string } }
 
@@ -13,7 +14,7 @@ export const quarantinePage: Page = (root, ctx) => {
     clear(out, table("Quarantined plugins", ["Plugin", "Since", "Until", "Failures in the window", "Last error", ""],
       items.map((q) => [q.ref, when(q.since), q.until === null ? "until lifted" : when(q.until), q.failures,
         h("span", null, h("strong", null, q.lastError.code), " ", q.lastError.message),
-        h("button", { type: "button", class: "primary", "aria-label": `Lift ${q.ref}`, onclick: async () => {
+        h("button", { type: "button", class: "primary", "aria-label": `Lift ${q.ref}`, ...gated("deployer"), onclick: async () => {
           if (!(await confirmDialog(`Lift the quarantine of ${q.ref}?`, [`its bindings run again from the next operation`], "Lift"))) return;
           try { await api("DELETE", `/api/v1/quarantine/${encodeURIComponent(q.ref)}`); await load(); } catch (err) { out.prepend(ctx.errorBox(err)); }
         } }, "Lift")]), { "data-testid": "quarantine" }));

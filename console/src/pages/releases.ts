@@ -2,6 +2,8 @@
 import { api } from "../api.js";
 import { clear, confirmDialog, h, table, when } from "../dom.js";
 import { diffReleases, summarize, type Release, type ReleaseDiff } from "../diff.js";
+import { gated } from "../session.js";
+import { auditTable, type ControlAuditPage } from "./audit.js";
 import { paginate, type Page } from "./page.js";
 
 interface Activation { seq: number; revision: number; reason: string; activated_at: string }
@@ -20,21 +22,27 @@ export function diffView(d: ReleaseDiff): HTMLElement {
 }
 
 export const releasesPage: Page = (root, ctx) => {
-  const out = h("div", { "aria-live": "polite" });
-  clear(root, out);
+  const banner = h("div", { "aria-live": "polite" });
+  const out = h("div");
+  clear(root, banner, out);
+  const said = (line: string, ok = true) => clear(banner, h("p", { class: ok ? "ok" : "warn", role: "status", "data-testid": "result-banner" }, line));
   const load = async (): Promise<void> => {
-    const list = await api<List>("GET", "/api/v1/releases");
+    const [list, audit] = await Promise.all([api<List>("GET", "/api/v1/releases"), api<ControlAuditPage>("GET", "/api/v1/control-audit?limit=1000")]);
+    const auditOf = (revision: number) => audit.items.filter((e) => e.revision === revision);
+    const who = (revision: number) => auditOf(revision).map((e) => `${e.action} by ${e.token_name}`).join(", ");
     const byRev = new Map(list.items.map((r) => [r.revision, r]));
     const revs = [...list.items].sort((a, b) => b.revision - a.revision);
     const active = byRev.get(list.active_revision);
     const act = async (target: Release, verb: "Activate" | "Roll back to"): Promise<void> => {
-      const lines = active ? summarize(diffReleases(active, target)) : [`activates r${target.revision} (nothing is active now)`];
+      const lines = [...(active ? summarize(diffReleases(active, target)) : [`activates r${target.revision} (nothing is active now)`]),
+        ...(verb === "Roll back to" ? [`the draft is reset to r${target.revision}, so the next publish starts from it`] : [])];
       if (!(await confirmDialog(`${verb} r${target.revision}? (r${list.active_revision} → r${target.revision})`, lines, verb === "Activate" ? `Activate r${target.revision}` : `Roll back to r${target.revision}`))) return;
       try {
         if (verb === "Activate") await api("POST", `/api/v1/releases/${target.revision}/activate`);
         else await api("POST", "/api/v1/releases/rollback", { revision: target.revision });
         await load();
-      } catch (err) { out.prepend(ctx.errorBox(err)); }
+        said(verb === "Activate" ? `Activated: active revision r${list.active_revision} → r${target.revision}.` : `Rolled back: active revision r${list.active_revision} → r${target.revision}; the draft is reset to r${target.revision}.`);
+      } catch (err) { clear(banner, ctx.errorBox(err)); }
     };
     const previous = [...list.activations].reverse().find((a) => a.revision !== list.active_revision);
     const fromSel = h("select", { id: "diff-from" }, revs.map((r) => h("option", { value: r.revision }, `r${r.revision}`)));
@@ -55,17 +63,21 @@ export const releasesPage: Page = (root, ctx) => {
       try {
         const r = await api<{ release: Release; created: boolean }>("POST", "/api/v1/releases", {});
         await load();
-        out.prepend(h("p", { class: "ok", role: "status" }, r.created ? `Published r${r.release.revision} (not active yet).` : `The draft equals r${r.release.revision}: nothing published.`));
-      } catch (err) { out.prepend(ctx.errorBox(err)); }
+        said(r.created ? `Published r${r.release.revision} (not active yet; serving stays r${list.active_revision}).` : `The draft equals r${r.release.revision}: nothing published.`);
+      } catch (err) { clear(banner, ctx.errorBox(err)); }
     };
+    const selected = h("div");
+    const showAudit = (revision: number) => clear(selected, auditTable(`Control actions on r${revision}`, auditOf(revision), "release-audit"));
     clear(out,
       h("div", { class: "toolbar" },
-        h("button", { type: "button", class: "primary", onclick: () => void publish() }, "Publish the draft"),
-        previous ? h("button", { type: "button", class: "secondary", onclick: () => { const t = byRev.get(previous.revision); if (t) void act(t, "Roll back to"); } }, `Roll back to r${previous.revision}`) : null),
-      paginate(revs, 20, (slice) => table("Revisions", ["Revision", "State", "Bindings", "Order mode", "Based on", "Note", "Created", ""],
+        h("button", { type: "button", class: "primary", ...gated("deployer"), onclick: () => void publish() }, "Publish the draft"),
+        previous ? h("button", { type: "button", class: "secondary", ...gated("deployer"), onclick: () => { const t = byRev.get(previous.revision); if (t) void act(t, "Roll back to"); } }, `Roll back to r${previous.revision}`) : null),
+      paginate(revs, 20, (slice) => table("Revisions", ["Revision", "State", "Bindings", "Order mode", "Based on", "Note", "Created", "Who", ""],
         slice.map((r) => [`r${r.revision}`, r.revision === list.active_revision ? h("strong", { "data-testid": "active-marker" }, "active") : "", r.bindings.length, r.order_mode, r.based_on ? `r${r.based_on}` : "", r.note, when(r.created_at),
-          r.revision === list.active_revision ? "" : h("button", { type: "button", class: "secondary", "aria-label": `Activate r${r.revision}`, onclick: () => void act(r, "Activate") }, "Activate")]),
+          h("button", { type: "button", class: "secondary", "aria-label": `Audit of r${r.revision}: ${who(r.revision) || "—"}`, onclick: () => showAudit(r.revision) }, who(r.revision) || "—"),
+          r.revision === list.active_revision ? "" : h("button", { type: "button", class: "secondary", "aria-label": `Activate r${r.revision}`, ...gated("deployer"), onclick: () => void act(r, "Activate") }, "Activate")]),
         { "data-testid": "releases" }), "Revisions"),
+      selected,
       h("h2", null, "Compare revisions"),
       h("div", { class: "toolbar" }, h("label", { for: "diff-from" }, "From"), fromSel, h("label", { for: "diff-to" }, "To"), toSel),
       diffOut,

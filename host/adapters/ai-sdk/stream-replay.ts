@@ -21,6 +21,7 @@ const channelOf = (p: LanguageModelV4StreamPart): Channel | undefined =>
   p.type === "text-start" || p.type === "text-end" ? "content" : p.type === "reasoning-start" || p.type === "reasoning-end" ? "reasoning" : undefined;
 const isStart = (p: LanguageModelV4StreamPart): p is Extract<LanguageModelV4StreamPart, { type: "text-start" | "reasoning-start" }> => p.type === "text-start" || p.type === "reasoning-start";
 const isEnd = (p: LanguageModelV4StreamPart): p is Extract<LanguageModelV4StreamPart, { type: "text-end" | "reasoning-end" }> => p.type === "text-end" || p.type === "reasoning-end";
+const isToolPart = (p: LanguageModelV4StreamPart): boolean => p.type === "tool-call" || p.type === "tool-input-start" || p.type === "tool-input-delta" || p.type === "tool-input-end";
 const textOf = (e: EmittedChunk, c: Channel): string => (c === "content" ? e.delta : e.reasoning_content ?? "");
 
 export interface Replay {
@@ -55,6 +56,9 @@ export function replay(log: StreamLog, emit: Emit): Replay {
   const waiting = (id: string): boolean => { const c = channelOfPart.get(id); return c !== undefined && sources[c].waiting(id); };
   const relay = (p: LanguageModelV4StreamPart): void => {
     const c = channelOf(p);
+    // A tool call (and its streamed input) keeps its place behind a text part whose end waits
+    // for held text: the consumer sees the text the model gave before the call first.
+    if (isToolPart(p) && deferred.length > 0) { deferred.push(p); return; }
     if (c && isStart(p)) { open.add(p.id); last[c] = p.id; }
     if (c && isEnd(p)) {
       // Text of the part the hooks still hold: its end goes after that text.
@@ -63,8 +67,16 @@ export function replay(log: StreamLog, emit: Emit): Replay {
     }
     emit(p);
   };
+  /** Deferred parts whose turn has come: an end whose text has gone out, and a tool part the ends before it no longer hold. */
   const release = (): void => {
-    for (const p of [...deferred]) if (!waiting((p as { id: string }).id)) { deferred.splice(deferred.indexOf(p), 1); relay(p); }
+    for (let i = 0; i < deferred.length;) {
+      const p = deferred[i]!;
+      const blocked = channelOf(p) ? waiting((p as { id: string }).id) : deferred.slice(0, i).some(isEnd);
+      if (blocked) { i++; continue; }
+      deferred.splice(i, 1);
+      if (isEnd(p)) open.delete(p.id);
+      emit(p);
+    }
   };
   /** The log's entries before chunk `k` (an own entry of chunk k, or the first after it), from the cursor. */
   const boundary = (k: number): number => {

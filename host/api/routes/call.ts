@@ -11,6 +11,7 @@ import type { BoundaryResult, HookTrace } from "../../engine/call-types.js";
 import type { ChatRequest, ChatResponse } from "../../boundary/chat.js";
 import type { Host } from "../../host.js";
 import { anyObject, errorResponses } from "../schemas.js";
+import { DEPLOYER } from "../roles.js";
 
 const CALL_BODY = {
   type: "object",
@@ -54,6 +55,7 @@ function answer(result: BoundaryResult<unknown>, input: unknown, executedWith: u
 
 export function callRoutes(app: FastifyInstance, host: Host): void {
   app.post<{ Body: CallBody }>("/api/v1/call", {
+    config: DEPLOYER,
     schema: {
       tags: ["operations"],
       summary: "Run one tool, chat or embedding call through the active release with a test executor that echoes its input (no real tool or model is called); returns the decision, the input the stub received (after the hooks), the output and each hook's outcome and timing. Recorded as an operation with actor_id sluice-call:test.",

@@ -1,8 +1,10 @@
 /** `POST /api/v1/deploy`: upload, bind (hook.yaml's bindings), publish and activate as one step (Registry.deploy). */
 import type { FastifyInstance } from "fastify";
+import type { ControlLog } from "../control-log.js";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
 import { anyObject, errorResponses, UPLOAD_BODY } from "../schemas.js";
+import { DEPLOYER } from "../roles.js";
 
 const DEPLOY_BODY = {
   type: "object",
@@ -15,8 +17,9 @@ const DEPLOY_BODY = {
   },
 } as const;
 
-export function deployRoutes(app: FastifyInstance, registry: Registry, uploadBodyLimit: number): void {
+export function deployRoutes(app: FastifyInstance, registry: Registry, control: ControlLog, uploadBodyLimit: number): void {
   app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string } }>("/api/v1/deploy", {
+    config: DEPLOYER,
     bodyLimit: uploadBodyLimit,
     schema: {
       tags: ["plugins", "releases"],
@@ -28,6 +31,15 @@ export function deployRoutes(app: FastifyInstance, registry: Registry, uploadBod
     const wasm = Buffer.from(request.body.wasm_base64, "base64");
     if (wasm.byteLength === 0) throw new SluiceError("MODULE_INVALID", "wasm_base64 is empty; send the module's bytes, base64-encoded");
     const { activate, note } = request.body;
-    return registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}) });
+    const before = await registry.activeRevision();
+    const result = await registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}) });
+    await control.record(request, "deploy", {
+      target: `${result.plugin.id}@${result.plugin.version}`, revision: result.release.revision,
+      changes: [
+        ...result.bindings.map((b) => ({ path: `${b.id}: binding`, from: b.created ? null : "replaced", to: `${result.plugin.id}@${result.plugin.version} at ${b.point}` })),
+        ...(result.active_revision !== before ? [{ path: "active revision", from: before, to: result.active_revision }] : []),
+      ],
+    });
+    return result;
   });
 }

@@ -9,6 +9,7 @@ import type { Registry } from "../../registry/registry.js";
 import type { MigrationSet } from "../../storage/migrations.js";
 import { migratePostgres } from "../../storage/postgres.js";
 import { anyObject, errorResponses } from "../schemas.js";
+import { VIEWER } from "../roles.js";
 
 /** The heartbeat table, migrated by the one runner on a host's first beat (two hosts at once take its lock in turn). */
 export const FLEET_SCHEMA: MigrationSet = {
@@ -60,6 +61,7 @@ export function fleetRoutes(app: FastifyInstance, registry: Registry, url: () =>
   }
 
   app.get("/api/v1/fleet", {
+    config: VIEWER,
     schema: { tags: ["status"], summary: "The hosts serving this database (each host's id, API URL, serving and active revision, last heartbeat); this host alone on SQLite.", response: { 200: anyObject, ...errorResponses() } },
   }, async () => {
     const me = await self();

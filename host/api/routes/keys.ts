@@ -1,10 +1,14 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { GatewayKeyRecord, GatewayKeys } from "../../keys/keys.js";
+import type { ControlLog } from "../control-log.js";
 import { withKeys } from "../../objects/with-keys.js";
+import { ADMIN, VIEWER } from "../roles.js";
 
 /** What the gateway key management routes need: the key store and the admin token. */
 export interface GatewayKeyRoutesOptions {
   keys: GatewayKeys;
+  /** Where key.create and key.revoke are recorded (the management API's control audit). */
+  control?: ControlLog;
 }
 
 const keyView = {
@@ -30,8 +34,9 @@ const keyView = {
  * @example
  * await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys });
  */
-export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = async (app, { keys }) => {
+export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = async (app, { keys, control }) => {
   app.post<{ Body: { space_id: string; name?: string | null } }>("/gateway/keys", {
+    config: ADMIN,
     schema: {
       tags: ["gateway"],
       summary: "Create a gateway API key for a space; the answer holds the key, which is not shown again.",
@@ -46,10 +51,12 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
     },
   }, async (request, reply) => {
     const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null });
+    await control?.record(request, "key.create", { target: record.id, changes: [{ path: `gateway key ${record.name ?? record.prefix}`, from: null, to: `space ${record.spaceId}` }] });
     return reply.code(201).send(withKeys(view(record), { key }));
   });
 
   app.get<{ Querystring: { space_id?: string } }>("/gateway/keys", {
+    config: VIEWER,
     schema: {
       tags: ["gateway"],
       summary: "List gateway API keys (never their secrets), revoked ones included.",
@@ -59,13 +66,18 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
   }, async (request) => ({ keys: (await keys.list(request.query.space_id !== undefined ? { spaceId: request.query.space_id } : {})).map(view) }));
 
   app.delete<{ Params: { id: string } }>("/gateway/keys/:id", {
+    config: ADMIN,
     schema: {
       tags: ["gateway"],
       summary: "Revoke a gateway API key; requests with it are refused from now on.",
       params: { type: "object", required: ["id"], properties: { id: { type: "string" } } },
       response: { 200: keyView },
     },
-  }, async (request) => view(await keys.revoke(request.params.id)));
+  }, async (request) => {
+    const record = await keys.revoke(request.params.id);
+    await control?.record(request, "key.revoke", { target: record.id, changes: [{ path: `gateway key ${record.name ?? record.prefix}`, from: `space ${record.spaceId}`, to: "revoked" }] });
+    return view(record);
+  });
 };
 
 function view(r: GatewayKeyRecord) {

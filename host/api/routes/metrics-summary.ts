@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import type { Registry as PromRegistry } from "prom-client";
 import { DEFAULT_LIMITS } from "../../sandbox/limits.js";
 import { anyObject, errorResponses } from "../schemas.js";
+import { VIEWER } from "../roles.js";
 
 interface Sample { labels: Record<string, string | number>; value: number; metricName?: string }
 interface Metric { name: string; values: Sample[] }
@@ -77,6 +78,7 @@ export async function metricsSummary(prom: PromRegistry): Promise<Record<string,
 
 export function metricsSummaryRoutes(app: FastifyInstance, prom: PromRegistry): void {
   app.get("/api/v1/metrics/summary", {
+    config: VIEWER,
     schema: { tags: ["status"], summary: "The host's metrics as JSON: boundary calls and errors (totals since start), and per binding calls, p50/p99 run time (ms) and fuel.", response: { 200: anyObject, ...errorResponses() } },
   }, async () => metricsSummary(prom));
 }

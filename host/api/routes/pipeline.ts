@@ -2,10 +2,13 @@
 import type { FastifyInstance } from "fastify";
 import type { AfterOrderMode } from "../../pipeline/bindings.js";
 import type { Registry } from "../../registry/registry.js";
+import type { ControlLog } from "../control-log.js";
 import { anyObject, ENABLE_BODY, errorResponses, ORDER_BODY } from "../schemas.js";
+import { DEPLOYER, VIEWER } from "../roles.js";
 
-export function pipelineRoutes(app: FastifyInstance, registry: Registry): void {
+export function pipelineRoutes(app: FastifyInstance, registry: Registry, control: ControlLog): void {
   app.get<{ Querystring: { view?: "active" | "draft" } }>("/api/v1/pipeline/extensions", {
+    config: VIEWER,
     schema: {
       tags: ["pipeline"],
       summary: "The extensions (bindings) of the active release, or of the draft, with the SDK interface version and deprecations.",
@@ -15,15 +18,26 @@ export function pipelineRoutes(app: FastifyInstance, registry: Registry): void {
   }, async (request) => registry.extensions(request.query.view));
 
   app.patch<{ Params: { id: string }; Body: { enabled: boolean } }>("/api/v1/pipeline/extensions/:id", {
+    config: DEPLOYER,
     schema: {
       tags: ["pipeline"],
       summary: "Enable or disable an extension. It keeps its place in the order; when the active release holds it, a new revision is activated at once.",
       body: ENABLE_BODY,
       response: { 200: anyObject, ...errorResponses(400, 404) },
     },
-  }, async (request) => registry.setEnabled(request.params.id, request.body.enabled));
+  }, async (request) => {
+    const { id } = request.params;
+    const before = await registry.activeRevision();
+    const change = await registry.setEnabled(id, request.body.enabled);
+    await control.record(request, request.body.enabled ? "enable" : "disable", {
+      target: id, revision: change.created ?? null,
+      changes: [{ path: `${id}: enabled`, from: !request.body.enabled, to: request.body.enabled }, ...(change.revision !== before ? [{ path: "active revision", from: before, to: change.revision }] : [])],
+    });
+    return change;
+  });
 
   app.put<{ Body: { order: string[]; order_mode?: AfterOrderMode } }>("/api/v1/pipeline/order", {
+    config: DEPLOYER,
     schema: {
       tags: ["pipeline"],
       summary: "Reorder extensions (and optionally set the after-order mode), in the draft and, as a new revision, in the active release.",

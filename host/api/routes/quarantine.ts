@@ -2,18 +2,22 @@
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Host } from "../../host.js";
+import type { ControlLog } from "../control-log.js";
 import { anyObject, errorResponses } from "../schemas.js";
+import { DEPLOYER, VIEWER } from "../roles.js";
 
-export function quarantineRoutes(app: FastifyInstance, host: Host): void {
-  app.get("/api/v1/quarantine", { schema: { tags: ["quarantine"], summary: "Plugins quarantined now, with their last error.", response: { 200: anyObject, ...errorResponses() } } },
+export function quarantineRoutes(app: FastifyInstance, host: Host, control: ControlLog): void {
+  app.get("/api/v1/quarantine", { config: VIEWER, schema: { tags: ["quarantine"], summary: "Plugins quarantined now, with their last error.", response: { 200: anyObject, ...errorResponses() } } },
     async () => ({ items: host.quarantine.list() }));
 
   app.delete<{ Params: { ref: string } }>("/api/v1/quarantine/:ref", {
+    config: DEPLOYER,
     schema: { tags: ["quarantine"], summary: "Lift the quarantine of a plugin (id@version): its bindings run again.", response: { 204: { type: "null" }, ...errorResponses(404) } },
   }, async (request, reply) => {
     if (!host.quarantine.lift(request.params.ref)) {
       throw new SluiceError("PLUGIN_NOT_FOUND", `${request.params.ref} is not quarantined`, { ref: request.params.ref });
     }
+    await control.record(request, "quarantine.lift", { target: request.params.ref, changes: [{ path: `${request.params.ref}: quarantined`, from: true, to: false }] });
     return reply.status(204).send();
   });
 }

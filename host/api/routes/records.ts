@@ -9,6 +9,8 @@ import type { Host } from "../../host.js";
 import type { OperationPhase } from "../../records/types.js";
 import type { RealStatus } from "../../records/facts.js";
 import { noteServerError } from "../../http/server-errors-log.js";
+import { DEPLOYER, VIEWER } from "../roles.js";
+import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-search.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
@@ -17,6 +19,8 @@ const operationList = {
   type: "object", additionalProperties: false, required: ["items", "unreadable"],
   properties: {
     items: { type: "array", items: anyObject },
+    total: { type: "integer", description: "With any search filter or offset: the exact number of matching operations (the page is `items`)." },
+    complete: { type: "boolean", description: "False when the store holds more records than one search reads (the newest are searched)." },
     unreadable: {
       type: "array",
       items: { type: "object", additionalProperties: false, required: ["operation_id", "code"], properties: { operation_id: str, code: { type: "string", enum: ["RECORD_UNREADABLE"] } } },
@@ -45,30 +49,52 @@ function storeOf(host: Host) {
   return store;
 }
 
+interface OperationsQuery {
+  phase?: OperationPhase; real_status?: RealStatus; limit?: string; outcome?: SearchOutcome; error_code?: string; binding?: string; plugin?: string;
+  space?: string; run_id?: string; from?: string; to?: string; offset?: string;
+}
+
 export function recordRoutes(app: FastifyInstance, host: Host): void {
-  app.get<{ Querystring: { phase?: OperationPhase; real_status?: RealStatus; limit?: string } }>("/api/v1/operations", {
+  app.get<{ Querystring: OperationsQuery }>("/api/v1/operations", {
+    config: VIEWER,
     schema: {
       tags: ["operations"],
-      summary: "Operation records, newest first; filter by phase and real status. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
-      querystring: { type: "object", additionalProperties: false, properties: { phase: { type: "string", enum: ["before", "operation", "after", "finished"] }, real_status: { type: "string", enum: ["not_started", "running", "succeeded", "failed", "unknown"] }, limit: str } },
+      summary: "Operation records, newest first; filter by phase and real status, and search by outcome (succeeded, rejected, hook_failed, call_failed), error_code (the operation's or any of its hooks'), binding, plugin (id or id@version), space, run_id (the call context's runId: a coding agent's session) and time range [from, to), paged by offset and limit with the exact total. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
+      querystring: {
+        type: "object", additionalProperties: false,
+        properties: {
+          phase: { type: "string", enum: ["before", "operation", "after", "finished"] }, real_status: { type: "string", enum: ["not_started", "running", "succeeded", "failed", "unknown"] }, limit: str,
+          outcome: { type: "string", enum: OUTCOMES }, error_code: str, binding: str, plugin: str, space: str, run_id: str, from: str, to: str, offset: { type: "string", pattern: "^[0-9]{1,9}$" },
+        },
+      },
       response: { 200: operationList },
     },
   }, async (request) => {
     const q = request.query;
     const limit = limitOf(q.limit);
     const unreadable: { operation_id: string; code: "RECORD_UNREADABLE" }[] = [];
-    const items = await storeOf(host).list({ ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}), ...(limit ? { limit } : {}) },
-      (operationId) => unreadable.push({ operation_id: operationId, code: "RECORD_UNREADABLE" }));
-    return { items, unreadable };
+    const onUnreadable = (operationId: string) => unreadable.push({ operation_id: operationId, code: "RECORD_UNREADABLE" });
+    const base = { ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}) };
+    const searching = [q.outcome, q.error_code, q.binding, q.plugin, q.space, q.run_id, q.from, q.to, q.offset].some((v) => v !== undefined);
+    if (!searching) return { items: await storeOf(host).list({ ...base, ...(limit ? { limit } : {}) }, onUnreadable), unreadable };
+    const from = timeOf(q.from, "from");
+    const to = timeOf(q.to, "to");
+    const found = await searchOperations(storeOf(host), base, {
+      ...(q.outcome ? { outcome: q.outcome } : {}), ...(q.error_code ? { errorCode: q.error_code } : {}), ...(q.binding ? { binding: q.binding } : {}),
+      ...(q.plugin ? { plugin: q.plugin } : {}), ...(q.space ? { space: q.space } : {}), ...(q.run_id ? { runId: q.run_id } : {}),
+      ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), offset: q.offset ? Number(q.offset) : 0, limit: limit ?? 50,
+    }, onUnreadable);
+    return { ...found, unreadable };
   });
 
-  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
+  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { config: VIEWER, schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
     const operation = await storeOf(host).get(request.params.id);
     if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
     return { operation };
   });
 
   app.post<{ Params: { id: string } }>("/api/v1/operations/:id/resume", {
+    config: DEPLOYER,
     schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again." },
   }, async (request, reply) => {
     storeOf(host);
@@ -79,6 +105,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
   });
 
   app.get<{ Querystring: { operation_id?: string; binding_id?: string; from?: string; to?: string; limit?: string } }>("/api/v1/audit", {
+    config: VIEWER,
     schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
   }, async (request) => {
     const q = request.query;

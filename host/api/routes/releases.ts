@@ -2,27 +2,53 @@
 import type { FastifyInstance } from "fastify";
 import type { AfterOrderMode } from "../../pipeline/bindings.js";
 import type { Registry } from "../../registry/registry.js";
+import type { ControlLog } from "../control-log.js";
 import { anyObject, errorResponses, PUBLISH_BODY, ROLLBACK_BODY } from "../schemas.js";
+import { DEPLOYER, VIEWER } from "../roles.js";
 
-export function releaseRoutes(app: FastifyInstance, registry: Registry): void {
-  app.get("/api/v1/releases", { schema: { tags: ["releases"], summary: "Every published revision and the active one.", response: { 200: anyObject, ...errorResponses() } } },
+export function releaseRoutes(app: FastifyInstance, registry: Registry, control: ControlLog): void {
+  app.get("/api/v1/releases", { config: VIEWER, schema: { tags: ["releases"], summary: "Every published revision and the active one.", response: { 200: anyObject, ...errorResponses() } } },
     async () => ({ active_revision: await registry.activeRevision(), items: await registry.listReleases(), activations: await registry.listActivations() }));
 
   app.post<{ Body: { order_mode?: AfterOrderMode; note?: string; activate?: boolean } | undefined }>("/api/v1/releases", {
+    config: DEPLOYER,
     schema: { tags: ["releases"], summary: "Publish: freeze the draft bindings, code hashes, configs, order mode and order as the next revision (201); a draft identical to the latest revision creates nothing and answers it with created: false (200).", body: PUBLISH_BODY, response: { 200: anyObject, 201: anyObject, ...errorResponses(400, 404) } },
   }, async (request, reply) => {
+    const before = await registry.activeRevision();
     const { release, created } = await registry.publishDraft(request.body ?? {});
-    return reply.status(created ? 201 : 200).send({ release, created, active_revision: await registry.activeRevision() });
+    const active = await registry.activeRevision();
+    if (created || active !== before) {
+      await control.record(request, "publish", {
+        target: `revision ${release.revision}`, revision: release.revision,
+        changes: [...(created ? [{ path: "published revision", from: null, to: release.revision }] : []), ...(active !== before ? [{ path: "active revision", from: before, to: active }] : [])],
+      });
+    }
+    return reply.status(created ? 201 : 200).send({ release, created, active_revision: active });
   });
 
-  app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { schema: { tags: ["releases"], summary: "One revision.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
+  app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { config: VIEWER, schema: { tags: ["releases"], summary: "One revision.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
     async (request) => ({ release: await registry.getRelease(request.params.revision), active_revision: await registry.activeRevision() }));
 
   app.post<{ Params: { revision: string } }>("/api/v1/releases/:revision/activate", {
+    config: DEPLOYER,
     schema: { tags: ["releases"], summary: "Atomically make this revision the one new operations use; running operations finish on theirs.", response: { 200: anyObject, ...errorResponses(400, 404) } },
-  }, async (request) => ({ activation: await registry.activate(request.params.revision) }));
+  }, async (request) => {
+    const before = await registry.activeRevision();
+    const activation = await registry.activate(request.params.revision);
+    await control.record(request, "activate", { target: `revision ${activation.revision}`, revision: activation.revision, changes: [{ path: "active revision", from: before, to: activation.revision }] });
+    return { activation };
+  });
 
   app.post<{ Body: { revision?: number } | null | undefined }>("/api/v1/releases/rollback", {
+    config: DEPLOYER,
     schema: { tags: ["releases"], summary: "Activate the revision active before the current one, or the one named.", body: ROLLBACK_BODY, response: { 200: anyObject, ...errorResponses(400, 404) } },
-  }, async (request) => ({ activation: await registry.rollback(request.body?.revision) }));
+  }, async (request) => {
+    const before = await registry.activeRevision();
+    const activation = await registry.rollback(request.body?.revision);
+    await control.record(request, "rollback", {
+      target: `revision ${activation.revision}`, revision: activation.revision,
+      changes: [{ path: "active revision", from: before, to: activation.revision }, { path: "draft", from: "as edited", to: `reset to revision ${activation.revision}` }],
+    });
+    return { activation, draft_reset_to: activation.revision };
+  });
 }

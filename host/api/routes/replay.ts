@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
 import { anyObject, errorResponses } from "../schemas.js";
+import { DEPLOYER } from "../roles.js";
 
 const REPLAY_BODY = {
   type: "object",
@@ -16,6 +17,7 @@ const REPLAY_BODY = {
 
 export function replayRoutes(app: FastifyInstance, registry: Registry, bodyLimit: number): void {
   app.post<{ Params: { id: string }; Body: { hook_ref?: string; manifest?: string; wasm_base64?: string } }>("/api/v1/operations/:id/replay", {
+    config: DEPLOYER,
     bodyLimit,
     schema: {
       tags: ["operations"],

@@ -4,6 +4,7 @@ import { ERROR_CODES } from "../../errors/codes.js";
 import { SDK_INTERFACE_VERSION } from "../../registry/extensions.js";
 import type { Registry } from "../../registry/registry.js";
 import { errorResponses } from "../schemas.js";
+import { VIEWER } from "../roles.js";
 
 const revision = { type: "integer", minimum: 0 } as const;
 
@@ -31,7 +32,7 @@ export const STATUS_RESPONSE = {
 } as const;
 
 export function statusRoutes(app: FastifyInstance, registry: Registry): void {
-  app.get("/api/v1/status", { schema: { tags: ["status"], summary: "The revision this process serves beside the active one in the database, and counts.", response: { 200: STATUS_RESPONSE, ...errorResponses() } } }, async () => {
+  app.get("/api/v1/status", { config: VIEWER, schema: { tags: ["status"], summary: "The revision this process serves beside the active one in the database, and counts.", response: { 200: STATUS_RESPONSE, ...errorResponses() } } }, async () => {
     const { active_revision, serving_revision, serving_since, loading_revision, error } = await registry.releaseStatus();
     return {
       active_revision, serving_revision, serving_since, loading_revision, release_error: error,

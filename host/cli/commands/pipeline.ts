@@ -2,14 +2,17 @@
 import type { BodyOf } from "../client.js";
 import { emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
+import { confirmOnTerminal } from "../confirm.js";
 import type { RegisterCommand } from "./types.js";
 
 export const pipelineCommands: RegisterCommand = (program) => {
   for (const enabled of [true, false]) {
     remoteOptions(program.command(`${enabled ? "enable" : "disable"} <binding>`))
       .description(`${enabled ? "enable" : "disable"} a binding; it keeps its place in the order (a new revision when it is in the active release)`)
+      .option("--yes", "do not ask for confirmation on a terminal")
       .option("--json", "print JSON")
-      .action(async (binding: string, opts: { json?: boolean; url: string; token?: string }) => {
+      .action(async (binding: string, opts: { yes?: boolean; json?: boolean; url: string; token?: string }) => {
+        await confirmOnTerminal(opts, `${enabled ? "Enable" : "Disable"} ${binding}? When the active release holds it, a new revision is activated at once.`, [`${binding}: enabled ${!enabled} → ${enabled}`]);
         const change = await clientOf(opts).call<{ revision: number; created?: number }>(clientOf(opts).api.PATCH("/api/v1/pipeline/extensions/{id}", { params: { path: { id: binding } }, body: { enabled } }));
         emit(opts, change, () => [`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`]);
       });

@@ -6,6 +6,22 @@ import { emit, printJson, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
 import type { AuditRecord, OperationRecord } from "../../records/types.js";
+import type { paths } from "../api-types.js";
+
+type ControlAuditPage = paths["/api/v1/control-audit"]["get"]["responses"][200]["content"]["application/json"];
+type ControlQuery = NonNullable<paths["/api/v1/control-audit"]["get"]["parameters"]["query"]>;
+
+const said = (v: unknown): string => (v === null || v === undefined ? "none" : typeof v === "string" ? v : JSON.stringify(v));
+
+async function controlAudit(opts: Remote & { action?: string; revision?: string; from?: string; to?: string; limit?: string }): Promise<void> {
+  const client = clientOf(opts);
+  const query = defined({ action: opts.action, revision: opts.revision, from: opts.from, to: opts.to, limit: opts.limit }) as ControlQuery;
+  const page = await client.call<ControlAuditPage>(client.api.GET("/api/v1/control-audit", { params: { query } }));
+  emit(opts, page, () => [
+    ...table(["AT", "ACTION", "BY", "TARGET", "CHANGES"], page.items.map((e) => [e.at, e.action, `${e.token_name} (${e.role})`, e.target ?? "-", e.changes.map((c) => `${c.path} ${said(c.from)} → ${said(c.to)}`).join("; ")])),
+    `${page.items.length} of ${page.total}`,
+  ]);
+}
 
 type Remote = { url: string; token?: string; json?: boolean };
 
@@ -42,14 +58,18 @@ export const recordCommands: RegisterCommand = (program) => {
     });
 
   remoteOptions(program.command("audit"))
-    .description("hook audit records (digests, no content), oldest first")
+    .description("hook audit records (digests, no content), oldest first; with --control, the control actions (who changed what, newest first)")
+    .option("--control", "the control audit: upload, bind, publish, rollback, token.create, ... with the token's name and what changed")
+    .option("--action <name>", "with --control: only this action")
+    .option("--revision <n>", "with --control: only actions on this revision")
     .option("--operation <id>", "of one operation")
     .option("--binding <id>", "of one binding")
     .option("--from <time>", "from this time (ISO date or epoch ms)")
     .option("--to <time>", "before this time (ISO date or epoch ms)")
     .option("--limit <n>", "at most this many")
     .option("--json", "print JSON")
-    .action(async (opts: Remote & { operation?: string; binding?: string; from?: string; to?: string; limit?: string }) => {
+    .action(async (opts: Remote & { control?: boolean; action?: string; revision?: string; operation?: string; binding?: string; from?: string; to?: string; limit?: string }) => {
+      if (opts.control) return controlAudit(opts);
       const { items } = await clientOf(opts).call<{ items: AuditRecord[] }>(clientOf(opts).api.GET("/api/v1/audit", { params: { query: defined({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit }) } }));
       emit(opts, items, () => table(["AT", "OPERATION", "POINT", "BINDING", "HOOK", "OUTCOME", "ERROR", "MS"],
         items.map((a) => [new Date(a.at).toISOString(), a.operationId, a.point, a.bindingId, a.hookRef, a.outcome, a.errorCode ?? "-", a.durationMs.toFixed(1)])));

@@ -2,6 +2,8 @@
 import type { ApiClient, BodyOf } from "../client.js";
 import { emit, warn } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
+import { confirmOnTerminal, asksConfirmation } from "../confirm.js";
+import { activatePreview, publishPreview, rollbackPreview } from "../release-preview.js";
 import type { RegisterCommand } from "./types.js";
 
 interface Activation { activation: { revision: number; reason: string } }
@@ -31,8 +33,10 @@ export const releaseCommands: RegisterCommand = (program) => {
     .option("--activate", "activate it at once")
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
     .option("--note <text>", "a note kept with the release")
+    .option("--yes", "with --activate: do not ask for confirmation on a terminal")
     .option("--json", "print JSON")
-    .action(async (opts: { activate?: boolean; orderMode?: string; note?: string; json?: boolean; url: string; token?: string }) => {
+    .action(async (opts: { activate?: boolean; orderMode?: string; note?: string; yes?: boolean; json?: boolean; url: string; token?: string }) => {
+      if (opts.activate && asksConfirmation(opts)) await confirmOnTerminal(opts, "Publish and activate the draft?", await publishPreview(clientOf(opts)));
       const published = await publishDraft(clientOf(opts), {
         ...(opts.activate ? { activate: true } : {}), ...(opts.orderMode ? { order_mode: opts.orderMode } : {}), ...(opts.note ? { note: opts.note } : {}),
       });
@@ -40,19 +44,23 @@ export const releaseCommands: RegisterCommand = (program) => {
     });
 
   remoteOptions(program.command("activate <revision>"))
-    .description("make a published revision the active one (running operations finish on theirs)")
+    .description("make a published revision the active one (running operations finish on theirs); on a terminal it shows what changes and asks first")
+    .option("--yes", "do not ask for confirmation")
     .option("--json", "print JSON")
-    .action(async (revision: string, opts: { json?: boolean; url: string; token?: string }) => {
+    .action(async (revision: string, opts: { yes?: boolean; json?: boolean; url: string; token?: string }) => {
+      if (asksConfirmation(opts)) await confirmOnTerminal(opts, `Activate revision ${revision}?`, (await activatePreview(clientOf(opts), Number(revision))) ?? []);
       const body = await clientOf(opts).call<Activation>(clientOf(opts).api.POST("/api/v1/releases/{revision}/activate", { params: { path: { revision } } }));
       emit(opts, body, () => [`active revision: ${body.activation.revision}`]);
     });
 
   remoteOptions(program.command("rollback"))
-    .description("activate the revision that was active before the current one (or --to)")
+    .description("activate the revision that was active before the current one (or --to), and reset the draft to it; on a terminal it shows what changes and asks first")
     .option("--to <revision>", "the revision to activate")
+    .option("--yes", "do not ask for confirmation")
     .option("--json", "print JSON")
-    .action(async (opts: { to?: string; json?: boolean; url: string; token?: string }) => {
+    .action(async (opts: { to?: string; yes?: boolean; json?: boolean; url: string; token?: string }) => {
+      if (asksConfirmation(opts)) await confirmOnTerminal(opts, "Roll back?", (await rollbackPreview(clientOf(opts), opts.to ? Number(opts.to) : undefined)) ?? []);
       const body = await clientOf(opts).call<Activation>(clientOf(opts).api.POST("/api/v1/releases/rollback", { body: opts.to ? { revision: Number(opts.to) } : {} }));
-      emit(opts, body, () => [`rolled back; active revision: ${body.activation.revision}`]);
+      emit(opts, body, () => [`rolled back; active revision: ${body.activation.revision}; the draft is reset to it`]);
     });
 };

@@ -4,6 +4,9 @@ import { emit, print, step } from "../output.js";
 import { addServeOptions, maskedConfig, resolveServeConfig, type ServeConfig } from "../serve-config.js";
 import type { RegisterCommand } from "./types.js";
 import { connectionsWithin, descriptorLimit } from "../../http/server-limits.js";
+import { upstreamBase } from "../../gateway/upstream-url.js";
+
+const PROTOCOL_LABEL = { openai: "OpenAI", anthropic: "Anthropic", gemini: "Gemini" } as const;
 
 export const serveCommand: RegisterCommand = (program) => {
   addServeOptions(program.command("serve"))
@@ -104,12 +107,24 @@ export async function serve(config: ServeConfig): Promise<void> {
     });
     if (config.gateway) {
       const g = config.gateway;
-      const { createGateway } = await import("../../gateway/gateway.js");
-      const app = createGateway({ host: registry.host, keys: gatewayKeys, limits: config.limits, logger: logging, ready: () => registry.activeRevision(), upstream: { baseUrl: g.upstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.apiKey ? { apiKey: g.apiKey } : {}) } });
+      const { createGateway, PROTOCOL_ROUTES } = await import("../../gateway/gateway.js");
+      const upstreams = {
+        ...(g.upstream !== undefined ? { upstream: { baseUrl: g.upstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.apiKey ? { apiKey: g.apiKey } : {}) } } : {}),
+        ...(g.anthropicUpstream !== undefined ? { anthropicUpstream: { baseUrl: g.anthropicUpstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.anthropicApiKey ? { apiKey: g.anthropicApiKey } : {}) } } : {}),
+        ...(g.geminiUpstream !== undefined ? { geminiUpstream: { baseUrl: g.geminiUpstream, timeoutMs: g.timeoutMs, maxBytes: g.maxBytes, ...(g.geminiApiKey ? { apiKey: g.geminiApiKey } : {}) } } : {}),
+      };
+      const app = createGateway({ host: registry.host, keys: gatewayKeys, limits: config.limits, logger: logging, ready: () => registry.activeRevision(), ...upstreams });
       const url = await app.listen({ host: config.host, port: g.port });
       gateway = app;
-      log.info({ event: "gateway.listening", url, upstream: g.upstream }, "gateway listening");
-      print(`gateway listening on ${url}/v1 (OpenAI-compatible; upstream ${g.upstream}; keys from POST /api/v1/gateway/keys)`);
+      // The URL each protocol's calls go to, as resolved (its version segment added when the flag had none).
+      const named: Record<string, string> = {};
+      if (g.upstream !== undefined) named.openai = upstreamBase(g.upstream, "openai", "--upstream");
+      if (g.anthropicUpstream !== undefined) named.anthropic = upstreamBase(g.anthropicUpstream, "anthropic", "--anthropic-upstream");
+      if (g.geminiUpstream !== undefined) named.gemini = upstreamBase(g.geminiUpstream, "gemini", "--gemini-upstream");
+      log.info({ event: "gateway.listening", url, upstreams: named }, "gateway listening");
+      // With an OpenAI upstream the first line names the OpenAI base URL clients take, as it always has.
+      print(`gateway listening on ${url}${named.openai ? "/v1" : ""} (keys from POST /api/v1/gateway/keys)`);
+      for (const [protocol, base] of Object.entries(named)) print(`  ${PROTOCOL_LABEL[protocol as keyof typeof PROTOCOL_LABEL]}: ${PROTOCOL_ROUTES[protocol as keyof typeof PROTOCOL_ROUTES].join(", ")} -> upstream ${base}`);
     }
   } catch (err) {
     stopLogging();

@@ -1,17 +1,21 @@
 /**
- * `sluice token rotate`: the only way a data folder's generated token changes. `sluice
- * serve` writes one on its first start and reuses it on every later one, so clients that
- * read the file keep working across restarts.
+ * `sluice tokens create|list|revoke|rotate`: the management API's tokens. Named tokens
+ * (create, list, revoke) each have a role (viewer, deployer, admin) and are stored hashed
+ * by the server; the token is printed once, at creation. `rotate` replaces the server's
+ * own token, the built-in `admin`, in its data folder (`sluice token rotate` is kept as
+ * its alias): `sluice serve` writes it on its first start and reuses it on every later one.
  */
-import { Option } from "commander";
-import { emit } from "../output.js";
-import { DEFAULT_DATA_DIR } from "./remote.js";
+import { Option, type Command } from "commander";
+import { API_ROLES, ROLE_PURPOSE } from "../../keys/api-roles.js";
+import { emit, table } from "../output.js";
+import { clientOf, DEFAULT_DATA_DIR, remoteOptions } from "./remote.js";
 import type { RegisterCommand } from "./types.js";
 
-export const tokenCommands: RegisterCommand = (program) => {
-  const group = program.command("token").description("the API token a local sluice serve generates into its data folder");
+type Remote = { url: string; token?: string; tokenFile?: string; json?: boolean };
+
+function rotateCommand(group: Command): void {
   group.command("rotate")
-    .description("replace <data-dir>/api-token with a new token; a running sluice serve keeps the old one until it restarts")
+    .description("replace <data-dir>/api-token (the built-in admin token) with a new one; a running sluice serve keeps the old one until it restarts")
     .addOption(new Option("--data-dir <dir>", "the server's data folder").env("SLUICE_DATA_DIR").default(DEFAULT_DATA_DIR))
     .option("--json", "print JSON")
     .action(async (opts: { dataDir: string; json?: boolean }) => {
@@ -19,4 +23,38 @@ export const tokenCommands: RegisterCommand = (program) => {
       const file = rotateTokenFile(opts.dataDir);
       emit(opts, { file }, () => [`wrote a new token to ${file} (mode 0600); restart sluice serve on ${opts.dataDir} to use it`]);
     });
+}
+
+export const tokenCommands: RegisterCommand = (program) => {
+  const group = program.command("tokens").description("API tokens: named ones with a role (viewer, deployer, admin), and the server's own (admin)");
+  remoteOptions(group.command("create"))
+    .description("create a named token; it is printed once")
+    .requiredOption("--name <name>", "who or what uses it; the control audit names actions by it")
+    .addOption(new Option("--role <role>", API_ROLES.map((r) => `${r}: ${ROLE_PURPOSE[r]}`).join("; ")).choices(API_ROLES).makeOptionMandatory())
+    .option("--json", 'print JSON: {"id","name","role","token"}')
+    .action(async (opts: Remote & { name: string; role: (typeof API_ROLES)[number] }) => {
+      const client = clientOf(opts);
+      const created = await client.call<{ id: string; name: string; role: string; token: string }>(client.api.POST("/api/v1/tokens", { body: { name: opts.name, role: opts.role } }));
+      if (opts.json) return emit(opts, { id: created.id, name: created.name, role: created.role, token: created.token }, () => []);
+      emit(opts, created, () => [created.token, `(token ${created.id} "${created.name}", role ${created.role}; shown only now: keep it, e.g. as SLUICE_TOKEN)`]);
+    });
+  remoteOptions(group.command("list"))
+    .description("list tokens (never their secrets): admin (the server's own), then named ones, revoked included")
+    .option("--json", "print JSON")
+    .action(async (opts: Remote) => {
+      const client = clientOf(opts);
+      const { items } = await client.call<{ items: { id: string; name: string; role: string; prefix: string | null; created_at: string | null; revoked_at: string | null; builtin: boolean }[] }>(client.api.GET("/api/v1/tokens"));
+      emit(opts, { items }, () => table(["ID", "NAME", "ROLE", "PREFIX", "CREATED", "REVOKED"], items.map((t) => [t.id, t.name, t.role, t.prefix ?? (t.builtin ? "(server's own)" : ""), t.created_at ?? "", t.revoked_at ?? ""])));
+    });
+  remoteOptions(group.command("revoke <id>"))
+    .description("revoke a named token: requests with it are refused from now on")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: Remote) => {
+      const client = clientOf(opts);
+      const revoked = await client.call<{ id: string; name: string; revoked_at: string | null }>(client.api.DELETE("/api/v1/tokens/{id}", { params: { path: { id } } }));
+      emit(opts, revoked, () => [`revoked ${revoked.id} ("${revoked.name}") at ${revoked.revoked_at}`]);
+    });
+  rotateCommand(group);
+  // The name this command had before the group: scripts that rotate keep working.
+  rotateCommand(program.command("token", { hidden: true }).description("alias of sluice tokens rotate"));
 };

@@ -11,7 +11,7 @@ import type { ModuleShape } from "./wasm-shape.js";
 export const SHAPE_LIMIT_KEYS = {
   tables: "tables", tableEntries: "table_entries", functions: "functions", globals: "globals", types: "types",
   exports: "exports", elementEntries: "element_entries", dataSegments: "data_segments", tags: "tags", locals: "locals",
-  functionBytes: "function_kb",
+  functionBytes: "function_kb", branchTargets: "branch_targets", branchTargetsTotal: "branch_targets_total",
 } as const satisfies Partial<Record<keyof PluginLimits, string>>;
 
 type ShapeLimit = keyof typeof SHAPE_LIMIT_KEYS;
@@ -39,6 +39,11 @@ export function checkShape(shape: ModuleShape, limits: PluginLimits, what = "mod
   if (shape.maxLocals.count > limits.locals) {
     throw exceeded(what, "locals", shape.maxLocals.count, limits.locals, `function ${shape.maxLocals.function} with ${shape.maxLocals.count} locals`);
   }
+  const { largest, total } = shape.branchTables;
+  if (largest.targets > limits.branchTargets) {
+    throw exceeded(what, "branchTargets", largest.targets, limits.branchTargets, `a br_table with ${largest.targets} targets in function ${largest.function}`);
+  }
+  if (total > limits.branchTargetsTotal) throw exceeded(what, "branchTargetsTotal", total, limits.branchTargetsTotal, `${total} br_table targets`);
   if (shape.maxBodyBytes.size > limits.functionBytes) {
     throw exceeded(what, "functionBytes", shape.maxBodyBytes.size, limits.functionBytes, `function ${shape.maxBodyBytes.function} with a ${shape.maxBodyBytes.size}-byte body`);
   }

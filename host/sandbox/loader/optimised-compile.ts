@@ -16,25 +16,32 @@
  * (14 MiB metered) takes 0.4 s of wall time in Liftoff and 7.4 s (14.6 s of CPU, +245 MiB)
  * in TurboFan. A small plugin takes 17-25 ms either way.
  *
- * A core module over OPTIMISED_MAX_BYTES keeps V8's default too: a 15.4 MiB module of
- * 100,000 functions took 3.5 s and 112 MiB optimised against 0.3-0.5 s and 77 MiB, so its
- * first call may still run baseline code (abi/README.md §11 says so).
+ * The same rule holds for a component's core modules as for a core guest: a module over
+ * OPTIMISED_MAX_BYTES keeps V8's default (the SpiderMonkey core module of a JavaScript
+ * component above took 7.4 s optimised; a 15.4 MiB module of 100,000 functions 3.5 s and
+ * 112 MiB against 0.3-0.5 s and 77 MiB), so its first call may still run baseline code
+ * (abi/README.md §11 says so); every smaller one is compiled optimised, an AssemblyScript
+ * hook wrapped as a component included.
  *
  * Where the process was started with its own choice of liftoff flags, that choice stands.
  */
 import { setFlagsFromString } from "node:v8";
+import type { CompileTier } from "../loaded-module.js";
 
 const userChoseTier = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((a) => /^--(no-)?liftoff/.test(a));
 
 /** The largest (metered) core module compiled optimised: far above any AssemblyScript reference plugin (the largest is 30 KB). */
 export const OPTIMISED_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Compiles a core guest's (metered) bytes, up to OPTIMISED_MAX_BYTES with every function in optimised code. Throws WebAssembly.CompileError as compiling does. */
-export function compileOptimised(bytes: Uint8Array): WebAssembly.Module {
-  if (userChoseTier || bytes.byteLength > OPTIMISED_MAX_BYTES) return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+/**
+ * Compiles a guest's (metered) core module bytes, up to OPTIMISED_MAX_BYTES with every
+ * function in optimised code, and says which. Throws WebAssembly.CompileError as compiling does.
+ */
+export function compileOptimised(bytes: Uint8Array): { module: WebAssembly.Module; tier: CompileTier } {
+  if (userChoseTier || bytes.byteLength > OPTIMISED_MAX_BYTES) return { module: new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), tier: "baseline" };
   setFlagsFromString("--no-liftoff");
   try {
-    return new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    return { module: new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), tier: "optimised" };
   } finally {
     setFlagsFromString("--liftoff");
   }

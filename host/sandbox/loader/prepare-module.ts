@@ -8,7 +8,7 @@ import { ABI_MARKER_PATTERN, ABI_MARKER_PREFIX, HOST_IMPORT_MODULE, SUPPORTED_AB
 import { SluiceError } from "../../errors/sluice-error.js";
 import { CAPABILITIES, HOST_FUNCTIONS, HOST_SIGNATURES, type Capability } from "../capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "../limits.js";
-import type { LoadedModule, LoadOptions } from "../loaded-module.js";
+import type { CompileTier, LoadedModule, LoadOptions } from "../loaded-module.js";
 import { checkShape } from "./module-limits.js";
 import { BinaryFormatError, capTables, hostMemory } from "../wasm-binary.js";
 import { moduleShape, type ModuleShape } from "./wasm-shape.js";
@@ -150,12 +150,13 @@ export async function prepareModule(bytes: Uint8Array, sha256: string, options: 
   const reset = imageBytes === undefined || imageBytes > MAX_IMAGE_BYTES ? undefined : resetExportName(bounded.shape.exports.map((e) => e.name));
   const metered = await meterOnce(prepared.bytes, sha256, `pages-${maxPages}-entries-${limits.tableEntries}`, "module", reset === undefined ? {} : { reset });
   let module: WebAssembly.Module;
+  let tier: CompileTier;
   try {
-    module = compileOptimised(metered);
+    ({ module, tier } = compileOptimised(metered));
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `not a valid WebAssembly module: ${(err as Error).message}`);
   }
   // The meter adds the reset only where it can restore everything (fuel/add-reset.ts).
   const reusable = reset !== undefined && WebAssembly.Module.exports(module).some((e) => e.name === reset && e.kind === "function");
-  return { sha256, abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength, ...(reusable ? { reuse: { reset, imageBytes: imageBytes! } } : {}) };
+  return { sha256, abi, limits, capabilities, module, memory: { initialPages: prepared.initialPages, maxPages: prepared.maxPages }, byteLength: bytes.byteLength, tier, ...(reusable ? { reuse: { reset, imageBytes: imageBytes! } } : {}) };
 }

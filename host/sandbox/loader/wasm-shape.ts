@@ -6,6 +6,7 @@
  * funcref table does). The host reads the shape once at load, before compiling, so every
  * such resource is bounded statically; the signature of every export is read too.
  */
+import { branchTables, type BranchTables } from "./branch-tables.js";
 import { BinaryFormatError, importsOf, readName, readS32, readU32, sectionsOf, type Cursor, type ImportEntry } from "../wasm-binary.js";
 
 const SECTION = { type: 1, import: 2, function: 3, table: 4, memory: 5, global: 6, export: 7, start: 8, element: 9, code: 10, data: 11, tag: 13 } as const;
@@ -37,6 +38,8 @@ export interface ModuleShape {
   maxLocals: { count: number; function: number };
   /** The largest function body in bytes, and its index among defined functions. */
   maxBodyBytes: { size: number; function: number };
+  /** The targets of the code's br_table instructions (branch-tables.ts). */
+  branchTables: BranchTables;
 }
 
 function valtype(c: Cursor): string {
@@ -136,6 +139,7 @@ export function moduleShape(bytes: Uint8Array): ModuleShape {
     types: [], imports: [], functions: [], tables: [], globals: 0, exports: [],
     elementSegments: 0, elementEntries: 0, dataSegments: 0, dataEnd: 0, tags: 0,
     maxLocals: { count: 0, function: -1 }, maxBodyBytes: { size: 0, function: -1 },
+    branchTables: { total: 0, largest: { targets: 0, function: -1 } },
   };
   for (const section of sectionsOf(bytes)) {
     const c: Cursor = { bytes, pos: section.contentStart };
@@ -180,6 +184,7 @@ export function moduleShape(bytes: Uint8Array): ModuleShape {
           if (locals > shape.maxLocals.count) shape.maxLocals = { count: locals, function: f };
           c.pos = end;
         }
+        shape.branchTables = branchTables(bytes, section.contentStart);
         break;
       default: break;
     }

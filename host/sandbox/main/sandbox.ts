@@ -1,3 +1,4 @@
+import { sandboxClosed } from "../../errors/call-errors.js";
 import { encode } from "../../../abi/codec.js";
 import type { Outcome, RequestEnvelope } from "../../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../../errors/sluice-error.js";
@@ -123,7 +124,7 @@ export class Sandbox {
    * report the error, the calls before it keep their results only if the worker returned.
    */
   async runCalls(planned: readonly PlannedCall[], signal?: AbortSignal): Promise<InvokeResult[]> {
-    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    if (this.closed) throw sandboxClosed();
     const calls = planned.map(({ module, options }) => this.modules.spec(module, options?.kvScope));
     const requests = planned.map(({ request, options }) => ({ bytes: request, raw: options?.raw === true }));
     const limits = planned.map(({ module, options }) => Math.min(options?.timeoutMs ?? module.limits.timeoutMs, module.limits.timeoutMs));
@@ -154,7 +155,7 @@ export class Sandbox {
    * way, so the task is never refused for the queue's length (a refusal would cut it).
    */
   async runChunks(stage: StageInput, more: Record<string, unknown>[], steps: readonly StageStep[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult[] } | { ok: false; index: number; error: ErrorData }> {
-    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    if (this.closed) throw sandboxClosed();
     const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.modules.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
     const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal, false, true);

@@ -5,7 +5,8 @@
  * cancellation or a dead worker into a result. A task never fails for another operation's
  * guest: a batch that loses its worker runs its other stages again.
  */
-import { SluiceError, type ErrorData } from "../../errors/sluice-error.js";
+import { cancelledBeforeStart, cancelledByCaller, cancelledWhileQueued, closedDuringCall, sandboxClosed } from "../../errors/call-errors.js";
+import type { ErrorData } from "../../errors/sluice-error.js";
 import type { StageInput, StageResult } from "../../pipeline/run-steps.js";
 import type { Lane } from "./lane.js";
 import type { LanePool } from "./lane-pool.js";
@@ -89,7 +90,7 @@ export class Scheduler {
     this.closed = true;
     for (const w of this.waiting.splice(0)) {
       w.detach?.();
-      w.resolve({ ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } });
+      w.resolve({ ok: false, index: 0, error: closedDuringCall() });
     }
   }
 
@@ -109,7 +110,7 @@ export class Scheduler {
 
   /** `readmitted`: a stage admitted before, run again on its own after its batch failed; `waits`: never refused for the queue's length. */
   async stageTask(stage: StageInput, steps: readonly StageStep[], signal: AbortSignal | undefined, readmitted: boolean, seen?: StepSeen, waits = false): Promise<StageOutcome> {
-    if (this.closed) throw new SluiceError("EXECUTOR_CLOSED", "the sandbox is closed");
+    if (this.closed) throw sandboxClosed();
     this.touch();
     const lane = this.waiting.length === 0 ? this.lanes.freeLane(true) : undefined;
     if (lane) return this.runOneStage(lane, stage, steps, signal, seen);
@@ -123,7 +124,7 @@ export class Scheduler {
    * whatever the queue holds. `waits`: queued behind the others whatever the queue's length.
    */
   private enqueue<T>(job: { stage: StageInput; steps: readonly StageStep[]; seen?: StepSeen } | { task: Task; limits: number[] }, signal?: AbortSignal, readmitted = false, waits = false): Promise<Watched<T>> {
-    if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } });
+    if (signal?.aborted) return Promise.resolve({ ok: false, index: 0, error: cancelledBeforeStart() });
     if (this.lanes.failingToStart) {
       return Promise.resolve({ ok: false, index: 0, error: { code: "WORKER_CRASHED", message: "worker threads fail to start" } });
     }
@@ -140,7 +141,7 @@ export class Scheduler {
           const at = this.waiting.indexOf(entry);
           if (at < 0) return;
           this.waiting.splice(at, 1);
-          resolve({ ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled while it waited for a worker" } });
+          resolve({ ok: false, index: 0, error: cancelledWhileQueued() });
         };
         entry.detach = () => signal.removeEventListener("abort", onAbort);
         signal.addEventListener("abort", onAbort, { once: true });
@@ -209,7 +210,7 @@ export class Scheduler {
     const listeners = batch.map((w, j) => {
       const onAbort = (): void => {
         Atomics.compareExchange(claims, j, 0, 2);
-        settle(j, { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(w.signal?.reason ?? "aborted") } } });
+        settle(j, { ok: false, index: 0, error: cancelledByCaller(w.signal?.reason) });
       };
       w.signal?.addEventListener("abort", onAbort, { once: true });
       return () => w.signal?.removeEventListener("abort", onAbort);
@@ -235,7 +236,7 @@ export class Scheduler {
       return;
     }
     if (this.closed || r.error.code === "EXECUTOR_CLOSED") {
-      batch.forEach((_, j) => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
+      batch.forEach((_, j) => settle(j, { ok: false, index: 0, error: closedDuringCall() }));
       return;
     }
     // The stage that caused the failure gets it; every other runs again on its own (those
@@ -246,13 +247,13 @@ export class Scheduler {
       if (settled[j]) return;
       if (j === culprit) return settle(j, { ok: false, index: Math.max(0, r.index - offsets[j]!), error: r.error });
       // runStage throws only once the sandbox is closed.
-      this.stageTask(w.stage, w.steps, w.signal, true, w.seen).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } }));
+      this.stageTask(w.stage, w.steps, w.signal, true, w.seen).then((o) => settle(j, o), () => settle(j, { ok: false, index: 0, error: closedDuringCall() }));
     });
   }
 
   /** `look`: told the index of the call running, each STEP_LOOK_MS while the task runs (a task that ends sooner is never looked at). */
   private async runWatched<T>(lane: Lane, task: Task, limits: number[], signal?: AbortSignal, look?: (call: number) => void): Promise<Watched<T>> {
-    if (signal?.aborted) return { ok: false, index: 0, error: { code: "CALL_CANCELLED", message: "the call was cancelled before it started" } };
+    if (signal?.aborted) return { ok: false, index: 0, error: cancelledBeforeStart() };
     // Checked first: the calls are listed only when a refusal is possible at all (this runs for every task).
     const refused = this.restarts.exhausted() ? this.refusal(task.kind === "stage" ? task.calls.filter((_, i) => !task.stage.failed?.[i]) : task.calls) : undefined;
     if (refused) return refused;
@@ -270,7 +271,7 @@ export class Scheduler {
     const onCancel = (): void => {
       // Finished: its reply is on the way, and the worker may already run the next task.
       if (Atomics.load(index, 0) >= limits.length) return;
-      stop ??= { index: Math.max(0, Atomics.load(index, 0)), error: { code: "CALL_CANCELLED", message: "the call was cancelled by the caller", details: { reason: String(signal?.reason ?? "aborted") } } };
+      stop ??= { index: Math.max(0, Atomics.load(index, 0)), error: cancelledByCaller(signal?.reason) };
       // Still queued behind another task on the lane: the worker will skip it. Running: the
       // caller is answered now and the guest runs on within its own limits (its clock still
       // stops it): terminating its worker would cost a restart, charged to the plugin, each
@@ -301,7 +302,7 @@ export class Scheduler {
         this.chargeTimeout(task, stop);
         return { ok: false, ...stop };
       }
-      if (this.closed) return { ok: false, index: 0, error: { code: "EXECUTOR_CLOSED", message: "the sandbox was closed" } };
+      if (this.closed) return { ok: false, index: 0, error: closedDuringCall() };
       // Queued behind a task whose worker died: it never started, so it runs elsewhere.
       if (Atomics.compareExchange(index, 0, PROGRESS_WAITING, PROGRESS_CANCELLED) === PROGRESS_WAITING) return this.schedule<T>(task, limits, signal, true);
       const i = Math.max(0, Atomics.load(index, 0));

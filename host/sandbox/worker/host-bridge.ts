@@ -1,5 +1,6 @@
 import { fuelCounter } from "../loader/fuel/counter.js";
-import { PRICE_AFTER, priceBefore } from "../loader/fuel/host-prices.js";
+import { PRICE_AFTER, priceBefore, type HostFunction } from "../loader/fuel/host-prices.js";
+import { areaFault, HOST_AREAS } from "./host-areas.js";
 
 /**
  * Guests reach the host functions through a tiny WebAssembly module instead of importing
@@ -38,6 +39,8 @@ export const BRIDGE = "AGFzbQEAAAABHQVgA39/fwBgAn9/AGAEf39/fwF/YAJ/fwF/YAAAAlMGB
 
 /** The host functions of one invocation (abi/README.md §3); kv ones only with the capability. */
 export interface InvocationHost {
+  /** The guest memory's size now, for the bounds of every host function's arguments (host-areas.ts). */
+  memoryBytes(): number;
   log(level: number, ptr: number, len: number): void;
   abort(ptr: number, len: number): void;
   kv_get?(keyPtr: number, keyLen: number, outPtr: number, outCap: number): number;
@@ -46,7 +49,6 @@ export interface InvocationHost {
 }
 
 type Fn = (...args: number[]) => number | void;
-type Name = keyof InvocationHost;
 let current: InvocationHost | undefined;
 let imports: { plain: Record<string, Fn>; kv: Record<string, Fn> } | undefined;
 /** What a host function of the invocation running now threw, and the fuel left when it did. */
@@ -82,16 +84,30 @@ export function chargeAfter(units: number): void {
   fuel.set(fuel.remaining() - units);
 }
 
-/** `name` of the invocation running now, through {@link hostCall} at its price. */
-function guarded(name: Name): Fn {
+/**
+ * `name` of the invocation running now, through {@link hostCall} at its price. Its arguments'
+ * areas are checked first: one outside memory traps, naming the pointer, before any price is
+ * worked out from a length that was never checked.
+ */
+function guarded(name: HostFunction): Fn {
   const priceAfter = PRICE_AFTER[name];
-  return (...args) => hostCall(priceBefore(name, args), () => {
-    const f = current?.[name] as Fn | undefined;
-    if (!f) throw new WebAssembly.RuntimeError(`${name} called without the kv capability`);
-    const out = f(...args);
-    if (priceAfter) chargeAfter(priceAfter(out as number));
-    return out;
-  }) ?? 0;
+  const areas = HOST_AREAS[name];
+  return (...args) => {
+    const fault = areaFault(name, areas, args, current?.memoryBytes() ?? 0);
+    return hostCall(fault ? 0 : priceBefore(name, args), () => {
+      if (fault) throw fault;
+      return called(name, priceAfter, args);
+    }) ?? 0;
+  };
+}
+
+/** Runs `name` of the invocation running now, and charges what its answer tells. */
+function called(name: HostFunction, priceAfter: ((answer: number) => number) | undefined, args: number[]): number | void {
+  const f = current?.[name] as Fn | undefined;
+  if (!f) throw new WebAssembly.RuntimeError(`${name} called without the kv capability`);
+  const out = f(...args);
+  if (priceAfter) chargeAfter(priceAfter(out as number));
+  return out;
 }
 
 /** The `sluice_v1` import object: the bridge's exports, with the kv functions or without. */

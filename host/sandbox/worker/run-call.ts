@@ -1,4 +1,5 @@
 import { readReply, replyWindow } from "./read-reply.js";
+import { printableBytes } from "../../../abi/printable.js";
 import type { ErrorCode } from "../../errors/codes.js";
 import type { ErrorData } from "../../errors/sluice-error.js";
 import { KV_STATUS, type SyncKvStore } from "../kv/kv-store.js";
@@ -14,7 +15,6 @@ import { bridgeImports, takeRaised, withHost, type InvocationHost } from "./host
 import { LOG_LIMITS, MEMORY_FULL_RATIO, WASM_PAGE } from "../limits.js";
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../loader/fuel/counter.js";
 
-const utf8 = new TextDecoder("utf-8", { fatal: false });
 
 /**
  * A guest copies its request in and decodes it, so it needs a few times the request's size
@@ -138,17 +138,13 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
     return done({ ok: false, error: fail("INPUT_TOO_LARGE", `request is ${request.bytes.byteLength} bytes; the plugin's input limit is ${spec.inputBytes}`, { size: request.bytes.byteLength, limit: spec.inputBytes }) });
   }
 
-  // Bounds are checked against the current buffer: memory.grow detaches old views.
-  const view = (ptr: number, len: number): Uint8Array | undefined => {
-    const buf = memory?.buffer;
-    ptr >>>= 0; len >>>= 0;
-    return buf && ptr + len <= buf.byteLength ? new Uint8Array(buf, ptr, len) : undefined;
-  };
-  const text = (ptr: number, len: number): string => {
-    const bytes = view(ptr, Math.min(len >>> 0, LOG_LIMITS.lineBytes));
-    return bytes ? utf8.decode(bytes) : "<out of bounds>";
-  };
+  // The host bridge has checked every (ptr, len) against the memory's size now (host-areas.ts),
+  // before pricing the call; views are taken from the current buffer, as memory.grow detaches old ones.
+  const view = (ptr: number, len: number): Uint8Array => new Uint8Array(memory!.buffer, ptr >>> 0, len >>> 0);
+  // A guest's bytes become text only through printableBytes: escaped, never raw (abi/printable.ts).
+  const text = (ptr: number, len: number): string => printableBytes(view(ptr, Math.min(len >>> 0, LOG_LIMITS.lineBytes)));
   const host: InvocationHost = {
+    memoryBytes: () => memory?.buffer.byteLength ?? 0,
     log(level, ptr, len) {
       if (logs.length >= LOG_LIMITS.lines) { droppedLogs++; return; }
       logs.push({ level: Math.max(0, Math.min(3, level! | 0)), message: text(ptr!, len!) });
@@ -161,28 +157,13 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
   if (spec.kvScope !== null) {
     const scope = spec.kvScope;
     host.kv_get = (kp, kl, op, oc) => {
-      const key = view(kp!, kl!);
-      if (!key) throw new WebAssembly.RuntimeError("kv_get: key out of bounds");
-      const value = kv().get(scope, key);
+      const value = kv().get(scope, view(kp!, kl!));
       if (value === undefined) return KV_STATUS.notFound;
-      if (value.byteLength <= (oc! >>> 0)) {
-        const out = view(op!, value.byteLength);
-        if (!out) throw new WebAssembly.RuntimeError("kv_get: output buffer out of bounds");
-        out.set(value);
-      }
+      if (value.byteLength <= (oc! >>> 0)) view(op!, value.byteLength).set(value);
       return value.byteLength;
     };
-    host.kv_set = (kp, kl, vp, vl) => {
-      const key = view(kp!, kl!);
-      const value = view(vp!, vl!);
-      if (!key || !value) throw new WebAssembly.RuntimeError("kv_set: argument out of bounds");
-      return kv().set(scope, key, value);
-    };
-    host.kv_delete = (kp, kl) => {
-      const key = view(kp!, kl!);
-      if (!key) throw new WebAssembly.RuntimeError("kv_delete: key out of bounds");
-      return kv().delete(scope, key);
-    };
+    host.kv_set = (kp, kl, vp, vl) => kv().set(scope, view(kp!, kl!), view(vp!, vl!));
+    host.kv_delete = (kp, kl) => kv().delete(scope, view(kp!, kl!));
   }
 
   // Everything the guest runs (its start function included) runs with `host` behind the bridge.
@@ -194,7 +175,7 @@ export function runCall(spec: CallSpec, request: CallRequest, kv: () => SyncKvSt
       const len = request.bytes.byteLength;
       const ptr = exports.sluice_alloc(len) >>> 0;
       if (fuel.remaining() < 0) return done({ ok: false, error: fuelExhausted(fuelUsed(spec.fuel, fuel), spec.fuel) });
-      const input = ptr === 0 && len > 0 ? undefined : view(ptr, len);
+      const input = (ptr === 0 && len > 0) || ptr + len > memory.buffer.byteLength ? undefined : view(ptr, len);
       if (!input) return done({ ok: false, error: fail("GUEST_MEMORY_LIMIT", `sluice_alloc(${len}) returned ${ptr}, not a usable buffer`, { limitBytes: spec.memoryBytes }) });
       input.set(request.bytes);
       const packed = exports.sluice_handle(ptr, len);

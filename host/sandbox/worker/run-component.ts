@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { readReply, replyWindow } from "./read-reply.js";
+import { printableBytes, printableText } from "../../../abi/printable.js";
 import { KV_LIMITS } from "../kv/kv-store.js";
 import { LOG_LIMITS, MEMORY_FULL_RATIO } from "../limits.js";
 import { readFile } from "node:fs/promises";
@@ -20,6 +21,7 @@ import { HOST_INTERFACE, KV_INTERFACE, WIT_IMPORTS } from "../loader/component/w
 import { FUEL_IMPORT, fuelCounter, fuelExhausted, fuelUsed } from "../loader/fuel/counter.js";
 import { KvStoreFailure } from "../kv/kv-failure.js";
 import { chargeAfter, hostCall, takeRaised } from "./host-bridge.js";
+import { areaFault, COMPONENT_AREAS } from "./host-areas.js";
 import { PRICE_AFTER, priceBefore, type HostFunction } from "../loader/fuel/host-prices.js";
 import { withKeys } from "../../objects/with-keys.js";
 
@@ -97,7 +99,13 @@ const LENGTH_CAPS: Readonly<Record<string, Readonly<Record<string, readonly [num
   },
 };
 
-function boundedImports(importObject: WebAssembly.Imports): WebAssembly.Imports {
+/**
+ * The host imports, priced and bounded. `memoryBytes` is the guest memory's size now: every
+ * (ptr, len) the glue would read is checked against it before the call is priced, as a core
+ * guest's are (host-bridge.ts); jco's glue copies with ArrayBuffer.slice, which would clamp a
+ * range past the end of memory instead of refusing it.
+ */
+function boundedImports(importObject: WebAssembly.Imports, memoryBytes: () => number): WebAssembly.Imports {
   let out: WebAssembly.Imports | undefined;
   for (const [module, caps] of Object.entries(LENGTH_CAPS)) {
     const fns = importObject[module];
@@ -109,7 +117,10 @@ function boundedImports(importObject: WebAssembly.Imports): WebAssembly.Imports 
       // Priced and guarded as a core guest's host calls are (host-bridge.ts): what the glue or
       // the host throws ends the call, and a guest's catch_all never sees it.
       const price = HOST_PRICE_NAMES[name]!;
+      const areas = COMPONENT_AREAS[price];
       wrapped[name] = (...args: number[]) => {
+        const fault = areaFault(name, areas, args, memoryBytes());
+        if (fault) return hostCall(0, () => { throw fault; });
         for (const [at, cap] of positions) if ((args[at]! >>> 0) > cap) args[at] = cap;
         return hostCall(priceBefore(price, args), () => (fn as (...a: number[]) => unknown)(...args));
       };
@@ -143,10 +154,10 @@ function classify(err: unknown, memoryBytes: number, grew: boolean, limit: numbe
 }
 
 const utf8 = new TextEncoder();
-/** At most LOG_LIMITS.lineBytes of UTF-8, as a core guest's (ptr, len) text is cut. */
+/** At most LOG_LIMITS.lineBytes of UTF-8, as a core guest's (ptr, len) text is cut, and printable (abi/printable.ts). */
 function clip(message: string): string {
   const bytes = utf8.encode(message);
-  return bytes.length <= LOG_LIMITS.lineBytes ? message : new TextDecoder().decode(bytes.subarray(0, LOG_LIMITS.lineBytes));
+  return bytes.length <= LOG_LIMITS.lineBytes ? printableText(message) : printableBytes(bytes.subarray(0, LOG_LIMITS.lineBytes));
 }
 
 /** Runs one invocation of a component guest. Like runCall, every failure is data, never thrown. */
@@ -223,7 +234,7 @@ export function runComponentCall(spec: CallSpec & { component: ComponentCode }, 
   const handleExport = `${code.handler}#handle`;
   const instantiateCore = (module: WebAssembly.Module, importObject: WebAssembly.Imports = {}): WebAssembly.Instance => {
     // Set last: whatever the glue passed under the reserved name, the counter is the host's (no core module may import it itself).
-    const instance = new WebAssembly.Instance(module, withKeys(boundedImports(importObject), { [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global } }));
+    const instance = new WebAssembly.Instance(module, withKeys(boundedImports(importObject, memoryBytes), { [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel.global } }));
     for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push({ memory: value, initial: value.buffer.byteLength });
     const handle = instance.exports[handleExport];
     if (typeof handle !== "function") return instance;

@@ -14,7 +14,8 @@ import type { Capability } from "../../capabilities.js";
 import { resolveLimits, WASM_PAGE, type PluginLimits } from "../../limits.js";
 import { BinaryFormatError, capMemory } from "../../wasm-binary.js";
 import type { ComponentCode } from "./protocol.js";
-import type { LoadedModule, LoadOptions } from "../../loaded-module.js";
+import type { CompileTier, LoadedModule, LoadOptions } from "../../loaded-module.js";
+import { compileOptimised } from "../optimised-compile.js";
 import { boundShape, checkCapabilities, checkSize } from "../prepare-module.js";
 import { WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT } from "../fuel/counter.js";
@@ -128,7 +129,7 @@ function handlerOf(t: Transpiled): { handler: string; abi: { major: number; mino
   return { handler: handlers[0]![0], abi: { major, minor } };
 }
 
-async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits): Promise<{ module: WebAssembly.Module; initialPages: number }> {
+async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits): Promise<{ module: WebAssembly.Module; initialPages: number; tier: CompileTier }> {
   const maxPages = limits.memoryBytes / WASM_PAGE;
   const bounded = boundShape(bytes, limits, `component's core module ${file}`);
   // jco links core modules to each other by module name; this one is the host's alone.
@@ -147,14 +148,16 @@ async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits
     throw new SluiceError("MODULE_MEMORY_TOO_LARGE", `component's core module ${file} asks for ${capped.initialPages} pages of initial memory; its limit is ${maxPages} pages (${limits.memoryBytes} bytes)`, { initialPages: capped.initialPages, maxPages });
   }
   const metered = await meterOnce(capped.bytes, createHash("sha256").update(bytes).digest("hex"), `core-pages-${maxPages}-entries-${limits.tableEntries}`, `component's core module ${file}`);
-  let module: WebAssembly.Module;
+  // Optimised as a core guest is (optimised-compile.ts): a first call in baseline code ran
+  // several times slower than later ones, past its time limit on a loaded machine.
+  let compiled: { module: WebAssembly.Module; tier: CompileTier };
   try {
-    module = await WebAssembly.compile(metered as Uint8Array<ArrayBuffer>);
+    compiled = compileOptimised(metered);
   } catch (err) {
     throw new SluiceError("MODULE_INVALID", `component's core module ${file} does not compile: ${(err as Error).message}`);
   }
-  refuseCoreImports(file, module);
-  return { module, initialPages: capped.initialPages ?? 0 };
+  refuseCoreImports(file, compiled.module);
+  return { ...compiled, initialPages: capped.initialPages ?? 0 };
 }
 
 /** A component that passed every static check: a LoadedModule whose `component` is set (the worker runs it through run-component.ts; `module` is its main core module). */
@@ -180,8 +183,10 @@ export async function loadComponent(bytes: Uint8Array, sha256: string, options: 
   refuseImports(t, capabilities);
   const cores: Record<string, WebAssembly.Module> = {};
   let main: { module: WebAssembly.Module; initialPages: number } | undefined;
+  let tier: CompileTier = "optimised";
   for (const [file, data] of Object.entries(t.cores)) {
-    const { module, initialPages } = await compileCore(file, data, limits);
+    const { module, initialPages, tier: coreTier } = await compileCore(file, data, limits);
+    if (coreTier === "baseline") tier = coreTier;
     cores[file] = module;
     if (WebAssembly.Module.exports(module).some((e) => e.name.startsWith(`${handler}#`))) main = { module, initialPages };
   }
@@ -190,7 +195,7 @@ export async function loadComponent(bytes: Uint8Array, sha256: string, options: 
   const gluePath = writeGlue(t.glue, glueSha256);
   const maxPages = limits.memoryBytes / WASM_PAGE;
   return {
-    sha256, abi, limits, capabilities, module: main.module, memory: { initialPages: main.initialPages, maxPages }, byteLength: bytes.byteLength,
+    sha256, abi, limits, capabilities, module: main.module, memory: { initialPages: main.initialPages, maxPages }, byteLength: bytes.byteLength, tier,
     component: { id: `${sha256}/${maxPages}`, gluePath, glueSha256, cores, handler },
   };
 }

@@ -1,0 +1,30 @@
+/**
+ * Records control actions in the control audit (records/control-audit-store.ts): the route
+ * that acted calls {@link ControlLog.record} after it succeeded, with what changed. A failed
+ * action changed nothing and is not recorded. The audit is part of the action: when it
+ * cannot be written the request fails STORE_UNAVAILABLE, though the change itself stands.
+ */
+import type { FastifyRequest } from "fastify";
+import { controlEntryId, type ControlAction, type ControlAuditEntry, type ControlAuditStore, type ControlChangeItem } from "../records/control-audit-store.js";
+import { actorOf } from "./auth.js";
+
+export interface ControlDetail {
+  target?: string | null;
+  revision?: number | null;
+  changes?: ControlChangeItem[];
+}
+
+export class ControlLog {
+  constructor(readonly store: ControlAuditStore) {}
+
+  async record(request: FastifyRequest, action: ControlAction, detail: ControlDetail = {}): Promise<ControlAuditEntry> {
+    const actor = actorOf(request);
+    const now = Date.now();
+    const entry: ControlAuditEntry = {
+      id: controlEntryId(now), at: new Date(now).toISOString(), action, tokenId: actor.id, tokenName: actor.name, role: actor.role,
+      target: detail.target ?? null, revision: detail.revision ?? null, changes: detail.changes ?? [],
+    };
+    await this.store.append(entry);
+    return entry;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * `GET /api/v1/hook-figures`: per hook (point and binding), exact run-time and fuel
+ * percentiles over the audit rows of a time range: every run's own figures, sorted, and the
+ * nearest-rank quantile, never a histogram bucket's edge. The console's overview shows them.
+ */
+import type { FastifyInstance } from "fastify";
+import { SluiceError } from "../../errors/sluice-error.js";
+import type { Host } from "../../host.js";
+import { VIEWER } from "../roles.js";
+import { errorResponses } from "../schemas.js";
+
+/** Audit rows read at most per request: past it the answer says `complete: false`. */
+export const FIGURES_MAX_ROWS = 200_000;
+
+/** The nearest-rank q-quantile of ascending `sorted` (the value at rank ceil(q·n)). */
+export function nearestRank(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+const figure = { type: ["number", "null"] } as const;
+const RESPONSE = {
+  type: "object", additionalProperties: false, required: ["from", "to", "rows", "complete", "hooks"],
+  properties: {
+    from: { type: ["integer", "null"] }, to: { type: ["integer", "null"] },
+    rows: { type: "integer", description: "Audit rows read." },
+    complete: { type: "boolean", description: `False when the range holds more than ${FIGURES_MAX_ROWS} rows: narrow it.` },
+    hooks: {
+      type: "array",
+      items: {
+        type: "object", additionalProperties: false,
+        required: ["point", "binding", "hook_ref", "runs", "failed", "p50_ms", "p99_ms", "fuel_p50", "fuel_p99", "fuel_runs"],
+        properties: {
+          point: { type: "string" }, binding: { type: "string" }, hook_ref: { type: "string" },
+          runs: { type: "integer" }, failed: { type: "integer", description: "Runs whose outcome was an error (failed, trapped, timed out)." },
+          p50_ms: figure, p99_ms: figure, fuel_p50: figure, fuel_p99: figure,
+          fuel_runs: { type: "integer", description: "Runs with a fuel figure (metered guests)." },
+        },
+      },
+    },
+  },
+} as const;
+
+function timeOf(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (Number.isNaN(t)) throw new SluiceError("REQUEST_INVALID", `${name} must be epoch milliseconds or an ISO date, got "${value.slice(0, 60)}"`, { [name]: value });
+  return t;
+}
+
+export function hookFiguresRoutes(app: FastifyInstance, host: Host): void {
+  app.get<{ Querystring: { from?: string; to?: string } }>("/api/v1/hook-figures", {
+    config: VIEWER,
+    schema: {
+      tags: ["operations"],
+      summary: "Per hook, exact p50/p99 run time and fuel over the audit rows in [from, to) (default: every row): each run's own figure, nearest rank.",
+      querystring: { type: "object", additionalProperties: false, properties: { from: { type: "string" }, to: { type: "string" } } },
+      response: { 200: RESPONSE, ...errorResponses(400) },
+    },
+  }, async (request) => {
+    const store = host.records;
+    if (!store) throw new SluiceError("CONFIG_INVALID", "this server's host keeps no operation records; start it with a records store");
+    const from = timeOf(request.query.from, "from");
+    const to = timeOf(request.query.to, "to");
+    const rows = await store.audit({ ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), limit: FIGURES_MAX_ROWS + 1 });
+    const read = rows.slice(0, FIGURES_MAX_ROWS);
+    const groups = new Map<string, { point: string; binding: string; hook_ref: string; ms: number[]; fuel: number[]; failed: number }>();
+    for (const r of read) {
+      const key = `${r.point}\u0000${r.bindingId}`;
+      const g = groups.get(key) ?? { point: r.point, binding: r.bindingId, hook_ref: r.hookRef, ms: [], fuel: [], failed: 0 };
+      groups.set(key, g);
+      g.ms.push(r.durationMs);
+      if (r.fuel !== null && r.fuel !== undefined) g.fuel.push(r.fuel);
+      if (r.errorCode) g.failed++;
+    }
+    const hooks = [...groups.values()].map((g) => {
+      g.ms.sort((a, b) => a - b);
+      g.fuel.sort((a, b) => a - b);
+      return {
+        point: g.point, binding: g.binding, hook_ref: g.hook_ref, runs: g.ms.length, failed: g.failed,
+        p50_ms: nearestRank(g.ms, 0.5), p99_ms: nearestRank(g.ms, 0.99), fuel_p50: nearestRank(g.fuel, 0.5), fuel_p99: nearestRank(g.fuel, 0.99), fuel_runs: g.fuel.length,
+      };
+    }).sort((a, b) => a.point.localeCompare(b.point) || a.binding.localeCompare(b.binding));
+    return { from: from ?? null, to: to ?? null, rows: read.length, complete: rows.length <= FIGURES_MAX_ROWS, hooks };
+  });
+}

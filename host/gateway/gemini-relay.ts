@@ -1,0 +1,70 @@
+/**
+ * The upstream's streamed Gemini responses relayed in order, each once the chunk hooks have
+ * passed it (its `chunk_index` says how far they have got). A response's text parts carry
+ * what the hooks let through: text held back and released later goes into the latest
+ * pending response that had text (or, when none is pending, into the response being
+ * emitted); a held response left with nothing goes out without its text parts, or not at all
+ * when nothing else was in it. Thought parts likewise; every other part as it came.
+ */
+import type { EmittedChunk } from "../boundary/stream.js";
+import type { GeminiFacts } from "./gemini-upstream.js";
+import { partsOf } from "./gemini-upstream.js";
+import { sseEvent } from "./sse.js";
+
+type Json = Record<string, any>;
+type Kind = "text" | "thought";
+
+const kindOf = (p: Json): Kind | null => (typeof p?.text !== "string" ? null : p.thought === true ? "thought" : "text");
+
+/** A response with its text parts of `kind` replaced by one holding `text` (none when it is empty). */
+function withText(json: Json, kind: Kind, text: string): Json {
+  const parts = partsOf(json);
+  const out: Json[] = [];
+  let placed = false;
+  for (const p of parts) {
+    if (kindOf(p) !== kind) { out.push(p); continue; }
+    if (!placed && text !== "") out.push({ ...p, text });
+    placed = true;
+  }
+  if (!placed && text !== "") out.unshift(kind === "thought" ? { text, thought: true } : { text });
+  const [first, ...rest] = json.candidates ?? [{}];
+  return { ...json, candidates: [{ ...first, content: { role: "model", ...(first?.content ?? {}), parts: out } }, ...rest] };
+}
+
+function carries(json: Json): boolean {
+  return partsOf(json).length > 0 || json.candidates?.[0]?.finishReason != null || json.usageMetadata != null;
+}
+
+export class GeminiRelay {
+  private cursor = 0;
+
+  constructor(private readonly facts: GeminiFacts) {}
+
+  frames(e: EmittedChunk, whole?: Json): string {
+    const chunks = this.facts.chunks;
+    // A short-circuit answer: the host's own response.
+    if (chunks.length === 0) return whole ? sseEvent(whole) : "";
+    const end = e.is_last ? chunks.length : Math.min(e.chunk_index + 1, chunks.length);
+    const text: Record<Kind, string> = { text: e.delta, thought: e.reasoning_content ?? "" };
+    const target: Record<Kind, number> = { text: end - 1, thought: end - 1 };
+    for (const kind of ["text", "thought"] as const) {
+      for (let k = end - 1; k >= this.cursor; k--) if (partsOf(chunks[k]!).some((p) => kindOf(p) === kind)) { target[kind] = k; break; }
+    }
+    let out = "";
+    for (; this.cursor < end; this.cursor++) {
+      const k = this.cursor;
+      let json = chunks[k]!;
+      let changed = false;
+      for (const kind of ["text", "thought"] as const) {
+        const now = target[kind] === k ? text[kind] : "";
+        const was = partsOf(json).filter((p) => kindOf(p) === kind).map((p) => p.text).join("");
+        if (now === was) continue;
+        json = withText(json, kind, now);
+        changed = true;
+      }
+      if (!changed) out += sseEvent(chunks[k]);
+      else if (carries(json)) out += sseEvent(json);
+    }
+    return out;
+  }
+}

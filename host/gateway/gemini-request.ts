@@ -1,0 +1,145 @@
+/**
+ * A Gemini generateContent body in, the hooks' view of it (model.chat.before's payload), and
+ * back. The view: the system instruction as the first system message, then each content in
+ * order (`model` as assistant) with its parts as content parts (a text part as a text part,
+ * every other part shown by a type of its own), its functionCall parts as tool_calls, and each
+ * functionResponse part as a tool message just before the content that carries it. Function
+ * declarations are the view's tools; `generationConfig`'s temperature, topP, maxOutputTokens
+ * and stopSequences its params. Back: only what a hook changed is written, in its place.
+ */
+import { SluiceError } from "../errors/sluice-error.js";
+import type { ChatMessage, ChatRequest, ContentPart } from "../boundary/chat.js";
+import { canonicalJson } from "../pipeline/canonical-json.js";
+import { withKeys } from "../objects/with-keys.js";
+
+type Json = Record<string, any>;
+
+export interface GeminiBody {
+  contents: { role?: string; parts: Json[]; [field: string]: unknown }[];
+  systemInstruction?: { parts?: Json[]; [field: string]: unknown } | string;
+  tools?: Json[];
+  generationConfig?: Json;
+  [field: string]: unknown;
+}
+
+export type GeminiOrigin = { kind: "system" } | { kind: "content"; index: number } | { kind: "function_response"; index: number; part: number };
+export interface GeminiView { request: ChatRequest; origins: GeminiOrigin[] }
+
+function isObject(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function invalid(message: string, param: string): SluiceError {
+  return new SluiceError("REQUEST_INVALID", message, { param });
+}
+
+export function readGeminiBody(body: unknown): GeminiBody {
+  if (!isObject(body)) throw invalid("the request body must be a JSON object", "body");
+  if (!Array.isArray(body.contents) || body.contents.length === 0) throw invalid("contents must be a non-empty array", "contents");
+  body.contents.forEach((c: unknown, i: number) => {
+    if (!isObject(c) || !Array.isArray(c.parts) || !c.parts.every(isObject)) throw invalid(`contents[${i}].parts must be an array of parts (objects)`, `contents[${i}].parts`);
+    if (c.role != null && c.role !== "user" && c.role !== "model" && c.role !== "function") throw invalid(`contents[${i}].role must be user or model`, `contents[${i}].role`);
+  });
+  if (body.systemInstruction != null && typeof body.systemInstruction !== "string" && !(isObject(body.systemInstruction) && (body.systemInstruction.parts == null || Array.isArray(body.systemInstruction.parts)))) {
+    throw invalid("systemInstruction must be a content with parts", "systemInstruction");
+  }
+  if (body.tools != null && !(Array.isArray(body.tools) && body.tools.every(isObject))) throw invalid("tools must be an array of tools (objects)", "tools");
+  if (body.generationConfig != null && !isObject(body.generationConfig)) throw invalid("generationConfig must be an object", "generationConfig");
+  return body as GeminiBody;
+}
+
+/** A Gemini part as a content part: text as a text part (its other fields kept for the way back), any other part whole under a type of its own. */
+function partOf(p: Json): ContentPart {
+  if (typeof p.text === "string" && p.thought !== true) { const { text, ...rest } = p; return { ...rest, type: "text", text }; }
+  return { type: "gemini_part", part: p };
+}
+
+function partBack(p: unknown): Json {
+  if (!isObject(p)) return { text: String(p ?? "") };
+  if (p.type === "gemini_part" && isObject(p.part)) return p.part;
+  const { type: _type, text, ...rest } = p;
+  return { ...rest, text: typeof text === "string" ? text : "" };
+}
+
+function partsBack(content: unknown): Json[] {
+  if (typeof content === "string") return [{ text: content }];
+  if (Array.isArray(content)) return content.map(partBack);
+  return [];
+}
+
+const PARAMS: readonly (readonly [string, string])[] = [["temperature", "temperature"], ["topP", "top_p"], ["maxOutputTokens", "max_tokens"], ["stopSequences", "stop"]];
+
+export function toGeminiView(body: GeminiBody, model: string): GeminiView {
+  const messages: ChatMessage[] = [];
+  const origins: GeminiOrigin[] = [];
+  const system = typeof body.systemInstruction === "string" ? [{ text: body.systemInstruction }] : body.systemInstruction?.parts;
+  if (system && system.length > 0) {
+    messages.push({ role: "system", content: system.map(partOf) });
+    origins.push({ kind: "system" });
+  }
+  body.contents.forEach((c, index) => {
+    c.parts.forEach((p, part) => {
+      if (!isObject(p.functionResponse)) return;
+      const r = p.functionResponse;
+      messages.push({ role: "tool", tool_call_id: String(r.id ?? r.name ?? ""), content: JSON.stringify(r.response ?? {}) });
+      origins.push({ kind: "function_response", index, part });
+    });
+    const calls = c.parts.filter((p) => isObject(p.functionCall)).map((p, i) => ({ id: String(p.functionCall.id ?? `${p.functionCall.name}_${i}`), type: "function" as const, function: { name: String(p.functionCall.name ?? ""), arguments: JSON.stringify(p.functionCall.args ?? {}) } }));
+    messages.push({ role: c.role === "model" ? "assistant" : "user", content: c.parts.map(partOf), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+    origins.push({ kind: "content", index });
+  });
+  const tools = (body.tools ?? []).flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [])).filter((d: Json) => typeof d?.name === "string").map((d: Json) => ({
+    name: d.name as string,
+    ...(typeof d.description === "string" ? { description: d.description } : {}),
+    parameters: (isObject(d.parametersJsonSchema) ? d.parametersJsonSchema : isObject(d.parameters) ? d.parameters : { type: "object", properties: {} }) as Record<string, unknown>,
+  }));
+  const params: Record<string, unknown> = {};
+  const config = body.generationConfig ?? {};
+  for (const [wire, key] of PARAMS) if (config[wire] != null) params[key] = config[wire];
+  return {
+    request: { model, messages, ...(tools.length > 0 ? { tools } : {}), ...(Object.keys(params).length > 0 ? { params } : {}) },
+    origins,
+  };
+}
+
+const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+/** The upstream body: the client's, with each change a hook made written where its view came from. */
+export function toGeminiUpstream(body: GeminiBody, view: GeminiView, effective: ChatRequest): Json {
+  const out: Json = withKeys(body, {});
+  let contents = body.contents;
+  const copy = () => { if (contents === body.contents) contents = contents.slice(); return contents; };
+  const seen = view.request.messages;
+  for (const pass of ["content", "function_response"] as const) {
+    effective.messages.forEach((now, k) => {
+      const origin = view.origins[k];
+      if (!origin || (origin.kind === "function_response" ? "function_response" : "content") !== pass) return;
+      if (same(now.content, seen[k]?.content)) return;
+      if (origin.kind === "system") out.systemInstruction = { ...(typeof body.systemInstruction === "object" ? body.systemInstruction : {}), parts: partsBack(now.content) };
+      else if (origin.kind === "content") copy()[origin.index] = withKeys(contents[origin.index]!, { parts: partsBack(now.content) });
+      else {
+        const c = contents[origin.index]!;
+        const parts = c.parts.slice();
+        const text = typeof now.content === "string" ? now.content : partsBack(now.content).map((p) => p.text ?? "").join("");
+        let response: unknown;
+        try { response = JSON.parse(text); } catch { response = { output: text }; }
+        parts[origin.part] = { ...parts[origin.part], functionResponse: { ...parts[origin.part]!.functionResponse, response: isObject(response) ? response : { output: response } } };
+        copy()[origin.index] = withKeys(c, { parts });
+      }
+    });
+  }
+  const extra = effective.messages.slice(view.origins.length).map((m) => ({ role: m.role === "assistant" ? "model" : "user", parts: partsBack(m.content) }));
+  if (extra.length > 0) copy().push(...extra);
+  if (contents !== body.contents) out.contents = contents;
+  const was = (view.request.params ?? {}) as Json;
+  const now = (effective.params ?? {}) as Json;
+  let config = body.generationConfig;
+  for (const [wire, key] of PARAMS) {
+    if (same(now[key], was[key])) continue;
+    config = { ...(config ?? {}) };
+    if (now[key] === undefined) delete config[wire];
+    else config[wire] = key === "stop" && typeof now[key] === "string" ? [now[key]] : now[key];
+  }
+  if (config !== body.generationConfig) out.generationConfig = config;
+  return out;
+}

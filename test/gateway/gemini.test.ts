@@ -1,0 +1,131 @@
+/**
+ * The gateway's Gemini API (generateContent and streamGenerateContent with alt=sse) seen by
+ * the official @google/genai client (2.32, the last line that runs on Node 20), against a
+ * Gemini stub given without its /v1beta: the same hook guarantees as chat completions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiError, GoogleGenAI, type GenerateContentResponse } from "@google/genai";
+import type { RequestEnvelope } from "../../abi/envelope.js";
+import { createMemoryRecords } from "../../host/index.js";
+import { gatedSource } from "../helpers/gated-source.js";
+import { THOUGHT, THOUGHT_SIGNATURE } from "./gemini-stub.js";
+import { startGateway, type GatewayUnderTest } from "./setup.js";
+
+const records = createMemoryRecords();
+let gw: GatewayUnderTest;
+let ai: GoogleGenAI;
+const seen: RequestEnvelope[] = [];
+beforeAll(async () => {
+  gw = await startGateway({ protocols: true, records, timeoutMs: 5_000 });
+  ai = gw.gemini!.client;
+  gw.host.registerHook("spy", (req) => { seen.push(req); return { kind: "continue" }; });
+});
+afterAll(() => gw.close());
+
+const stub = () => gw.gemini!.stub;
+const WEATHER = { name: "get_weather", description: "Weather of a city", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+
+async function texts(stream: AsyncGenerator<GenerateContentResponse>, onText?: (t: string) => void): Promise<{ texts: string[]; last?: GenerateContentResponse }> {
+  const out: string[] = [];
+  let last: GenerateContentResponse | undefined;
+  for await (const r of stream) {
+    const t = r.text ?? "";
+    if (t !== "") { out.push(t); onText?.(t); }
+    last = r;
+  }
+  return { texts: out, ...(last ? { last } : {}) };
+}
+
+describe("gateway Gemini API with @google/genai", () => {
+  it("answers generateContent with the upstream's answer, the upstream's own key, and shows model.chat.before the system instruction, tools and params", async () => {
+    seen.length = 0;
+    gw.bind([{ id: "spy", hookRef: "spy", point: "model.chat.before" }]);
+    const r = await ai.models.generateContent({ model: "gemini-test", contents: "hello", config: { systemInstruction: "Be brief.", temperature: 0.2, maxOutputTokens: 50 } });
+    expect(r.text).toBe("You said: hello");
+    expect(stub().paths.at(-1)).toBe("/v1beta/models/gemini-test:generateContent");
+    expect(stub().headers.at(-1)?.["x-goog-api-key"]).toBe("gemini-upstream-secret");
+    expect(JSON.stringify(stub().headers.at(-1))).not.toContain(gw.key.key);
+    expect(seen[0]?.payload).toEqual({
+      model: "gemini-test", purpose: "action", stream: false,
+      messages: [{ role: "system", content: [{ type: "text", text: "Be brief." }] }, { role: "user", content: [{ type: "text", text: "hello" }] }],
+      params: { temperature: 0.2, max_tokens: 50 },
+    });
+  });
+
+  it("streams with generateContentStream, the thought and its signature and a function call intact", async () => {
+    gw.bind([]);
+    const stream = await ai.models.generateContentStream({ model: "gemini-test", contents: "weather?", config: { tools: [{ functionDeclarations: [WEATHER] }], thinkingConfig: { includeThoughts: true } } });
+    const parts = [];
+    for await (const r of stream) parts.push(...(r.candidates?.[0]?.content?.parts ?? []));
+    expect(stub().paths.at(-1)).toBe("/v1beta/models/gemini-test:streamGenerateContent?alt=sse");
+    expect(parts[0]).toEqual({ text: THOUGHT, thought: true });
+    expect(parts.filter((p) => p.text !== undefined && !p.thought).map((p) => p.text).join("")).toBe("Let me check.");
+    expect(parts.at(-1)).toEqual({ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: THOUGHT_SIGNATURE });
+  });
+
+  it("redacts the streamed text with pii-redact, the first text reaching the client before the upstream sends the rest", async () => {
+    gw.bind([{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const gate = gatedSource();
+    stub().gate = gate;
+    const { texts: got } = await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "mail alice.smith@example.com [gate]" }), (t) => gate.read(t));
+    expect(gate.order).toEqual(["consumer read", "source sent the rest"]);
+    expect(got.join("")).toBe("You said: mail [email] [gate]");
+    for (const t of got) for (const raw of ["alice", "smith", "exam", "@"]) expect(t).not.toContain(raw);
+  });
+
+  it("shows the client an after hook's rewrite, streamed and not", async () => {
+    gw.bind([{ id: "suffix", point: "model.chat.after", config: { mode: "append", tag: " [checked]" } }]);
+    expect((await ai.models.generateContent({ model: "gemini-test", contents: "hi" })).text).toBe("You said: hi [checked]");
+    const { texts: got } = await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "hi" }));
+    expect(got.join("")).toBe("You said: hi [checked]");
+  });
+
+  it("answers a hook's short circuit as a Gemini answer, streamed and not, without calling the upstream", async () => {
+    gw.bind([{ id: "cached", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: "stop", usage: { input_tokens: 1, output_tokens: 3 } } } }]);
+    const calls = stub().bodies.length;
+    const whole = await ai.models.generateContent({ model: "gemini-test", contents: "again" });
+    expect(whole.text).toBe("from the cache");
+    expect(whole.candidates?.[0]?.finishReason).toBe("STOP");
+    const { texts: got } = await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "again" }));
+    expect(got.join("")).toBe("from the cache");
+    expect(stub().bodies.length).toBe(calls);
+  });
+
+  it("refuses a prompt prompt-guard rejects with a Gemini error the client raises, without calling the upstream", async () => {
+    gw.bind([{ id: "guard", hookRef: "prompt-guard@1.0.0", point: "model.chat.before", config: { deny: ["salary"] } }]);
+    const calls = stub().bodies.length;
+    for (const call of [
+      () => ai.models.generateContent({ model: "gemini-test", contents: "what is the CEO's salary?" }),
+      async () => texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "what is the CEO's salary?" })),
+    ]) {
+      const err = await call().then(() => null, (e) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(403);
+      expect(JSON.parse(err.message)).toMatchObject({ error: { code: 403, status: "PERMISSION_DENIED", message: expect.stringMatching(/deny pattern 0/) } });
+    }
+    expect(stub().bodies.length).toBe(calls);
+  });
+
+  it("answers a wrong key with the Gemini API's 401", async () => {
+    const wrong = new GoogleGenAI({ apiKey: "sk-sluice-wrong", httpOptions: { baseUrl: gw.url } });
+    const err = await wrong.models.generateContent({ model: "gemini-test", contents: "hi" }).then(() => null, (e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(401);
+    expect(err.message).toMatch(/UNAUTHENTICATED/);
+  });
+
+  it("forwards countTokens, which Gemini CLI asks before compressing a conversation", async () => {
+    const counted = await ai.models.countTokens({ model: "gemini-test", contents: "hello" });
+    expect(stub().paths.at(-1)).toBe("/v1beta/models/gemini-test:countTokens");
+    expect(counted.totalTokens).toBe(JSON.stringify(stub().bodies.at(-1)!.contents).length);
+  });
+
+  it("records a streamed call as it records a chat completion", async () => {
+    gw.bind([]);
+    const res = await fetch(`${gw.url}/v1beta/models/gemini-test:streamGenerateContent?alt=sse`, { method: "POST", headers: { "x-goog-api-key": gw.key.key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }) });
+    expect(res.status).toBe(200);
+    await res.text();
+    const id = res.headers.get("x-sluice-operation-id");
+    expect(await records.get(id!)).toMatchObject({ phase: "finished", realStatus: "succeeded", outcome: "succeeded", identity: { operation: "chat", ctx: { spaceId: "space-a", actorId: gw.key.id } } });
+  });
+});
