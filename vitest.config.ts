@@ -15,6 +15,9 @@ const INTEGRATION = [
   "test/postgres/**/*.test.ts",
   "test/multihost/**/*.test.ts",
   "test/adapters/readme-examples.test.ts",
+  "test/agents-door/door-store.contract.test.ts",
+  "test/agents-door/sluice-hook.test.ts",
+  "test/agents-door/two-hosts.test.ts",
   "test/api/logging.test.ts",
   "test/bench/smoke.test.ts",
   "test/cli/authoring.test.ts",
@@ -58,6 +61,8 @@ const INTEGRATION = [
   "test/sandbox/postgres-kv.test.ts",
   "test/sandbox/table-bomb-process.test.ts",
   "test/storage/postgres-engine.test.ts",
+  // The coding-agent CLIs as real clients, each in a loopback-only network namespace.
+  "test/agents/**/*.test.ts",
 ];
 
 const BROWSER = [
@@ -69,6 +74,7 @@ const BROWSER = [
 const INTEGRATION_SETUP = [
   "test/setup/postgres.ts",
   "test/setup/toolchains.ts",
+  "test/setup/agents.ts",
 ];
 
 const BROWSER_SETUP = [

@@ -116,11 +116,13 @@ export function scanStrict(bytes: Uint8Array, options: ScanOptions = {}): ScanRe
       for (let i = 0; i < n; i++) v = (v << 8n) | BigInt(bytes[pos + i]!);
       if (b >= 0xd0) v = BigInt.asIntN(n * 8, v);
       // The smallest form: positive fixint, uint8/16/32 for non-negative values up to 2^32-1,
-      // int64 up to 2^63-1 and uint64 only above; negative fixint, int8/16/32/64 for negatives.
+      // int64 or uint64 (both 8 bytes: encoders differ, the host writes int64) up to 2^63-1 and
+      // uint64 only above; negative fixint, int8/16/32/64 for negatives.
       const fits = v >= 0n
         ? (v < 0x80n ? "fixint" : v <= 0xffn ? 0xcc : v <= 0xffffn ? 0xcd : v <= 0xffffffffn ? 0xce : v <= 0x7fffffffffffffffn ? 0xd3 : 0xcf)
         : (v >= -32n ? "fixint" : v >= -128n ? 0xd0 : v >= -32768n ? 0xd1 : v >= -2147483648n ? 0xd2 : 0xd3);
-      if (fits !== b) throw new Malformed(`the integer ${v} at byte ${at} is not in its smallest form; the ABI's senders write the smallest form`);
+      const eightBytes = fits === 0xd3 && b === 0xcf;
+      if (fits !== b && !eightBytes) throw new Malformed(`the integer ${v} at byte ${at} is not in its smallest form; the ABI's senders write the smallest form`);
     }
     pos += n;
   };

@@ -23,9 +23,26 @@ const log = (msg) => process.stdout.write(`[build] ${msg}\n`);
   }
 }
 
-const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+const compileTypeScript = () => {
+  const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+};
+compileTypeScript();
 log(`typescript compiled (${Date.now() - t0} ms)`);
+
+// The fixed schemas (hook.yaml, a binding input) as Ajv standalone code, so no process
+// compiles them at start. Generated from the compiled schemas; when they changed, the
+// file is rewritten and the TypeScript compiled again.
+{
+  const file = join(root, "host/registry/shape-validators.generated.ts");
+  const { standaloneValidatorsSource } = await import(join(root, "dist/host/registry/standalone-validators.js"));
+  const source = standaloneValidatorsSource();
+  if ((await readFile(file, "utf8").catch(() => "")) !== source) {
+    await writeFile(file, source);
+    compileTypeScript();
+    log(`shape validators regenerated (${Date.now() - t0} ms)`);
+  }
+}
 
 async function list(dir, suffix) {
   try {

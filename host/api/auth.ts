@@ -48,6 +48,8 @@ export async function installBearerAuth(app: FastifyInstance, token: string, tok
     if (request.routeOptions.config?.publicAsset === true) return;
     // Liveness and readiness (http/probes.ts): a status and nothing else.
     if (isProbe(request)) return;
+    // The coding agents' hook door (agents/door.ts) takes a hooks key, never this token.
+    if (request.routeOptions.config?.agentDoor === true) return;
     await failures.check(request, reply);
     const header = request.headers.authorization;
     const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;

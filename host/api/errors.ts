@@ -8,6 +8,7 @@ import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { SluiceError, type ErrorData } from "../errors/sluice-error.js";
 import type { ErrorObject } from "ajv";
 import { explainErrors, problemsText } from "../registry/validation-message.js";
+import { isLookupError } from "../registry/lookup-errors.js";
 import { noteServerError } from "../http/server-errors-log.js";
 import { busyRetryAfter } from "../http/retry-after.js";
 
@@ -50,11 +51,25 @@ export function withoutPaths(text: string, paths: readonly string[]): string {
   return out;
 }
 
+/** How a client of this API lists (or updates) what a registry lookup did not find (or found taken). */
+const ROUTE_HINTS: Partial<Record<ErrorCode, (details: Record<string, unknown>) => string>> = {
+  PLUGIN_NOT_FOUND: () => "list them with GET /api/v1/plugins",
+  BINDING_NOT_FOUND: () => "list them with GET /api/v1/bindings",
+  RELEASE_NOT_FOUND: () => "list them with GET /api/v1/releases",
+  BINDING_CONFLICT: (d) => `update it with PUT /api/v1/bindings/${String(d.binding)}`,
+};
+
+/** The registry's lookup errors with this API's route to list or update what exists; others as they are. */
+export function withRouteHint(err: SluiceError): SluiceError {
+  const hint = isLookupError(err) ? ROUTE_HINTS[err.code]?.(err.details) : undefined;
+  return hint ? new SluiceError(err.code, `${err.message}; ${hint}`, err.details) : err;
+}
+
 /** Installs the error and not-found handlers on `app`; `hidePaths` are folders kept out of messages. */
 export function installErrorHandlers(app: FastifyInstance, options: { hidePaths?: readonly string[] } = {}): void {
   const hide = [...(options.hidePaths ?? [])].filter((p) => p.length > 1).sort((a, b) => b.length - a.length);
   app.setErrorHandler((err, request, reply) => {
-    const error = toSluiceError(err, request);
+    const error = withRouteHint(toSluiceError(err, request));
     const status = ERROR_CODES[error.code].status;
     if (status >= 500) noteServerError(request, err);
     if (error.code === "UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="sluice"');

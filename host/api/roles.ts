@@ -38,8 +38,9 @@ export function requireRoles(app: FastifyInstance): void {
   const list: RouteRole[] = [];
   app.decorate("routeRoles", list);
   app.addHook("onRoute", (route) => {
-    const config = route.config as { role?: unknown; publicAsset?: boolean; probe?: boolean } | undefined;
-    if (config?.publicAsset === true || config?.probe === true) return;
+    const config = route.config as { role?: unknown; publicAsset?: boolean; probe?: boolean; agentDoor?: boolean } | undefined;
+    // The agents' door takes a hooks key, no API token: no role applies (agents/door.ts).
+    if (config?.publicAsset === true || config?.probe === true || config?.agentDoor === true) return;
     if (!isApiRole(config?.role)) {
       throw new Error(`route ${String(route.method)} ${route.url} states no role: add config: { role: "${API_ROLES.join('" | "')}" } to its definition (host/api/roles.ts)`);
     }

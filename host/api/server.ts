@@ -36,6 +36,11 @@ import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "./routes/keys.js";
 import type { GatewayKeys } from "../keys/keys.js";
+import { agentDoor } from "../agents/door.js";
+import { memoryEventLog } from "../agents/event-log.js";
+import { memoryPairing } from "../agents/pairing.js";
+import type { AgentDoorStore } from "../records/agent-door-store.js";
+import { agentStatusRoutes } from "./routes/agents.js";
 import path from "node:path";
 import { ApiTokens } from "../keys/api-tokens.js";
 import type { ApiTokenStore } from "../keys/api-token-store.js";
@@ -63,8 +68,14 @@ export interface ApiOptions {
    * is logged with its cause. `false` turns it off.
    */
   logger?: boolean | Record<string, unknown>;
-  /** Gateway API keys to manage under /api/v1/gateway/keys (gateway mode). */
+  /**
+   * Gateway API keys to manage under /api/v1/gateway/keys. With them the server also opens
+   * the coding agents' hook door, `POST /v1/agent-hooks/{agent}/{event}`, to keys of scope
+   * `hooks` (docs/agents.md), and answers `GET /api/v1/agents/status`.
+   */
   gatewayKeys?: GatewayKeys;
+  /** Where the door pairs tool calls and records the events it answered (the records' database). Default: in memory, bounded. */
+  agentDoor?: Pick<AgentDoorStore, "events" | "pairing">;
   /** The address the server listens on (the Host check allows it). Default 127.0.0.1. */
   host?: string;
   /** More names clients may send in Host (a reverse proxy's, the machine's DNS name). */
@@ -156,7 +167,12 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   metricsSummaryRoutes(app, registry.host.observer.registry);
   fleetRoutes(app, registry, () => listeningUrl(app, options.host ?? "127.0.0.1"));
   consoleRoutes(app);
-  if (options.gatewayKeys) await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys, control });
+  if (options.gatewayKeys) {
+    await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys: options.gatewayKeys, control });
+    const store = options.agentDoor ?? { events: memoryEventLog(), pairing: memoryPairing() };
+    await app.register(agentDoor({ host: registry.host, keys: options.gatewayKeys, store, ...(options.authFailures ? { authFailures: options.authFailures } : {}) }));
+    agentStatusRoutes(app, store.events);
+  }
   return app;
 }
 

@@ -33,12 +33,11 @@ export type ToolEnding =
   | { status: "unknown"; reason: "expired" | "lost" };
 
 export function toolBefore(runner: StageRunner, ctx: CallContext, call: ToolCall, options: { finalCheck?: ServiceCheck } = {}): Promise<BoundaryResult<ToolBeforeOutput>> {
-  return runOperation<unknown, ToolBeforeOutput>(runner, {
-    ...toolSpec(ctx, call, options.finalCheck),
+  return runOperation<unknown, ToolBeforeOutput>(runner, withKeys(toolSpec(ctx, call, options.finalCheck), {
     call: awaitResult,
-    awaiting: (input) => ({ kind: "awaiting", callId: call.callId, arguments: input.arguments as Record<string, unknown> }),
-    output: (after) => ({ kind: "served", callId: call.callId, view: after.view }),
-  });
+    awaiting: (input: Record<string, unknown>): ToolBeforeOutput => ({ kind: "awaiting", callId: call.callId, arguments: input.arguments as Record<string, unknown> }),
+    output: (after: Record<string, unknown>): ToolBeforeOutput => ({ kind: "served", callId: call.callId, view: after.view }),
+  }));
 }
 
 /** What the after request needs of the host: its id (the owner it claims as) and stages for a stored operation. */
@@ -64,14 +63,14 @@ export async function toolAfter(host: ContinueHost, store: OperationStore, opera
   const { record, stored } = claimed;
   const input = stored.input!;
   const call: ToolCall = { toolId: String(input.tool_id), name: String(input.name), schema: input.schema as Record<string, unknown>, arguments: input.arguments as Record<string, unknown>, callId: String(input.call_id) };
-  const ctx: CallContext = withKeys(record.identity.ctx, { ...(options.signal ? { signal: options.signal } : {}), ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) });
+  const ctx: CallContext = withKeys(record.identity.ctx, withKeys(options.signal ? { signal: options.signal } : {}, options.deadline !== undefined ? { deadline: options.deadline } : {}));
   const durationMs = ("durationMs" in ending ? ending.durationMs : undefined) ?? Math.max(0, Date.now() - record.updatedAt);
   const before = beforeOf(stored);
   const facts = { revision: record.revision, called: true, attempts: 1 };
   const resumed: ResumePoint<unknown> = ending.status === "succeeded"
-    ? { continues: true, before, facts: { ...facts, realStatus: "succeeded" }, ending: { real: ending.result, afterPayload: toolAfterPayload(call, ending.result, durationMs, []) } }
+    ? { continues: true, before, facts: withKeys(facts, { realStatus: "succeeded" as const }), ending: { real: ending.result, afterPayload: toolAfterPayload(call, ending.result, durationMs, []) } }
     : {
-      continues: true, before, facts: { ...facts, realStatus: ending.status },
+      continues: true, before, facts: withKeys(facts, { realStatus: ending.status }),
       ending: {
         input, durationMs, realStatus: ending.status,
         error: ending.status === "failed"
@@ -79,11 +78,10 @@ export async function toolAfter(host: ContinueHost, store: OperationStore, opera
           : { code: "OPERATION_RESULT_MISSING", message: `tool ${call.toolId}'s result never came (${ending.reason}): whether it ran is unknown` },
       },
     };
-  return runOperation<unknown, ToolOutput>({ begin: () => host.resumeStages(record, ctx) }, {
-    ...toolSpec(ctx, call),
+  return runOperation<unknown, ToolOutput>({ begin: () => host.resumeStages(record, ctx) }, withKeys(toolSpec(ctx, call), {
     payload: {},
     call: callOnce(() => Promise.reject(new Error("unreachable: the caller ran this call"))),
-    output: (after) => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
+    output: (after: Record<string, unknown>): ToolOutput => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
     resumed,
-  });
+  }));
 }

@@ -81,9 +81,8 @@ export function tool(
   execute: (args: Record<string, unknown>, op: OperationContext) => Promise<unknown>,
   options: BoundaryOptions & { finalCheck?: ServiceCheck } = {},
 ): Promise<BoundaryResult<ToolOutput>> {
-  return runOperation<unknown, ToolOutput>(runner, {
-    ...toolSpec(ctx, call, options.finalCheck),
+  return runOperation<unknown, ToolOutput>(runner, withKeys(toolSpec(ctx, call, options.finalCheck), {
     call: callOnce((input, op) => execute(input.arguments as Record<string, unknown>, op), options.retries),
-    output: (after) => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
-  });
+    output: (after: Record<string, unknown>): ToolOutput => ({ status: after.status as ToolOutput["status"], view: after.view, callId: call.callId }),
+  }));
 }

@@ -1,6 +1,6 @@
 /**
  * The exit codes of `sluice`, one per kind of failure, so scripts can tell a typo from a
- * refusal from a server that is down. Documented in README.md ("CLI conventions").
+ * refusal from a server that is down. Documented in docs/cli.md ("Conventions").
  */
 export const EXIT = {
   /** Done. */

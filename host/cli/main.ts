@@ -2,7 +2,7 @@
 /** `sluice`: scaffold, build, test and manage WebAssembly hook plugins. */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { COMMANDS } from "./commands/index.js";
+import { COMMANDS, invokedCommand } from "./commands/index.js";
 import { EXIT } from "./exit-codes.js";
 import { reportError, reportErrorJson } from "./output.js";
 
@@ -17,9 +17,27 @@ const program = new Command("sluice")
   .exitOverride((err) => {
     process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
   });
-for (const register of COMMANDS) register(program);
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+// A reader that stops reading (`sluice call … | head`) ends the output quietly: what it
+// did not read is not an error to report, on either stream.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+    throw err;
+  });
+}
+
+async function main(): Promise<void> {
+  const invoked = invokedCommand(process.argv.slice(2));
+  // Every command is listed (help, did-you-mean); only the one being run loads its module.
+  for (const entry of COMMANDS) {
+    const cmd = program.command(entry.usage).description(entry.description);
+    if (cmd.name() === invoked) (await entry.load())(cmd);
+  }
+  await program.parseAsync(process.argv);
+}
+
+main().catch((err: unknown) => {
   // --json asked for JSON on stdout: a failure is JSON there too (and nothing on stderr).
   process.exitCode = process.argv.slice(2).includes("--json") ? reportErrorJson(err) : reportError(err);
 });

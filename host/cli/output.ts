@@ -68,6 +68,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   PLUGIN_NOT_FOUND: "upload it first with `sluice upload <dir>`; `sluice list plugins` shows what is stored",
   PLUGIN_CONFIG_INVALID: "fix --config so it matches the plugin's config_schema (see `sluice list plugins --json`)",
   BINDING_NOT_FOUND: "`sluice list bindings` shows the binding ids",
+  BINDING_CONFLICT: "change it with `sluice binding set <id> …` (the fields given change, the others stay), or pick another --id",
   RELEASE_NOT_FOUND: "`sluice list releases` shows the revisions",
   OPERATION_NOT_FOUND: "`sluice operations` lists the recorded operations",
   ID_INVALID: "ids are lowercase letters, digits and dashes; versions are semver like 1.0.0; refs are id@version",

@@ -17,6 +17,7 @@ import type { EmittedChunk } from "../boundary/stream.js";
 import type { AnthropicFacts, RawEvent, TextChannel } from "./anthropic-upstream.js";
 import { ownMessageId, stopReasonOf } from "./anthropic-response.js";
 import { usageView } from "../boundary/chat.js";
+import { withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
@@ -102,7 +103,7 @@ export class AnthropicRelay {
     const index = this.index.get(json.index) ?? json.index;
     if (ev.type === "content_block_start") this.open = { index, type: String(json.content_block?.type) };
     if (ev.type === "content_block_stop" && this.open?.index === index) this.open = undefined;
-    return index === json.index ? namedEvent(ev.type, ev.data) : event({ ...json, index });
+    return index === json.index ? namedEvent(ev.type, ev.data) : event(withKeys(json, { index }));
   }
 
   private withText(ev: RawEvent, text: string): string {
@@ -111,12 +112,12 @@ export class AnthropicRelay {
     if (ev.type === "content_block_start") {
       this.index.set(json.index, this.nextIndex);
       const field = ev.channel === "content" ? "text" : "thinking";
-      const out = event({ ...json, index: this.nextIndex, content_block: { ...json.content_block, [field]: text } });
+      const out = event(withKeys(json, { index: this.nextIndex, content_block: withKeys(json.content_block ?? {}, { [field]: text }) }));
       this.open = { index: this.nextIndex++, type: String(json.content_block?.type) };
       return out;
     }
     const field = ev.channel === "content" ? "text" : "thinking";
-    return event({ ...json, index, delta: { ...json.delta, [field]: text } });
+    return event(withKeys(json, { index, delta: withKeys(json.delta ?? {}, { [field]: text }) }));
   }
 
   /** A short-circuit answer's own message: its text as one text block; the rest at {@link finish}. */

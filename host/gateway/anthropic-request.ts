@@ -16,7 +16,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest, ContentPart } from "../boundary/chat.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
-import { withKeys } from "../objects/with-keys.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
@@ -142,12 +142,12 @@ export function toAnthropicUpstream(body: AnthropicBody, view: AnthropicView, ef
       if (!origin || (origin.kind === "tool_result" ? "tool_result" : "message") !== pass) return;
       if (same(now.content, seen[k]?.content)) return;
       if (origin.kind === "system") out.system = wireContent(now.content);
-      else if (origin.kind === "message") copy()[origin.index] = { ...messages[origin.index]!, content: wireContent(now.content) };
+      else if (origin.kind === "message") copy()[origin.index] = withChanges(messages[origin.index]!, { content: wireContent(now.content) });
       else {
         const m = messages[origin.index]!;
         const blocks = (m.content as Json[]).slice();
         blocks[origin.block] = withKeys(blocks[origin.block]!, { content: wireContent(now.content) });
-        copy()[origin.index] = { ...m, content: blocks };
+        copy()[origin.index] = withChanges(m, { content: blocks });
       }
     });
   }

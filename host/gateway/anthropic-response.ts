@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatResponse } from "../boundary/chat.js";
 import { answerText, usageView } from "../boundary/chat.js";
 import { fromMessage } from "./anthropic-upstream.js";
+import { withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
@@ -31,8 +32,8 @@ function rewrite(blocks: Json[], type: "text" | "thinking", text: string): Json[
   const out: Json[] = [];
   for (const b of blocks) {
     if (b?.type !== type) { out.push(b); continue; }
-    if (first) out.push({ ...b, [field]: text });
-    else if (type === "thinking") out.push({ ...b, thinking: "" });
+    if (first) out.push(withKeys(b, { [field]: text }));
+    else if (type === "thinking") out.push(withKeys(b, { thinking: "" }));
     first = false;
   }
   if (first && text !== "") out.unshift({ type, [field]: text });
@@ -45,7 +46,7 @@ export function toMessage(upstream: Json | undefined, model: string, out: ChatRe
     let content = upstream.content as Json[];
     if (answerText(out.content) !== answerText(real.content)) content = rewrite(content, "text", answerText(out.content));
     if ((out.reasoning_content ?? "") !== (real.reasoning_content ?? "")) content = rewrite(content, "thinking", out.reasoning_content ?? "");
-    return content === upstream.content ? upstream : { ...upstream, content };
+    return content === upstream.content ? upstream : withKeys(upstream, { content });
   }
   const usage = usageView(out.usage);
   const content: Json[] = [];

@@ -156,12 +156,12 @@ async function* wholeMessage(message: Json, facts: AnthropicFacts): AsyncGenerat
     return chunk;
   };
   const { content, stop_reason, stop_sequence, usage, ...start } = message;
-  yield emit({ type: "message_start", message: { ...start, content: [], stop_reason: null, stop_sequence: null, usage } }, { usage: usageOf(usage), ...(typeof message.id === "string" ? { provider_request_id: message.id } : {}) });
+  yield emit({ type: "message_start", message: withKeys(start, { content: [], stop_reason: null, stop_sequence: null, usage }) }, { usage: usageOf(usage), ...(typeof message.id === "string" ? { provider_request_id: message.id } : {}) });
   let tool = 0;
   for (const [index, block] of (content as Json[]).entries()) {
     facts.blocks.set(index, String(block.type));
     if (block.type === "text") {
-      yield emit({ type: "content_block_start", index, content_block: { ...block, text: "" } }, {});
+      yield emit({ type: "content_block_start", index, content_block: withKeys(block, { text: "" }) }, {});
       yield emit({ type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } }, { delta: String(block.text ?? "") }, "content", String(block.text ?? ""));
     } else if (block.type === "thinking") {
       yield emit({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }, {});
@@ -169,13 +169,13 @@ async function* wholeMessage(message: Json, facts: AnthropicFacts): AsyncGenerat
       yield emit({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } }, {});
     } else if (block.type === "tool_use") {
       const delta: ToolCallDelta = { index: tool++, id: String(block.id ?? ""), function: { name: String(block.name ?? ""), arguments: JSON.stringify(block.input ?? {}) } };
-      yield emit({ type: "content_block_start", index, content_block: { ...block, input: {} } }, { tool_calls: [delta] });
+      yield emit({ type: "content_block_start", index, content_block: withKeys(block, { input: {} }) }, { tool_calls: [delta] });
       yield emit({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input ?? {}) } }, {});
     } else {
       yield emit({ type: "content_block_start", index, content_block: block }, {});
     }
     yield emit({ type: "content_block_stop", index }, {});
   }
-  yield emit({ type: "message_delta", delta: { stop_reason, stop_sequence: stop_sequence ?? null }, usage: { output_tokens: usage?.output_tokens ?? 0 } }, { ...(typeof stop_reason === "string" ? { finish_reason: stop_reason } : {}), usage: usageOf(usage) });
+  yield emit({ type: "message_delta", delta: { stop_reason, stop_sequence: stop_sequence ?? null }, usage: { output_tokens: usage?.output_tokens ?? 0 } }, typeof stop_reason === "string" ? { finish_reason: stop_reason, usage: usageOf(usage) } : { usage: usageOf(usage) });
   yield emit({ type: "message_stop" }, {});
 }

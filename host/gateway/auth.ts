@@ -29,6 +29,11 @@ export async function authenticate(keys: GatewayKeys, request: FastifyRequest, r
     const given = key !== null || request.headers.authorization !== undefined;
     throw new SluiceError("GATEWAY_KEY_INVALID", given ? "the API key is unknown or revoked" : "no API key: send Authorization: Bearer sk-sluice-... (or x-api-key, x-goog-api-key)", {});
   }
+  // A hooks key sits in agents' settings on developers' machines: it opens the hook door only.
+  if (record.scope !== "gateway") {
+    await failures.fail(request);
+    throw new SluiceError("GATEWAY_KEY_INVALID", `the API key has scope ${record.scope}: it opens the coding agents' hook door only, not the model gateway (make one with sluice keys create --space S)`, {});
+  }
   callers.set(request, record);
 }
 

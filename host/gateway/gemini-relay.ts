@@ -10,6 +10,7 @@ import type { EmittedChunk } from "../boundary/stream.js";
 import type { GeminiFacts } from "./gemini-upstream.js";
 import { partsOf } from "./gemini-upstream.js";
 import { sseEvent } from "./sse.js";
+import { withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 type Kind = "text" | "thought";
@@ -23,12 +24,12 @@ function withText(json: Json, kind: Kind, text: string): Json {
   let placed = false;
   for (const p of parts) {
     if (kindOf(p) !== kind) { out.push(p); continue; }
-    if (!placed && text !== "") out.push({ ...p, text });
+    if (!placed && text !== "") out.push(withKeys(p, { text }));
     placed = true;
   }
   if (!placed && text !== "") out.unshift(kind === "thought" ? { text, thought: true } : { text });
   const [first, ...rest] = json.candidates ?? [{}];
-  return { ...json, candidates: [{ ...first, content: { role: "model", ...(first?.content ?? {}), parts: out } }, ...rest] };
+  return withKeys(json, { candidates: [withKeys(first ?? {}, { content: { role: "model", ...(first?.content ?? {}), parts: out } }), ...rest] });
 }
 
 function carries(json: Json): boolean {

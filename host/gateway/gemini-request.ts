@@ -50,7 +50,7 @@ export function readGeminiBody(body: unknown): GeminiBody {
 
 /** A Gemini part as a content part: text as a text part (its other fields kept for the way back), any other part whole under a type of its own. */
 function partOf(p: Json): ContentPart {
-  if (typeof p.text === "string" && p.thought !== true) { const { text, ...rest } = p; return { ...rest, type: "text", text }; }
+  if (typeof p.text === "string" && p.thought !== true) { const { text, ...rest } = p; return withKeys(rest, { type: "text" as const, text }); }
   return { type: "gemini_part", part: p };
 }
 
@@ -58,7 +58,7 @@ function partBack(p: unknown): Json {
   if (!isObject(p)) return { text: String(p ?? "") };
   if (p.type === "gemini_part" && isObject(p.part)) return p.part;
   const { type: _type, text, ...rest } = p;
-  return { ...rest, text: typeof text === "string" ? text : "" };
+  return withKeys(rest, { text: typeof text === "string" ? text : "" });
 }
 
 function partsBack(content: unknown): Json[] {
@@ -115,7 +115,7 @@ export function toGeminiUpstream(body: GeminiBody, view: GeminiView, effective: 
       const origin = view.origins[k];
       if (!origin || (origin.kind === "function_response" ? "function_response" : "content") !== pass) return;
       if (same(now.content, seen[k]?.content)) return;
-      if (origin.kind === "system") out.systemInstruction = { ...(typeof body.systemInstruction === "object" ? body.systemInstruction : {}), parts: partsBack(now.content) };
+      if (origin.kind === "system") out.systemInstruction = withKeys((typeof body.systemInstruction === "object" ? body.systemInstruction : undefined) ?? {}, { parts: partsBack(now.content) });
       else if (origin.kind === "content") copy()[origin.index] = withKeys(contents[origin.index]!, { parts: partsBack(now.content) });
       else {
         const c = contents[origin.index]!;
@@ -123,7 +123,8 @@ export function toGeminiUpstream(body: GeminiBody, view: GeminiView, effective: 
         const text = typeof now.content === "string" ? now.content : partsBack(now.content).map((p) => p.text ?? "").join("");
         let response: unknown;
         try { response = JSON.parse(text); } catch { response = { output: text }; }
-        parts[origin.part] = { ...parts[origin.part], functionResponse: { ...parts[origin.part]!.functionResponse, response: isObject(response) ? response : { output: response } } };
+        const part = parts[origin.part];
+        parts[origin.part] = withKeys(part ?? {}, { functionResponse: withKeys(part!.functionResponse ?? {}, { response: isObject(response) ? response : { output: response } }) });
         copy()[origin.index] = withKeys(c, { parts });
       }
     });

@@ -20,6 +20,7 @@ import { clientSignal } from "./client-signal.js";
 import { sseEvent, writeFrame } from "./sse.js";
 import { logUnfinishedRecord } from "./unfinished-record.js";
 import type { Upstream } from "./upstream.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
@@ -35,13 +36,13 @@ function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse):
     let thought = false;
     for (const p of upstream.candidates?.[0]?.content?.parts ?? []) {
       if (typeof p?.text !== "string") { parts.push(p); continue; }
-      if (p.thought === true) { if (!thought && out.reasoning_content) parts.push({ ...p, text: out.reasoning_content }); thought = true; continue; }
-      if (!text && answerText(out.content) !== "") parts.push({ ...p, text: answerText(out.content) });
+      if (p.thought === true) { if (!thought && out.reasoning_content) parts.push(withKeys(p, { text: out.reasoning_content })); thought = true; continue; }
+      if (!text && answerText(out.content) !== "") parts.push(withKeys(p, { text: answerText(out.content) }));
       text = true;
     }
     if (!text && answerText(out.content) !== "") parts.push({ text: answerText(out.content) });
     const [first, ...rest] = upstream.candidates;
-    return { ...upstream, candidates: [{ ...first, content: { ...first.content, parts } }, ...rest] };
+    return withKeys(upstream, { candidates: [withKeys(first, { content: withKeys(first.content ?? {}, { parts }) }), ...rest] });
   }
   if (out.reasoning_content) parts.push({ text: out.reasoning_content, thought: true });
   if (answerText(out.content) !== "") parts.push({ text: answerText(out.content) });
@@ -89,7 +90,7 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
       }
       const result = await stream.result;
       logUnfinishedRecord(reply, result.facts);
-      if (result.ok && facts.chunks.length === 0) await writeFrame(res, sseEvent(toAnswer(undefined, model, { ...result.output, content: own === "" ? result.output.content : own })));
+      if (result.ok && facts.chunks.length === 0) await writeFrame(res, sseEvent(toAnswer(undefined, model, withChanges(result.output, { content: own === "" ? result.output.content : own }))));
     } catch (err) {
       // Headers are sent: the error travels as one more event, which @google/genai raises.
       await writeFrame(res, sseEvent(geminiStreamError(reply, err)));

@@ -32,6 +32,7 @@ import { ResponseEvents, responseIds, toResponse } from "./responses-output.js";
 import { writeFrame } from "./sse.js";
 import type { Upstream } from "./upstream.js";
 import { logUnfinishedRecord } from "./unfinished-record.js";
+import { withChanges } from "../objects/with-keys.js";
 
 /** Whether a binding that may change the answer runs on this call's chunks or answer. */
 function governed(host: Host, ctx: CallContext, model: string): boolean {
@@ -55,7 +56,7 @@ function withDroppedTools(view: ChatRequest, dropped: readonly DroppedItem[]): C
     description: `not forwarded: a ${d.type} tool, which the chat-completions upstream cannot run`,
     parameters: { type: "object", properties: {} },
   }));
-  return tools.length === 0 ? view : { ...view, tools: [...(view.tools ?? []), ...tools] };
+  return tools.length === 0 ? view : withChanges(view, { tools: [...(view.tools ?? []), ...tools] });
 }
 
 export function responses(host: Host, upstream: Upstream) {

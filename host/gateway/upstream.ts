@@ -16,6 +16,7 @@ import type { UpstreamConfig } from "./options.js";
 import type { UpstreamProtocol } from "./upstream-url.js";
 import { sanitiseUpstreamError } from "./upstream-error.js";
 import { upstreamRetryAfter } from "../http/retry-after.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /** An upstream error body is read up to this much; the rest is not needed to explain it. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
@@ -123,7 +124,7 @@ export class Upstream {
 
   /** `headers`: the client's protocol headers passed on (anthropic-version, anthropic-beta); the key is always the gateway's own. */
   private async post(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Answer> {
-    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: headers ? { ...headers, ...this.headers } : this.headers, body: JSON.stringify(body), signal });
+    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: headers ? withKeys(headers, this.headers) : this.headers, body: JSON.stringify(body), signal });
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readCapped(res, ERROR_BODY_MAX_BYTES, path).catch(() => "");
     let raw: unknown;

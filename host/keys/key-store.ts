@@ -14,7 +14,13 @@ export interface GatewayKeyRow {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  /** What the key opens: `gateway` (the model gateway) or `hooks` (the coding agents' hook door, and nothing else). */
+  scope: KeyScope;
 }
+
+/** What a key opens; a key opens exactly one of them. */
+export const KEY_SCOPES = ["gateway", "hooks"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export interface GatewayKeyStore {
   /** Inserts a new key; ids and hashes are unique (a duplicate is a STORE_UNAVAILABLE failure, never a silent overwrite). */

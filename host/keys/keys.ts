@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { SluiceError } from "../errors/sluice-error.js";
-import type { GatewayKeyRow, GatewayKeyStore } from "./key-store.js";
+import { KEY_SCOPES, type GatewayKeyRow, type GatewayKeyStore, type KeyScope } from "./key-store.js";
 import { openSqliteKeyStore } from "./sqlite-key-store.js";
 
 /** Every gateway key starts with it, so leaked keys are easy to recognise and scan for. */
@@ -52,16 +52,20 @@ export class GatewayKeys {
     this.store = typeof storeOrPath === "string" || storeOrPath instanceof Database ? openSqliteKeyStore(storeOrPath) : storeOrPath;
   }
 
-  /** Creates a key for a space. The plaintext `key` is returned here and never again. */
-  async create(input: { spaceId: string; name?: string | null }): Promise<{ key: string; record: GatewayKeyRecord }> {
+  /** Creates a key for a space (scope `gateway` unless given). The plaintext `key` is returned here and never again. */
+  async create(input: { spaceId: string; name?: string | null; scope?: KeyScope }): Promise<{ key: string; record: GatewayKeyRecord }> {
     if (typeof input.spaceId !== "string" || !SPACE_ID_PATTERN.test(input.spaceId) || input.spaceId.includes("..")) {
       throw new SluiceError("ID_INVALID", `space id ${JSON.stringify(String(input.spaceId).slice(0, 80))} is invalid: use 1-128 characters of letters, digits, ".", "_" and "-" (no "..")`, { field: "space_id" });
     }
     if (input.name != null && (typeof input.name !== "string" || input.name.length > 200)) {
       throw new SluiceError("REQUEST_INVALID", "a key's name must be a string of at most 200 characters", { field: "name" });
     }
+    const scope = input.scope ?? "gateway";
+    if (!(KEY_SCOPES as readonly unknown[]).includes(scope)) {
+      throw new SluiceError("REQUEST_INVALID", `a key's scope must be one of ${KEY_SCOPES.join(", ")}, got ${JSON.stringify(String(scope).slice(0, 40))}`, { field: "scope" });
+    }
     const key = GATEWAY_KEY_PREFIX + randomBytes(32).toString("base64url");
-    const record: GatewayKeyRecord = { id: `gk_${randomBytes(9).toString("base64url")}`, spaceId: input.spaceId, name: input.name ?? null, prefix: key.slice(0, GATEWAY_KEY_PREFIX.length + 4), createdAt: new Date().toISOString(), revokedAt: null };
+    const record: GatewayKeyRecord = { id: `gk_${randomBytes(9).toString("base64url")}`, spaceId: input.spaceId, name: input.name ?? null, prefix: key.slice(0, GATEWAY_KEY_PREFIX.length + 4), createdAt: new Date().toISOString(), revokedAt: null, scope };
     await this.store.insert(record, sha256(key));
     return { key, record };
   }

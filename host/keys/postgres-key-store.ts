@@ -2,9 +2,9 @@
 import { postgresGuarded, type PostgresEngine } from "../storage/postgres.js";
 import type { GatewayKeyRow, GatewayKeyStore } from "./key-store.js";
 
-type Row = { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null };
-const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at";
-const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at });
+type Row = { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null; scope: string };
+const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at, scope";
+const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at, scope: r.scope === "hooks" ? "hooks" : "gateway" });
 
 const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`gateway keys: ${what}`, fn);
 
@@ -19,8 +19,8 @@ export const POSTGRES_GENERATION_LEASE_MS = 250;
 export function postgresKeyStore(db: PostgresEngine): GatewayKeyStore {
   return {
     insert: (row, sha256) => guard("insert", async () => {
-      await db.query("INSERT INTO gateway_keys (id, space_id, name, prefix, sha256, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        [row.id, row.spaceId, row.name, row.prefix, sha256, row.createdAt, row.revokedAt]);
+      await db.query("INSERT INTO gateway_keys (id, space_id, name, prefix, sha256, created_at, revoked_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        [row.id, row.spaceId, row.name, row.prefix, sha256, row.createdAt, row.revokedAt, row.scope]);
     }),
     byHash: (sha256) => guard("lookup", async () => {
       const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM gateway_keys WHERE sha256 = $1 AND revoked_at IS NULL`, [sha256]);

@@ -27,6 +27,10 @@ export const GATEWAY_KEY_MIGRATIONS: MigrationSet = {
         INSERT INTO gateway_key_generation (id, n) VALUES (1, 0);
         CREATE TRIGGER gateway_keys_revoked AFTER UPDATE ON gateway_keys BEGIN UPDATE gateway_key_generation SET n = n + 1 WHERE id = 1; END;
         CREATE TRIGGER gateway_keys_deleted AFTER DELETE ON gateway_keys BEGIN UPDATE gateway_key_generation SET n = n + 1 WHERE id = 1; END;`,
+    }, {
+      // Keys made before scopes existed open the gateway, as they always did.
+      version: 3, name: "gateway key scope",
+      sql: `ALTER TABLE gateway_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'gateway';`,
     }],
     postgres: [{
       version: 1, name: "gateway keys",
@@ -43,13 +47,16 @@ export const GATEWAY_KEY_MIGRATIONS: MigrationSet = {
           'BEGIN UPDATE gateway_key_generation SET n = n + 1 WHERE id = 1; RETURN NULL; END';
         CREATE TRIGGER gateway_keys_changed AFTER UPDATE OR DELETE OR TRUNCATE ON gateway_keys
           FOR EACH STATEMENT EXECUTE FUNCTION gateway_keys_bump_generation();`,
+    }, {
+      version: 3, name: "gateway key scope",
+      sql: `ALTER TABLE gateway_keys ADD COLUMN scope TEXT NOT NULL DEFAULT 'gateway';`,
     }],
   },
 };
 
-interface Row { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null }
-const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at });
-const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at";
+interface Row { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null; scope: string }
+const rowOf = (r: Row): GatewayKeyRow => ({ id: r.id, spaceId: r.space_id, name: r.name, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at, scope: r.scope === "hooks" ? "hooks" : "gateway" });
+const COLUMNS = "id, space_id, name, prefix, created_at, revoked_at, scope";
 
 /** Opens the key table in `pathOrDb` (a file, or an open database whose owner closes it). */
 export function openSqliteKeyStore(pathOrDb: string | Database.Database): GatewayKeyStore {
@@ -63,7 +70,7 @@ export function openSqliteKeyStore(pathOrDb: string | Database.Database): Gatewa
     try { migrateSqlite(db, [GATEWAY_KEY_MIGRATIONS]); } catch (err) { throw sqliteStoreError(err, "gateway keys: migrating the database"); }
   }
   const q = {
-    insert: db.prepare<[string, string, string | null, string, string, string]>("INSERT INTO gateway_keys (id, space_id, name, prefix, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+    insert: db.prepare<[string, string, string | null, string, string, string, string]>("INSERT INTO gateway_keys (id, space_id, name, prefix, sha256, created_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     byHash: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM gateway_keys WHERE sha256 = ? AND revoked_at IS NULL`),
     byId: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM gateway_keys WHERE id = ?`),
     all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM gateway_keys ORDER BY created_at, id`),
@@ -75,7 +82,7 @@ export function openSqliteKeyStore(pathOrDb: string | Database.Database): Gatewa
     throw new SluiceError("STORE_UNAVAILABLE", `gateway keys: ${what} failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err });
   });
   return {
-    insert: (row, sha256) => guard("insert", () => { q.insert.run(row.id, row.spaceId, row.name, row.prefix, sha256, row.createdAt); }),
+    insert: (row, sha256) => guard("insert", () => { q.insert.run(row.id, row.spaceId, row.name, row.prefix, sha256, row.createdAt, row.scope); }),
     byHash: (sha256) => guard("lookup", () => { const r = q.byHash.get(sha256); return r && rowOf(r); }),
     byId: (id) => guard("lookup", () => { const r = q.byId.get(id); return r && rowOf(r); }),
     list: (spaceId) => guard("list", () => (spaceId === undefined ? q.all.all() : q.inSpace.all(spaceId)).map(rowOf)),

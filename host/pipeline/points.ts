@@ -340,13 +340,13 @@ export function isPointName(name: string): name is PointName {
  * The declaration of one point.
  * @example getPoint("tool.before").patchable // ["/arguments"]
  */
-/** The before point whose hooks pair with `point`'s (its carries, its short-circuit's unwinding); undefined for a point that pairs with none. */
-export function pairedBefore(point: PointName): PointName | undefined {
-  return getPoint(point).pairsWith as PointName | undefined;
-}
-
 export function getPoint(name: PointName): PointSpec {
   const spec = byName.get(name);
   if (!spec) throw new SluiceError("CONFIG_INVALID", `unknown hook point "${name}"; known points: ${POINT_NAMES.join(", ")}`);
   return spec;
+}
+
+/** The before point whose hooks pair with `point`'s (its carries, its short-circuit's unwinding); undefined for a point that pairs with none. */
+export function pairedBefore(point: PointName): PointName | undefined {
+  return getPoint(point).pairsWith as PointName | undefined;
 }

@@ -2,19 +2,17 @@
  * A binding as a client writes it, checked once into a complete {@link BindingSpec}:
  * shape by JSON Schema, then what only the plugin can say (its points and config schema).
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { BindingMatch } from "../pipeline/bindings.js";
 import type { BindingInput } from "../pipeline/release.js";
 import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { checkConfig } from "./config-schema.js";
 import { checkBindingId, parseHookRef } from "./ids.js";
+import { validateBindingInputShape as validateShape } from "./shape-validators.generated.js";
 import { explainErrors, problemsText } from "./validation-message.js";
 import type { BindingSpec, MatchSpec, PluginRecord, ReleaseBinding } from "./records.js";
 
 export { BINDING_INPUT_SCHEMA };
-
-const validateShape = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }).compile(BINDING_INPUT_SCHEMA);
 
 /** Checks `input` against the schema and the plugin it refers to; `find` looks plugins up. */
 export function resolveBindingInput(input: unknown, find: (id: string, version: string) => PluginRecord | undefined): BindingSpec {

@@ -9,7 +9,8 @@
  * before Ajv sees them, and each check runs under a work budget (validation-budget.ts),
  * so no schema can make a binding write stall the process.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { linearRegExp } from "./linear-regexp.js";
@@ -22,7 +23,12 @@ import { chargeComment, instrument, withinBudget } from "./validation-budget.js"
 // first error is reported, and a failing check stops there instead of building an error
 // object per value (ten times the work on a hostile config). logger: false, so an
 // author's unknown formats do not write to the operator's console.
-const ajv = new Ajv2020({ allErrors: false, strict: false, addUsedSchema: false, allowUnionTypes: true, logger: false, code: { regExp: linearRegExp }, $comment: chargeComment });
+// Made on the first config schema: a command or process that checks none does not load Ajv.
+let ajv: Ajv2020 | undefined;
+function ajvOf(): Ajv2020 {
+  ajv ??= new (createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020({ allErrors: false, strict: false, addUsedSchema: false, allowUnionTypes: true, logger: false, code: { regExp: linearRegExp }, $comment: chargeComment });
+  return ajv;
+}
 const cache = new Map<string, ValidateFunction>();
 const CACHE_MAX = 256;
 
@@ -33,7 +39,7 @@ export function compileConfigSchema(schema: unknown): ValidateFunction {
   let validate = cache.get(key);
   if (validate) return validate;
   try {
-    validate = ajv.compile(instrument(withScalarItemTypes(schema)) as object);
+    validate = ajvOf().compile(instrument(withScalarItemTypes(schema)) as object);
   } catch (err) {
     throw new SluiceError("MANIFEST_INVALID", `config_schema is not a usable JSON Schema (draft 2020-12, patterns in RE2 syntax: no lookaround or backreferences): ${(err as Error).message}`, { field: "config_schema" });
   }

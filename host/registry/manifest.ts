@@ -3,24 +3,24 @@
  * may write at each point, what it needs, and what it promises (abi/README.md §4.3,
  * SECURITY.md on the capability boundary). Parsed defensively: the text comes from whoever uploads.
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { parseDocument, visit } from "yaml";
 import { SUPPORTED_ABI } from "../../abi/version.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import type { Grants } from "../engine/hooks.js";
-import { getPoint, POINT_NAMES, type PointName } from "../pipeline/points.js";
-import { CAPABILITIES, type Capability } from "../sandbox/capabilities.js";
+import { getPoint, type PointName } from "../pipeline/points.js";
+import type { Capability } from "../sandbox/capabilities.js";
 import type { PluginLimits } from "../sandbox/limits.js";
 import { SHAPE_LIMIT_KEYS } from "../sandbox/loader/module-limits.js";
-import { BINDING_INPUT_SCHEMA } from "./binding-schema.js";
 import { compileConfigSchema } from "./config-schema.js";
-import { PLUGIN_ID_PATTERN, SEMVER_PATTERN } from "./ids.js";
+import { GUEST_LANGUAGES, MANIFEST_SCHEMA } from "./manifest-schema.js";
+import { validateManifestShape as validateShape } from "./shape-validators.generated.js";
 import { explainErrors, problemsText } from "./validation-message.js";
 import { MANIFEST_MAX_NESTING, yamlNestingBound } from "./yaml-depth.js";
 
 /** A manifest larger than this is refused before it is parsed. */
 export const MANIFEST_MAX_BYTES = 64 * 1024;
 export { MANIFEST_MAX_NESTING } from "./yaml-depth.js";
+export { GUEST_LANGUAGES, MANIFEST_SCHEMA };
 
 /** What a binding does when its hook fails: stop the operation (fail-closed) or go on without it (fail-open). */
 export type FailurePolicy = "fail-closed" | "fail-open";
@@ -70,8 +70,6 @@ export interface Manifest {
   bindings?: ManifestBinding[];
 }
 
-/** The languages `sluice build` compiles. */
-export const GUEST_LANGUAGES = ["assemblyscript", "rust", "c"] as const;
 export type GuestLanguage = (typeof GUEST_LANGUAGES)[number];
 
 /** A binding in hook.yaml's `bindings` section: a binding input without hook_ref; id defaults to `<plugin>-<point>`. */
@@ -80,69 +78,6 @@ export interface ManifestBinding {
   point: PointName;
   [field: string]: unknown;
 }
-
-const pointer = { type: "string", pattern: "^(/[^/]*)+$", maxLength: 256 } as const;
-const pointers = { type: "array", items: pointer, maxItems: 64, uniqueItems: true } as const;
-
-/** JSON Schema (draft 2020-12) of `hook.yaml`. */
-export const MANIFEST_SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://sluice.dev/schemas/hook-manifest-v1.json",
-  title: "Sluice plugin manifest (hook.yaml)",
-  type: "object",
-  additionalProperties: false,
-  required: ["id", "version", "abi", "entry", "points", "capability_boundary"],
-  properties: {
-    id: { type: "string", pattern: PLUGIN_ID_PATTERN.source },
-    version: { type: "string", maxLength: 128, pattern: SEMVER_PATTERN.source },
-    abi: { type: "string", pattern: "^\\d{1,4}\\.\\d{1,4}$" },
-    entry: { type: "string", minLength: 1, maxLength: 256, pattern: "^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\\\\\u0000]+$" },
-    language: { enum: GUEST_LANGUAGES, description: "The guest's source language; without it, told by entry: .ts AssemblyScript, .rs or Cargo.toml Rust, .c C." },
-    description: { type: "string", maxLength: 2000 },
-    points: {
-      type: "object",
-      minProperties: 1,
-      propertyNames: { enum: POINT_NAMES },
-      properties: {
-        // Only the after point of a chat can name a hook that rewrites its stream in its place.
-        "model.chat.after": {
-          type: ["object", "null"],
-          additionalProperties: false,
-          properties: { read: pointers, write: pointers, stream_rewrite: { enum: ["chunk"] } },
-        },
-      },
-      additionalProperties: {
-        type: ["object", "null"],
-        additionalProperties: false,
-        properties: { read: pointers, write: pointers },
-      },
-    },
-    config_schema: { type: "object" },
-    capabilities: { type: "array", items: { enum: CAPABILITIES }, uniqueItems: true },
-    limits: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        memory_mb: { type: "number", exclusiveMinimum: 0, maximum: 65_536 },
-        timeout_ms: { type: "number", exclusiveMinimum: 0, maximum: 3_600_000 },
-        input_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
-        output_kb: { type: "number", exclusiveMinimum: 0, maximum: 1_048_576 },
-        fuel: { type: "integer", minimum: 1, maximum: 1_000_000_000_000 },
-        ...Object.fromEntries(Object.values(SHAPE_LIMIT_KEYS).map((k) => [k, { type: "integer", minimum: 1, maximum: 100_000_000 }])),
-      },
-    },
-    failure_policy: { enum: ["fail-closed", "fail-open"] },
-    capability_boundary: { type: "string", minLength: 1, maxLength: 1000 },
-    bindings: {
-      type: "array",
-      maxItems: 64,
-      description: "What `sluice deploy` binds after uploading: bindings of this plugin version (hook_ref is implied).",
-      items: { ...BINDING_INPUT_SCHEMA, required: ["point"], properties: Object.fromEntries(Object.entries(BINDING_INPUT_SCHEMA.properties).filter(([k]) => k !== "hook_ref")) },
-    },
-  },
-} as const;
-
-const validateShape = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true }).compile(MANIFEST_SCHEMA);
 
 function invalid(message: string, details: Record<string, unknown> = {}): SluiceError {
   return new SluiceError("MANIFEST_INVALID", `hook.yaml: ${message}`, details);

@@ -46,6 +46,12 @@ export const REGISTRY_MIGRATIONS: MigrationSet = {
           ) STRICT;
         `,
       },
+      {
+        // Where a version was built from (a Git repository and commit, as JSON); null for an upload.
+        version: 2,
+        name: "plugin-source",
+        sql: "ALTER TABLE plugins ADD COLUMN source TEXT;",
+      },
     ],
     postgres: [
       {
@@ -94,6 +100,11 @@ export const REGISTRY_MIGRATIONS: MigrationSet = {
         version: 2,
         name: "artifacts",
         sql: "CREATE TABLE artifacts (sha256 TEXT PRIMARY KEY, bytes BYTEA NOT NULL, created_at TEXT NOT NULL);",
+      },
+      {
+        version: 3,
+        name: "plugin-source",
+        sql: "ALTER TABLE plugins ADD COLUMN source TEXT;",
       },
     ],
   },

@@ -11,6 +11,7 @@ import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { int, postgresGuarded, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import { ReentryGuard } from "../storage/reentry-guard.js";
+import { bindingConflict, bindingNotFound } from "./lookup-errors.js";
 import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import { REGISTRY_LOCK, type NewRelease, type RegistryStore, type RegistryTx } from "./store.js";
@@ -22,9 +23,7 @@ const now = (): string => new Date().toISOString();
 const LOCK = BigInt(REGISTRY_LOCK).toString();
 
 
-function notFound(id: string): SluiceError {
-  return new SluiceError("BINDING_NOT_FOUND", `no binding ${id}; list them with GET /api/v1/bindings`, { binding: id });
-}
+const notFound = bindingNotFound;
 
 /** The reads and writes of the contract on one connection (a transaction's, or the pool for lone reads). */
 class Queries implements RegistryTx {
@@ -40,8 +39,8 @@ class Queries implements RegistryTx {
       if (existing.sha256 === record.sha256 && canonicalJson(existing.manifest) === canonicalJson(record.manifest)) return "exists";
       throw new SluiceError("VERSION_CONFLICT", `${record.id}@${record.version} is already stored with ${existing.sha256 === record.sha256 ? "a different manifest" : `different code (sha256 ${existing.sha256.slice(0, 12)}…)`}; versions are immutable: bump the version in hook.yaml`, { id: record.id, version: record.version, stored_sha256: existing.sha256, sha256: record.sha256 });
     }
-    await this.sql.query("INSERT INTO plugins (id, version, sha256, size, manifest, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-      [record.id, record.version, record.sha256, record.size, JSON.stringify(record.manifest), record.created_at]);
+    await this.sql.query("INSERT INTO plugins (id, version, sha256, size, manifest, created_at, source) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      [record.id, record.version, record.sha256, record.size, JSON.stringify(record.manifest), record.created_at, record.source ? JSON.stringify(record.source) : null]);
     return "inserted";
   }
 
@@ -67,7 +66,7 @@ class Queries implements RegistryTx {
   }
 
   async insertBinding(spec: BindingSpec): Promise<BindingRecord> {
-    if (await this.getBinding(spec.id)) throw new SluiceError("BINDING_CONFLICT", `binding ${spec.id} already exists; update it with PUT /api/v1/bindings/${spec.id} or pick another id`, { binding: spec.id });
+    if (await this.getBinding(spec.id)) throw bindingConflict(spec.id);
     const at = now();
     await this.sql.query("INSERT INTO bindings (id, position, spec, registered_at, updated_at) SELECT $1, COALESCE(MAX(position), -1) + 1, $2, $3, $3 FROM bindings", [spec.id, JSON.stringify(spec), at]);
     return (await this.getBinding(spec.id))!;

@@ -13,6 +13,9 @@ import type { ControlAuditStore } from "../records/control-audit-store.js";
 import { postgresControlAudit } from "../records/postgres-control-audit.js";
 import { CONTROL_AUDIT_MIGRATIONS } from "../records/sqlite-control-audit.js";
 import { PAYLOAD_MIGRATIONS, RECORDS_MIGRATIONS } from "../records/migrations.js";
+import { AGENT_DOOR_MIGRATIONS } from "../records/agent-door-migrations.js";
+import { postgresAgentDoor } from "../records/postgres-agent-door-store.js";
+import type { AgentDoorStore } from "../records/agent-door-store.js";
 import { postgresPayloads, postgresRecords, type PostgresRecordsOptions } from "../records/postgres-store.js";
 import { createSealer, ephemeralSealer } from "../records/sealed.js";
 import type { OperationStore, PayloadStore } from "../records/store.js";
@@ -40,6 +43,7 @@ export const POSTGRES_SCHEMA: readonly MigrationSet[] = [
   API_TOKEN_MIGRATIONS,
   CONTROL_AUDIT_MIGRATIONS,
   QUARANTINE_MIGRATIONS,
+  AGENT_DOOR_MIGRATIONS,
   { component: "kv", migrations: { sqlite: [], postgres: KV_PG_MIGRATIONS } },
 ];
 
@@ -54,6 +58,8 @@ export interface PostgresStores {
   /** Who did what to releases, plugins, keys and tokens. */
   readonly controlAudit: ControlAuditStore;
   readonly quarantine: QuarantineStore;
+  /** The coding agents' door: tool-call pairing and the events it answered, shared by the fleet. */
+  readonly agentDoor: AgentDoorStore;
   /** Protected payloads, when `payloadRetentionMs` was given. */
   readonly payloads?: PayloadStore;
   /** Where workers open the key-value store (the URL: postgres-kv-bridge.ts). */
@@ -95,6 +101,7 @@ function storesOn(db: PostgresEngine, url: string, options: OpenPostgresStoresOp
     apiTokens: postgresApiTokenStore(db),
     controlAudit: postgresControlAudit(db),
     quarantine: postgresQuarantineStore(db),
+    agentDoor: postgresAgentDoor(db),
     ...(payloads ? { payloads } : {}),
     async close() {
       await records.close();

@@ -16,6 +16,20 @@ export interface PluginRecord {
   size: number;
   manifest: Manifest;
   created_at: string;
+  /** Where the version was built from, when it was imported from Git (`sluice deploy --git`). */
+  source?: PluginSource;
+}
+
+/** A Git checkout a plugin version was built from. */
+export interface PluginSource {
+  /** The repository as it was given: a URL or a local path. */
+  repository: string;
+  /** The full commit id the ref resolved to. */
+  commit: string;
+  /** The ref asked for (a branch, tag or commit), when one was. */
+  ref?: string;
+  /** The package's folder inside the repository, when not its root. */
+  path?: string;
 }
 
 /** Which calls a binding applies to (purposes, models, tools, ...); absent fields match everything. */

@@ -9,7 +9,7 @@ import type { BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./
 export type Row = Record<string, unknown>;
 
 export function pluginOf(r: Row): PluginRecord {
-  return { id: r.id as string, version: r.version as string, sha256: r.sha256 as string, size: r.size as number, manifest: JSON.parse(r.manifest as string), created_at: r.created_at as string };
+  return { id: r.id as string, version: r.version as string, sha256: r.sha256 as string, size: r.size as number, manifest: JSON.parse(r.manifest as string), created_at: r.created_at as string, ...(typeof r.source === "string" ? { source: JSON.parse(r.source) } : {}) };
 }
 
 export function bindingOf(r: Row): BindingRecord {

@@ -12,6 +12,7 @@ import type { AfterOrderMode } from "../pipeline/bindings.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { SqliteSerial } from "../storage/sqlite-serial.js";
 import { REGISTRY_MIGRATIONS } from "./migrations.js";
+import { bindingConflict, bindingNotFound } from "./lookup-errors.js";
 import { bindingOf, pluginOf, releaseOf, type Row } from "./rows.js";
 import type { ActivationReason, ActivationRecord, BindingRecord, BindingSpec, PluginRecord, ReleaseRecord } from "./records.js";
 import type { NewRelease, RegistryStore, RegistryTx } from "./store.js";
@@ -97,8 +98,8 @@ class SqliteOps implements Omit<SyncOf<RegistryTx>, "activate"> {
         if (existing.sha256 === record.sha256 && canonicalJson(existing.manifest) === canonicalJson(record.manifest)) return "exists";
         throw new SluiceError("VERSION_CONFLICT", `${record.id}@${record.version} is already stored with ${existing.sha256 === record.sha256 ? "a different manifest" : `different code (sha256 ${existing.sha256.slice(0, 12)}…)`}; versions are immutable: bump the version in hook.yaml`, { id: record.id, version: record.version, stored_sha256: existing.sha256, sha256: record.sha256 });
       }
-      this.db.prepare("INSERT INTO plugins (id, version, sha256, size, manifest, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-        .run(record.id, record.version, record.sha256, record.size, JSON.stringify(record.manifest), record.created_at);
+      this.db.prepare("INSERT INTO plugins (id, version, sha256, size, manifest, created_at, source) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(record.id, record.version, record.sha256, record.size, JSON.stringify(record.manifest), record.created_at, record.source ? JSON.stringify(record.source) : null);
       return "inserted";
     });
   }
@@ -126,7 +127,7 @@ class SqliteOps implements Omit<SyncOf<RegistryTx>, "activate"> {
 
   insertBinding(spec: BindingSpec): BindingRecord {
     return this.transaction(() => {
-      if (this.getBinding(spec.id)) throw new SluiceError("BINDING_CONFLICT", `binding ${spec.id} already exists; update it with PUT /api/v1/bindings/${spec.id} or pick another id`, { binding: spec.id });
+      if (this.getBinding(spec.id)) throw bindingConflict(spec.id);
       const { next } = this.db.prepare("SELECT COALESCE(MAX(position), -1) + 1 AS next FROM bindings").get() as { next: number };
       const at = now();
       this.db.prepare("INSERT INTO bindings (id, position, spec, registered_at, updated_at) VALUES (?, ?, ?, ?, ?)").run(spec.id, next, JSON.stringify(spec), at, at);
@@ -215,6 +216,4 @@ function storeError(err: unknown): unknown {
   return new SluiceError("STORE_UNAVAILABLE", `the registry database failed (${code}); nothing was written`, { sqlite: code }, { cause: err });
 }
 
-function notFound(id: string): SluiceError {
-  return new SluiceError("BINDING_NOT_FOUND", `no binding ${id}; list them with GET /api/v1/bindings`, { binding: id });
-}
+const notFound = bindingNotFound;

@@ -27,6 +27,13 @@ describe("a reply is read in the smallest form only", () => {
     expect(r.ok && r.outcome).toEqual({ kind: "short_circuit", result: 256 });
   });
 
+  it("serves an integer above 2^32 written as uint64 as well as int64: both take 8 bytes, and encoders differ", async () => {
+    for (const header of ["cf", "d3"]) {
+      const r = await reply(hex(`${HEAD} ${header} 00038d7ea4c68000`));
+      expect(r.ok && r.outcome, header).toEqual({ kind: "short_circuit", result: 1_000_000_000_000_000 });
+    }
+  });
+
   for (const v of loadNoncanonicalVectors()) {
     it(`refuses ${v.name} in a reply with OUTPUT_MALFORMED (${v.why})`, async () => {
       const r = await reply(new Uint8Array([...hex(HEAD), ...v.bytes]));

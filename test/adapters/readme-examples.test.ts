@@ -1,8 +1,8 @@
 /**
- * The TypeScript examples of README.md's "Adapters" section, run as written: each
+ * The TypeScript examples of docs/adapters.md's "Examples" section, run as written: each
  * adapter's block, after the section's shared host block, in a module of its own run by
  * Node against the built package (`sluice/...` resolves to dist/, as for a consumer). The
- * README's free names (`model`, `upstream`) are the frameworks' test models from
+ * page's free names (`model`, `upstream`) are the frameworks' test models from
  * readme-fixtures.ts. Each `// prints: X` comment is a line the example must print, in
  * order. Needs `npm run build` first.
  */
@@ -12,14 +12,14 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures.js";
 
-const README = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+const PAGE = readFileSync(path.join(repoRoot, "docs/adapters.md"), "utf8");
 const FIXTURES = path.join(repoRoot, "dist/test/adapters/readme-fixtures.js");
 
-/** The "## Adapters" section: its own ```ts blocks (the shared host) and each "###" sub-section's. */
+/** The "## Examples" section: its own ```ts blocks (the shared host) and each "###" sub-section's. */
 function adapterSection(): { setup: string[]; adapters: { title: string; blocks: string[] }[] } {
-  const start = README.indexOf("\n## Adapters\n");
-  const end = README.indexOf("\n## ", start + 1);
-  const section = README.slice(start, end < 0 ? undefined : end);
+  const start = PAGE.indexOf("\n## Examples\n");
+  const end = PAGE.indexOf("\n## ", start + 1);
+  const section = PAGE.slice(start, end < 0 ? undefined : end);
   const blocks = (text: string): string[] => [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const [intro, ...subs] = section.split(/\n### /);
   return {
@@ -44,7 +44,7 @@ function runModule(file: string): Promise<{ code: number; stdout: string; stderr
   });
 }
 
-describe("README.md's adapter examples", () => {
+describe("docs/adapters.md's examples", () => {
   const { setup, adapters } = adapterSection();
 
   it("has one shared host block and one example per adapter (a new example needs an entry here)", () => {

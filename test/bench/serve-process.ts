@@ -17,6 +17,8 @@ import { serveBuild } from "./installed.js";
 export interface ServeProcess {
   pid: number;
   api: string;
+  /** The management API's bearer token. */
+  token: string;
   /** The gateway's OpenAI base URL (…/v1). */
   gateway: string;
   /** The gateway's origin: the base URL the Anthropic and Gemini clients take (it serves both protocols too, on the same fake upstream). */
@@ -76,7 +78,7 @@ export async function startServe(upstream: string, bindings: readonly BenchBindi
     const { key } = (await call("/gateway/keys", { space_id: "space-bench", name: "bench" }, 201)) as { key: string };
     const tick = 1e6 / 100; // CLK_TCK is 100 on Linux
     return {
-      pid: child.pid!, api: urls.api, gateway: urls.gateway, gatewayOrigin: new URL(urls.gateway).origin, gatewayKey: key, dataDir,
+      pid: child.pid!, api: urls.api, token, gateway: urls.gateway, gatewayOrigin: new URL(urls.gateway).origin, gatewayKey: key, dataDir,
       cpuUs: () => ticksOf(child.pid!) * tick,
       close: async () => {
         child.kill("SIGTERM");

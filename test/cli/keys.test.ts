@@ -27,7 +27,7 @@ describe("sluice keys", () => {
     expect(created.stderr).toBe("");
     expect(created.code).toBe(0);
     const [key, note] = created.stdout.trimEnd().split("\n");
-    expect(note).toMatch(/^\(key \S+ for space team-a; shown only now/);
+    expect(note).toMatch(/^\(gateway key \S+ for space team-a; shown only now/);
     expect((await keys.verify(key!))?.spaceId).toBe("team-a");
 
     const listed = await sluice(["keys", "list", "--json"], env);

@@ -33,8 +33,9 @@ function freePort(): Promise<number> {
 /**
  * Runs README lines with bash in `cwd`. Each `sluice serve &` runs in the background
  * (its job's shell replaced by the server, so that the trap's kill stops the server itself); the commands after them wait until every one listens;
- * `sluice dev &` likewise, the commands after it waiting for its first results (its output
- * is printed at the end). `npx sluice` is the installed sluice. Nothing else is changed.
+ * `sluice dev &` runs in the background with nothing waiting for it (`sluice deploy` waits
+ * for its server and token itself); its output is printed at the end, once its first
+ * results are in. `npx sluice` is the installed sluice. Nothing else is changed.
  */
 function runBlock(lines: readonly string[], cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const logs = tempDir("sluice-readme-logs-");
@@ -45,13 +46,13 @@ sluice() {
   if [ "$1" = serve ]; then exec sluice "$@" > ${logs}/serve-$BASHPID.out 2>> ${logs}/serve.err; fi
   if compgen -G "${logs}/serve-*.out" > /dev/null; then until [ "$(grep -l "listening on" ${logs}/serve-*.out 2>/dev/null | wc -l)" -ge ${serves} ]; do sleep 0.1; done; fi
   if [ "$1" = dev ]; then exec sluice "$@" > ${logs}/dev-$BASHPID.out 2>&1; fi
-  if [ ${devs} -gt 0 ] && [ "$1" != new ]; then until grep -qs "results in" ${logs}/dev-*.out; do sleep 0.1; done; fi
   command sluice "$@"
 }
 # The package is not on the registry yet: \`npx sluice\` is the sluice installed above.
 npx() { if [ "$1" = sluice ]; then shift; sluice "$@"; else command npx "$@"; fi; }
 trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 ${lines.join("\n")}
+if [ ${devs} -gt 0 ]; then until grep -qs "results in" ${logs}/dev-*.out; do sleep 0.1; done; fi
 cat ${logs}/dev-*.out 2>/dev/null || true
 `;
   return new Promise((resolve) => {
@@ -77,7 +78,7 @@ describe("README.md", () => {
     expect(blocks).toEqual([
       ["npm ci && npm start", "npm ci && npm test"],
       ["npm install -g ."],
-      ["npx sluice new my-guard", "cd my-guard", "sluice dev &", "sluice deploy", `sluice call tool.before --tool orders.search --args '{"limit":5000}'`],
+      ["sluice new my-guard", "cd my-guard", "sluice dev &", "sluice deploy", `sluice call tool.before --tool orders.search --args '{"limit":5000}'`],
       ["sluice new my-guard && cd my-guard", "sluice build", "sluice test", "sluice serve &", "sluice upload && sluice bind my-guard@0.1.0 --point tool.before && sluice publish --activate"],
       [
         "sluice new my-guard && cd my-guard", `export SLUICE_TOKEN=$(node -p "crypto.randomBytes(32).toString('hex')")`, "sluice serve &", "sluice serve --port 8797 &",

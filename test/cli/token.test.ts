@@ -104,7 +104,7 @@ describe("the API token of a local sluice serve", () => {
       const wrongFile = path.join(nested, "wrong.txt");
       writeFileSync(wrongFile, `${"x".repeat(40)}\n`);
       const wrong = await sluice(["list"], { SLUICE_URL: url, SLUICE_TOKEN_FILE: wrongFile }, sub);
-      expect(wrong.stderr).toContain(`error UNAUTHORIZED: wrong bearer token (sent the token from SLUICE_TOKEN_FILE ${wrongFile})`);
+      expect(wrong.stderr).toContain(`error UNAUTHORIZED: wrong bearer token (unknown or revoked) (sent the token from SLUICE_TOKEN_FILE ${wrongFile})`);
     } finally {
       await stop(child);
     }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { GatewayKeyRow, GatewayKeyStore } from "../../host/keys/key-store.js";
 import { enginesWith } from "../helpers/store-engines.js";
 
-const row = (id: string, spaceId = "team-a"): GatewayKeyRow => ({ id, spaceId, name: null, prefix: "sk-sluice-abcd", createdAt: `2026-01-01T00:00:0${id.length}.000Z`, revokedAt: null });
+const row = (id: string, spaceId = "team-a"): GatewayKeyRow => ({ id, spaceId, name: null, prefix: "sk-sluice-abcd", createdAt: `2026-01-01T00:00:0${id.length}.000Z`, revokedAt: null, scope: "gateway" });
 const opened: GatewayKeyStore[] = [];
 afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });
 

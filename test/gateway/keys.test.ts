@@ -1,19 +1,22 @@
 /** Gateway keys: the store and the management routes the API mounts. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Fastify, { type FastifyInstance } from "fastify";
-import { GatewayKeys, gatewayKeyRoutes } from "../../host/gateway/index.js";
+import { createGateway, GatewayKeys, gatewayKeyRoutes } from "../../host/gateway/index.js";
+import { createHost, type Host } from "../../host/index.js";
 import { isSluiceError } from "../../host/errors/sluice-error.js";
 
 let keys: GatewayKeys;
 let app: FastifyInstance;
+let host: Host;
 beforeAll(async () => {
+  host = createHost({ workers: 1 });
   keys = new GatewayKeys(":memory:");
   app = Fastify();
   // Stands in for the management API's error handler.
   app.setErrorHandler((err, _req, reply) => isSluiceError(err) ? reply.code(err.status).send({ error: { code: err.code, message: err.message } }) : reply.send(err));
   await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys });
 });
-afterAll(async () => { await app.close(); await keys.close(); });
+afterAll(async () => { await app.close(); await keys.close(); await host.close(); });
 
 describe("gateway keys", () => {
   it("stores only a hash: the plaintext key is answered once and verifies until it is revoked", async () => {
@@ -43,7 +46,7 @@ describe("gateway keys", () => {
     expect((await keys.verify(body.key))?.id).toBe(body.id);
 
     const listed = (await app.inject({ method: "GET", url: "/api/v1/gateway/keys?space_id=team-b" })).json();
-    expect(listed.keys).toEqual([{ id: body.id, space_id: "team-b", name: "agent", prefix: body.prefix, created_at: body.created_at, revoked_at: null }]);
+    expect(listed.keys).toEqual([{ id: body.id, space_id: "team-b", name: "agent", prefix: body.prefix, created_at: body.created_at, revoked_at: null, scope: "gateway" }]);
 
     const revoked = await app.inject({ method: "DELETE", url: `/api/v1/gateway/keys/${body.id}` });
     expect(revoked.statusCode).toBe(200);
@@ -58,5 +61,20 @@ describe("gateway keys", () => {
     const missing = await app.inject({ method: "DELETE", url: "/api/v1/gateway/keys/gk_nope" });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe("GATEWAY_KEY_NOT_FOUND");
+  });
+
+  it("makes a hooks key, which the model gateway refuses", async () => {
+    const created = (await app.inject({ method: "POST", url: "/api/v1/gateway/keys", payload: { space_id: "team-c", scope: "hooks" } })).json();
+    expect(created.scope).toBe("hooks");
+    const gateway = createGateway({ host, keys, upstream: { baseUrl: "http://127.0.0.1:9/v1" }, logger: false });
+    try {
+      const r = await gateway.inject({ method: "POST", url: "/v1/chat/completions", headers: { authorization: `Bearer ${created.key}` }, payload: { model: "m", messages: [{ role: "user", content: "hi" }] } });
+      expect(r.statusCode).toBe(401);
+      expect(r.json().error.message).toContain("scope hooks");
+    } finally {
+      await gateway.close();
+    }
+    const bad = await app.inject({ method: "POST", url: "/api/v1/gateway/keys", payload: { space_id: "team-c", scope: "admin" } });
+    expect(bad.statusCode).toBe(400);
   });
 });

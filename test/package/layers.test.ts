@@ -1,4 +1,4 @@
-// The layers of host/ and abi/, top to bottom (README.md, "Layout"): a file imports only
+// The layers of host/ and abi/, top to bottom (docs/layout.md): a file imports only
 // from its own folder or from folders below it. The only exception is a folder's public
 // face (an index.ts that re-exports, such as host/gateway/index.ts for `sluice/gateway`),
 // which may gather what its entry offers from anywhere.
@@ -12,7 +12,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["host/cli"],
   ["host/demo"],
   ["host/api"],
-  ["host/gateway", "host/adapters", "host/toolchain"],
+  ["host/gateway", "host/adapters", "host/toolchain", "host/agents"],
   ["host/registry"],
   ["host/index.ts"],
   ["host/host.ts"],

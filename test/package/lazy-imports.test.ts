@@ -18,8 +18,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The packages under node_modules a fresh process loaded while running `script`. */
 function packagesLoadedBy(script: string): Set<string> {
+  return packagesLoadedByProcess(["--input-type=module", "-e", script]);
+}
+
+/** The packages under node_modules a fresh `node <args>` loaded. */
+function packagesLoadedByProcess(args: readonly string[]): Set<string> {
   const log = join(dir, `${Math.random().toString(36).slice(2)}.log`);
-  execFileSync(process.execPath, ["--import", register, "--input-type=module", "-e", script], { cwd: root, env: { ...process.env, SLUICE_LOAD_LOG: log }, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, ["--import", register, ...args], { cwd: root, env: { ...process.env, SLUICE_LOAD_LOG: log }, stdio: ["ignore", "ignore", "inherit"] });
   const names = new Set<string>();
   for (const line of readFileSync(log, "utf8").split("\n")) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
@@ -53,5 +58,21 @@ describe("import \"sluice\" loads only what running hooks needs", () => {
       await s.createHost({ workers: 1 }).close();`);
     for (const p of ["better-sqlite3", "prom-client", "ajv", "ajv-formats", "piscina"]) expect(loaded, p).toContain(p);
     expect(loaded).not.toContain("assemblyscript");
+  });
+});
+
+describe("the sluice CLI loads only the command it runs", () => {
+  /** The packages a `sluice ...args` process loaded. */
+  const packagesLoadedByCli = (args: readonly string[]) => packagesLoadedByProcess([join(root, "dist/host/cli/main.js"), ...args]);
+  const SERVER_SIDE = ["fastify", "pg", "yaml", "ajv", "piscina", "better-sqlite3", "assemblyscript", "pino"];
+
+  for (const args of [["--version"], ["--help"], ["call", "--help"], ["keys", "list", "--help"]]) {
+    it(`sluice ${args.join(" ")} loads no server, store, schema or compiler package`, () => {
+      expect(SERVER_SIDE.filter((p) => packagesLoadedByCli(args).has(p))).toEqual([]);
+    });
+  }
+
+  it("a command's own dependencies load when it runs (the log sees them)", () => {
+    expect(packagesLoadedByCli(["serve", "--print-config"])).toContain("pg");
   });
 });

@@ -98,7 +98,7 @@ describe("the PostgreSQL engine", () => {
   it("opens deferred: stores answer their first call once the database is connected and migrated", async () => {
     const shared = deferredPostgresStores(await testDatabaseUrl("deferred"));
     try {
-      await shared.gatewayKeys.insert({ id: "k1", spaceId: "s", name: null, prefix: "sk-x", createdAt: "2026-01-01T00:00:00.000Z", revokedAt: null }, "a".repeat(64));
+      await shared.gatewayKeys.insert({ id: "k1", spaceId: "s", name: null, prefix: "sk-x", createdAt: "2026-01-01T00:00:00.000Z", revokedAt: null, scope: "gateway" }, "a".repeat(64));
       expect((await shared.gatewayKeys.byHash("a".repeat(64)))?.id).toBe("k1");
     } finally {
       await shared.close();

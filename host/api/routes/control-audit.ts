@@ -4,6 +4,7 @@ import { SluiceError } from "../../errors/sluice-error.js";
 import { CONTROL_ACTIONS, type ControlAction, type ControlAuditEntry, type ControlAuditStore } from "../../records/control-audit-store.js";
 import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
+import { timeOf } from "../query-time.js";
 
 const entryView = {
   type: "object", additionalProperties: false,
@@ -36,12 +37,6 @@ const QUERY = {
   },
 } as const;
 
-function timeOf(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(t)) throw new SluiceError("REQUEST_INVALID", `${name} must be epoch milliseconds or an ISO date, got "${value.slice(0, 60)}"`, { [name]: value });
-  return t;
-}
 
 export function controlEntryView(e: ControlAuditEntry) {
   return { id: e.id, at: e.at, action: e.action, token_id: e.tokenId, token_name: e.tokenName, role: e.role, target: e.target, revision: e.revision, changes: e.changes };

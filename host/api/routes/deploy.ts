@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ControlLog } from "../control-log.js";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
+import type { PluginSource } from "../../registry/records.js";
 import { anyObject, errorResponses, UPLOAD_BODY } from "../schemas.js";
 import { DEPLOYER } from "../roles.js";
 
@@ -14,11 +15,23 @@ const DEPLOY_BODY = {
     ...UPLOAD_BODY.properties,
     activate: { type: "boolean", description: "Activate the new revision (default true)." },
     note: { type: "string", maxLength: 1000, description: "A note kept with the release." },
+    source: {
+      type: "object",
+      additionalProperties: false,
+      required: ["repository", "commit"],
+      description: "Where the version was built from, kept with it (`sluice deploy --git`).",
+      properties: {
+        repository: { type: "string", minLength: 1, maxLength: 2000, description: "The Git repository: a URL or a path." },
+        commit: { type: "string", pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$", description: "The full commit id built." },
+        ref: { type: "string", maxLength: 256, description: "The branch, tag or commit asked for." },
+        path: { type: "string", maxLength: 1000, description: "The package's folder in the repository." },
+      },
+    },
   },
 } as const;
 
 export function deployRoutes(app: FastifyInstance, registry: Registry, control: ControlLog, uploadBodyLimit: number): void {
-  app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string } }>("/api/v1/deploy", {
+  app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string; source?: PluginSource } }>("/api/v1/deploy", {
     config: DEPLOYER,
     bodyLimit: uploadBodyLimit,
     schema: {
@@ -30,9 +43,9 @@ export function deployRoutes(app: FastifyInstance, registry: Registry, control: 
   }, async (request) => {
     const wasm = Buffer.from(request.body.wasm_base64, "base64");
     if (wasm.byteLength === 0) throw new SluiceError("MODULE_INVALID", "wasm_base64 is empty; send the module's bytes, base64-encoded");
-    const { activate, note } = request.body;
+    const { activate, note, source } = request.body;
     const before = await registry.activeRevision();
-    const result = await registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}) });
+    const result = await registry.deploy({ manifest: request.body.manifest, wasm: new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength), ...(activate !== undefined ? { activate } : {}), ...(note !== undefined ? { note } : {}), ...(source !== undefined ? { source } : {}) });
     await control.record(request, "deploy", {
       target: `${result.plugin.id}@${result.plugin.version}`, revision: result.release.revision,
       changes: [

@@ -8,6 +8,7 @@ import { SluiceError } from "../../errors/sluice-error.js";
 import type { Host } from "../../host.js";
 import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
+import { timeOf } from "../query-time.js";
 
 /** Audit rows read at most per request: past it the answer says `complete: false`. */
 export const FIGURES_MAX_ROWS = 200_000;
@@ -41,12 +42,6 @@ const RESPONSE = {
   },
 } as const;
 
-function timeOf(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(t)) throw new SluiceError("REQUEST_INVALID", `${name} must be epoch milliseconds or an ISO date, got "${value.slice(0, 60)}"`, { [name]: value });
-  return t;
-}
 
 export function hookFiguresRoutes(app: FastifyInstance, host: Host): void {
   app.get<{ Querystring: { from?: string; to?: string } }>("/api/v1/hook-figures", {

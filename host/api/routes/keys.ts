@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import type { GatewayKeyRecord, GatewayKeys } from "../../keys/keys.js";
 import type { ControlLog } from "../control-log.js";
 import { withKeys } from "../../objects/with-keys.js";
+import { KEY_SCOPES, type KeyScope } from "../../keys/key-store.js";
 import { ADMIN, VIEWER } from "../roles.js";
 
 /** What the gateway key management routes need: the key store and the admin token. */
@@ -13,7 +14,7 @@ export interface GatewayKeyRoutesOptions {
 
 const keyView = {
   type: "object",
-  required: ["id", "space_id", "name", "prefix", "created_at", "revoked_at"],
+  required: ["id", "space_id", "name", "prefix", "created_at", "revoked_at", "scope"],
   properties: {
     id: { type: "string" },
     space_id: { type: "string" },
@@ -21,6 +22,7 @@ const keyView = {
     prefix: { type: "string", description: "The key's first characters, to tell keys apart." },
     created_at: { type: "string", format: "date-time" },
     revoked_at: { type: ["string", "null"], format: "date-time" },
+    scope: { enum: KEY_SCOPES, description: "What the key opens: `gateway` (the model gateway) or `hooks` (the coding agents' hook door, POST /v1/agent-hooks/..., and nothing else)." },
   },
 } as const;
 
@@ -35,7 +37,7 @@ const keyView = {
  * await app.register(gatewayKeyRoutes, { prefix: "/api/v1", keys });
  */
 export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = async (app, { keys, control }) => {
-  app.post<{ Body: { space_id: string; name?: string | null } }>("/gateway/keys", {
+  app.post<{ Body: { space_id: string; name?: string | null; scope?: KeyScope } }>("/gateway/keys", {
     config: ADMIN,
     schema: {
       tags: ["gateway"],
@@ -45,13 +47,14 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
         properties: {
           space_id: { type: "string", description: "The space every gateway call made with this key runs in: its operations carry it as their space_id, and bindings whose match names spaces apply to it. Any id you choose (e.g. your team's or tenant's); `sluice keys create --space <id>`." },
           name: { type: ["string", "null"], maxLength: 200, description: "A label to tell keys apart in lists." },
+          scope: { enum: KEY_SCOPES, description: "`gateway` (the default): the model gateway. `hooks`: the coding agents' hook door only (`sluice keys create --space S --scope hooks`)." },
         },
       },
       response: { 201: withKeys(keyView, { required: [...keyView.required, "key"], properties: withKeys(keyView.properties, { key: { type: "string" } }) }) },
     },
   }, async (request, reply) => {
-    const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null });
-    await control?.record(request, "key.create", { target: record.id, changes: [{ path: `gateway key ${record.name ?? record.prefix}`, from: null, to: `space ${record.spaceId}` }] });
+    const { key, record } = await keys.create({ spaceId: request.body.space_id, name: request.body.name ?? null, ...(request.body.scope ? { scope: request.body.scope } : {}) });
+    await control?.record(request, "key.create", { target: record.id, changes: [{ path: `gateway key ${record.name ?? record.prefix}`, from: null, to: `space ${record.spaceId}, scope ${record.scope}` }] });
     return reply.code(201).send(withKeys(view(record), { key }));
   });
 
@@ -81,5 +84,5 @@ export const gatewayKeyRoutes: FastifyPluginAsync<GatewayKeyRoutesOptions> = asy
 };
 
 function view(r: GatewayKeyRecord) {
-  return { id: r.id, space_id: r.spaceId, name: r.name, prefix: r.prefix, created_at: r.createdAt, revoked_at: r.revokedAt };
+  return { id: r.id, space_id: r.spaceId, name: r.name, prefix: r.prefix, created_at: r.createdAt, revoked_at: r.revokedAt, scope: r.scope };
 }

@@ -11,6 +11,7 @@ import type { RealStatus } from "../../records/facts.js";
 import { noteServerError } from "../../http/server-errors-log.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
 import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-search.js";
+import { timeOf } from "../query-time.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
@@ -29,12 +30,6 @@ const operationList = {
 } as const;
 
 /** Epoch milliseconds or an ISO date. */
-function timeOf(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(t)) throw new SluiceError("REQUEST_INVALID", `${name} must be epoch milliseconds or an ISO date, got "${value}"`, { [name]: value });
-  return t;
-}
 
 function limitOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -2,11 +2,10 @@
 import path from "node:path";
 import { buildPlugin, readPluginDir } from "../plugin-dir.js";
 import { CliError, emit } from "../output.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const buildCommand: RegisterCommand = (program) => {
-  program.command("build [dir]")
-    .description("compile the plugin in dir (default .) to build/<id>.wasm")
+export const buildCommand: DefineCommand = (cmd) => {
+  cmd
     .option("-o, --out <file>", "output file")
     .option("--optimize <mode>", "speed (-O3) or size (-Oz)", "speed")
     .option("--json", "print JSON")

@@ -5,10 +5,12 @@
  * changed (as JSON Pointer paths), each hook's outcome and timing. Recorded by the server
  * as a test call (actor sluice-call:test).
  */
+import { POINT_NAMES, type PointName } from "../../pipeline/points.js";
+import { closest } from "../../registry/validation-message.js";
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 interface Called {
   test: true; ok: boolean; operation_id: string; revision: number; called: boolean;
@@ -17,12 +19,27 @@ interface Called {
   duration_ms: number;
 }
 
-/** The kind of boundary call a point name (or its family) means. */
+/** The names `sluice call` takes, each with the kind of call it runs: the callable hook points and their families. */
+const CALLABLE: Readonly<Record<string, "tool" | "chat" | "embedding">> = {
+  "tool": "tool", "tool.before": "tool", "tool.after": "tool",
+  "chat": "chat", "model.chat": "chat", "model.chat.before": "chat", "model.chat.after": "chat", "model.chat.chunk": "chat",
+  "embedding": "embedding", "embed": "embedding", "model.embedding": "embedding", "model.embedding.before": "embedding", "model.embedding.after": "embedding",
+  "embedding.before": "embedding", "embedding.after": "embedding",
+};
+
+/**
+ * The kind of boundary call a point name (or its family) means. Anything else is refused
+ * with the closest name: a typo must never run another point's hooks.
+ */
 export function kindOf(point: string): "tool" | "chat" | "embedding" {
-  if (point === "tool" || point.startsWith("tool.")) return "tool";
-  if (point === "chat" || point === "model.chat" || point.startsWith("model.chat.")) return "chat";
-  if (point === "embedding" || point === "embed" || point.startsWith("embedding.")) return "embedding";
-  throw new CliError(`unknown point ${JSON.stringify(point)}`, "call tool.before (with --tool and --args), model.chat (with --message) or embedding (with --text)");
+  const kind = CALLABLE[point];
+  if (kind) return kind;
+  const guess = closest(point, Object.keys(CALLABLE));
+  const lifecycle = POINT_NAMES.includes(point as PointName);
+  throw new CliError(
+    lifecycle ? `point ${JSON.stringify(point)} cannot be called on its own: sluice call runs tool, chat and embedding calls` : `unknown point ${JSON.stringify(point)}${guess ? `; did you mean ${guess}?` : ""}`,
+    "call tool.before (with --tool and --args), model.chat (with --message) or embedding (with --text)",
+  );
 }
 
 function parseArgs(text: string | undefined): Record<string, unknown> {
@@ -51,9 +68,8 @@ export async function calledLines(c: Called): Promise<string[]> {
   ];
 }
 
-export const callCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("call <point>"))
-    .description("run one call through the server's live release with a test tool, model or embedder that echoes its input, and print what the hooks did: tool.before (--tool, --args), model.chat (--message), embedding (--text)")
+export const callCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--tool <id>", "tool id (bindings match on it)", "orders.search")
     .option("--args <json>", "tool arguments, a JSON object")
     .option("--message <text>", "the user message of a chat call")

@@ -1,9 +1,8 @@
 /** `sluice demo`: the main job — registry, management API and a scripted agent through every reference plugin. */
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const demoCommand: RegisterCommand = (program) => {
-  program.command("demo")
-    .description("set up a registry with the reference plugins, start the management API, and run a scripted agent through the hooks")
+export const demoCommand: DefineCommand = (cmd) => {
+  cmd
     .option("--data-dir <dir>", "the demo's data directory (emptied first)", ".sluice/demo")
     .option("--serve", "keep the management API running after the script, until Ctrl-C")
     .option("--port <port>", "API port (0: any free one)", "0")

@@ -6,7 +6,10 @@
  * Beside the watch it serves a local host (the management API, as `sluice serve` with its
  * defaults and variables: data in <dir>/.sluice/data), so `sluice deploy` and `sluice call`
  * work from another terminal; when a server already listens on the port it says so and
- * only watches.
+ * only watches. From the first change on, every rebuild is live on that server: deployed
+ * there with hook.yaml's bindings as a dev revision of the manifest's version
+ * (`<version>+dev.<hash>`, which only a dev server accepts), so `sluice call` runs the
+ * code just built, with no version bump.
  */
 import { readdirSync, watch } from "node:fs";
 import path from "node:path";
@@ -14,20 +17,33 @@ import { Command } from "commander";
 import { CliError, reportError, print } from "../output.js";
 import { addServeOptions, resolveServeConfig } from "../serve-config.js";
 import { serve } from "./serve.js";
-import { buildPlugin, readPluginDir } from "../plugin-dir.js";
+import { buildPlugin, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { localSamples, resultLines } from "./test.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 // Sources of every language sluice builds (AssemblyScript, Rust, C), samples and manifests.
 const WATCHED = /\.(ts|rs|c|h|toml|json|ya?ml)$/;
+const FIRST = "first build";
 
-export const devCommand: RegisterCommand = (program) => {
-  program.command("dev [dir]")
-    .description("build and run the samples of the plugin in dir (default .), then again on every change to its sources, hook.yaml or samples, until Ctrl-C")
+type Registry = import("../../registry/registry.js").Registry;
+
+/** Deploys the build to dev's own server; says what is live, or why nothing is. */
+async function goLive(registry: Registry, p: PluginDir, wasm: Uint8Array): Promise<string> {
+  if (!p.manifest.bindings?.length) return "not live: hook.yaml has no bindings section (sluice deploy binds those)";
+  try {
+    const done = await registry.deploy({ manifest: p.manifestText, wasm, note: "sluice dev" });
+    return `live: ${done.plugin.id}@${done.plugin.version} (${done.bindings.map((b) => b.id).join(", ")}) in revision ${done.active_revision}; sluice call runs it`;
+  } catch (err) {
+    return `not live: ${(err as { code?: string }).code ? `${(err as { code: string }).code}: ` : ""}${(err as Error).message}`;
+  }
+}
+
+export const devCommand: DefineCommand = (cmd) => {
+  cmd
     .option("--no-serve", "only watch: do not serve a local host")
     .action(async (dir: string | undefined, opts: { serve: boolean }) => {
       const root = path.resolve(dir ?? ".");
-      if (opts.serve) await serveBeside(root);
+      const registry = opts.serve ? await serveBeside(root) : undefined;
       const { createSandbox } = await import("../../sandbox/main/sandbox.js");
       // idleMs 0 would let the workers go between runs; keep them (and the compiled SDK) warm.
       const sandbox = createSandbox({ workers: 1, idleMs: 3_600_000 });
@@ -42,9 +58,13 @@ export const devCommand: RegisterCommand = (program) => {
           print(`— ${why}`);
           const p = await readPluginDir(root);
           // Only samples changed: the module is the same, so it is not compiled again.
-          if (rebuild || wasm === undefined) { wasm = undefined; wasm = (await buildPlugin(p)).wasm; }
-          const results = await localSamples(sandbox, p, wasm);
+          const built = rebuild || wasm === undefined;
+          if (built) { wasm = undefined; wasm = (await buildPlugin(p)).wasm; }
+          const module = wasm!;
+          const results = await localSamples(sandbox, p, module);
           for (const line of resultLines(results)) print(line);
+          // The first build is the author's to deploy (`sluice deploy`); each edit after it is live here.
+          if (registry && (built || why.includes("hook.yaml")) && why !== FIRST) print(await goLive(registry, p, module));
         } catch (err) {
           // A broken build or sample is this run's result: on stdout, in order with the rest.
           reportError(err, process.stdout);
@@ -70,7 +90,7 @@ export const devCommand: RegisterCommand = (program) => {
           void cycle(`changed: ${files.join(", ")}`, files.some((f) => !f.startsWith("samples/")));
         }, 50);
       }));
-      await cycle("first build", true);
+      await cycle(FIRST, true);
       const stop = async () => { for (const w of watchers) w.close(); clearTimeout(timer); await sandbox.close(); process.exit(0); };
       process.once("SIGINT", () => void stop());
       process.once("SIGTERM", () => void stop());
@@ -90,16 +110,20 @@ function foldersOf(root: string): string[] {
   return out;
 }
 
-/** `sluice serve` with its defaults and SLUICE_* variables, unless the port is taken (then it says where one runs). */
-async function serveBeside(root: string): Promise<void> {
+/**
+ * `sluice serve` with its defaults and SLUICE_* variables, accepting dev revisions; its
+ * registry, or undefined when the port is taken (then it says where one runs).
+ */
+async function serveBeside(root: string): Promise<Registry | undefined> {
   const options = addServeOptions(new Command("serve")).exitOverride();
   options.parse([], { from: "user" });
   // The data folder is the plugin's (git-ignored .sluice/data), wherever dev is run from.
   const config = resolveServeConfig({ ...options.opts(), ...(process.env.SLUICE_DATA_DIR ? {} : { dataDir: path.join(root, ".sluice", "data") }) });
   try {
-    await serve(config);
+    return (await serve(config, { devRevisions: true })).registry;
   } catch (err) {
     if (!(err instanceof CliError) || !err.message.includes("the port is in use")) throw err;
-    print(`a server already listens on ${config.host}:${config.port}: deploy to it with \`sluice deploy\` (this dev session only watches)`);
+    print(`a server already listens on ${config.host}:${config.port}: deploy to it with \`sluice deploy\` (this dev session only watches; edits are not live there)`);
+    return undefined;
   }
 }

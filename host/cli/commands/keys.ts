@@ -6,26 +6,27 @@
 import type { ApiClient } from "../client.js";
 import { emit, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-interface KeyView { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null }
+interface KeyView { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null; scope?: string }
 
 // The key routes are mounted by `sluice serve` (with its key store), not in the document the
 // CLI's types are generated from, so they are called untyped here.
 type Untyped = { POST(path: string, init: unknown): Promise<never>; GET(path: string, init: unknown): Promise<never>; DELETE(path: string, init: unknown): Promise<never> };
 const untyped = (client: ApiClient): Untyped => client.api as unknown as Untyped;
 
-export const keyCommands: RegisterCommand = (program) => {
-  const group = program.command("keys").description("API keys of the OpenAI-compatible gateway (sluice serve --upstream), one space each");
+export const keyCommands: DefineCommand = (group) => {
   remoteOptions(group.command("create"))
     .description("create a key for a space; the key is printed once")
     .requiredOption("--space <id>", "the space its calls run in (bindings matching spaces see it)")
     .option("--name <name>", "a label")
+    .option("--scope <scope>", "gateway (the model gateway) or hooks (the coding agents' hook door only)", "gateway")
     .option("--json", "print JSON")
-    .action(async (opts: { space: string; name?: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
+    .action(async (opts: { space: string; name?: string; scope: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const client = clientOf(opts);
-      const created = await client.call<KeyView & { key: string }>(untyped(client).POST("/api/v1/gateway/keys", { body: { space_id: opts.space, ...(opts.name ? { name: opts.name } : {}) } }));
-      emit(opts, created, () => [created.key, `(key ${created.id} for space ${created.space_id}; shown only now: keep it, e.g. as OPENAI_API_KEY)`]);
+      const created = await client.call<KeyView & { key: string }>(untyped(client).POST("/api/v1/gateway/keys", { body: { space_id: opts.space, scope: opts.scope, ...(opts.name ? { name: opts.name } : {}) } }));
+      const keep = created.scope === "hooks" ? "e.g. in the variable sluice-hook reads (--key-env)" : "e.g. as OPENAI_API_KEY";
+      emit(opts, created, () => [created.key, `(${created.scope ?? "gateway"} key ${created.id} for space ${created.space_id}; shown only now: keep it, ${keep})`]);
     });
   remoteOptions(group.command("list"))
     .description("list keys (never their secrets), revoked ones included")
@@ -34,7 +35,7 @@ export const keyCommands: RegisterCommand = (program) => {
     .action(async (opts: { space?: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const client = clientOf(opts);
       const { keys } = await client.call<{ keys: KeyView[] }>(untyped(client).GET("/api/v1/gateway/keys", { params: { query: opts.space ? { space_id: opts.space } : {} } }));
-      emit(opts, { keys }, () => table(["id", "space", "name", "prefix", "created", "revoked"], keys.map((k) => [k.id, k.space_id, k.name ?? "", k.prefix, k.created_at, k.revoked_at ?? ""])));
+      emit(opts, { keys }, () => table(["id", "space", "scope", "name", "prefix", "created", "revoked"], keys.map((k) => [k.id, k.space_id, k.scope ?? "gateway", k.name ?? "", k.prefix, k.created_at, k.revoked_at ?? ""])));
     });
   remoteOptions(group.command("revoke <id>"))
     .description("revoke a key: requests with it are refused from now on")

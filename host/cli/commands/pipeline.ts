@@ -1,25 +1,27 @@
 /** `sluice enable|disable <binding>` and `sluice order <ids...>`: the extension view's control-plane operations (docs/api-and-gateway.md). */
+import type { Command } from "commander";
 import type { BodyOf } from "../client.js";
 import { emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import { confirmOnTerminal } from "../confirm.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const pipelineCommands: RegisterCommand = (program) => {
-  for (const enabled of [true, false]) {
-    remoteOptions(program.command(`${enabled ? "enable" : "disable"} <binding>`))
-      .description(`${enabled ? "enable" : "disable"} a binding; it keeps its place in the order (a new revision when it is in the active release)`)
-      .option("--yes", "do not ask for confirmation on a terminal")
-      .option("--json", "print JSON")
-      .action(async (binding: string, opts: { yes?: boolean; json?: boolean; url: string; token?: string }) => {
-        await confirmOnTerminal(opts, `${enabled ? "Enable" : "Disable"} ${binding}? When the active release holds it, a new revision is activated at once.`, [`${binding}: enabled ${!enabled} → ${enabled}`]);
-        const change = await clientOf(opts).call<{ revision: number; created?: number }>(clientOf(opts).api.PATCH("/api/v1/pipeline/extensions/{id}", { params: { path: { id: binding } }, body: { enabled } }));
-        emit(opts, change, () => [`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`]);
-      });
-  }
+function switchCommand(cmd: Command, enabled: boolean): void {
+  remoteOptions(cmd)
+    .option("--yes", "do not ask for confirmation on a terminal")
+    .option("--json", "print JSON")
+    .action(async (binding: string, opts: { yes?: boolean; json?: boolean; url: string; token?: string }) => {
+      await confirmOnTerminal(opts, `${enabled ? "Enable" : "Disable"} ${binding}? When the active release holds it, a new revision is activated at once.`, [`${binding}: enabled ${!enabled} → ${enabled}`]);
+      const change = await clientOf(opts).call<{ revision: number; created?: number }>(clientOf(opts).api.PATCH("/api/v1/pipeline/extensions/{id}", { params: { path: { id: binding } }, body: { enabled } }));
+      emit(opts, change, () => [`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`]);
+    });
+}
 
-  remoteOptions(program.command("order <bindings...>"))
-    .description("move these bindings to the front, in this order")
+export const enableCommand: DefineCommand = (cmd) => switchCommand(cmd, true);
+export const disableCommand: DefineCommand = (cmd) => switchCommand(cmd, false);
+
+export const orderCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
     .option("--json", "print JSON")
     .action(async (bindings: string[], opts: { orderMode?: string; json?: boolean; url: string; token?: string }) => {

@@ -1,10 +1,9 @@
 /** `sluice quarantine list|lift`: see and lift quarantined plugins on a running server. */
 import { emit, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const quarantineCommands: RegisterCommand = (program) => {
-  const q = program.command("quarantine").description("plugins quarantined after repeated failures");
+export const quarantineCommands: DefineCommand = (q) => {
   remoteOptions(q.command("list").description("list quarantined plugins"))
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean; url: string; token?: string }) => {

@@ -4,7 +4,7 @@
  */
 import { emit, printJson, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 import type { AuditRecord, OperationRecord } from "../../records/types.js";
 import type { paths } from "../api-types.js";
 
@@ -30,9 +30,8 @@ function defined(params: Record<string, string | undefined>): Record<string, str
   return Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-export const recordCommands: RegisterCommand = (program) => {
-  remoteOptions(program.command("operations"))
-    .description("list operation records, newest first")
+export const operationsCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--phase <phase>", "before, operation, after (resumable when its real status is succeeded) or finished")
     .option("--status <status>", "real status: not_started, running, succeeded, failed, unknown")
     .option("--limit <n>", "at most this many")
@@ -42,23 +41,26 @@ export const recordCommands: RegisterCommand = (program) => {
       emit(opts, items, () => table(["OPERATION", "KIND", "PHASE", "REAL STATUS", "OUTCOME", "REVISION"],
         items.map((o) => [o.operationId, o.identity.operation, o.phase, o.realStatus, o.outcome ?? "-", `${o.revision}${o.resumedRevision !== null ? `→${o.resumedRevision}` : ""}`])));
     });
+};
 
-  remoteOptions(program.command("operation <id>"))
-    .description("show one operation record (JSON)")
+export const operationCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--json", "print JSON (the default: a record has no table form)")
     .action(async (id: string, opts: Remote) => {
       printJson((await clientOf(opts).call<{ operation: OperationRecord }>(clientOf(opts).api.GET("/api/v1/operations/{id}", { params: { path: { id } } }))).operation);
     });
+};
 
-  remoteOptions(program.command("resume <id>"))
-    .description("finish an operation's after processing on its stored real result (the current release; the tool or model is not called again); prints JSON")
+export const resumeCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--json", "print JSON (the default)")
     .action(async (id: string, opts: Remote) => {
       printJson(await clientOf(opts).call<unknown>(clientOf(opts).api.POST("/api/v1/operations/{id}/resume", { params: { path: { id } } })));
     });
+};
 
-  remoteOptions(program.command("audit"))
-    .description("hook audit records (digests, no content), oldest first; with --control, the control actions (who changed what, newest first)")
+export const auditCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--control", "the control audit: upload, bind, publish, rollback, token.create, ... with the token's name and what changed")
     .option("--action <name>", "with --control: only this action")
     .option("--revision <n>", "with --control: only actions on this revision")

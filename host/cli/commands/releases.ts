@@ -4,7 +4,7 @@ import { emit, warn } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import { confirmOnTerminal, asksConfirmation } from "../confirm.js";
 import { activatePreview, publishPreview, rollbackPreview } from "../release-preview.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 interface Activation { activation: { revision: number; reason: string } }
 export interface Published { release: { revision: number; bindings: unknown[] }; created: boolean; active_revision: number }
@@ -27,9 +27,8 @@ export function publishedLines(p: Published, activate: boolean): string[] {
   ];
 }
 
-export const releaseCommands: RegisterCommand = (program) => {
-  remoteOptions(program.command("publish"))
-    .description("freeze the draft bindings into a new numbered release (nothing is created when nothing changed)")
+export const publishCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--activate", "activate it at once")
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
     .option("--note <text>", "a note kept with the release")
@@ -42,9 +41,10 @@ export const releaseCommands: RegisterCommand = (program) => {
       });
       emit(opts, published, () => publishedLines(published, opts.activate === true));
     });
+};
 
-  remoteOptions(program.command("activate <revision>"))
-    .description("make a published revision the active one (running operations finish on theirs); on a terminal it shows what changes and asks first")
+export const activateCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--yes", "do not ask for confirmation")
     .option("--json", "print JSON")
     .action(async (revision: string, opts: { yes?: boolean; json?: boolean; url: string; token?: string }) => {
@@ -52,9 +52,10 @@ export const releaseCommands: RegisterCommand = (program) => {
       const body = await clientOf(opts).call<Activation>(clientOf(opts).api.POST("/api/v1/releases/{revision}/activate", { params: { path: { revision } } }));
       emit(opts, body, () => [`active revision: ${body.activation.revision}`]);
     });
+};
 
-  remoteOptions(program.command("rollback"))
-    .description("activate the revision that was active before the current one (or --to), and reset the draft to it; on a terminal it shows what changes and asks first")
+export const rollbackCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--to <revision>", "the revision to activate")
     .option("--yes", "do not ask for confirmation")
     .option("--json", "print JSON")

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Option, type Command } from "commander";
 import { ApiClient, type TokenSource } from "../client.js";
 import { readTokenFile, TOKEN_FILE_NAME } from "../../api/token.js";
+import { EXIT } from "../exit-codes.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";
 /** `sluice serve`'s default data folder (relative to where it runs), where it keeps a generated token. */
@@ -48,4 +49,32 @@ export function tokenOf(opts: { token?: string; tokenFile?: string }, env: NodeJ
 
 export function clientOf(opts: { url: string; token?: string; tokenFile?: string }): ApiClient {
   return new ApiClient({ url: opts.url, tokenSource: tokenOf(opts) });
+}
+
+/**
+ * A client whose server answers with its token, checked before a command does work that
+ * takes long (building, running samples). A server that is starting (`sluice dev &` just
+ * run) is waited for, up to `waitMs`: until it listens, and until the token it writes
+ * appears; a token the server refuses fails at once.
+ */
+export async function readyClient(opts: { url: string; token?: string; tokenFile?: string }, waitMs: number): Promise<ApiClient> {
+  const until = Date.now() + waitMs;
+  let said = false;
+  for (;;) {
+    const client = clientOf(opts);
+    const source = tokenOf(opts);
+    try {
+      await client.call(client.api.GET("/api/v1/status"));
+      return client;
+    } catch (err) {
+      const unreachable = (err as { exitCode?: number }).exitCode === EXIT.unreachable;
+      const noTokenYet = source.token === undefined && (err as { code?: string }).code === "UNAUTHORIZED";
+      if (!(unreachable || noTokenYet) || Date.now() >= until) throw err;
+      if (!said) {
+        process.stderr.write(`waiting up to ${Math.round(waitMs / 1000)} s for ${unreachable ? `a server at ${opts.url}` : "its token"} (a \`sluice dev\` or \`sluice serve\` starting; --wait-ms changes the wait)\n`);
+        said = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

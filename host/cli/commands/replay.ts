@@ -9,11 +9,10 @@ import { EXIT } from "../exit-codes.js";
 import { emit } from "../output.js";
 import { moduleFor, readPluginDir } from "../plugin-dir.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const replayCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("replay <operation-id>"))
-    .description("re-run a recorded operation's hooks (server started with --payload-store) with the plugin in --dir (default .) or a stored --ref, and show what would change; never calls the tool or model")
+export const replayCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--dir <dir>", "the plugin folder to build and replay with (default .)")
     .option("--module <file>", "use this module instead of building")
     .option("--ref <id@version>", "replay with this stored plugin version instead of a local build")

@@ -2,15 +2,14 @@
 import path from "node:path";
 import { emit, print, step } from "../output.js";
 import { addServeOptions, maskedConfig, resolveServeConfig, type ServeConfig } from "../serve-config.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 import { connectionsWithin, descriptorLimit } from "../../http/server-limits.js";
 import { upstreamBase } from "../../gateway/upstream-url.js";
 
 const PROTOCOL_LABEL = { openai: "OpenAI", anthropic: "Anthropic", gemini: "Gemini" } as const;
 
-export const serveCommand: RegisterCommand = (program) => {
-  addServeOptions(program.command("serve"))
-    .description("serve the management API (plugins, bindings, releases) from a data directory; every option can also be set by its environment variable (the flag wins)")
+export const serveCommand: DefineCommand = (cmd) => {
+  addServeOptions(cmd)
     .option("--print-config", "print the resolved configuration (secrets masked) and exit")
     .option("--json", "with --print-config: print JSON")
     .action(async (raw: Parameters<typeof resolveServeConfig>[0] & { printConfig?: boolean; json?: boolean }) => {
@@ -42,8 +41,11 @@ function configLines(value: Record<string, unknown>, prefix = ""): string[] {
   return Object.entries(value).flatMap(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v) ? configLines(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k} = ${JSON.stringify(v)}`]));
 }
 
-/** Runs the server until SIGINT/SIGTERM (`sluice serve`, and `sluice dev` beside its watch). */
-export async function serve(config: ServeConfig): Promise<void> {
+/**
+ * Runs the server until SIGINT/SIGTERM (`sluice serve`, and `sluice dev` beside its watch,
+ * with `devRevisions`: see RegistryOptions.devRevisions); resolves with its registry once it listens.
+ */
+export async function serve(config: ServeConfig, options: { devRevisions?: boolean } = {}): Promise<{ registry: import("../../registry/registry.js").Registry }> {
   const { readTokenFile, checkToken } = await import("../../api/token.js");
   // Checked before anything is opened: a bad token is the operator's to fix first.
   const token = config.tokenFile !== undefined ? readTokenFile(config.tokenFile) : config.token !== undefined ? checkToken(config.token, "--token / SLUICE_TOKEN") : undefined;
@@ -70,7 +72,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   }
   const { redactDatabaseUrl } = await import("../../storage/postgres.js");
   const registry = await step(`opening ${config.database !== undefined ? redactDatabaseUrl(config.database) : config.dataDir}`, () => Registry.open({
-    dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs,
+    dataDir: config.dataDir, maxModuleBytes: config.maxModuleBytes, resultRetentionMs: config.resultRetentionMs, ...(options.devRevisions ? { devRevisions: true } : {}),
     ...(config.database !== undefined ? { database: config.database, ...(config.payloadStore ? { payloadRetentionMs: config.payloadRetentionMs } : {}) } : {}),
     ...(digestSecret !== undefined ? { digestSecret } : {}),
     onReleaseSync: (r) => {
@@ -98,11 +100,14 @@ export async function serve(config: ServeConfig): Promise<void> {
   const { GatewayKeys } = await import("../../keys/keys.js");
   // With --database the keys are the fleet's: a key issued through any host works on every host.
   const gatewayKeys = new GatewayKeys(registry.shared?.gatewayKeys ?? path.join(config.dataDir, "sluice.db"));
+  // The agents' door pairs tool calls and logs events beside the records: the fleet's with --database.
+  const { openSqliteAgentDoor } = await import("../../records/sqlite-agent-door-store.js");
+  const agentDoor = registry.shared?.agentDoor ?? openSqliteAgentDoor(path.join(config.dataDir, "sluice.db"));
   let server;
   let gateway: { close: () => Promise<void> } | undefined;
   try {
     server = await startApiServer({
-      registry, host: config.host, port: config.port, gatewayKeys, limits: config.limits, logger: logging,
+      registry, host: config.host, port: config.port, gatewayKeys, agentDoor, limits: config.limits, logger: logging,
       ...(token ? { token } : {}), ...(config.allowedHosts.length ? { allowedHosts: config.allowedHosts } : {}),
     });
     if (config.gateway) {
@@ -130,6 +135,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     stopLogging();
     await server?.close();
     await gatewayKeys.close();
+    await agentDoor.close();
     await registry.close();
     await payloads?.close();
     // Taken between the probe and the listen.
@@ -149,10 +155,12 @@ export async function serve(config: ServeConfig): Promise<void> {
     await gateway?.close();
     await server.close();
     await gatewayKeys.close();
+    await agentDoor.close();
     await registry.close();
     await payloads?.close();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+  return { registry };
 }

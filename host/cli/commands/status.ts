@@ -2,7 +2,7 @@
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 interface Status {
   active_revision: number;
@@ -18,9 +18,8 @@ export function statusLines(s: Status): string[] {
   return lines;
 }
 
-export const statusCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("status"))
-    .description("the revision this server serves, beside the active one in its database (they differ while it loads a new release, or when it cannot)")
+export const statusCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--json", "print the server's JSON")
     .option("--expect <revision>", "wait up to --wait-ms for the server to serve this revision; exit 3 if it does not")
     .option("--wait-ms <ms>", "how long --expect waits", "5000")

@@ -8,13 +8,12 @@ import { EXIT } from "../exit-codes.js";
 import { CliError, emit, mark, step } from "../output.js";
 import { moduleFor, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 export type SampleSummary = Pick<SampleResult, "name" | "pass" | "mismatches" | "durationMs"> & { file?: string; fuel?: number; fuelLimit?: number; warning?: string };
 
-export const testCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("test [dir]"))
-    .description("run the samples of the plugin in dir (default .); --remote runs them on the server's stored version")
+export const testCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--module <file>", "use this module instead of building")
     .option("--remote", "dry-run on the server (the uploaded id@version) instead of locally")
     .option("--json", "print JSON")

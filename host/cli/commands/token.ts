@@ -9,7 +9,7 @@ import { Option, type Command } from "commander";
 import { API_ROLES, ROLE_PURPOSE } from "../../keys/api-roles.js";
 import { emit, table } from "../output.js";
 import { clientOf, DEFAULT_DATA_DIR, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
 type Remote = { url: string; token?: string; tokenFile?: string; json?: boolean };
 
@@ -25,8 +25,7 @@ function rotateCommand(group: Command): void {
     });
 }
 
-export const tokenCommands: RegisterCommand = (program) => {
-  const group = program.command("tokens").description("API tokens: named ones with a role (viewer, deployer, admin), and the server's own (admin)");
+export const tokensCommands: DefineCommand = (group) => {
   remoteOptions(group.command("create"))
     .description("create a named token; it is printed once")
     .requiredOption("--name <name>", "who or what uses it; the control audit names actions by it")
@@ -55,6 +54,7 @@ export const tokenCommands: RegisterCommand = (program) => {
       emit(opts, revoked, () => [`revoked ${revoked.id} ("${revoked.name}") at ${revoked.revoked_at}`]);
     });
   rotateCommand(group);
-  // The name this command had before the group: scripts that rotate keep working.
-  rotateCommand(program.command("token", { hidden: true }).description("alias of sluice tokens rotate"));
 };
+
+/** The name this command had before the group: scripts that rotate keep working. */
+export const tokenAlias: DefineCommand = (group) => rotateCommand(group);

@@ -3,11 +3,10 @@ import type { ApiClient } from "../client.js";
 import { emit, step } from "../output.js";
 import { moduleFor, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { clientOf, remoteOptions } from "./remote.js";
-import type { RegisterCommand } from "./types.js";
+import type { DefineCommand } from "./types.js";
 
-export const uploadCommand: RegisterCommand = (program) => {
-  remoteOptions(program.command("upload [dir]"))
-    .description("build the plugin in dir (default .) and upload it with its manifest")
+export const uploadCommand: DefineCommand = (cmd) => {
+  remoteOptions(cmd)
     .option("--module <file>", "upload this module instead of building")
     .option("--json", "print JSON")
     .action(async (dir: string | undefined, opts: { module?: string; json?: boolean; url: string; token?: string }) => {

@@ -1,5 +1,6 @@
 import type { HostFunction } from "../loader/fuel/host-prices.js";
 import { LOG_LIMITS } from "../limits.js";
+import { withKeys } from "../../objects/with-keys.js";
 
 /** One `(ptr, len)` pair a host function reads or writes, by argument position. */
 interface Area { what: string; ptr: number; len: number; readAtMost?: number }
@@ -41,4 +42,4 @@ export function areaFault(fn: string, areas: readonly Area[], args: readonly (nu
  * kv-get, whose value comes back through the canonical ABI's return area (written by jco's
  * glue), not an output buffer the guest names.
  */
-export const COMPONENT_AREAS: Readonly<Record<HostFunction, readonly Area[]>> = { ...HOST_AREAS, kv_get: HOST_AREAS.kv_get.slice(0, 1) };
+export const COMPONENT_AREAS: Readonly<Record<HostFunction, readonly Area[]>> = withKeys(HOST_AREAS, { kv_get: HOST_AREAS.kv_get.slice(0, 1) });

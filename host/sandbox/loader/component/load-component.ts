@@ -21,6 +21,7 @@ import { WIT_IMPORTS } from "./wit.js";
 import { FUEL_IMPORT } from "../fuel/counter.js";
 import { meterOnce } from "../fuel/metered-cache.js";
 import { isMissingPackage, peerVersion } from "../peer-package.js";
+import { withKeys } from "../../../objects/with-keys.js";
 
 const COMPONENT_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
 const HANDLER_PATTERN = /^sluice:hook\/handler@(\d{1,4})\.(\d{1,4})\.(\d{1,4})$/;
@@ -157,7 +158,7 @@ async function compileCore(file: string, bytes: Uint8Array, limits: PluginLimits
     throw new SluiceError("MODULE_INVALID", `component's core module ${file} does not compile: ${(err as Error).message}`);
   }
   refuseCoreImports(file, compiled.module);
-  return { ...compiled, initialPages: capped.initialPages ?? 0 };
+  return withKeys(compiled, { initialPages: capped.initialPages ?? 0 });
 }
 
 /** A component that passed every static check: a LoadedModule whose `component` is set (the worker runs it through run-component.ts; `module` is its main core module). */

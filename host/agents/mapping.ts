@@ -1,0 +1,109 @@
+/**
+ * The mapping of the coding agents' hook events onto Sluice's points, as one table of data:
+ * agent × event → what the event is (its kind, hence its point), how its payload is read
+ * (the agent's dialect, read-event.ts) and how it is answered (replies.ts). docs/agents.md
+ * is generated from this table (mapping-docs.ts; `npm run docs:agents`), and a test keeps
+ * the two in sync.
+ */
+import type { Agent } from "./agents.js";
+import type { PointName } from "../pipeline/points.js";
+
+/**
+ * What an agent's event is to Sluice.
+ * - `tool.before`: before the agent runs a tool; may deny, ask or rewrite its input.
+ * - `tool.after`: the tool ran; its response is the real result, a hook may hide or replace the view.
+ * - `tool.failed`: the tool ran and failed: the operation ends failed (operation.error runs).
+ * - `prompt`: the user's prompt, as the user message of model.chat.before; may block it.
+ * - `run.start`, `run.end`, `subtask.start`, `subtask.end`: the session's and a subagent's life, observed.
+ * - `observe`: answered neutrally and recorded.
+ */
+export type EventKind = "tool.before" | "tool.after" | "tool.failed" | "prompt" | "run.start" | "run.end" | "subtask.start" | "subtask.end" | "observe";
+
+/** The point each kind runs (tool.failed ends the operation its tool.before opened; its error stage runs). */
+export const KIND_POINT: Readonly<Record<EventKind, PointName | null>> = {
+  "tool.before": "tool.before",
+  "tool.after": "tool.after",
+  "tool.failed": "operation.error",
+  prompt: "model.chat.before",
+  "run.start": "run.start",
+  "run.end": "run.end",
+  "subtask.start": "subtask.start",
+  "subtask.end": "subtask.end",
+  observe: null,
+};
+
+/** Kinds whose answer can stop the agent: a refusal, a failure or an unreachable server blocks them (fail-closed). */
+export const BLOCKING_KINDS: ReadonlySet<EventKind> = new Set(["tool.before", "prompt"]);
+
+/** What an agent lets a hook do, beyond allow and deny before a tool. */
+export interface AgentAbilities {
+  /** It has an ask decision before a tool (else an ask becomes a deny saying approval is needed). */
+  ask: boolean;
+  /** Which tools' output a hook may replace after the tool ran ("mcp": MCP tools only; "none": none). */
+  replaceOutput: "mcp" | "none";
+  /** It shows a block after a tool to the model (the output itself stays visible unless replaced). */
+  blockAfter: boolean;
+  /** It takes a hook's added context (`additionalContext`). */
+  context: boolean;
+  /** It blocks a prompt on the hook's answer. */
+  blockPrompt: boolean;
+  /** The agent sends a tool-use id that pairs its before and after events. */
+  toolUseId: boolean;
+  /** Its hook timeout by default, in seconds: the door answers well within it. */
+  timeoutS: number;
+  /** A rewritten input is applied only with an explicit allow (Codex); an allow where it is not needed would skip the agent's own permission prompt (Claude Code). */
+  rewriteNeedsAllow: boolean;
+}
+
+export interface AgentSpec {
+  abilities: AgentAbilities;
+  /** Its events, as the agent spells them, and their kind. Events not listed are `observe`. */
+  events: Readonly<Record<string, EventKind>>;
+}
+
+/** The table. */
+export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
+  "claude-code": {
+    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: false },
+    events: {
+      PreToolUse: "tool.before", PostToolUse: "tool.after", PostToolUseFailure: "tool.failed", UserPromptSubmit: "prompt",
+      SessionStart: "run.start", SessionEnd: "run.end", SubagentStart: "subtask.start", SubagentStop: "subtask.end",
+      Stop: "observe", Notification: "observe", PreCompact: "observe", PermissionRequest: "observe",
+    },
+  },
+  codex: {
+    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
+    events: {
+      PreToolUse: "tool.before", PostToolUse: "tool.after", UserPromptSubmit: "prompt",
+      SessionStart: "run.start", SubagentStart: "subtask.start", SubagentStop: "subtask.end",
+      Stop: "observe", PermissionRequest: "observe", PreCompact: "observe", PostCompact: "observe",
+    },
+  },
+  "gemini-cli": {
+    abilities: { ask: false, replaceOutput: "none", blockAfter: true, context: true, blockPrompt: true, toolUseId: false, timeoutS: 60, rewriteNeedsAllow: false },
+    events: {
+      BeforeTool: "tool.before", AfterTool: "tool.after", BeforeAgent: "prompt",
+      SessionStart: "run.start", SessionEnd: "run.end",
+      AfterAgent: "observe", BeforeModel: "observe", AfterModel: "observe", BeforeToolSelection: "observe", PreCompress: "observe", Notification: "observe",
+    },
+  },
+  "copilot-cli": {
+    abilities: { ask: false, replaceOutput: "none", blockAfter: false, context: false, blockPrompt: false, toolUseId: false, timeoutS: 30, rewriteNeedsAllow: false },
+    events: {
+      preToolUse: "tool.before", postToolUse: "tool.after", postToolUseFailure: "tool.failed", userPromptSubmitted: "prompt",
+      sessionStart: "run.start", sessionEnd: "run.end", subagentStart: "subtask.start", subagentStop: "subtask.end",
+      agentStop: "observe", errorOccurred: "observe", notification: "observe", permissionRequest: "observe", preCompact: "observe",
+    },
+  },
+};
+
+/** An agent's event names are short words in its own spelling; anything else is refused before it is looked up or recorded. */
+export const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * What an agent's event is (`observe` for one the table does not list).
+ * @example kindOf("gemini-cli", "BeforeTool") // "tool.before"
+ */
+export function kindOf(agent: Agent, event: string): EventKind {
+  return Object.prototype.hasOwnProperty.call(AGENT_TABLE[agent].events, event) ? AGENT_TABLE[agent].events[event]! : "observe";
+}

@@ -1,0 +1,59 @@
+/**
+ * Joins an agent's before and after events of one tool call into one operation. The key is
+ * (gateway key, session, tool-use id) where the agent sends a tool-use id (Claude Code,
+ * Codex); otherwise (Gemini CLI, Copilot CLI) (gateway key, session, tool, digest of the
+ * input), matched first in, first out. A post seen before is recognised and not applied
+ * twice; a pre whose post never comes expires. Bounded: at most `max` open pres and as
+ * many remembered posts.
+ */
+import { pairKeyText, postText, type Pairing } from "../records/agent-door-store.js";
+
+export type { PairKey, Pairing, Taken } from "../records/agent-door-store.js";
+
+export const DEFAULT_PAIR_TTL_MS = 30 * 60_000;
+export const DEFAULT_PAIR_MAX = 10_000;
+
+/** The pairing of one process. */
+export function memoryPairing(options: { ttlMs?: number; max?: number } = {}): Pairing {
+  const ttl = options.ttlMs ?? DEFAULT_PAIR_TTL_MS;
+  const max = options.max ?? DEFAULT_PAIR_MAX;
+  // Insertion order is opening order: the first entry is the oldest.
+  const pres = new Map<string, { key: string; at: number }>();
+  const byKey = new Map<string, string[]>();
+  const seenPosts = new Map<string, true>();
+  const drop = (operationId: string): void => {
+    const p = pres.get(operationId);
+    if (!p) return;
+    pres.delete(operationId);
+    const q = byKey.get(p.key)?.filter((id) => id !== operationId) ?? [];
+    if (q.length > 0) byKey.set(p.key, q); else byKey.delete(p.key);
+  };
+  return {
+    async open(key, operationId, now) {
+      const text = pairKeyText(key);
+      pres.set(operationId, { key: text, at: now });
+      byKey.set(text, [...(byKey.get(text) ?? []), operationId]);
+    },
+    async take(key, postDigest, now) {
+      const text = pairKeyText(key);
+      const seen = postText(text, postDigest);
+      const queue = byKey.get(text);
+      if (!queue || queue.length === 0) return seenPosts.has(seen) ? { kind: "repeated" } : { kind: "missing" };
+      const operationId = queue[0]!;
+      drop(operationId);
+      if (seenPosts.size >= max) seenPosts.delete(seenPosts.keys().next().value!);
+      seenPosts.set(seen, true);
+      void now;
+      return { kind: "found", operationId };
+    },
+    async expire(now) {
+      const out: string[] = [];
+      for (const [id, p] of pres) {
+        if (p.at > now - ttl && pres.size - out.length <= max) break;
+        out.push(id);
+      }
+      for (const id of out) drop(id);
+      return out;
+    },
+  };
+}

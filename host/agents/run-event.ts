@@ -1,0 +1,127 @@
+/**
+ * Runs one agent event through the host: the point its kind maps to (mapping.ts), with the
+ * agent's session as the call context's runId, and turns the hooks' result into a
+ * {@link Verdict} (replies.ts puts it in the agent's words).
+ */
+import type { Host } from "../host.js";
+import type { ErrorData } from "../errors/sluice-error.js";
+import type { CallContext } from "../engine/call-types.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import { instanceOf } from "../boundary/instance.js";
+import { AGENT_TABLE } from "./mapping.js";
+import type { AgentEvent } from "./read-event.js";
+import type { Verdict } from "./replies.js";
+import type { Pairing, PairKey } from "./pairing.js";
+import type { SplitTools } from "./split-tools.js";
+
+export interface EventRun {
+  verdict: Verdict;
+  /** `neutral` for events whose answer says nothing. */
+  outcome: Verdict["kind"] | "neutral";
+  code: string | null;
+  operationId: string | null;
+}
+
+export interface RunDeps {
+  host: Host;
+  tools: SplitTools;
+  pairing: Pairing;
+  now: () => number;
+}
+
+/** Failures that come from the hooks' judgement of a tool's output: those block it. */
+const HOOK_CODES: ReadonlySet<string> = new Set(["HOOK_BLOCKED", "HOOK_REJECTED", "HOOK_FAILED", "HOOK_EXCEPTION", "PATCH_INVALID", "PATCH_FORBIDDEN", "OUTCOME_NOT_ALLOWED", "DEADLINE_EXCEEDED"]);
+
+const neutral = (code: string | null = null, operationId: string | null = null): EventRun => ({ verdict: { kind: "continue" }, outcome: "neutral", code, operationId });
+
+/** A string annotation `context` from any hook of the stage. */
+function contextOf(annotations: Record<string, unknown>): { context?: string } {
+  return typeof annotations.context === "string" && annotations.context !== "" ? { context: annotations.context } : {};
+}
+
+/** The hook's own reason where it gave one (it reaches the model), else the error's message. */
+function reasonOf(error: ErrorData): string {
+  const d = error.details ?? {};
+  if (typeof d.reason === "string" && d.reason !== "") return typeof d.hookCode === "string" && d.hookCode !== "" && !d.reason.includes(d.hookCode) ? `${d.reason} (${d.hookCode})` : d.reason;
+  return `${error.code}: ${error.message}`;
+}
+
+function pairKey(keyId: string, e: AgentEvent, digestOf: (v: unknown) => string): PairKey {
+  const t = e.tool!;
+  return { keyId, sessionId: e.sessionId ?? "", toolUseId: t.useId, toolId: t.id, inputDigest: digestOf(t.input) };
+}
+
+export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, keyId: string): Promise<EventRun> {
+  const { host } = deps;
+  switch (e.kind) {
+    case "tool.before": {
+      const t = e.tool!;
+      // The agent's tool has no schema Sluice knows: any object passes the final check.
+      const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${host.digestOf(t.input).slice(0, 16)}` });
+      if (!r.ok) {
+        const code = String(r.error.code);
+        const verdict: Verdict = code === "HOOK_ASKED" ? { kind: "ask", reason: reasonOf(r.error) } : { kind: "deny", reason: reasonOf(r.error) };
+        return { verdict, outcome: verdict.kind, code, operationId: r.operationId || null };
+      }
+      if (r.served) {
+        return { verdict: { kind: "deny", reason: `answered by a hook instead of running the tool: ${JSON.stringify(r.served.result).slice(0, 4000)}` }, outcome: "deny", code: null, operationId: r.operationId };
+      }
+      await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), r.operationId, deps.now());
+      const changed = host.digestOf(r.arguments) !== host.digestOf(t.input);
+      return { verdict: { kind: "continue", ...(changed ? { updatedInput: r.arguments } : {}), ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: r.operationId };
+    }
+    case "tool.after":
+    case "tool.failed": {
+      const t = e.tool!;
+      const postDigest = host.digestOf(e.kind === "tool.after" ? t.response : t.error);
+      const taken = await deps.pairing.take(pairKey(keyId, e, (v) => host.digestOf(v)), postDigest, deps.now());
+      if (taken.kind !== "found") return neutral(taken.kind === "repeated" ? "AGENT_EVENT_REPEATED" : "OPERATION_NOT_FOUND");
+      const r = await deps.tools.after(taken.operationId, e.kind === "tool.after"
+        ? { status: "succeeded", result: t.response ?? null, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) }
+        : { status: "failed", error: { code: "OPERATION_FAILED", message: t.error ?? "the tool failed" }, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) });
+      // The operation could not be taken (gone, ended already, held in another process's memory): no hook judged this output.
+      if (!r.ok && !HOOK_CODES.has(String(r.error.code)) && !(e.kind === "tool.failed" && r.error.code === "OPERATION_FAILED")) return neutral(String(r.error.code), taken.operationId);
+      if (e.kind === "tool.failed") return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "neutral", code: r.ok ? null : String(r.error.code), operationId: taken.operationId };
+      if (!r.ok) return { verdict: { kind: "block", reason: reasonOf(r.error), ...contextOf(r.annotations) }, outcome: "block", code: String(r.error.code), operationId: taken.operationId };
+      if (host.digestOf(r.view) === host.digestOf(t.response ?? null)) return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: taken.operationId };
+      // The hooks changed what the model may see: replaced where the agent takes it, else the call is blocked with the reason.
+      if (AGENT_TABLE[e.agent].abilities.replaceOutput === "mcp" && t.mcp) return { verdict: { kind: "replace", output: r.view, ...contextOf(r.annotations) }, outcome: "replace", code: null, operationId: taken.operationId };
+      return { verdict: { kind: "block", reason: `a hook changed this tool's output and ${e.agent} cannot show the changed output to the model: ${typeof r.view === "string" ? r.view.slice(0, 4000) : JSON.stringify(r.view).slice(0, 4000)}`, ...contextOf(r.annotations) }, outcome: "block", code: null, operationId: taken.operationId };
+    }
+    case "prompt": {
+      const stages = host.begin(ctx, { purpose: "action", modelId: e.agent, instance: instanceOf(ctx), spaceId: ctx.spaceId });
+      let r: StageResult;
+      try {
+        r = await stages.run("model.chat.before", { model: e.agent, messages: [{ role: "user", content: e.prompt! }], purpose: "action" });
+      } finally {
+        stages.end();
+      }
+      const annotations: Record<string, unknown> = {};
+      for (const s of r.reports) Object.assign(annotations, s.annotations);
+      const stop = r.stop as { kind: string; code?: string; reason?: string; bindingId: string } | undefined;
+      if (r.failure) return { verdict: { kind: "block", reason: reasonOf(r.failure) }, outcome: "block", code: r.failure.code, operationId: stages.operationId };
+      if (stop && stop.kind !== "short_circuit") return { verdict: { kind: "block", reason: reasonOf({ code: "HOOK_REJECTED", message: "", details: { reason: stop.reason ?? "", hookCode: stop.code ?? "" } }) }, outcome: "block", code: "HOOK_REJECTED", operationId: stages.operationId };
+      const messages = r.payload.messages as { content: unknown }[];
+      if (messages.length !== 1 || messages[0]!.content !== e.prompt) {
+        // No agent takes a rewritten prompt: a hook that changed it (a redaction) blocks it, saying so.
+        return { verdict: { kind: "block", reason: `a hook changed the prompt and ${e.agent} cannot take a rewritten prompt; send it without what the hook removed` }, outcome: "block", code: null, operationId: stages.operationId };
+      }
+      return { verdict: { kind: "continue", ...contextOf(annotations) }, outcome: "continue", code: null, operationId: stages.operationId };
+    }
+    case "run.start":
+    case "run.end":
+    case "subtask.start":
+    case "subtask.end": {
+      const runId = e.sessionId ?? "session";
+      const payload = e.kind === "run.start" ? { run_id: runId, instance_id: "main" }
+        : e.kind === "run.end" ? { run_id: runId, instance_id: "main", status: "succeeded" }
+        : e.kind === "subtask.start" ? { run_id: runId, instance_id: e.subagentId!, parent_instance_id: "main" }
+        : { run_id: runId, instance_id: e.subagentId!, parent_instance_id: "main", status: "succeeded" };
+      // Observed: a lifecycle hook's reject is recorded, the agent is not stopped.
+      const r = await host.lifecycle(e.kind, ctx, payload);
+      return neutral(r.ok ? null : r.error.code);
+    }
+    case "observe":
+      return neutral();
+  }
+}

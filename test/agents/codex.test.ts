@@ -1,0 +1,4 @@
+// codex as a real client of Sluice's agent hooks: see agent-suite.ts.
+import { agentSuite } from "./agent-suite.js";
+
+agentSuite("codex");
