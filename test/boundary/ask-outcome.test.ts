@@ -8,6 +8,9 @@ import { createHost, createMemoryRecords, type Host, type OperationStore } from 
 import type { ToolCall } from "../../host/boundary/tool.js";
 import type { GuestPlugin } from "../../host/engine/hooks.js";
 import { guestFixture } from "../abi/guest-fixtures.js";
+import { createMemoryPayloads } from "../../host/records/memory-store.js";
+import { replayOperation } from "../../host/registry/replay.js";
+import type { ReleaseRecord } from "../../host/registry/records.js";
 
 let host: Host;
 let records: OperationStore;
@@ -15,7 +18,7 @@ let asker: GuestPlugin;
 const events: SluiceEvent[] = [];
 beforeAll(async () => {
   records = createMemoryRecords();
-  host = createHost({ workers: 1, records, quarantine: false });
+  host = createHost({ workers: 1, records, payloads: createMemoryPayloads({ retentionMs: 60_000 }), quarantine: false });
   asker = await host.loadPlugin({ id: "asker", version: "1.2.0", wasm: await guestFixture("asker-v1_2") });
   await host.loadPlugin({ id: "old-asker", version: "1.1.0", wasm: await guestFixture("asker-v1_1") });
   host.observer.on((e) => { events.push(e); });
@@ -49,6 +52,20 @@ describe("a hook that asks for approval", () => {
     await host.observer.flush();
     const failed = events.find((e) => e.type === "tool.invocation.failed" && (e as { operation_id?: string }).operation_id === r.facts.operationId);
     expect(failed).toMatchObject({ outcome: "asked", called: false, error_code: "HOOK_ASKED", error_type: "policy" });
+  });
+
+  it("replays as the same ask: an asked operation's replay with the same plugin changes nothing", async () => {
+    const config = { reason: "git push needs a reviewer's approval" };
+    bind({ point: "tool.before", hookRef: "asker@1.2.0", config });
+    const r = await host.tool({ spaceId: "space-a" }, call, async () => "pushed");
+    expect(!r.ok && r.error.code).toBe("HOOK_ASKED");
+    const release: ReleaseRecord = {
+      revision, order_mode: "staged", based_on: null, note: "", created_at: "",
+      bindings: [{ id: "b0", hook_ref: "asker@1.2.0", point: "tool.before", match: {}, priority: 100, timeout_ms: 2_000, failure_policy: "fail-closed", observe_only: false, config, enabled: true, mandatory: false, position: 0, registered_at: "", code_sha256: "" }],
+    };
+    const replayed = await replayOperation({ host, release: async () => release, plugin: async () => asker }, r.facts.operationId, asker);
+    expect(replayed.stages).toMatchObject([{ point: "tool.before", stop: { recorded: "ask by b0", replayed: "ask by b0" }, changed: false }]);
+    expect(replayed.changed).toBe(false);
   });
 
   it("at tool.after: ask is not allowed there, so the fail-closed binding fails the call instead of letting its output through", async () => {
