@@ -99,6 +99,7 @@ const WITHHELD: Partial<Record<ErrorCode, string>> = {
   INTERNAL_ERROR: "internal error",
   STORE_UNAVAILABLE: "the gateway's store cannot be read or written",
   STORE_FULL: "the gateway's store is full",
+  STORE_COMMIT_UNKNOWN: "the gateway's store lost its connection while it wrote: the change may or may not be stored",
 };
 
 /**
