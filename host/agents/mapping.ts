@@ -39,8 +39,9 @@ export const BLOCKING_KINDS: ReadonlySet<EventKind> = new Set(["tool.before", "p
 export interface AgentAbilities {
   /**
    * It honours an ask decision before a tool, asking its user (else a hook's ask becomes a
-   * deny whose reason says approval is needed). Codex 0.171 refuses `permissionDecision:
-   * "ask"` as unsupported, so it is not counted as having one.
+   * deny whose reason says approval is needed). Codex 0.171 takes `permissionDecision:
+   * "ask"` as unsupported and runs the command (seen with the real CLI), so it is not
+   * counted as having one.
    */
   ask: boolean;
   /** Which tools' output a hook may replace after the tool ran ("mcp": MCP tools only; "none": none). */

@@ -1,6 +1,6 @@
 // A hook's ask (ABI 1.2) at tool.before through the door, on the before-tool events the real
 // CLIs sent (test/fixtures/agents): Claude Code asks its user with the hook's reason; Codex
-// (which refuses "ask" as unsupported), Gemini CLI and Copilot CLI are told to deny, with a
+// (which takes "ask" as unsupported and runs the tool), Gemini CLI and Copilot CLI are told to deny, with a
 // reason saying approval is needed and carrying the hook's. The tool never runs unasked.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
