@@ -2114,7 +2114,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One operation record. */
+        /** One operation record, and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them). */
         get: {
             parameters: {
                 query?: never;
@@ -2190,7 +2190,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). */
+        /** Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`). */
         get: {
             parameters: {
                 query?: {
