@@ -66,6 +66,7 @@ export interface StepReport {
 
 export type Stop =
   | { kind: "reject" | "block"; bindingId: string; code: string; reason: string }
+  | { kind: "ask"; bindingId: string; code?: string; reason: string }
   | { kind: "short_circuit"; bindingId: string; result: unknown };
 
 export interface StageInput {
@@ -82,7 +83,7 @@ export interface StageInput {
 export interface StageResult {
   payload: Record<string, unknown>;
   reports: StepReport[];
-  /** Set when a hook rejected, blocked or short-circuited: later hooks did not run. */
+  /** Set when a hook rejected, blocked, asked or short-circuited: later hooks did not run. */
   stop?: Stop;
   /** Set when a fail-closed hook failed (HOOK_FAILED): later hooks did not run. */
   failure?: ErrorData;
@@ -219,6 +220,8 @@ function apply(point: PointName, step: StepSpec, payload: Record<string, unknown
     case "reject":
     case "block":
       return { ok: true, payload, stop: { kind: outcome.kind, bindingId: step.bindingId, code: outcome.code, reason: outcome.reason } };
+    case "ask":
+      return { ok: true, payload, stop: { kind: "ask", bindingId: step.bindingId, reason: outcome.reason, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } };
     case "short_circuit":
       return { ok: true, payload, stop: { kind: "short_circuit", bindingId: step.bindingId, result: outcome.result } };
   }

@@ -36,7 +36,7 @@ const PAGE = 50;
 /** The search runs on the server (GET /api/v1/operations): exact counts over the whole store, one page at a time. */
 function search(root: HTMLElement, fail: (e: unknown) => void): void {
   const outcome = h("select", { id: "op-outcome", name: "outcome" }, h("option", { value: "" }, "any"),
-    [["succeeded", "succeeded"], ["rejected", "rejected by a hook"], ["hook_failed", "failed in a hook"], ["call_failed", "failed in the real call"]].map(([v, label]) => h("option", { value: v }, label)));
+    [["succeeded", "succeeded"], ["rejected", "rejected by a hook"], ["asked", "asked for approval"], ["hook_failed", "failed in a hook"], ["call_failed", "failed in the real call"]].map(([v, label]) => h("option", { value: v }, label)));
   const code = h("input", { id: "op-code", name: "error_code", placeholder: "GUEST_TRAP", size: 16 });
   const binding = h("input", { id: "op-binding", name: "binding", size: 14 });
   const plugin = h("input", { id: "op-plugin", name: "plugin", placeholder: "id or id@version", size: 16 });

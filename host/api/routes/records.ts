@@ -55,7 +55,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     config: VIEWER,
     schema: {
       tags: ["operations"],
-      summary: "Operation records, newest first; filter by phase and real status, and search by outcome (succeeded, rejected, hook_failed, call_failed), error_code (the operation's or any of its hooks'), binding, plugin (id or id@version), space, run_id (the call context's runId: a coding agent's session) and time range [from, to), paged by offset and limit with the exact total. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
+      summary: "Operation records, newest first; filter by phase and real status, and search by outcome (succeeded, rejected, asked, hook_failed, call_failed), error_code (the operation's or any of its hooks'), binding, plugin (id or id@version), space, run_id (the call context's runId: a coding agent's session) and time range [from, to), paged by offset and limit with the exact total. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
       querystring: {
         type: "object", additionalProperties: false,
         properties: {
