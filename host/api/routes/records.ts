@@ -29,7 +29,26 @@ const operationList = {
   },
 } as const;
 
-/** Epoch milliseconds or an ISO date. */
+/** One record as stored; `skipped` is described because a reader needs its reasons. */
+const operationDetail = {
+  type: "object", additionalProperties: false, required: ["operation"],
+  properties: {
+    operation: {
+      type: "object", additionalProperties: true,
+      properties: {
+        skipped: {
+          type: "array",
+          description: "Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped.",
+          items: {
+            type: "object", additionalProperties: false, required: ["point", "bindingId", "hookRef", "reason"],
+            properties: { point: str, bindingId: str, hookRef: str, reason: { type: "string", enum: ["disabled", "quarantined", "not_matched"] } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 
 function limitOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -82,7 +101,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     return { ...found, unreadable };
   });
 
-  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { config: VIEWER, schema: { tags: ["operations"], summary: "One operation record.", response: { 200: anyObject } } }, async (request) => {
+  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { config: VIEWER, schema: { tags: ["operations"], summary: "One operation record, with the hooks it skipped and why.", response: { 200: operationDetail } } }, async (request) => {
     const operation = await storeOf(host).get(request.params.id);
     if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
     return { operation };

@@ -46,8 +46,12 @@ export const operationsCommand: DefineCommand = (cmd) => {
 export const operationCommand: DefineCommand = (cmd) => {
   remoteOptions(cmd)
     .option("--json", "print JSON (the default: a record has no table form)")
-    .action(async (id: string, opts: Remote) => {
-      printJson((await clientOf(opts).call<{ operation: OperationRecord }>(clientOf(opts).api.GET("/api/v1/operations/{id}", { params: { path: { id } } }))).operation);
+    .option("--skipped", "print only the hooks it skipped, and why (disabled, quarantined, not_matched), as a table")
+    .action(async (id: string, opts: Remote & { skipped?: boolean }) => {
+      const { operation } = await clientOf(opts).call<{ operation: OperationRecord }>(clientOf(opts).api.GET("/api/v1/operations/{id}", { params: { path: { id } } }));
+      if (!opts.skipped || opts.json) return printJson(opts.skipped ? operation.skipped ?? [] : operation);
+      const skipped = operation.skipped ?? [];
+      emit(opts, skipped, () => skipped.length === 0 ? ["no hook was skipped"] : table(["POINT", "BINDING", "HOOK", "REASON"], skipped.map((s) => [s.point, s.bindingId, s.hookRef, s.reason])));
     });
 };
 
