@@ -20,6 +20,8 @@ const HOUR = 60 * 60 * 1000;
 const PRESETS: [string, number][] = [["last hour", HOUR], ["last 6 hours", 6 * HOUR], ["last 24 hours", 24 * HOUR], ["last 7 days", 7 * 24 * HOUR], ["last 30 days", 30 * 24 * HOUR]];
 
 const num = (v: number | null | undefined) => (v === null || v === undefined ? "–" : String(Math.round(v * 1000) / 1000));
+/** A bucket's width in the largest unit it fills. */
+const span = (ms: number) => (ms >= 2 * 86_400_000 ? `${num(ms / 86_400_000)} d` : ms >= 2 * HOUR ? `${num(ms / HOUR)} h` : ms >= 120_000 ? `${num(ms / 60_000)} min` : ms >= 2_000 ? `${num(ms / 1000)} s` : `${ms} ms`);
 /** A datetime-local input's value for epoch ms, in the browser's time zone. */
 const local = (ms: number) => { const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000); return d.toISOString().slice(0, 16); };
 
@@ -92,7 +94,7 @@ export const trendsPage: Page = (root, ctx) => {
     const pick = (binding: string) => go({ ...range, binding });
     clear(perBinding,
       h("h2", null, "Hooks per binding"),
-      h("p", null, `${t.rows} hook run(s) in the range, in ${t.starts.length} bucket(s) of ${num(t.bucket_ms / 60_000)} min${t.complete ? "" : " (more rows than one answer reads: narrow the range)"}. Exact figures from the audit rows: p50 and p99 are nearest-rank, each run's own figure.`),
+      h("p", null, `${t.rows} hook run(s) in the range, in ${t.starts.length} bucket(s) of ${span(t.bucket_ms)}${t.complete ? "" : " (more rows than one answer reads: narrow the range)"}. Exact figures from the audit rows: p50 and p99 are nearest-rank, each run's own figure.`),
       table("Over the whole range (choose a binding to chart it)", ["Binding", "Point", "Plugin", "Runs", "Errors", "p50 ms", "p99 ms", "Fuel p50", "Fuel p99"],
         t.bindings.map((b) => totalsRow(b, current?.binding ?? "", pick)), { "data-testid": "trend-totals" }),
       current ? h("div", { "data-testid": "trend-charts", "data-binding": current.binding },
