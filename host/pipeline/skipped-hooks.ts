@@ -14,6 +14,7 @@ import type { PointName } from "./points.js";
  */
 export type SkipReason = "disabled" | "quarantined" | "not_matched";
 
+/** One binding that did not run for an operation, and why; an operation record keeps them as `skipped`. */
 export interface SkippedHook {
   point: PointName;
   bindingId: string;
