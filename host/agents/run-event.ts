@@ -13,6 +13,7 @@ import type { AgentEvent } from "./read-event.js";
 import type { Verdict } from "./replies.js";
 import type { Pairing, PairKey } from "./pairing.js";
 import type { SplitTools } from "./split-tools.js";
+import type { AgentOrigin } from "../boundary/tool.js";
 
 export interface EventRun {
   verdict: Verdict;
@@ -46,6 +47,11 @@ function reasonOf(error: ErrorData): string {
   return `${error.code}: ${error.message}`;
 }
 
+/** The event's origin as hooks see it (`/agent`): its cwd and transcript path reach only plugins whose read grant names them. */
+function originOf(e: AgentEvent): AgentOrigin {
+  return { name: e.agent, event: e.event, session_id: e.sessionId, ...(e.cwd !== null ? { cwd: e.cwd } : {}), ...(e.transcriptPath !== null ? { transcript_path: e.transcriptPath } : {}) };
+}
+
 function pairKey(keyId: string, e: AgentEvent, digestOf: (v: unknown) => string): PairKey {
   const t = e.tool!;
   return { keyId, sessionId: e.sessionId ?? "", toolUseId: t.useId, toolId: t.id, inputDigest: digestOf(t.input) };
@@ -57,7 +63,7 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
     case "tool.before": {
       const t = e.tool!;
       // The agent's tool has no schema Sluice knows: any object passes the final check.
-      const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${host.digestOf(t.input).slice(0, 16)}` });
+      const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${host.digestOf(t.input).slice(0, 16)}`, agent: originOf(e) });
       if (!r.ok) {
         const code = String(r.error.code);
         const verdict: Verdict = code === "HOOK_ASKED" ? { kind: "ask", reason: reasonOf(r.error) } : { kind: "deny", reason: reasonOf(r.error) };
@@ -92,7 +98,7 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       const stages = host.begin(ctx, { purpose: "action", modelId: e.agent, instance: instanceOf(ctx), spaceId: ctx.spaceId });
       let r: StageResult;
       try {
-        r = await stages.run("model.chat.before", { model: e.agent, messages: [{ role: "user", content: e.prompt! }], purpose: "action" });
+        r = await stages.run("model.chat.before", { model: e.agent, messages: [{ role: "user", content: e.prompt! }], purpose: "action", agent: originOf(e) });
       } finally {
         stages.end();
       }

@@ -59,6 +59,11 @@ export interface EmittedChunk {
   is_last: boolean;
   /** The source chunk's tool_call deltas, unchanged and in order, for callers that relay the stream (chunk hooks never see or change them). */
   tool_calls?: ToolCallDelta[];
+  /**
+   * The channels whose chunk hooks still hold text back after this chunk (a later chunk
+   * releases it, the last one at the latest): a relay keeps a block of that text open until then.
+   */
+  holding?: Channel[];
 }
 
 /** The streamed call, and what goes out once the operation has settled. */
@@ -167,6 +172,9 @@ export function streamedCall(model: string, open: (input: Record<string, unknown
             // A block or failure at chunk j ends the stream: the later channels still run for
             // the chunks before j, which are emitted whole; nothing from j on is.
             let failed: { j: number; error: ErrorData } | undefined;
+            // What each channel's hooks hold after each chunk of the batch they ran on (a chunk a channel skipped keeps the hold before it).
+            const heldBefore = { ...holds };
+            const heldAfter: Record<Channel, (readonly string[])[]> = { content: [], reasoning: [], refusal: [] };
             const runRows = async (channel: Channel, rows: { b: { chunk: ReadChunk; isLast: boolean }; j: number }[]): Promise<void> => {
               if (rows.length === 0) return;
               const payloads = rows.map(({ b, j }) => ({
@@ -179,6 +187,7 @@ export function streamedCall(model: string, open: (input: Record<string, unknown
                 const out = outcomeOf(r, channel, index + j);
                 if ("error" in out) { failed = { j, error: out.error }; return; }
                 const e = emitted[j]!;
+                heldAfter[channel][j] = r.holds ?? [];
                 if (channel === "content") e.delta = out.emit;
                 else {
                   const key = channel === "reasoning" ? "reasoning_content" : "refusal";
@@ -193,6 +202,13 @@ export function streamedCall(model: string, open: (input: Record<string, unknown
               // The end flushes a channel other than the answer text only when a hook still holds some of it.
               const lastRow = batch.length - 1;
               if (channel !== "content" && batch[lastRow]!.isLast && open(lastRow) && holds[channel].some((h) => h !== "")) await runRows(channel, [{ b: batch[lastRow]!, j: lastRow }]);
+            }
+            for (const channel of CHANNELS) {
+              let held = heldBefore[channel];
+              for (const [j, e] of emitted.entries()) {
+                held = heldAfter[channel][j] ?? held;
+                if (held.some((h) => h !== "")) e.holding = [...(e.holding ?? []), channel];
+              }
             }
             index += batch.length;
             for (const e of failed ? emitted.slice(0, failed.j) : emitted) {

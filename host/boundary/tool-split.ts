@@ -14,7 +14,7 @@ import type { OperationStages, StageRunner } from "../engine/stages.js";
 import type { BoundaryResult, CallContext } from "../engine/call-types.js";
 import type { OperationStore } from "../records/store.js";
 import type { OperationRecord } from "../records/types.js";
-import { toolAfterPayload, toolSpec, type ServiceCheck, type ToolCall, type ToolOutput } from "./tool.js";
+import { toolAfterPayload, toolSpec, type AgentOrigin, type ServiceCheck, type ToolCall, type ToolOutput } from "./tool.js";
 import { withKeys } from "../objects/with-keys.js";
 
 /**
@@ -62,7 +62,7 @@ export async function toolAfter(host: ContinueHost, store: OperationStore, opera
   if (claimed instanceof SluiceError) return refused(operationId, claimed.record, claimed) as BoundaryResult<ToolOutput>;
   const { record, stored } = claimed;
   const input = stored.input!;
-  const call: ToolCall = { toolId: String(input.tool_id), name: String(input.name), schema: input.schema as Record<string, unknown>, arguments: input.arguments as Record<string, unknown>, callId: String(input.call_id) };
+  const call: ToolCall = { toolId: String(input.tool_id), name: String(input.name), schema: input.schema as Record<string, unknown>, arguments: input.arguments as Record<string, unknown>, callId: String(input.call_id), ...(input.agent ? { agent: input.agent as AgentOrigin } : {}) };
   const ctx: CallContext = withKeys(record.identity.ctx, withKeys(options.signal ? { signal: options.signal } : {}, options.deadline !== undefined ? { deadline: options.deadline } : {}));
   const durationMs = ("durationMs" in ending ? ending.durationMs : undefined) ?? Math.max(0, Date.now() - record.updatedAt);
   const before = beforeOf(stored);

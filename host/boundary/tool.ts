@@ -7,6 +7,7 @@ import type { StageRunner } from "../engine/stages.js";
 import type { BoundaryOptions, BoundaryResult, CallContext, OperationContext } from "../engine/call-types.js";
 import { withKeys } from "../objects/with-keys.js";
 import type { ErrorData } from "../errors/sluice-error.js";
+import type { Payload } from "../pipeline/points.js";
 
 export { argumentsValidator } from "./tool-schema.js";
 
@@ -19,7 +20,12 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
   callId: string;
   revision?: number;
+  /** The coding agent's hook event the call comes from (the agents' door sets it). */
+  agent?: AgentOrigin;
 }
+
+/** The agent, its event and session, and where it runs; cwd and transcript_path reach only plugins whose read grant names them. */
+export type AgentOrigin = NonNullable<Payload<"tool.before">["agent"]>;
 
 /** What the caller (and the model) sees; the real result stays in `facts.realResult`. */
 export interface ToolOutput {
@@ -48,7 +54,7 @@ export function toolSpec(ctx: CallContext, call: ToolCall, finalCheck?: ServiceC
     ctx,
     before: "tool.before" as const,
     after: "tool.after" as const,
-    payload: { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}) },
+    payload: { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}), ...(call.agent ? { agent: call.agent } : {}) },
     target: withKeys(ctx.purpose ? { purpose: ctx.purpose } : {}, { toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId }),
     callId: call.callId,
     // Runs on the final arguments, after every hook; no binding can turn it off.
@@ -63,16 +69,16 @@ export function toolSpec(ctx: CallContext, call: ToolCall, finalCheck?: ServiceC
     // A failed tool still passes tool.after (real status failed): the model-visible view of the failure may be changed, the status and error may not.
     failedAfterPayload: (_input: Record<string, unknown>, error: ErrorData, durationMs: number, artifacts: readonly Record<string, unknown>[]) => ({
       tool_id: call.toolId, name: call.name, call_id: call.callId, status: "failed", result: null, error: { code: error.code, message: error.message },
-      ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: { error: error.message },
+      ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: { error: error.message }, ...(call.agent ? { agent: call.agent } : {}),
     }),
   };
 }
 
 /** tool.after's payload for a result: the real result, and the view the model will see (the same, until a hook changes it). */
-export function toolAfterPayload(call: Pick<ToolCall, "toolId" | "name" | "callId">, real: unknown, durationMs: number, artifacts: readonly Record<string, unknown>[]): Record<string, unknown> {
+export function toolAfterPayload(call: Pick<ToolCall, "toolId" | "name" | "callId" | "agent">, real: unknown, durationMs: number, artifacts: readonly Record<string, unknown>[]): Record<string, unknown> {
   return {
     tool_id: call.toolId, name: call.name, call_id: call.callId, status: "succeeded", result: real ?? null,
-    ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: real ?? null,
+    ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: real ?? null, ...(call.agent ? { agent: call.agent } : {}),
   };
 }
 

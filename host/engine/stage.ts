@@ -14,6 +14,7 @@ import { effectiveFailurePolicy } from "../pipeline/failure-policy.js";
 import type { ResolvedHook } from "./hooks.js";
 import { joinRecheck, recheckOf } from "../pipeline/mandatory.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
+import { withheldFields } from "../pipeline/read-view.js";
 import { runSteps, type InvokeReport, type StageInput, type StageResult, type StepSpec } from "../pipeline/run-steps.js";
 import { withKeys } from "../objects/with-keys.js";
 import type { StageGuard } from "../reliability/stage-guard.js";
@@ -62,6 +63,8 @@ function stepOf(point: PointName, h: ResolvedHook, carries: Record<string, unkno
 function buildStep(point: PointName, h: ResolvedHook, carries: Record<string, unknown> | undefined): StepSpec {
   const b = h.binding;
   const grant = h.kind === "guest" ? h.plugin.grants[point] : undefined;
+  // In-process hooks are the service's own code; only guests are held to the restricted fields.
+  const withheld = h.kind === "guest" ? withheldFields(getPoint(point).restricted, grant?.read) : undefined;
   return {
     bindingId: b.id,
     hookRef: b.hookRef,
@@ -70,6 +73,7 @@ function buildStep(point: PointName, h: ResolvedHook, carries: Record<string, un
     observeOnly: b.observeOnly,
     config: b.config,
     ...(grant?.read ? { read: grant.read } : {}),
+    ...(withheld ? { withheld } : {}),
     ...(grant?.write ? { write: grant.write } : {}),
     ...(carries && b.pair in carries ? { carry: carries[b.pair] } : {}),
     ...(h.kind === "guest" && h.plugin.module.abi.major === ABI_VERSION.major && h.plugin.module.abi.minor < ABI_VERSION.minor ? { abiMinor: h.plugin.module.abi.minor } : {}),

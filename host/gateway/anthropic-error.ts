@@ -6,8 +6,8 @@
  */
 import type { FastifyReply } from "fastify";
 import type { SluiceError } from "../errors/sluice-error.js";
-import { errorFields, noteServerError } from "../http/server-errors-log.js";
-import { asSluiceError, retryAfterHeaders, shouldRetry, toOpenAIError } from "./openai-error.js";
+import { toOpenAIError } from "./openai-error.js";
+import { replyWith, streamErrorWith } from "./gateway-error.js";
 
 export interface AnthropicErrorBody { type: "error"; error: { type: string; message: string; sluice_code?: string } }
 
@@ -30,19 +30,8 @@ export function toAnthropicError(error: SluiceError, requestId?: string): { stat
   return { status, body: { type: "error", error: { type, message: body.error.message, ...(body.error.sluice_code ? { sluice_code: body.error.sluice_code } : {}) } } };
 }
 
-/** Answers `error` before any byte was sent; a 5xx is noted for the server log with its cause. */
-export function replyAnthropicError(reply: FastifyReply, error: SluiceError): FastifyReply {
-  const { status, body } = toAnthropicError(error, String(reply.request.id));
-  if (status >= 500) noteServerError(reply.request, error);
-  if (!shouldRetry(error)) reply.header("x-should-retry", "false");
-  else reply.headers(retryAfterHeaders(error));
-  return reply.code(status).send(body);
-}
+/** Answers `error` before any byte was sent, in Anthropic's format (gateway-error.ts replyWith). */
+export const replyAnthropicError = (reply: FastifyReply, error: SluiceError): FastifyReply => replyWith(toAnthropicError, reply, error);
 
-/** The `error` event that ends a stream whose headers are sent (the SDK raises it as an APIError). */
-export function anthropicStreamError(reply: FastifyReply, err: unknown): AnthropicErrorBody {
-  const error = asSluiceError(err);
-  const { status, body } = toAnthropicError(error, String(reply.request.id));
-  if (status >= 500) reply.request.log.error({ method: "POST", url: reply.request.url, ...errorFields(error) }, "stream ended with a server error");
-  return body;
-}
+/** The error event that ends a stream whose headers are sent. */
+export const anthropicStreamError = (reply: FastifyReply, err: unknown): AnthropicErrorBody => streamErrorWith(toAnthropicError, reply, err);

@@ -6,7 +6,9 @@
  * byte (signatures, redacted thinking, tool input, stop reason, usage, pings). A text event
  * carries what the hooks let through: unchanged text keeps the upstream's bytes; text a hook
  * held back and released later is written into the latest pending text event of its channel
- * (a held event with nothing released is dropped, its text goes out with a later one); when
+ * (a held event with nothing released is dropped, its text goes out with a later one); with
+ * no such event left, into its open block just before it closes (a text block does not close
+ * while the hooks hold text of it: the events from its end on wait for the release); when
  * every block of its kind has closed, it goes out in a text block of its own. When the
  * stream was held for an after hook, the one emitted chunk carries the whole answer, and it
  * lands in the last text block. A short-circuit answer (no upstream events) is written as
@@ -22,6 +24,7 @@ import { withKeys } from "../objects/with-keys.js";
 type Json = Record<string, any>;
 
 const BLOCK_OF: Readonly<Record<TextChannel, string>> = { content: "text", reasoning: "thinking" };
+const CHANNEL_OF: ReadonlyMap<string | undefined, TextChannel> = new Map([["text", "content"], ["thinking", "reasoning"]]);
 
 export function namedEvent(type: string, data: string): string {
   return `event: ${type}\ndata: ${data}\n\n`;
@@ -48,7 +51,7 @@ export class AnthropicRelay {
   frames(e: EmittedChunk): string {
     const events = this.facts.events;
     if (events.length === 0 || this.synthetic) return this.own(e);
-    const end = e.is_last ? events.length : Math.min(e.chunk_index + 1, events.length);
+    const end = this.blockEnd(e, e.is_last ? events.length : Math.min(e.chunk_index + 1, events.length));
     const text: Record<TextChannel, string> = { content: e.delta, reasoning: e.reasoning_content ?? "" };
     // Where each channel's released text goes: the latest pending event carrying text of it.
     const target: Partial<Record<TextChannel, number>> = {};
@@ -61,6 +64,7 @@ export class AnthropicRelay {
     for (; this.cursor < end; this.cursor++) {
       const k = this.cursor;
       const ev = events[k]!;
+      if (ev.type === "content_block_stop") out += this.intoOpenBlock();
       if (this.startsAt(ev)) out += this.flushCarry();
       if (ev.channel) {
         const t = target[ev.channel] === k ? text[ev.channel] : "";
@@ -72,6 +76,37 @@ export class AnthropicRelay {
       out += this.raw(ev);
     }
     if (e.is_last) out += this.flushCarry();
+    return out;
+  }
+
+  /**
+   * Where this chunk's events stop: before the end of an open text (or thinking) block whose
+   * channel the hooks still hold text of, so that text goes out inside its own block when
+   * they release it, not in a block of its own after the blocks that followed.
+   */
+  private blockEnd(e: EmittedChunk, end: number): number {
+    if (!e.holding?.length) return end;
+    const events = this.facts.events;
+    let open = this.open?.type;
+    for (let k = this.cursor; k < end; k++) {
+      const ev = events[k]!;
+      if (ev.type === "content_block_start") open = String(ev.json.content_block?.type);
+      else if (ev.type === "content_block_stop") {
+        const channel = CHANNEL_OF.get(open);
+        if (channel && e.holding.includes(channel)) return k;
+        open = undefined;
+      }
+    }
+    return end;
+  }
+
+  /** Released text waiting for a place, written into the open block of its kind just before it closes. */
+  private intoOpenBlock(): string {
+    const channel = CHANNEL_OF.get(this.open?.type);
+    if (!channel || this.carry[channel] === "") return "";
+    const field = channel === "content" ? "text" : "thinking";
+    const out = event({ type: "content_block_delta", index: this.open!.index, delta: { type: `${field}_delta`, [field]: this.carry[channel] } });
+    this.carry[channel] = "";
     return out;
   }
 

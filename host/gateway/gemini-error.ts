@@ -5,8 +5,8 @@
  */
 import type { FastifyReply } from "fastify";
 import type { SluiceError } from "../errors/sluice-error.js";
-import { errorFields, noteServerError } from "../http/server-errors-log.js";
-import { asSluiceError, retryAfterHeaders, shouldRetry, toOpenAIError } from "./openai-error.js";
+import { toOpenAIError } from "./openai-error.js";
+import { replyWith, streamErrorWith } from "./gateway-error.js";
 
 export interface GeminiErrorBody { error: { code: number; message: string; status: string; sluice_code?: string } }
 
@@ -29,18 +29,8 @@ export function toGeminiError(error: SluiceError, requestId?: string): { status:
   return { status, body: { error: { code: status, message: body.error.message, status: statusName(status), ...(body.error.sluice_code ? { sluice_code: body.error.sluice_code } : {}) } } };
 }
 
-export function replyGeminiError(reply: FastifyReply, error: SluiceError): FastifyReply {
-  const { status, body } = toGeminiError(error, String(reply.request.id));
-  if (status >= 500) noteServerError(reply.request, error);
-  if (!shouldRetry(error)) reply.header("x-should-retry", "false");
-  else reply.headers(retryAfterHeaders(error));
-  return reply.code(status).send(body);
-}
+/** Answers `error` before any byte was sent, in Gemini's format (gateway-error.ts replyWith). */
+export const replyGeminiError = (reply: FastifyReply, error: SluiceError): FastifyReply => replyWith(toGeminiError, reply, error);
 
-/** The error a stream whose headers are sent ends with, as one more event. */
-export function geminiStreamError(reply: FastifyReply, err: unknown): GeminiErrorBody {
-  const error = asSluiceError(err);
-  const { status, body } = toGeminiError(error, String(reply.request.id));
-  if (status >= 500) reply.request.log.error({ method: "POST", url: reply.request.url, ...errorFields(error) }, "stream ended with a server error");
-  return body;
-}
+/** The error event that ends a stream whose headers are sent. */
+export const geminiStreamError = (reply: FastifyReply, err: unknown): GeminiErrorBody => streamErrorWith(toGeminiError, reply, err);

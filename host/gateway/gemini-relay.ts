@@ -4,7 +4,9 @@
  * what the hooks let through: text held back and released later goes into the latest
  * pending response that had text (or, when none is pending, into the response being
  * emitted); a held response left with nothing goes out without its text parts, or not at all
- * when nothing else was in it. Thought parts likewise; every other part as it came.
+ * when nothing else was in it. The response that ends the candidate waits while the hooks
+ * hold text, so released text is never written after the answer's end. Thought parts
+ * likewise; every other part as it came.
  */
 import type { EmittedChunk } from "../boundary/stream.js";
 import type { GeminiFacts } from "./gemini-upstream.js";
@@ -36,8 +38,12 @@ function carries(json: Json): boolean {
   return partsOf(json).length > 0 || json.candidates?.[0]?.finishReason != null || json.usageMetadata != null;
 }
 
+const CHANNEL_OF: Readonly<Record<Kind, "content" | "reasoning">> = { text: "content", thought: "reasoning" };
+
 export class GeminiRelay {
   private cursor = 0;
+  /** Released text with no pending response to carry it yet. */
+  private readonly carry: Record<Kind, string> = { text: "", thought: "" };
 
   constructor(private readonly facts: GeminiFacts) {}
 
@@ -45,11 +51,14 @@ export class GeminiRelay {
     const chunks = this.facts.chunks;
     // A short-circuit answer: the host's own response.
     if (chunks.length === 0) return whole ? sseEvent(whole) : "";
-    const end = e.is_last ? chunks.length : Math.min(e.chunk_index + 1, chunks.length);
-    const text: Record<Kind, string> = { text: e.delta, thought: e.reasoning_content ?? "" };
+    const end = this.holdEnd(e, e.is_last ? chunks.length : Math.min(e.chunk_index + 1, chunks.length));
+    const text: Record<Kind, string> = { text: this.carry.text + e.delta, thought: this.carry.thought + (e.reasoning_content ?? "") };
+    this.carry.text = "";
+    this.carry.thought = "";
     const target: Record<Kind, number> = { text: end - 1, thought: end - 1 };
     for (const kind of ["text", "thought"] as const) {
       for (let k = end - 1; k >= this.cursor; k--) if (partsOf(chunks[k]!).some((p) => kindOf(p) === kind)) { target[kind] = k; break; }
+      if (end === this.cursor) { this.carry[kind] = text[kind]; text[kind] = ""; }
     }
     let out = "";
     for (; this.cursor < end; this.cursor++) {
@@ -66,6 +75,27 @@ export class GeminiRelay {
       if (!changed) out += sseEvent(chunks[k]);
       else if (carries(json)) out += sseEvent(json);
     }
+    // Nothing left to carry it (no response after the hold): a response of its own, so no released text is lost.
+    if (e.is_last) {
+      for (const kind of ["text", "thought"] as const) {
+        if (this.carry[kind] === "") continue;
+        out += sseEvent(withText({ candidates: [{ content: { role: "model", parts: [] }, index: 0 }] }, kind, this.carry[kind]));
+        this.carry[kind] = "";
+      }
+    }
     return out;
+  }
+
+  /**
+   * Where this chunk's responses stop: before the response that ends the candidate
+   * (`finishReason`) while the hooks hold text of it, so the held text goes out in that
+   * response when they release it, before the client takes the answer as finished.
+   */
+  private holdEnd(e: EmittedChunk, end: number): number {
+    if (!e.holding?.length) return end;
+    const holding = (["text", "thought"] as const).some((kind) => e.holding!.includes(CHANNEL_OF[kind]));
+    if (!holding) return end;
+    for (let k = this.cursor; k < end; k++) if (this.facts.chunks[k]!.candidates?.[0]?.finishReason != null) return k;
+    return end;
   }
 }

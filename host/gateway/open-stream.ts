@@ -12,7 +12,7 @@ import type { ChatStream } from "../boundary/chat-stream.js";
 import type { CallContext, OperationContext } from "../engine/call-types.js";
 import type { SluiceError } from "../errors/sluice-error.js";
 import type { Host } from "../host.js";
-import { asSluiceError } from "./openai-error.js";
+import { asSluiceError } from "./gateway-error.js";
 
 export interface OpenedStream {
   stream: ChatStream;

@@ -35,6 +35,7 @@ export function renderPointDocs(): string {
   for (const p of POINTS) {
     out.push(`### \`${p.name}\``, "", p.summary, "", `Outcomes: ${p.outcomes.map((o) => `\`${o}\``).join(", ")}.${p.diagnosticOnly ? " Diagnostics only: a failure here never fails the operation." : ""}`, "");
     out.push("| field | type | required | access |", "| --- | --- | --- | --- |", ...fieldRows(p), "");
+    if (p.restricted?.length) out.push(`Restricted: ${p.restricted.map((f) => `\`${f}\``).join(", ")} reach only a plugin whose read grant names them (the field or a path under it); a plugin with no read grant, or a grant of a parent such as \`/agent\`, never receives them.`, "");
   }
   return out.join("\n");
 }

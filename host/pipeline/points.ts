@@ -40,6 +40,12 @@ export interface PointSpec {
   readonly diagnosticOnly: boolean;
   /** The before point this point's hooks pair with (after and chunk points): its carries reach them, and in symmetric mode they unwind from its short-circuit. */
   readonly pairsWith?: string;
+  /**
+   * Fields a guest receives only when its read grant names them (the field or a path under it):
+   * a plugin without a read grant, or with a grant of a parent, does not see them. They say
+   * where on the user's machine an agent runs, which no hook needs to judge a call.
+   */
+  readonly restricted?: readonly string[];
 }
 
 /** The text channels of a streamed answer (ABI 1.1); a chunk payload without `channel` is `content`. */
@@ -70,6 +76,14 @@ const toolCall = {
 } as const;
 
 const nullableStr = { type: ["string", "null"] } as const;
+
+/** The coding agent whose hook event this operation comes from (absent for every other caller). */
+const agent = {
+  type: "object", additionalProperties: false, required: ["name", "event"],
+  properties: { name: id, event: id, session_id: nullableStr, cwd: str, transcript_path: str },
+} as const;
+/** The agent's working directory and transcript file: sent only to a plugin whose read grant names them. */
+const AGENT_RESTRICTED = ["/agent/cwd", "/agent/transcript_path"] as const;
 
 /** The content part types a point declares; a part of any other type is shown as `{ type }` and passes through untouched. */
 export const PART_TYPES = ["text", "image_url", "input_audio", "file", "refusal"] as const;
@@ -143,18 +157,20 @@ const POINT_LIST = [
         },
         purpose: { enum: CHAT_PURPOSES },
         stream: { type: "boolean" },
+        agent,
       },
     },
     outcomes: ["continue", "patch_input", "reject", "short_circuit"],
     patchable: ["/messages", "/params"],
     readOnly: [
       { path: "/stream", why: "whether the caller streams is the caller's choice" },
+      { path: "/agent", why: "the coding agent's event is a fact of where the prompt came from" },
       { path: "/model", why: "the model binding is fixed by the release, not by a hook" },
       { path: "/tools", why: "tool permissions and schemas are fixed by the release" },
       { path: "/purpose", why: "bindings are matched on it before any hook runs" },
     ],
     invariants: [{ kind: "items-kept", path: "/messages", mutable: ["content", "refusal", "reasoning_content"] }],
-    redacts: null, diagnosticOnly: false,
+    redacts: null, diagnosticOnly: false, restricted: AGENT_RESTRICTED,
   },
   {
     name: "model.chat.after", stage: "after", operation: "chat", pairsWith: "model.chat.before",
@@ -227,15 +243,16 @@ const POINT_LIST = [
     summary: "Before a tool call: may change only the arguments; schema, authorization and path checks run again on the result.",
     schema: {
       type: "object", additionalProperties: false, required: ["tool_id", "name", "schema", "arguments", "call_id"],
-      properties: { tool_id: id, name: id, revision: count, schema: object, arguments: object, call_id: id },
+      properties: { tool_id: id, name: id, revision: count, schema: object, arguments: object, call_id: id, agent },
     },
     outcomes: ["continue", "patch_input", "reject", "short_circuit"],
     patchable: ["/arguments"],
     readOnly: [
       { path: "/schema", why: "the tool's schema is fixed by its published revision" },
       { path: "/call_id", why: "it pairs the call with the model's tool_call" },
+      { path: "/agent", why: "the coding agent's event is a fact of where the call came from" },
     ],
-    invariants: [], redacts: null, diagnosticOnly: false,
+    invariants: [], redacts: null, diagnosticOnly: false, restricted: AGENT_RESTRICTED,
   },
   {
     name: "tool.after", stage: "after", operation: "tool", pairsWith: "tool.before",
@@ -250,6 +267,7 @@ const POINT_LIST = [
         artifacts: { type: "array", items: object },
         duration_ms: { type: "number", minimum: 0 },
         view: anything,
+        agent,
       },
     },
     outcomes: ["continue", "patch_output", "redact", "block"],
@@ -259,8 +277,9 @@ const POINT_LIST = [
       { path: "/result", why: "the real result is kept apart from what the model sees" },
       { path: "/error", why: "a failed tool's error is a fact of the call; change what the model sees in /view" },
       { path: "/artifacts", why: "side effects already happened" },
+      { path: "/agent", why: "the coding agent's event is a fact of where the call came from" },
     ],
-    invariants: [], redacts: "/view", diagnosticOnly: false,
+    invariants: [], redacts: "/view", diagnosticOnly: false, restricted: AGENT_RESTRICTED,
   },
   {
     name: "operation.error", stage: "error", operation: "any",

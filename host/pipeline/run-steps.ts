@@ -26,6 +26,8 @@ export interface StepSpec {
   config: unknown;
   /** JSON Pointer prefixes of the payload the plugin may read; absent = all of it. */
   read?: readonly string[];
+  /** The point's restricted fields its grant does not name: never sent (points.ts `restricted`). */
+  withheld?: readonly string[];
   /** JSON Pointer prefixes it may patch; absent = what the point allows. */
   write?: readonly string[];
   /** The extension (pre/post pair) the binding belongs to; carries are keyed by it. Absent: the binding alone. */
@@ -113,7 +115,7 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
           abi: ABI_VERSION_STRING,
           point,
           context: withKeys(input.context, { binding_id: step.bindingId, point }),
-          payload: readView(view, step.read),
+          payload: readView(view, step.read, step.withheld),
           config: step.config,
           ...(step.carry !== undefined ? { carry: step.carry } : {}),
         });

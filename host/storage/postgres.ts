@@ -92,6 +92,20 @@ function checkOut(pool: pg.Pool, onError: (err: Error) => void): Promise<pg.Pool
   });
 }
 
+/**
+ * A failure that ended the connection rather than the statement: no SQLSTATE (the socket
+ * closed), a connection exception (class 08) or an operator intervention (57P, e.g. a
+ * terminated backend). On COMMIT it leaves the transaction's fate unknown to the client.
+ */
+function lostConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code !== "string" || code.startsWith("08") || code.startsWith("57P");
+}
+
+function commitUnknown(url: string, cause: unknown): SluiceError {
+  return new SluiceError("STORE_COMMIT_UNKNOWN", `the connection to the PostgreSQL database at ${redactDatabaseUrl(url)} was lost while it committed: the change may or may not be stored; read it back before retrying`, {}, { cause });
+}
+
 /** Opens a pool on `url` and checks it answers; STORE_UNAVAILABLE when it does not. */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresEngine> {
   if (!isPostgresUrl(url)) throw new SluiceError("CONFIG_INVALID", `database URL must start with postgres:// or postgresql:// (got ${redactDatabaseUrl(url)})`);
@@ -122,9 +136,16 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
           const out = await fn({ query: (text, values) => client.query(text, values as unknown[]) });
-          await client.query("COMMIT");
+          try {
+            await client.query("COMMIT");
+          } catch (e) {
+            if (!lostConnection(e)) throw e;
+            broken = true;
+            throw commitUnknown(url, e);
+          }
           return out;
         } catch (e) {
+          if (e instanceof SluiceError && e.code === "STORE_COMMIT_UNKNOWN") throw e;
           await client.query("ROLLBACK").catch(() => { broken = true; });
           const code = (e as { code?: string }).code;
           if (code && RETRYABLE.has(code) && attempt < retries) {

@@ -56,6 +56,13 @@ describe("the agents' hook door", () => {
     expect(last.payload).toMatchObject({ tool_id: "shell", name: "Bash", arguments: { command: "echo hi" }, call_id: "toolu_ctx" });
   });
 
+  it("tells the hooks which agent, event and session a call and a prompt come from, with the working directory and transcript path as the agent sent them", async () => {
+    await door.post("claude-code", "PreToolUse", claudePre("echo origin", "toolu_origin", "session-7"));
+    expect(door.seen.get("guard")!.at(-1)!.payload.agent).toEqual({ name: "claude-code", event: "PreToolUse", session_id: "session-7", cwd: "/work", transcript_path: "/home/u/.claude/t.jsonl" });
+    await door.post("copilot-cli", "userPromptSubmitted", { sessionId: "c9", timestamp: 1, cwd: "/repo", prompt: "hello" });
+    expect(door.seen.get("prompt")!.at(-1)!.payload.agent).toEqual({ name: "copilot-cli", event: "userPromptSubmitted", session_id: "c9", cwd: "/repo" });
+  });
+
   it("joins a post to its pre: the after hook sees the real result, and a changed view blocks a built-in tool with the reason", async () => {
     await door.post("claude-code", "PreToolUse", claudePre("cat .env", "toolu_env", "s-pair"));
     const r = await door.post("claude-code", "PostToolUse", claudePost("cat .env", "KEY=SECRET", "toolu_env", "s-pair"));

@@ -39,13 +39,13 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 const asObj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
 const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const SHELL_TOOLS = ["Bash", "bash", "shell", "shell_command", "exec_command", "local_shell", "run_shell_command"];
 
-function protocolOf(path: string): ModelRequest["protocol"] {
+export function protocolOf(path: string): ModelRequest["protocol"] {
   if (path.includes("/messages")) return "anthropic";
   if (path.endsWith("/responses")) return "responses";
   if (path.includes("generateContent") || path.includes("GenerateContent")) return "gemini";
@@ -76,9 +76,9 @@ export function toolResultsOf(protocol: ModelRequest["protocol"], body: Json): s
   return out;
 }
 
-interface ShellTool { name: string; schema: Json }
+export interface ShellTool { name: string; schema: Json }
 
-function shellToolOf(protocol: ModelRequest["protocol"], body: Json): ShellTool | undefined {
+export function shellToolOf(protocol: ModelRequest["protocol"], body: Json): ShellTool | undefined {
   const tools: ShellTool[] = [];
   if (protocol === "gemini") {
     for (const t of asArr(body.tools)) for (const d of asArr(asObj(t).functionDeclarations)) {
@@ -101,7 +101,7 @@ function shellToolOf(protocol: ModelRequest["protocol"], body: Json): ShellTool 
 }
 
 /** Arguments for the agent's shell tool, shaped by its own schema. */
-function shellArgs(tool: ShellTool, command: string): Record<string, unknown> {
+export function shellArgs(tool: ShellTool, command: string): Record<string, unknown> {
   const props = asObj(tool.schema.properties);
   const required = asArr(tool.schema.required).map(String);
   const args: Record<string, unknown> = {};
@@ -125,7 +125,7 @@ function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown 
   res.end();
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
+export function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 }
@@ -133,7 +133,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 let ids = 0;
 const nextId = (prefix: string) => `${prefix}_${(++ids).toString(36).padStart(6, "0")}`;
 
-function anthropic(res: ServerResponse, body: Json, call: { name: string; args: Json } | undefined, answer: string): void {
+export function anthropic(res: ServerResponse, body: Json, call: { name: string; args: Json } | undefined, answer: string): void {
   const model = String(body.model ?? "claude-test");
   const usage = { input_tokens: 12, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const message = { id: nextId("msg"), type: "message", role: "assistant", model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage };
@@ -173,7 +173,7 @@ function responses(res: ServerResponse, body: Json, call: { name: string; args: 
   ]);
 }
 
-function gemini(res: ServerResponse, path: string, body: Json, call: { name: string; args: Json } | undefined, answer: string): void {
+export function gemini(res: ServerResponse, path: string, body: Json, call: { name: string; args: Json } | undefined, answer: string): void {
   const generation = asObj(body.generationConfig);
   // Gemini CLI asks side questions (who speaks next, which model routes) with a JSON schema.
   const wantsJson = generation.responseMimeType === "application/json";
@@ -188,7 +188,7 @@ function gemini(res: ServerResponse, path: string, body: Json, call: { name: str
   else json(res, 200, chunk);
 }
 
-function chat(res: ServerResponse, body: Json, call: { name: string; args: Json } | undefined, answer: string): void {
+export function chat(res: ServerResponse, body: Json, call: { name: string; args: Json } | undefined, answer: string): void {
   const id = nextId("chatcmpl");
   const model = String(body.model ?? "gpt-test");
   const created = Math.floor(Date.now() / 1000);
@@ -207,7 +207,7 @@ function chat(res: ServerResponse, body: Json, call: { name: string; args: Json 
   ]);
 }
 
-async function readBody(req: IncomingMessage): Promise<Json> {
+export async function readBody(req: IncomingMessage): Promise<Json> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const raw = Buffer.concat(chunks).toString("utf8");

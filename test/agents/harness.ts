@@ -52,7 +52,7 @@ export interface AgentBench {
   close(): Promise<void>;
 }
 
-function lineFrom(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 60_000): Promise<string> {
+export function lineFrom(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
@@ -67,7 +67,7 @@ function lineFrom(child: ChildProcess, pattern: RegExp, what: string, timeoutMs 
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");

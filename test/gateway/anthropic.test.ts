@@ -143,6 +143,15 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     for (const t of texts) for (const raw of ["alice", "smith", "exam", "@"]) expect(t).not.toContain(raw);
   });
 
+  it("keeps the text pii-redact held at a block's end inside that block, before the tool_use that follows it", async () => {
+    gw.bind([{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    // Both answers end in a word pii-redact holds until the stream ends ("today", "check.").
+    const plain = await client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "mail alice.smith@example.com today" }] }).finalMessage();
+    expect(plain.content).toEqual([expect.objectContaining({ type: "text", text: "You said: mail [email] today" })]);
+    const withTool = await client.messages.stream({ model: "claude-test", max_tokens: 100, tools: [WEATHER], messages: [{ role: "user", content: "weather?" }] }).finalMessage();
+    expect(withTool.content).toEqual([expect.objectContaining({ type: "text", text: "Let me check." }), { type: "tool_use", id: "toolu_01", name: "get_weather", input: { city: "Paris" } }]);
+  });
+
   it("shows the client an after hook's rewrite of a held stream, and of a whole message", async () => {
     gw.bind([{ id: "suffix", point: "model.chat.after", config: { mode: "append", tag: " [checked]" } }]);
     const streamed = await client.messages.stream({ model: "claude-test", max_tokens: 100, tools: [WEATHER], messages: [{ role: "user", content: "weather?" }] }).finalMessage();

@@ -4,7 +4,8 @@
  * last with finishReason STOP and usage. With function declarations (and a user text last)
  * it calls the first function; after a functionResponse it answers "tool said: <response>".
  * With thinkingConfig.includeThoughts a thought part comes first. "[gate]" waits for the
- * test's gate after the first response. countTokens counts the characters of the contents' JSON.
+ * test's gate after the first response; "[last-waits]" sends the last piece, with finishReason,
+ * once the gate opens. countTokens counts the characters of the contents' JSON.
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,11 +56,14 @@ export async function startGeminiStub(): Promise<GeminiStub> {
     res.writeHead(200, { "content-type": "text/event-stream" });
     const send = (json: unknown) => res.write(`data: ${JSON.stringify(json)}\r\n\r\n`);
     if (thought) send(wrap([{ text: THOUGHT, thought: true }]));
+    // "[last-waits]": the last piece carries finishReason itself (as Gemini sends it), after the gate.
+    const lastWaits = text.includes("[last-waits]") && !call;
     for (let i = 0; i < answer.length; i += 4) {
+      if (lastWaits && i + 4 >= answer.length) { await stub.gate!.wait(); send(wrap([{ text: answer.slice(i) }], "STOP")); break; }
       send(wrap([{ text: answer.slice(i, i + 4) }]));
       if (i === 0 && text.includes("[gate]")) await stub.gate!.wait();
     }
-    send(wrap(call ? [call] : [], "STOP"));
+    if (!lastWaits) send(wrap(call ? [call] : [], "STOP"));
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

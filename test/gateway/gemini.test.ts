@@ -73,6 +73,26 @@ describe("gateway Gemini API with @google/genai", () => {
     for (const t of got) for (const raw of ["alice", "smith", "exam", "@"]) expect(t).not.toContain(raw);
   });
 
+  it("sends the text pii-redact held until the stream's end in the response that finishes the answer, not after it or never", async () => {
+    gw.bind([{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    // The last response (" now", with finishReason) comes once the client has read "see ": it
+    // lets "you " through and holds "now" until the stream ends.
+    const gate = gatedSource();
+    stub().gate = gate;
+    const stream = await ai.models.generateContentStream({ model: "gemini-test", contents: "[last-waits] mail alice.smith@example.com, see you now" });
+    let text = "";
+    let finished: string | undefined;
+    for await (const r of stream) {
+      expect(finished, "text after the response that finished the answer").toBeUndefined();
+      text += r.text ?? "";
+      finished = r.candidates?.[0]?.finishReason;
+      if (text.endsWith(", see ")) gate.read(text);
+    }
+    expect(gate.order).toEqual(["consumer read", "source sent the rest"]);
+    expect(text).toBe("You said: [last-waits] mail [email], see you now");
+    expect(finished).toBe("STOP");
+  });
+
   it("shows the client an after hook's rewrite, streamed and not", async () => {
     gw.bind([{ id: "suffix", point: "model.chat.after", config: { mode: "append", tag: " [checked]" } }]);
     expect((await ai.models.generateContent({ model: "gemini-test", contents: "hi" })).text).toBe("You said: hi [checked]");

@@ -194,18 +194,15 @@ describe("pii-redact on streams", () => {
     expect(emitted.join("")).toBe("Pay with ");
   });
 
-  it("streams 2,000 chunks with linear per-chunk work", async () => {
+  it("redacts across a stream of 2,000 chunks, every card and address however the chunks split them", async () => {
+    // Its speed (chunks a second) is bench scenario 6's, measured beside floors on an idle machine.
     const h = hook("pii-redact", "model.chat.chunk");
     const words = "The quick brown fox writes to bob@example.com and calls 555-867-5309 about card 4111 1111 1111 1111 today. ".split(/(?<= )/);
     const chunks = Array.from({ length: 2000 }, (_, i) => words[i % words.length]!);
-    const t0 = performance.now();
     const { emitted } = await stream(h, chunks);
-    const perSecond = 2000 / ((performance.now() - t0) / 1000);
-    console.log(`pii-redact: ${Math.round(perSecond)} chunks/s through runStage (one stage per chunk)`);
     expect(emitted.join("")).not.toContain("bob@example.com");
     expect(emitted.join("")).not.toContain("4111 1111 1111 1111");
     expect(emitted.join("").split("[card]").length - 1).toBe(Math.floor(2000 / words.length) + (2000 % words.length > 16 ? 1 : 0));
-    expect(perSecond).toBeGreaterThan(200); // a smoke floor: the 5,000/s bar is the benchmark's, measured on an idle machine
   });
 });
 

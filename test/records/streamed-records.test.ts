@@ -9,6 +9,7 @@ import { createHost } from "../../host/index.js";
 import type { StreamChunk } from "../../host/boundary/stream.js";
 import { ctx, request } from "./scenarios.js";
 import { firstInsertFails, slowRecords } from "./phase-stores.js";
+import { until } from "../helpers/until.js";
 
 const { inner, completed, store: slow } = slowRecords();
 const host = createHost({ workers: 1, records: slow });
@@ -108,4 +109,27 @@ it("a 'running' write that fails refuses the stream before the upstream is asked
   } finally {
     await h.close();
   }
+});
+
+it("a stream its consumer stops while the before hooks still run is cancelled before the upstream is asked, its real status not_started", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  let entered = false;
+  host.registerHook("slow-before", async () => { entered = true; await gate; return { kind: "continue" }; });
+  host.activate({ revision: 5, bindings: [{ id: "slow-before", hookRef: "slow-before", point: "model.chat.before" }] });
+  let sourceCalls = 0;
+  const stream = host.chatStream(ctx, request, async function* (): AsyncGenerator<StreamChunk> {
+    sourceCalls++;
+    yield { delta: "never asked" };
+  });
+  const reader = stream[Symbol.asyncIterator]();
+  const first = reader.next();
+  expect(await until(() => entered)).toBe(true);
+  const stopped = reader.return!(undefined);
+  release();
+  await Promise.allSettled([first, stopped]);
+  const result = await stream.result;
+  expect(!result.ok && result.error.code).toBe("CALL_CANCELLED");
+  expect(sourceCalls).toBe(0);
+  expect(await inner.get(result.facts.operationId)).toMatchObject({ phase: "finished", realStatus: "not_started", outcome: "cancelled" });
 });

@@ -139,6 +139,38 @@ describe("the PostgreSQL engine", () => {
     }
   });
 
+  it("answers STORE_COMMIT_UNKNOWN, not STORE_UNAVAILABLE, when the connection is lost while COMMIT runs, and a failure before COMMIT stays a plain failure", async () => {
+    // A deferred constraint trigger holds COMMIT open long enough to end the backend under it.
+    await a.query("CREATE TABLE slow_commit (id int PRIMARY KEY)");
+    await a.query("CREATE FUNCTION slow_commit_check() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$");
+    await a.query("CREATE CONSTRAINT TRIGGER slow_commit_check AFTER INSERT ON slow_commit DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit_check()");
+    const admin = await openPostgres(url, { applicationName: "admin" });
+    try {
+      let pid = 0;
+      const write = a.transaction(async (sql) => {
+        pid = (await sql.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+        await sql.query("INSERT INTO slow_commit VALUES (1)");
+      }).then(() => null, (e: unknown) => e);
+      expect(await until(async () => pid !== 0 && (await admin.query<{ query: string }>("SELECT query FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid])).rows[0]?.query === "COMMIT")).toBe(true);
+      await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      const error = await write;
+      expect(isSluiceError(error) && error.code).toBe("STORE_COMMIT_UNKNOWN");
+      expect((error as Error).message).toContain("may or may not be stored");
+
+      const before = await a.transaction(async (sql) => {
+        const own = (await sql.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+        await admin.query("SELECT pg_terminate_backend($1)", [own]);
+        await new Promise((r) => setTimeout(r, 300));
+        await sql.query("INSERT INTO slow_commit VALUES (2)");
+      }).then(() => null, (e: unknown) => e);
+      expect(before).toBeInstanceOf(Error);
+      expect((before as { code?: unknown }).code).not.toBe("STORE_COMMIT_UNKNOWN");
+      expect((await a.query("SELECT 1 FROM slow_commit WHERE id = 2")).rowCount).toBe(0);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it("redacts the password of a database URL, in the authority and in the query string", () => {
     expect(redactDatabaseUrl("postgres://u:hunter2@db:5432/x?sslmode=require&password=hunter3")).toBe("postgres://u:***@db:5432/x?sslmode=require&password=***");
     expect(redactDatabaseUrl("postgres://db/x")).toBe("postgres://db/x");
