@@ -22,6 +22,7 @@ const INTEGRATION = [
   "test/bench/smoke.test.ts",
   "test/cli/authoring.test.ts",
   "test/cli/call.test.ts",
+  "test/cli/guest-logs.test.ts",
   "test/cli/cli.test.ts",
   "test/cli/conventions.test.ts",
   "test/cli/keys.test.ts",

@@ -2114,7 +2114,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One operation record, with the hooks it skipped and why. */
+        /** One operation record, with the hooks it skipped and why (`operation.skipped`), and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them). */
         get: {
             parameters: {
                 query?: never;
@@ -2133,6 +2133,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            hooks: {
+                                [key: string]: unknown;
+                            }[];
                             operation: {
                                 /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
                                 skipped?: {
@@ -2201,7 +2204,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). */
+        /** Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`). */
         get: {
             parameters: {
                 query?: {

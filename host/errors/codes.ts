@@ -23,7 +23,7 @@ export const ERROR_CODES = {
   OUTPUT_INVALID: { status: 502, summary: "The guest's reply is valid msgpack but not a valid reply envelope." },
   GUEST_TIMEOUT: { status: 504, summary: "The guest ran past its time limit; its worker was terminated and replaced." },
   GUEST_FUEL_EXHAUSTED: { status: 502, summary: "The guest used up its fuel (limits.fuel): its instruction budget for one call. The worker keeps serving." },
-  GUEST_MEMORY_LIMIT: { status: 502, summary: "The guest ran out of memory at its memory limit." },
+  GUEST_MEMORY_LIMIT: { status: 502, summary: "The guest ran out of memory at its memory limit, or its sluice_alloc returned 0 or a buffer that does not fit in its memory (then sluice_handle is not called)." },
   GUEST_STACK_OVERFLOW: { status: 502, summary: "The guest exhausted its call stack." },
   GUEST_TRAP: { status: 502, summary: "The guest trapped (unreachable, out-of-bounds access, division by zero, ...)." },
   GUEST_ABORTED: { status: 502, summary: "The guest called abort; the error carries its message." },

@@ -17,6 +17,7 @@ import { presentToV10, type LegacyPresentation } from "./legacy-view.js";
 import { schemaProblem } from "./validators.js";
 import { digestOf } from "./digest.js";
 import { withKeys } from "../objects/with-keys.js";
+import { joinLogs, type GuestLogs } from "./guest-logs.js";
 
 export interface StepSpec {
   bindingId: string;
@@ -40,10 +41,10 @@ export interface StepSpec {
   abiMinor?: number;
 }
 
-/** `fuel`: what a guest hook used of its budget (in-process hooks are not metered and leave it out). */
+/** `fuel`: what a guest hook used of its budget (in-process hooks are not metered and leave it out); `logs`: what it logged, absent when nothing. */
 export type InvokeReport =
-  | { ok: true; outcome: Outcome; durationMs: number; fuel?: number }
-  | { ok: false; error: ErrorData; durationMs: number; fuel?: number };
+  | { ok: true; outcome: Outcome; durationMs: number; fuel?: number; logs?: GuestLogs }
+  | { ok: false; error: ErrorData; durationMs: number; fuel?: number; logs?: GuestLogs };
 
 export type Invoke = (index: number, request: RequestEnvelope) => InvokeReport | Promise<InvokeReport>;
 
@@ -54,6 +55,8 @@ export interface StepReport {
   durationMs: number;
   /** Fuel the guest used (abi/README.md §11); absent for in-process hooks and steps that did not run. */
   fuel?: number;
+  /** The guest's kept log lines (pipeline/guest-logs.ts); absent when it logged nothing. Guest text: see docs/guest-logs.md for where it may go. */
+  logs?: GuestLogs;
   error?: ErrorData;
   annotations?: Record<string, unknown>;
   /** Digest of the patch (or redaction) this hook returned, when it changed the payload (not at chunk points): the content hash here, keyed by the host before anyone sees it. */
@@ -125,6 +128,7 @@ export async function runSteps(input: StageInput, invoke: Invoke): Promise<Stage
     const { invoked, applied } = legacy ? await runPresented(point, legacy, once) : await once(seen);
     report.durationMs = invoked.durationMs;
     if (invoked.fuel !== undefined) report.fuel = invoked.fuel;
+    if (invoked.logs !== undefined) report.logs = invoked.logs;
     // Cancellation ends the stage whatever the policy: the caller no longer wants the operation.
     if (!invoked.ok && invoked.error.code === "CALL_CANCELLED") {
       report.error = invoked.error;
@@ -167,13 +171,15 @@ async function runPresented(point: PointName, legacy: LegacyPresentation, once: 
   const results: Record<string, unknown>[] = [];
   let durationMs = 0;
   let fuel: number | undefined;
+  let logs: GuestLogs | undefined;
   let outcome: Outcome = { kind: "continue" };
   const annotations: Record<string, unknown> = {};
   for (const view of legacy.views) {
     const ran = await once(view);
     durationMs += ran.invoked.durationMs;
     if (ran.invoked.fuel !== undefined) fuel = (fuel ?? 0) + ran.invoked.fuel;
-    const spent = { durationMs, ...(fuel !== undefined ? { fuel } : {}) };
+    logs = joinLogs(logs, ran.invoked.logs);
+    const spent = { durationMs, ...(fuel !== undefined ? { fuel } : {}), ...(logs ? { logs } : {}) };
     if (!ran.invoked.ok || !ran.applied.ok || ran.applied.stop) return { invoked: withKeys(ran.invoked, spent), applied: ran.applied };
     if (ran.invoked.outcome.kind !== "continue") outcome = ran.invoked.outcome;
     Object.assign(annotations, ran.invoked.outcome.annotations);
@@ -183,7 +189,7 @@ async function runPresented(point: PointName, legacy: LegacyPresentation, once: 
   const problem = schemaProblem(point, payload);
   const merged = withKeys(outcome, Object.keys(annotations).length ? { annotations } : {}) as Outcome;
   return {
-    invoked: { ok: true, outcome: merged, durationMs, ...(fuel !== undefined ? { fuel } : {}) },
+    invoked: { ok: true, outcome: merged, durationMs, ...(fuel !== undefined ? { fuel } : {}), ...(logs ? { logs } : {}) },
     applied: problem === null ? { ok: true, payload } : { ok: false, error: { code: "PATCH_INVALID", message: `${point} payload fails the point's schema once the 1.0 guest's changes are written back: ${problem}`, details: { point } } },
   };
 }

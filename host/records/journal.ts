@@ -15,11 +15,12 @@ import type { ErrorData } from "../errors/sluice-error.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { getPoint, type PointName } from "../pipeline/points.js";
 import { usageView } from "../pipeline/usage.js";
-import type { StageResult } from "../pipeline/run-steps.js";
+import type { StageResult, StepReport } from "../pipeline/run-steps.js";
+import { logCounts } from "../pipeline/guest-logs.js";
 import type { ExecutionFacts } from "./facts.js";
 import type { Digester } from "../pipeline/digest.js";
 import type { OperationStore, PayloadStore } from "./store.js";
-import type { AuditRecord, OperationIdentity, OperationRecord, StoredResult } from "./types.js";
+import type { AuditLogs, AuditRecord, OperationIdentity, OperationRecord, StoredResult } from "./types.js";
 import type { OperationKind } from "../pipeline/points.js";
 import { withChanges } from "../objects/with-keys.js";
 
@@ -107,7 +108,8 @@ export class OperationJournal {
       digest = step.outputDigest ?? digest;
       return {
         operationId, bindingId: step.bindingId, ...codeOf(step.bindingId), point, phase, revision, outcome: step.outcome,
-        inputDigest, outputDigest: digest, patchDigest: step.patchDigest ?? null, durationMs: step.durationMs, fuel: step.fuel ?? null, errorCode: step.error?.code ?? null, at,
+        inputDigest, outputDigest: digest, patchDigest: step.patchDigest ?? null, durationMs: step.durationMs, fuel: step.fuel ?? null, errorCode: step.error?.code ?? null,
+        logs: this.logsOf(step), at,
       };
     });
     // The hook that ended a stage by failing did not complete; every other one did.
@@ -203,6 +205,20 @@ export class OperationJournal {
       added = true;
     }
     return added;
+  }
+
+  /**
+   * A step's log as the row keeps it: counts only. The lines are guest text that may quote
+   * the payload, so they go where content goes, the opt-in payload store, under their keyed
+   * digest (the row's `ref`), and nowhere when it is off.
+   */
+  private logsOf(step: StepReport): AuditLogs | null {
+    if (!step.logs) return null;
+    const counts = logCounts(step.logs);
+    if (!this.init.payloads) return counts;
+    const ref = this.init.digests.of(step.logs);
+    this.keep(ref, step.logs);
+    return { ...counts, ref };
   }
 
   /** Merges into the next write. */

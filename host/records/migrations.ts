@@ -68,6 +68,8 @@ export const RECORDS_MIGRATIONS: MigrationSet = {
          DROP INDEX operation_records_owner;
          CREATE INDEX operation_records_open ON operation_records (real_status) WHERE phase != 'finished';`,
       },
+      // What each guest hook logged: counts by level, and the payload store's ref of the lines when it keeps them (JSON; NULL when nothing).
+      { version: 6, name: "audit logs", sql: "ALTER TABLE hook_audit ADD COLUMN logs TEXT;" },
     ],
     postgres: [
       {
@@ -113,6 +115,7 @@ export const RECORDS_MIGRATIONS: MigrationSet = {
          CREATE INDEX hook_audit_at ON hook_audit (at);
          CREATE TABLE operation_owners (owner TEXT PRIMARY KEY, lease_until BIGINT NOT NULL);`,
       },
+      { version: 2, name: "audit logs", sql: "ALTER TABLE hook_audit ADD COLUMN logs TEXT;" },
     ],
   },
 };

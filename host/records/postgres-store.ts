@@ -8,7 +8,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import { int, postgresGuarded, postgresStoreError, type PostgresEngine, type Sql } from "../storage/postgres.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
-import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+import type { AuditLogs, AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 import { ephemeralSealer, type Sealer } from "./sealed.js";
 import { openRecoverable } from "./recovery-rows.js";
@@ -48,7 +48,7 @@ async function write(sql: Sql, sealer: Sealer, r: OperationRecord): Promise<void
 
 const AUDIT_COLUMNS: readonly (readonly [string, string])[] = [
   ["operation_id", "text"], ["binding_id", "text"], ["hook_ref", "text"], ["code_sha256", "text"], ["point", "text"], ["phase", "text"], ["revision", "integer"],
-  ["outcome", "text"], ["input_digest", "text"], ["output_digest", "text"], ["patch_digest", "text"], ["duration_ms", "double precision"], ["fuel", "bigint"], ["error_code", "text"], ["at", "bigint"],
+  ["outcome", "text"], ["input_digest", "text"], ["output_digest", "text"], ["patch_digest", "text"], ["duration_ms", "double precision"], ["fuel", "bigint"], ["error_code", "text"], ["logs", "text"], ["at", "bigint"],
 ];
 
 /**
@@ -57,7 +57,7 @@ const AUDIT_COLUMNS: readonly (readonly [string, string])[] = [
  */
 function auditSelect(rows: readonly AuditRecord[], args: unknown[], when = "TRUE"): string {
   const tuples = rows.map((a) => {
-    const row = [a.operationId, a.bindingId, a.hookRef, a.codeSha256, a.point, a.phase, a.revision, a.outcome, a.inputDigest, a.outputDigest, a.patchDigest, a.durationMs, a.fuel, a.errorCode, a.at];
+    const row = [a.operationId, a.bindingId, a.hookRef, a.codeSha256, a.point, a.phase, a.revision, a.outcome, a.inputDigest, a.outputDigest, a.patchDigest, a.durationMs, a.fuel, a.errorCode, a.logs ? JSON.stringify(a.logs) : null, a.at];
     const start = args.length;
     args.push(...row);
     return `(${row.map((_, i) => `$${start + i + 1}::${AUDIT_COLUMNS[i]![1]}`).join(", ")})`;
@@ -240,7 +240,7 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
     codeSha256: r.code_sha256 as string, point: r.point as AuditRecord["point"], phase: r.phase as string, revision: r.revision as number,
     outcome: r.outcome as string, inputDigest: r.input_digest as string, outputDigest: r.output_digest as string,
     patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, fuel: r.fuel === null ? null : int(r.fuel),
-    errorCode: (r.error_code as string | null) ?? null, at: int(r.at),
+    errorCode: (r.error_code as string | null) ?? null, logs: typeof r.logs === "string" ? JSON.parse(r.logs) as AuditLogs : null, at: int(r.at),
   };
 }
 

@@ -47,8 +47,8 @@ export function recordWrites(db: Database.Database, sealer: Sealer): RecordWrite
     swap: db.prepare("UPDATE operation_records SET phase = ?, real_status = ?, owner = ?, record = ? WHERE operation_id = ? AND record = ?"),
     putResult: db.prepare("INSERT OR REPLACE INTO operation_results (operation_id, result, stored_at) VALUES (?, ?, ?)"),
     dropResult: db.prepare("DELETE FROM operation_results WHERE operation_id = ?"),
-    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, fuel, error_code, at)
-      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @at)`),
+    audit: db.prepare(`INSERT INTO hook_audit (operation_id, binding_id, hook_ref, code_sha256, point, phase, revision, outcome, input_digest, output_digest, patch_digest, duration_ms, fuel, error_code, logs, at)
+      VALUES (@operationId, @bindingId, @hookRef, @codeSha256, @point, @phase, @revision, @outcome, @inputDigest, @outputDigest, @patchDigest, @durationMs, @fuel, @errorCode, @logs, @at)`),
   };
   const seal = (r: OperationRecord) => sealer.seal(r, { column: RECORD, id: r.operationId });
   // So an update needs neither a read nor an unseal (last-written.ts). The store and the
@@ -106,5 +106,5 @@ export function recordWrites(db: Database.Database, sealer: Sealer): RecordWrite
 
 function auditRow(a: AuditRecord): Record<string, unknown> {
   const { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at } = a;
-  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, at };
+  return { operationId, bindingId, hookRef, codeSha256, point, phase, revision, outcome, inputDigest, outputDigest, patchDigest, durationMs, fuel, errorCode, logs: a.logs ? JSON.stringify(a.logs) : null, at };
 }

@@ -21,7 +21,7 @@ import { recordsWriter } from "./sqlite-writer.js";
 import { openRecoverable } from "./recovery-rows.js";
 import { loadDeploymentKey } from "../storage/deployment-key.js";
 import type { ClaimResult, OperationStore, PayloadStore } from "./store.js";
-import type { AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
+import type { AuditLogs, AuditQuery, AuditRecord, OperationQuery, OperationRecord, StoredResult } from "./types.js";
 import { withKeys } from "../objects/with-keys.js";
 
 /** Options of {@link openSqliteRecords}: durability and how long real results are kept for resume. */
@@ -245,7 +245,8 @@ function auditOf(r: Record<string, unknown>): AuditRecord {
     seq: r.seq as number, operationId: r.operation_id as string, bindingId: r.binding_id as string, hookRef: r.hook_ref as string,
     codeSha256: r.code_sha256 as string, point: r.point as AuditRecord["point"], phase: r.phase as string, revision: r.revision as number,
     outcome: r.outcome as string, inputDigest: r.input_digest as string, outputDigest: r.output_digest as string,
-    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, fuel: (r.fuel as number | null) ?? null, errorCode: (r.error_code as string | null) ?? null, at: r.at as number,
+    patchDigest: (r.patch_digest as string | null) ?? null, durationMs: r.duration_ms as number, fuel: (r.fuel as number | null) ?? null, errorCode: (r.error_code as string | null) ?? null,
+    logs: typeof r.logs === "string" ? JSON.parse(r.logs) as AuditLogs : null, at: r.at as number,
   };
 }
 

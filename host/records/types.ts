@@ -7,6 +7,7 @@ import type { MatchTarget } from "../pipeline/bindings.js";
 import type { OperationKind, PointName, Purpose } from "../pipeline/points.js";
 import type { RealStatus } from "./facts.js";
 import type { SkippedHook } from "../pipeline/skipped-hooks.js";
+import type { GuestLogCounts } from "../pipeline/guest-logs.js";
 
 /**
  * Where an operation is. `after` with realStatus `succeeded` is the resumable state: the
@@ -123,9 +124,19 @@ export interface AuditRecord {
   /** Fuel the guest hook used (abi/README.md §11); null for an in-process hook or a step that did not run. */
   fuel: number | null;
   errorCode: string | null;
+  /**
+   * What the guest logged: how many lines of each level and how many were dropped; null
+   * when it logged nothing (and for in-process hooks). The lines are content (a guest may
+   * quote the payload): the row never holds them. With the payload store on, `ref` is the
+   * keyed digest under which that store keeps them (sealed, for its retention), as it keeps
+   * the payloads (docs/guest-logs.md).
+   */
+  logs?: AuditLogs | null;
   /** Epoch milliseconds. */
   at: number;
 }
+
+export type AuditLogs = GuestLogCounts & { ref?: string };
 
 /** Filters for {@link OperationStore.audit}; all optional, combined with AND. Times are epoch ms, `to` exclusive. */
 export interface AuditQuery {

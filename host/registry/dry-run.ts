@@ -5,6 +5,7 @@
  * dry run's guest gets a fresh space of its own every time: it sees an empty, private
  * store, whatever `context.space_id` the sample names (which the hook still sees).
  */
+import { levelName } from "../pipeline/guest-logs.js";
 import { randomUUID } from "node:crypto";
 import type { OutcomeKind } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
@@ -90,6 +91,8 @@ export async function dryRun(sandbox: Sandbox, record: PluginRecord, plugin: Gue
     ...(result.stop ? { stop: result.stop } : {}),
     ...(report?.error ?? cause ?? result.failure ? { error: report?.error ?? cause ?? result.failure } : {}),
     ...(report?.annotations ? { annotations: report.annotations } : {}),
+    // The author's own test run, answered and not stored: the guest's lines in full.
+    ...(report?.logs ? { logs: { lines: report.logs.lines.map((l) => ({ level: levelName(l.level), message: l.message })), dropped: report.logs.dropped } } : {}),
     duration_ms: report?.durationMs ?? 0,
     fuel: report?.fuel ?? 0,
     fuel_limit: plugin.module.limits.fuel,

@@ -11,7 +11,8 @@ import type { ComponentCode } from "./loader/component/protocol.js";
 import type { Reuse } from "./loaded-module.js";
 import { withKeys } from "../objects/with-keys.js";
 
-export interface LogLine { level: number; message: string }
+export type { GuestLogLine as LogLine } from "../pipeline/guest-logs.js";
+import type { GuestLogLine as LogLine } from "../pipeline/guest-logs.js";
 
 /** How to run one module's guest: built once per module (and kv scope) and sent as is, call after call. */
 export interface CallSpec {

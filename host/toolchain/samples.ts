@@ -23,6 +23,7 @@ import type { Binding } from "../pipeline/bindings.js";
 import type { GuestPlugin, Grants, ResolvedHook } from "../engine/hooks.js";
 import { getPoint, pairedBefore, type PointName } from "../pipeline/points.js";
 import type { StageResult } from "../pipeline/run-steps.js";
+import { joinLogs, type GuestLogs } from "../pipeline/guest-logs.js";
 import { runStage } from "../engine/stage.js";
 import { schemaProblem } from "../pipeline/validators.js";
 import type { PluginLimits } from "../sandbox/limits.js";
@@ -172,6 +173,8 @@ export interface Actual {
   chunks?: string[];
   outcomes?: (OutcomeKind | "failed")[];
   blocked?: { code: string; reason: string; chunk: number };
+  /** What the guest logged (a stream: every chunk's lines, in order). */
+  logs?: GuestLogs;
 }
 
 export interface StepResult {
@@ -201,6 +204,8 @@ export interface SampleResult {
   warning?: string;
   /** Sequences: every step's result. */
   steps?: StepResult[];
+  /** What the guest logged in this sample (a sequence: every step's lines, in order); absent when nothing. */
+  logs?: GuestLogs;
 }
 
 /** A sample that uses more than this share of its budget gets a warning (as Shopify's tooling shows instruction counts). */
@@ -260,11 +265,12 @@ export async function runSample(sandbox: Sandbox, plugin: GuestPlugin, grants: G
     }
     const mismatches = steps.flatMap((s) => s.mismatches.map((m) => `${s.name}: ${m}`));
     const last = steps[steps.length - 1];
+    const logs = steps.reduce<GuestLogs | undefined>((all, s) => joinLogs(all, s.actual.logs), undefined);
     return withFuel({
       name: sample.name, ...(sample.file ? { file: sample.file } : {}),
       pass: mismatches.length === 0, mismatches,
       actual: last?.actual ?? {}, expected: last?.expected ?? {},
-      durationMs: performance.now() - t0, steps,
+      durationMs: performance.now() - t0, steps, ...(logs ? { logs } : {}),
     }, Math.max(0, ...steps.map((s) => s.fuel)), plugin.module.limits.fuel);
   }
 
@@ -278,6 +284,7 @@ export async function runSample(sandbox: Sandbox, plugin: GuestPlugin, grants: G
   return withFuel({
     name: sample.name, ...(sample.file ? { file: sample.file } : {}),
     pass: r.pass, mismatches: r.mismatches, actual: r.actual, expected: r.expected, durationMs: performance.now() - t0,
+    ...(r.actual.logs ? { logs: r.actual.logs } : {}),
   }, r.fuel, plugin.module.limits.fuel);
 }
 
@@ -330,6 +337,8 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
       fuel = Math.max(fuel, report?.fuel ?? 0);
       actual.outcomes!.push(report?.outcome === "skipped" || report === undefined ? "failed" : report.outcome);
       if (report?.annotations) actual.annotations = { ...actual.annotations, ...report.annotations };
+      const logs = joinLogs(actual.logs, report?.logs);
+      if (logs) actual.logs = logs;
       if (r.failure || report?.error) actual.error = r.failure ?? report!.error;
       if (r.failure) break;
       if (r.stop?.kind === "block") { actual.blocked = { code: r.stop.code, reason: r.stop.reason, chunk: i }; break; }
@@ -354,6 +363,7 @@ async function runStep(sandbox: Sandbox, plugin: GuestPlugin, step: SampleStep, 
     ...(report?.annotations ? { annotations: report.annotations } : {}),
     ...(r.failure ? { error: r.failure } : report?.error ? { error: report.error } : {}),
     ...(binding.pair in r.carries ? { carry: r.carries[binding.pair] } : {}),
+    ...(report?.logs ? { logs: report.logs } : {}),
   };
   if (r.stop?.kind === "short_circuit") actual.result = r.stop.result;
   else if (r.stop) { actual.code = r.stop.code; actual.reason = r.stop.reason; }

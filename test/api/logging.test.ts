@@ -4,6 +4,7 @@
  * and none of the secrets and payload content planted in the requests.
  */
 import { readFileSync } from "node:fs";
+import wabtInit from "wabt";
 import { createServer, type Server as HttpServer } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +16,22 @@ import { until } from "../helpers/until.js";
 const TOKEN = "api-token-SECRET-0123456789abcdefghijklmnop";
 const WRONG = "wrong-token-SECRET-0123456789abcdefghijklmn";
 const UPSTREAM_KEY = "sk-upstream-SECRET-key-4242";
-const SECRETS = { TOKEN, WRONG, UPSTREAM_KEY, QUERY: "query-SECRET-77", PAYLOAD: "payload-SECRET-31", PROMPT: "prompt-SECRET-19", CONFIG: "config-SECRET-5" };
+const SECRETS = { TOKEN, WRONG, UPSTREAM_KEY, QUERY: "query-SECRET-77", PAYLOAD: "payload-SECRET-31", PROMPT: "prompt-SECRET-19", CONFIG: "config-SECRET-5", GUEST_LOG: "guest-line-SECRET-8" };
+
+/** Logs SECRETS.GUEST_LOG (as a guest quoting its input would), then continues. */
+const LOGGER_WAT = `(module
+  (import "sluice_v1" "log" (func $log (param i32 i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "\\82\\a3abi\\a31.0\\a7outcome\\a8continue")
+  (data (i32.const 64) "${SECRETS.GUEST_LOG}")
+  (global $next (mut i32) (i32.const 8192))
+  (func (export "sluice_abi_v1_0"))
+  (func (export "sluice_alloc") (param $n i32) (result i32)
+    (local $p i32) (local.set $p (global.get $next))
+    (global.set $next (i32.add (global.get $next) (local.get $n))) (local.get $p))
+  (func (export "sluice_handle") (param i32 i32) (result i64)
+    (call $log (i32.const 1) (i32.const 64) (i32.const ${SECRETS.GUEST_LOG.length}))
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 26))))`;
 
 let upstream: HttpServer;
 let child: ReturnType<typeof spawnSluice>;
@@ -56,8 +72,15 @@ beforeAll(async () => {
   const manifest = `id: looper\nversion: 1.0.0\nabi: "1.0"\nentry: loop.wat\npoints:\n  model.chat.before:\nlimits: { timeout_ms: 20, fuel: ${BACKSTOP_FUEL} }\nfailure_policy: fail-open\ncapability_boundary: none\nconfig_schema: { type: object, properties: { note: { type: string } } }\n`;
   expect((await call(`${api}/api/v1/plugins`, { method: "POST", body: JSON.stringify({ manifest, wasm_base64: wasm.toString("base64") }) })).status).toBe(201);
   expect((await call(`${api}/api/v1/bindings`, { method: "POST", body: JSON.stringify({ id: "loop", hook_ref: "looper@1.0.0", point: "model.chat.before", timeout_ms: 20, config: { note: SECRETS.CONFIG } }) })).status).toBe(201);
+  const logger = Buffer.from((await wabtInit()).parseWat("logger.wat", LOGGER_WAT).toBinary({}).buffer);
+  const loggerManifest = "id: logger\nversion: 1.0.0\nabi: \"1.0\"\nentry: logger.wat\npoints:\n  tool.before:\ncapability_boundary: none\nconfig_schema: { type: object }\n";
+  expect((await call(`${api}/api/v1/plugins`, { method: "POST", body: JSON.stringify({ manifest: loggerManifest, wasm_base64: logger.toString("base64") }) })).status).toBe(201);
+  expect((await call(`${api}/api/v1/bindings`, { method: "POST", body: JSON.stringify({ id: "log-tools", hook_ref: "logger@1.0.0", point: "tool.before" }) })).status).toBe(201);
   const env = { SLUICE_URL: api, SLUICE_TOKEN: TOKEN };
   expect((await sluice(["publish", "--activate"], env)).code).toBe(0);
+  // The guest's line is in the author's answer, and never in the server's log (checked below).
+  const called = await (await call(`${api}/api/v1/call`, { method: "POST", body: JSON.stringify({ kind: "tool", tool_id: "orders.search", arguments: {} }) })).json() as { hooks: { logs?: { lines: { message: string }[] } }[] };
+  expect(called.hooks[0]!.logs!.lines[0]!.message).toBe(SECRETS.GUEST_LOG);
 
   expect((await call(`${api}/api/v1/status?secret=${SECRETS.QUERY}`)).status).toBe(200);
   expect((await call(`${api}/api/v1/status`, { token: WRONG })).status).toBe(401);
@@ -123,13 +146,13 @@ describe("sluice serve's log", () => {
   });
 
   it("logs the activation, the worker restarts and the quarantine", () => {
-    expect(lines().filter((l) => l.event === "release.activated")).toEqual([expect.objectContaining({ level: 30, revision: 1, previousRevision: null, bindings: 1 })]);
+    expect(lines().filter((l) => l.event === "release.activated")).toEqual([expect.objectContaining({ level: 30, revision: 1, previousRevision: null, bindings: 2 })]);
     expect(lines().filter((l) => l.event === "worker.restarted").length).toBeGreaterThanOrEqual(5);
     expect(lines().find((l) => l.event === "worker.restarted")).toMatchObject({ level: 40, booted: true, msg: "sandbox worker ended; a replacement is starting" });
     expect(lines().filter((l) => l.event === "plugin.quarantined")).toEqual([expect.objectContaining({ level: 40, plugin: "looper@1.0.0", failures: 5, errorCode: "GUEST_TIMEOUT", bindings: ["loop"] })]);
   });
 
-  it("carries no token, key, query string, payload, prompt or config content", () => {
+  it("carries no token, key, query string, payload, prompt, config content or guest log line", () => {
     for (const [name, secret] of Object.entries(SECRETS)) expect(log.includes(secret), `${name} in the log`).toBe(false);
     expect(log).not.toMatch(/authorization/i);
   });

@@ -7,6 +7,7 @@
  * drive the API. Every page is screenshotted (test/console/artifacts/) and checked with axe.
  */
 import { readFileSync } from "node:fs";
+import wabtInit from "wabt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launch, screenshot, seriousViolations, ARTIFACTS, type Browser } from "./browser.js";
@@ -18,6 +19,23 @@ let browser: Browser;
 let page: Page;
 const cspViolations: string[] = [];
 let gatewayKey = "";
+
+/** Logs two lines (one looks like markup and rings a bell), then continues. */
+const LOGGER_WAT = `(module
+  (import "sluice_v1" "log" (func $log (param i32 i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "\\82\\a3abi\\a31.0\\a7outcome\\a8continue")
+  (data (i32.const 64) "looked at the call")
+  (data (i32.const 128) "<b>not markup</b> \\07")
+  (global $next (mut i32) (i32.const 8192))
+  (func (export "sluice_abi_v1_0"))
+  (func (export "sluice_alloc") (param $n i32) (result i32)
+    (local $p i32) (local.set $p (global.get $next))
+    (global.set $next (i32.add (global.get $next) (local.get $n))) (local.get $p))
+  (func (export "sluice_handle") (param i32 i32) (result i64)
+    (call $log (i32.const 1) (i32.const 64) (i32.const 18))
+    (call $log (i32.const 2) (i32.const 128) (i32.const 19))
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 26))))`;
 
 const api = <T = Record<string, unknown>>(method: string, route: string, body?: unknown) => apiCall<T>(served.api, method, route, body);
 const chat = (content: string) => fetch(`${served.gateway}/v1/chat/completions`, {
@@ -238,6 +256,26 @@ describe("the console in a browser", () => {
     await page.getByRole("button", { name: `Revoke ${prefix}` }).click();
     await page.locator("dialog[open]").getByRole("button", { name: "Revoke" }).click();
     await expect.poll(async () => (await chat("after revoke")).status).toBe(401);
+  });
+
+  it("opens an operation with a guest's log: its count by level in the hooks table, and its lines (the payload store is on)", async () => {
+    const wabt = await wabtInit();
+    const wasm = Buffer.from(wabt.parseWat("logger.wat", LOGGER_WAT).toBinary({}).buffer);
+    const manifest = `id: logger\nversion: 1.0.0\nabi: "1.0"\nentry: logger.wat\npoints:\n  tool.before:\nfailure_policy: fail-open\ncapability_boundary: none\nconfig_schema: { type: object }\n`;
+    await api("POST", "/api/v1/plugins", { manifest, wasm_base64: wasm.toString("base64") });
+    await api("POST", "/api/v1/bindings", { id: "log-tools", hook_ref: "logger@1.0.0", point: "tool.before" });
+    const { release } = await api<{ release: { revision: number } }>("POST", "/api/v1/releases", { activate: true });
+    await expect.poll(async () => (await api<{ serving_revision: number }>("GET", "/api/v1/status")).serving_revision).toBe(release.revision);
+    const called = await api<{ operation_id: string }>("POST", "/api/v1/call", { kind: "tool", tool_id: "orders.search", arguments: { limit: 5 } });
+    await go(`operations/${encodeURIComponent(called.operation_id)}`);
+    const audit = page.locator("[data-testid=audit]");
+    await expect.poll(() => audit.textContent()).toContain("log-tools");
+    expect(await audit.locator("tr", { hasText: "log-tools" }).textContent()).toContain("2 (1 info, 1 warn)");
+    const logs = page.locator("[data-testid=guest-logs]");
+    expect(await logs.locator("pre").textContent()).toBe("info: looked at the call\nwarn: <b>not markup</b> \\x07");
+    // Guest text is text: nothing it holds became an element.
+    expect(await logs.locator("b").count()).toBe(0);
+    await checked("operation-guest-log");
   });
 
   it("loaded nothing the CSP had to block", () => {

@@ -235,6 +235,18 @@ for (const [name, make] of stores) {
       ]);
     });
 
+    it("keeps a guest log's counts (and the payload store's ref of its lines) with an audit record, through every write path", async () => {
+      const s = await open();
+      const logs = { count: 3, dropped: 2, levels: { debug: 0, info: 2, warn: 0, error: 1 }, ref: "f".repeat(64) };
+      await s.insert(record("op-1", { phase: "operation", realStatus: "running" }), [{ ...audit("op-1", "logged", 1), logs }]);
+      await s.update("op-1", { phase: "after", realStatus: "succeeded" }, undefined, [{ ...audit("op-1", "quiet", 2), logs: null }]);
+      await s.appendAudit([{ ...audit("op-1", "appended", 3), logs: { count: 1, dropped: 0, levels: { debug: 1, info: 0, warn: 0, error: 0 } } }]);
+      const rows = await s.audit({ operationId: "op-1" });
+      expect(rows.map((a) => [a.bindingId, a.logs ?? null])).toEqual([
+        ["logged", logs], ["quiet", null], ["appended", { count: 1, dropped: 0, levels: { debug: 1, info: 0, warn: 0, error: 0 } }],
+      ]);
+    });
+
     it("deletes real results past their retention", async () => {
       const s = await open();
       await s.insert(record("op"));

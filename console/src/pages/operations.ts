@@ -14,7 +14,29 @@ const WHY: Record<Skipped[number]["reason"], string> = {
 
 interface Operation { operationId: string; identity: { operation: string; beforePoint: string; afterPoint: string; ctx: { spaceId: string; runId?: string; actorId?: string } }; point: string; phase: string; realStatus: string; revision: number; outcome: string | null; error: { code: string; message: string } | null; shortCircuitedBy: string | null; attempts: number; createdAt: number; updatedAt: number; completed: { point: string; bindingId: string }[]; skipped?: Skipped; finalInputRef: string | null; realResultRef: string | null; effectiveOutputRef: string | null }
 interface ReplayResult { operation_id: string; revision: number; replacement: string; changed: boolean; stages: { point: string; changed: boolean; stop: { recorded: string | null; replayed: string | null }; output: unknown[]; hooks: { binding_id: string; hook_ref: string; replaced: boolean; changed: boolean; recorded: { outcome: string; error_code: string | null } | null; replayed: { outcome: string; error_code: string | null } | null }[] }[] }
-interface Audit { bindingId: string; hookRef: string; codeSha256: string; point: string; phase: string; revision: number; outcome: string; inputDigest: string; outputDigest: string; patchDigest: string | null; durationMs: number; fuel: number | null; errorCode: string | null; at: number }
+interface Audit { bindingId: string; hookRef: string; codeSha256: string; point: string; phase: string; revision: number; outcome: string; inputDigest: string; outputDigest: string; patchDigest: string | null; durationMs: number; fuel: number | null; errorCode: string | null; at: number; logs: AuditLogs | null }
+/** A guest's log in an audit row: counts by level; the lines only while the payload store keeps them. */
+interface AuditLogs { count: number; dropped: number; levels: Record<string, number>; lines?: { level: string; message: string }[] }
+
+/** "3 (2 info, 1 warn), 5 dropped". */
+function logSummary(l: AuditLogs | null): string {
+  if (!l) return "";
+  const levels = Object.entries(l.levels).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  return `${l.count}${levels.length ? ` (${levels.join(", ")})` : ""}${l.dropped ? `, ${l.dropped} dropped` : ""}`;
+}
+
+/** Each hook's kept log lines (guest text, shown as text), or why there are none to show. */
+function logsView(audit: readonly Audit[]): HTMLElement | null {
+  const logged = audit.filter((a) => a.logs);
+  if (logged.length === 0) return null;
+  return h("section", { "data-testid": "guest-logs" },
+    h("h2", null, "Guest log"),
+    logged.map((a) => h("div", null,
+      h("h3", null, `${a.bindingId} (${a.hookRef}) at ${a.point}`),
+      a.logs!.lines
+        ? h("pre", null, a.logs!.lines.map((l) => `${l.level}: ${l.message}`).join("\n"))
+        : h("p", { class: "content-note" }, `${logSummary(a.logs)}: the lines are kept only with the payload store on (serve --payload-store), like payload content.`))));
+}
 
 
 const PAGE = 50;
@@ -101,12 +123,13 @@ function detail(root: HTMLElement, id: string, ctx: Parameters<Page>[1]): void {
           ["Short-circuited by", o.shortCircuitedBy ?? ""], ["Revision", `r${o.revision}`], ["Attempts", String(o.attempts)], ["Started", when(o.createdAt)], ["Updated", when(o.updatedAt)],
           ["Final input", o.finalInputRef ? "stored (digest ref)" : "—"], ["Real result", o.realResultRef ? "stored (digest ref)" : "—"]] as [string, string][])
           .flatMap(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
-      table("Hooks run (digests only; no content)", ["At", "Point", "Phase", "Binding", "Plugin", "Code", "Outcome", "Error", "ms", "Fuel", "Input", "Output", "Patch"],
-        audit.map((a) => [when(a.at), a.point, a.phase, a.bindingId, a.hookRef, short(a.codeSha256), a.outcome, a.errorCode ?? "", a.durationMs.toFixed(2), a.fuel ?? "–", h("code", null, short(a.inputDigest)), h("code", null, short(a.outputDigest)), h("code", null, short(a.patchDigest))]),
+      table("Hooks run (digests only; no content)", ["At", "Point", "Phase", "Binding", "Plugin", "Code", "Outcome", "Error", "ms", "Fuel", "Log", "Input", "Output", "Patch"],
+        audit.map((a) => [when(a.at), a.point, a.phase, a.bindingId, a.hookRef, short(a.codeSha256), a.outcome, a.errorCode ?? "", a.durationMs.toFixed(2), a.fuel ?? "–", logSummary(a.logs ?? null), h("code", null, short(a.inputDigest)), h("code", null, short(a.outputDigest)), h("code", null, short(a.patchDigest))]),
         { "data-testid": "audit" }),
       table("Hooks skipped, and why", ["Point", "Binding", "Plugin", "Reason"],
         (o.skipped ?? []).map((x) => [x.point, x.bindingId, x.hookRef, h("span", { class: x.reason === "not_matched" ? "" : "warn", "data-reason": x.reason }, `${x.reason}: ${WHY[x.reason]}`)]),
         { "data-testid": "skipped" }),
+      logsView(audit),
       h("h2", null, "Replay"),
       h("p", null, "Runs the recorded hook chain again with a stored plugin version; needs the payload store (serve --payload-store)."),
       replay, replayOut);

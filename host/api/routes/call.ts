@@ -11,6 +11,8 @@ import type { BoundaryResult, HookTrace } from "../../engine/call-types.js";
 import type { ChatRequest, ChatResponse } from "../../boundary/chat.js";
 import type { Host } from "../../host.js";
 import { anyObject, errorResponses } from "../schemas.js";
+import { causeOf } from "../../errors/error-cause.js";
+import { levelName, type GuestLogs } from "../../pipeline/guest-logs.js";
 import { DEPLOYER } from "../roles.js";
 
 const CALL_BODY = {
@@ -33,8 +35,26 @@ export const TEST_CALL_ACTOR = "sluice-call:test";
 
 interface CallBody { kind: "tool" | "chat" | "embedding"; tool_id?: string; arguments?: Record<string, unknown>; message?: string; model?: string; texts?: string[]; space_id?: string }
 
+/**
+ * Each hook's trace. A guest's log lines are shown in full: the caller is the author
+ * testing their own deployed hook, and this answer is not stored (the record keeps what
+ * docs/guest-logs.md says).
+ */
 function hooksOf(hooks: readonly HookTrace[]) {
-  return hooks.map((h) => ({ point: h.point, binding: h.bindingId, hook_ref: h.hookRef, outcome: h.outcome, duration_ms: h.durationMs, ...(h.fuel !== undefined ? { fuel: h.fuel } : {}), ...(h.error ? { error: { code: h.error.code, message: h.error.message } } : {}) }));
+  return hooks.map((h) => ({
+    point: h.point, binding: h.bindingId, hook_ref: h.hookRef, outcome: h.outcome, duration_ms: h.durationMs,
+    ...(h.fuel !== undefined ? { fuel: h.fuel } : {}), ...(h.error ? { error: errorOf(h.error) } : {}), ...(h.logs ? { logs: logsOf(h.logs) } : {}),
+  }));
+}
+
+/** Code and message, and the catalogued cause a wrapping error (HOOK_FAILED) carries. */
+function errorOf(error: { code: string; message: string; details?: Record<string, unknown> }) {
+  const cause = causeOf(error);
+  return { code: error.code, message: error.message, ...(cause ? { cause } : {}) };
+}
+
+function logsOf(logs: GuestLogs) {
+  return { lines: logs.lines.map((l) => ({ level: levelName(l.level), message: l.message })), dropped: logs.dropped };
 }
 
 function answer(result: BoundaryResult<unknown>, input: unknown, executedWith: unknown, startedAt: number) {
@@ -47,7 +67,7 @@ function answer(result: BoundaryResult<unknown>, input: unknown, executedWith: u
     input,
     // What the stub received: the input after the before hooks (absent when it was never called).
     ...(executedWith !== undefined ? { executed_with: executedWith } : {}),
-    ...(result.ok ? { output: result.output } : { error: { code: result.error.code, message: result.error.message } }),
+    ...(result.ok ? { output: result.output } : { error: errorOf(result.error) }),
     hooks: hooksOf(result.hooks),
     duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
   };

@@ -12,6 +12,7 @@ import { noteServerError } from "../../http/server-errors-log.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
 import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-search.js";
 import { timeOf } from "../query-time.js";
+import { auditView } from "../audit-view.js";
 
 const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
@@ -31,8 +32,9 @@ const operationList = {
 
 /** One record as stored; `skipped` is described because a reader needs its reasons. */
 const operationDetail = {
-  type: "object", additionalProperties: false, required: ["operation"],
+  type: "object", additionalProperties: false, required: ["operation", "hooks"],
   properties: {
+    hooks: { type: "array", items: anyObject },
     operation: {
       type: "object", additionalProperties: true,
       properties: {
@@ -101,10 +103,18 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     return { ...found, unreadable };
   });
 
-  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", { config: VIEWER, schema: { tags: ["operations"], summary: "One operation record, with the hooks it skipped and why.", response: { 200: operationDetail } } }, async (request) => {
-    const operation = await storeOf(host).get(request.params.id);
+  app.get<{ Params: { id: string } }>("/api/v1/operations/:id", {
+    config: VIEWER,
+    schema: {
+      tags: ["operations"],
+      summary: "One operation record, with the hooks it skipped and why (`operation.skipped`), and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them).",
+      response: { 200: operationDetail },
+    },
+  }, async (request) => {
+    const store = storeOf(host);
+    const operation = await store.get(request.params.id);
     if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
-    return { operation };
+    return { operation, hooks: await auditView(await store.audit({ operationId: request.params.id, limit: 10_000 }), host.payloads) };
   });
 
   app.post<{ Params: { id: string } }>("/api/v1/operations/:id/resume", {
@@ -120,17 +130,17 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
 
   app.get<{ Querystring: { operation_id?: string; binding_id?: string; from?: string; to?: string; limit?: string } }>("/api/v1/audit", {
     config: VIEWER,
-    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
+    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
   }, async (request) => {
     const q = request.query;
     const from = timeOf(q.from, "from");
     const to = timeOf(q.to, "to");
     const limit = limitOf(q.limit);
     return {
-      items: await storeOf(host).audit({
+      items: await auditView(await storeOf(host).audit({
         ...(q.operation_id ? { operationId: q.operation_id } : {}), ...(q.binding_id ? { bindingId: q.binding_id } : {}),
         ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(limit ? { limit } : {}),
-      }),
+      }), host.payloads),
     };
   });
 }

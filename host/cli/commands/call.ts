@@ -11,13 +11,26 @@ import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
+import { logLines, type ShownLogs } from "./test.js";
+
+type CalledError = { code: string; message: string; cause?: { code: string; message: string } };
 
 interface Called {
   test: true; ok: boolean; operation_id: string; revision: number; called: boolean;
-  input: unknown; executed_with?: unknown; output?: unknown; error?: { code: string; message: string };
-  hooks: { point: string; binding: string; hook_ref: string; outcome: string; duration_ms: number; fuel?: number; error?: { code: string; message: string } }[];
+  input: unknown; executed_with?: unknown; output?: unknown; error?: CalledError;
+  hooks: {
+    point: string; binding: string; hook_ref: string; outcome: string; duration_ms: number; fuel?: number; error?: CalledError;
+    logs?: ShownLogs;
+  }[];
   duration_ms: number;
 }
+
+/** `HOOK_FAILED (GUEST_FUEL_EXHAUSTED)`: the wrapping code with the cause beside it. */
+function codes(e: CalledError): string {
+  return e.cause ? `${e.code} (${e.cause.code})` : e.code;
+}
+
+
 
 /** The names `sluice call` takes, each with the kind of call it runs: the callable hook points and their families. */
 const CALLABLE: Readonly<Record<string, "tool" | "chat" | "embedding">> = {
@@ -59,11 +72,14 @@ export async function calledLines(c: Called): Promise<string[]> {
   const show = (v: unknown) => JSON.stringify(v);
   const changes = c.executed_with !== undefined ? jsonDiff(c.input, c.executed_with) : [];
   const decision = c.ok ? `allowed: the test executor was called${changes.length ? " with the patched input" : " with the input unchanged"}`
-    : `${c.called ? "failed" : "refused"}: ${c.error!.code}: ${c.error!.message}`;
+    : `${c.called ? "failed" : "refused"}: ${codes(c.error!)}: ${c.error!.message}`;
   return [
     `decision: ${decision}`,
     ...(changes.length ? ["patch:", ...changes.map((d) => `  ${d.path || "/"}: ${"expected" in d ? show(d.expected) : "(absent)"} → ${"actual" in d ? show(d.actual) : "(removed)"}`)] : ["patch: none"]),
-    ...(c.hooks.length ? c.hooks.map((h) => `hook ${h.binding} (${h.hook_ref}) at ${h.point}: ${h.outcome}${h.error ? ` (${h.error.code})` : ""} in ${h.duration_ms.toFixed(2)} ms${h.fuel !== undefined ? `, fuel ${h.fuel.toLocaleString("en-US")}` : ""}`) : ["no hook ran (no binding of the active release matches this call)"]),
+    ...(c.hooks.length ? c.hooks.flatMap((h) => [
+      `hook ${h.binding} (${h.hook_ref}) at ${h.point}: ${h.outcome}${h.error ? ` (${codes(h.error)})` : ""} in ${h.duration_ms.toFixed(2)} ms${h.fuel !== undefined ? `, fuel ${h.fuel.toLocaleString("en-US")}` : ""}`,
+      ...(h.logs ? logLines(h.logs) : []),
+    ]) : ["no hook ran (no binding of the active release matches this call)"]),
     `total ${c.duration_ms.toFixed(2)} ms; operation ${c.operation_id} on revision ${c.revision} (recorded as a test call)`,
   ];
 }

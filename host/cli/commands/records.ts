@@ -7,6 +7,7 @@ import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
 import type { AuditRecord, OperationRecord } from "../../records/types.js";
 import type { paths } from "../api-types.js";
+import { logLines, type ShownLogs } from "./test.js";
 
 type ControlAuditPage = paths["/api/v1/control-audit"]["get"]["responses"][200]["content"]["application/json"];
 type ControlQuery = NonNullable<paths["/api/v1/control-audit"]["get"]["parameters"]["query"]>;
@@ -43,15 +44,37 @@ export const operationsCommand: DefineCommand = (cmd) => {
     });
 };
 
+/** An audit row as the API shows it: the guest's log as counts, with its lines while the payload store keeps them. */
+type ShownAudit = Omit<AuditRecord, "logs"> & { logs: (Omit<ShownLogs, "lines"> & { count: number; levels: Record<string, number>; lines?: ShownLogs["lines"] }) | null };
+
+/** "3 lines (2 info, 1 warn)". */
+function logCount(logs: NonNullable<ShownAudit["logs"]>): string {
+  const levels = Object.entries(logs.levels).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  return `${logs.count} line${logs.count === 1 ? "" : "s"}${levels.length ? ` (${levels.join(", ")})` : ""}`;
+}
+
+/** Each hook of the operation, with what its guest logged: the lines when the server's payload store keeps them, else how many. */
+function hookLines(hooks: readonly ShownAudit[]): string[] {
+  return hooks.flatMap((a) => [
+    `hook ${a.bindingId} (${a.hookRef}) at ${a.point}: ${a.outcome}${a.errorCode ? ` (${a.errorCode})` : ""} in ${a.durationMs.toFixed(2)} ms${a.fuel !== null ? `, fuel ${a.fuel.toLocaleString("en-US")}` : ""}`,
+    ...(a.logs?.lines ? logLines({ lines: a.logs.lines, dropped: a.logs.dropped })
+      : a.logs ? [`    log: ${logCount(a.logs)}${a.logs.dropped ? `, ${a.logs.dropped} dropped` : ""}; the lines are kept only with the server's payload store on`] : []),
+  ]);
+}
+
 export const operationCommand: DefineCommand = (cmd) => {
   remoteOptions(cmd)
-    .option("--json", "print JSON (the default: a record has no table form)")
-    .option("--skipped", "print only the hooks it skipped, and why (disabled, quarantined, not_matched), as a table")
+    .option("--json", "print the server's JSON: { operation, hooks }")
+    .option("--skipped", "print only the hooks it skipped, and why (disabled, quarantined, not_matched), as a table (with --json, the list)")
     .action(async (id: string, opts: Remote & { skipped?: boolean }) => {
-      const { operation } = await clientOf(opts).call<{ operation: OperationRecord }>(clientOf(opts).api.GET("/api/v1/operations/{id}", { params: { path: { id } } }));
-      if (!opts.skipped || opts.json) return printJson(opts.skipped ? operation.skipped ?? [] : operation);
-      const skipped = operation.skipped ?? [];
-      emit(opts, skipped, () => skipped.length === 0 ? ["no hook was skipped"] : table(["POINT", "BINDING", "HOOK", "REASON"], skipped.map((s) => [s.point, s.bindingId, s.hookRef, s.reason])));
+      const client = clientOf(opts);
+      const shown = await client.call<{ operation: OperationRecord; hooks: ShownAudit[] }>(client.api.GET("/api/v1/operations/{id}", { params: { path: { id } } }));
+      if (opts.skipped) {
+        const skipped = shown.operation.skipped ?? [];
+        return emit(opts, skipped, () => (skipped.length === 0 ? ["no hook was skipped"] : table(["POINT", "BINDING", "HOOK", "REASON"], skipped.map((x) => [x.point, x.bindingId, x.hookRef, x.reason]))));
+      }
+      // The record has no table form: its JSON, then each hook with its guest's log.
+      emit(opts, shown, () => [JSON.stringify(shown.operation, null, 2), ...(shown.hooks.length ? ["hooks:", ...hookLines(shown.hooks)] : ["hooks: none ran"])]);
     });
 };
 
@@ -76,8 +99,8 @@ export const auditCommand: DefineCommand = (cmd) => {
     .option("--json", "print JSON")
     .action(async (opts: Remote & { control?: boolean; action?: string; revision?: string; operation?: string; binding?: string; from?: string; to?: string; limit?: string }) => {
       if (opts.control) return controlAudit(opts);
-      const { items } = await clientOf(opts).call<{ items: AuditRecord[] }>(clientOf(opts).api.GET("/api/v1/audit", { params: { query: defined({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit }) } }));
-      emit(opts, items, () => table(["AT", "OPERATION", "POINT", "BINDING", "HOOK", "OUTCOME", "ERROR", "MS"],
-        items.map((a) => [new Date(a.at).toISOString(), a.operationId, a.point, a.bindingId, a.hookRef, a.outcome, a.errorCode ?? "-", a.durationMs.toFixed(1)])));
+      const { items } = await clientOf(opts).call<{ items: ShownAudit[] }>(clientOf(opts).api.GET("/api/v1/audit", { params: { query: defined({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit }) } }));
+      emit(opts, items, () => table(["AT", "OPERATION", "POINT", "BINDING", "HOOK", "OUTCOME", "ERROR", "MS", "LOG"],
+        items.map((a) => [new Date(a.at).toISOString(), a.operationId, a.point, a.bindingId, a.hookRef, a.outcome, a.errorCode ?? "-", a.durationMs.toFixed(1), a.logs ? String(a.logs.count) : "-"])));
     });
 };

@@ -1,6 +1,7 @@
 /** Piscina worker entry: runs the calls of one task in order, reporting progress through shared memory. */
 import { encodeTransient } from "../../../abi/codec.js";
-import { runSteps } from "../../pipeline/run-steps.js";
+import { runSteps, type InvokeReport } from "../../pipeline/run-steps.js";
+import { guestLogs } from "../../pipeline/guest-logs.js";
 import type { SyncKvStore } from "../kv/kv-store.js";
 import { openWorkerKv } from "../kv/open-kv.js";
 import { PROGRESS_INDEX, PROGRESS_START, PROGRESS_TAKEN, PROGRESS_THREAD, PROGRESS_WAITING, type SkippedTask, type CallReport, type CallSpec, type CallsTask, type StagesTask, type ServeTask, type StageTask, type Task, type WireStageResult, toWire } from "../protocol.js";
@@ -83,7 +84,7 @@ async function runStage(task: StageTask): Promise<WireStageResult | WireStageRes
       const report = runCall(task.calls[i]!, { bytes, raw: false }, kv, guestReturned, shape);
       // The host's own checks of the reply (schema validation, first-use compiles) are not the guest's time.
       pause();
-      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
+      return invokeReport(report);
     });
     results.push(toWire(result, payload));
     if (result.stop || result.failure) break;
@@ -112,7 +113,7 @@ async function runStages(task: StagesTask): Promise<(WireStageResult | null)[]> 
       const shape = begin(mark, first + i, task.calls[first + i]!, bytes.byteLength);
       const report = runCall(task.calls[first + i]!, { bytes, raw: false }, kv, guestReturned, shape);
       pause();
-      return report.ok ? { ok: true, outcome: report.outcome, durationMs: report.durationMs, fuel: report.fuel } : { ok: false, error: report.error, durationMs: report.durationMs, fuel: report.fuel };
+      return invokeReport(report);
     }), stage.payload));
     offset += stage.steps.length;
   }
@@ -146,3 +147,10 @@ function execute(task: Task): CallReport[] | Promise<CallReport[] | WireStageRes
  * a host closed while a replacement worker warmed up); a plain promise is only dropped.
  */
 export const ready: Promise<void> = warmUp(run);
+
+/** What the pipeline core needs of a call's report; the log only when the guest wrote one. */
+function invokeReport(report: CallReport): InvokeReport {
+  const logs = guestLogs(report.logs, report.droppedLogs);
+  const base = { durationMs: report.durationMs, fuel: report.fuel, ...(logs ? { logs } : {}) };
+  return report.ok ? { ok: true, outcome: report.outcome, ...base } : { ok: false, error: report.error, ...base };
+}
