@@ -26,15 +26,27 @@ export function logServerErrors(app: FastifyInstance): void {
  * SluiceError's `details.cause` too (how a boundary keeps the wrapped call's error), which
  * pino's serializer does not follow. Clients get the short message; the log has why (a
  * socket error and the address it tried, a database driver's text).
+ *
+ * A guest's own text (its abort message, `details.guestMessage`, which a hook may have
+ * filled with the payload it read) never reaches the log: the error is logged as its name,
+ * code and messages with that text withheld.
  */
-export function errorFields(cause: unknown): { err?: Error; cause?: unknown; detail?: string } {
+export function errorFields(cause: unknown): { err?: Error | { type: string; code?: unknown; message: string }; cause?: unknown; detail?: string } {
   if (!(cause instanceof Error)) return { cause };
   const messages: string[] = [];
+  const guestTexts: string[] = [];
   let at: unknown = cause;
   for (let depth = 0; at instanceof Error && depth < 8; depth++) {
     if (!messages.includes(at.message)) messages.push(at.message);
-    const details = (at as { details?: { cause?: unknown } }).details;
+    const details = (at as { details?: { cause?: unknown; guestMessage?: unknown } }).details;
+    if (typeof details?.guestMessage === "string" && details.guestMessage !== "") guestTexts.push(details.guestMessage);
     at = details?.cause instanceof Error ? details.cause : at.cause;
   }
-  return { err: cause, ...(messages.length > 1 ? { detail: messages.join(" <- ") } : {}) };
+  const detail = messages.length > 1 ? messages.join(" <- ") : undefined;
+  if (guestTexts.length === 0) return { err: cause, ...(detail !== undefined ? { detail } : {}) };
+  const withheld = (text: string): string => guestTexts.reduce((t, g) => t.split(g).join("[guest text withheld]"), text);
+  return {
+    err: { type: cause.name, code: (cause as { code?: unknown }).code, message: withheld(cause.message) },
+    ...(detail !== undefined ? { detail: withheld(detail) } : {}),
+  };
 }
