@@ -2114,7 +2114,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One operation record, and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them). */
+        /** One operation record, with the hooks it skipped and why (`operation.skipped`), and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them). */
         get: {
             parameters: {
                 query?: never;
@@ -2133,7 +2133,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            hooks: {
+                                [key: string]: unknown;
+                            }[];
+                            operation: {
+                                /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
+                                skipped?: {
+                                    point: string;
+                                    bindingId: string;
+                                    hookRef: string;
+                                    /** @enum {string} */
+                                    reason: "disabled" | "quarantined" | "not_matched";
+                                }[];
+                            } & {
+                                [key: string]: unknown;
+                            };
                         };
                     };
                 };
@@ -2301,6 +2315,217 @@ export interface paths {
                             error: {
                                 /** @enum {string} */
                                 code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per binding, over [from, to) (default: the last 24 hours) cut into `buckets` equal buckets (default 24, at most 500): hook runs, errors, and exact p50/p99 run time and fuel from the audit rows (each run's own figure, nearest rank), per bucket and over the whole range. */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                    buckets?: string;
+                    binding?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: number;
+                            to: number;
+                            bucket_ms: number;
+                            /** @description Each bucket's start (epoch ms); a bucket is [start, start + bucket_ms), the last one ends at `to`. */
+                            starts: number[];
+                            /** @description Audit rows read. */
+                            rows: number;
+                            /** @description False when the range holds more than 200000 rows: narrow it. */
+                            complete: boolean;
+                            bindings: {
+                                binding: string;
+                                point: string;
+                                hook_ref: string;
+                                buckets: {
+                                    calls: number;
+                                    errors: number;
+                                    p50_ms: number | null;
+                                    p99_ms: number | null;
+                                    fuel_p50: number | null;
+                                    fuel_p99: number | null;
+                                }[];
+                                total: {
+                                    calls: number;
+                                    errors: number;
+                                    p50_ms: number | null;
+                                    p99_ms: number | null;
+                                    fuel_p50: number | null;
+                                    fuel_p99: number | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per space and per gateway key, over the operations started in [from, to) (default: all): operations, those that ended in an error, and the model tokens billed. */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: number | null;
+                            to: number | null;
+                            /** @description Operations counted (started in the range). */
+                            operations: number;
+                            /** @description False when the store holds more than 100000 records: the newest are counted. */
+                            complete: boolean;
+                            /** @description Records that did not open (RECORD_UNREADABLE), left out of the counts. */
+                            unreadable: number;
+                            spaces: {
+                                space: string;
+                                calls: number;
+                                errors: number;
+                                input_tokens: number;
+                                output_tokens: number;
+                            }[];
+                            /** @description Every gateway key of the server (revoked ones too), with the operations made with it in the range. */
+                            keys: {
+                                key_id: string;
+                                name: string | null;
+                                prefix: string;
+                                space: string;
+                                revoked: boolean;
+                                calls: number;
+                                errors: number;
+                                input_tokens: number;
+                                output_tokens: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                                message: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /** @enum {string} */
+                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
                                 message: string;
                                 details?: {
                                     [key: string]: unknown;

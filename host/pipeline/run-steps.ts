@@ -4,6 +4,7 @@
  * runs it over consecutive guest hooks (one thread hop per stage), the main thread over
  * in-process hooks, with the same rules.
  */
+import type { SkippedHook } from "./skipped-hooks.js";
 import { ABI_VERSION_STRING } from "../../abi/version.js";
 import type { HookContext, Outcome, OutcomeKind, RequestEnvelope } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
@@ -93,6 +94,8 @@ export interface StageResult {
   carries: Record<string, unknown>;
   /** Chunk stages: each step's held tail after this chunk. */
   holds?: string[];
+  /** The bindings at this point that did not run for the operation, and why (set by the engine, kept in its record). */
+  skipped?: readonly SkippedHook[];
 }
 
 export async function runSteps(input: StageInput, invoke: Invoke): Promise<StageResult> {
