@@ -7,7 +7,7 @@ import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
 import type { AuditRecord, OperationRecord } from "../../records/types.js";
 import type { paths } from "../api-types.js";
-import { logLines, type ShownLogs } from "./test.js";
+import { logLines, type ShownLogs } from "../shown-logs.js";
 
 type ControlAuditPage = paths["/api/v1/control-audit"]["get"]["responses"][200]["content"]["application/json"];
 type ControlQuery = NonNullable<paths["/api/v1/control-audit"]["get"]["parameters"]["query"]>;
