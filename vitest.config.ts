@@ -70,6 +70,7 @@ const BROWSER = [
   "test/console/console.test.ts",
   "test/console/fleet.test.ts",
   "test/console/roles.test.ts",
+  "test/console/trends.test.ts",
 ];
 
 const INTEGRATION_SETUP = [

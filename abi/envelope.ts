@@ -45,14 +45,18 @@ export type Outcome =
   | { kind: "reject"; code: string; reason: string; annotations?: Annotations }
   | { kind: "short_circuit"; result: unknown; annotations?: Annotations }
   | { kind: "redact"; content: string; hold?: string; annotations?: Annotations }
-  | { kind: "block"; code: string; reason: string; annotations?: Annotations };
+  | { kind: "block"; code: string; reason: string; annotations?: Annotations }
+  /** ABI 1.2: the operation needs someone's approval first; `code` is optional. */
+  | { kind: "ask"; reason: string; code?: string; annotations?: Annotations };
 
 /** The kind of a hook's outcome (`continue`, `patch_input`, `reject`, ...). */
 export type OutcomeKind = Outcome["kind"];
 /** Every outcome kind, in the order abi/README.md lists them. */
 export const OUTCOME_KINDS: readonly OutcomeKind[] = [
-  "continue", "patch_input", "patch_output", "reject", "short_circuit", "redact", "block",
+  "continue", "patch_input", "patch_output", "reject", "short_circuit", "redact", "block", "ask",
 ];
+/** The ABI minor that added each outcome after 1.0: a reply that says an older minor cannot send it. */
+export const OUTCOME_SINCE_MINOR: Readonly<Partial<Record<OutcomeKind, number>>> = { ask: 2 };
 
 /** Size limits of a guest's reply fields: outcome code length and the bytes of reason, carry and annotations. */
 export const REPLY_LIMITS = { codeMax: 64, reasonBytes: 1024, carryBytes: 4096, annotationsBytes: 4096, patchOps: 4096 } as const;
@@ -132,6 +136,13 @@ export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMa
   if (typeof kind !== "string" || !(OUTCOME_KINDS as readonly string[]).includes(kind)) {
     return fail(`reply.outcome must be one of ${OUTCOME_KINDS.join(", ")}`);
   }
+  // An outcome is part of the minor that added it: a guest built for an older minor (its
+  // marker, so its reply's abi) cannot send it.
+  const since = OUTCOME_SINCE_MINOR[kind as OutcomeKind];
+  const replyMinor = Number(reply.abi.slice(reply.abi.indexOf(".") + 1));
+  if (since !== undefined && replyMinor < since) {
+    return fail(`reply.outcome "${kind}" is ABI 1.${since}; a reply that says "${reply.abi}" cannot send it (the module's marker must be sluice_abi_v1_${since} or newer, and the reply's abi "1.${since}")`);
+  }
   let annotations: Annotations | undefined;
   if (reply.annotations !== undefined && reply.annotations !== null) {
     if (!isMap(reply.annotations)) return fail("reply.annotations must be a map");
@@ -173,6 +184,13 @@ export function parseReply(reply: unknown, sizeOf: (v: unknown) => number, abiMa
     case "block": {
       const cr = codeReason(); if (typeof cr === "string") return fail(cr);
       return { ok: true, outcome: withAnn({ kind: kind as "reject" | "block", ...cr }) };
+    }
+    case "ask": {
+      if (typeof reply.reason !== "string") return fail("reply.reason must be a string for ask");
+      if (utf8Length(reply.reason) > REPLY_LIMITS.reasonBytes) return fail("reply.reason is longer than 1024 bytes");
+      if (reply.code === undefined || reply.code === null) return { ok: true, outcome: withAnn({ kind: "ask", reason: reply.reason }) };
+      if (typeof reply.code !== "string" || !CODE_PATTERN.test(reply.code)) return fail("reply.code must match [a-z0-9_.-]{1,64}");
+      return { ok: true, outcome: withAnn({ kind: "ask", reason: reply.reason, code: reply.code }) };
     }
     case "short_circuit":
       if (!("result" in reply)) return fail("reply.result is required for short_circuit");

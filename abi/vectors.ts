@@ -20,6 +20,19 @@ export interface CodecVector {
 export interface InvalidVector { name: string; bytes: Uint8Array; reason: string; kind: "bytes" | "depth" }
 export interface NoncanonicalVector { name: string; bytes: Uint8Array; decoded: unknown; canonical: Uint8Array; why: string }
 export interface EnvelopeVector { name: string; kind: "request" | "reply"; encodeInput: unknown; decoded: unknown; bytes: Uint8Array }
+/**
+ * What the host does with a decoded reply (`replies.json`): a module whose marker is
+ * `marker`, bound at `point`, sends `value`; the host reads it as the outcome `accepted`,
+ * or refuses it with `refused.code`, its message containing `refused.says`.
+ */
+export interface ReplyVector {
+  name: string;
+  point: string;
+  marker: string;
+  value: unknown;
+  accepted?: Record<string, unknown>;
+  refused?: { code: string; says: string };
+}
 
 function findVectorsDir(from: string): string {
   // abi/vectors.ts runs from source (vitest) and from dist/abi/vectors.js: walk up to the repository.
@@ -90,4 +103,8 @@ export function loadEnvelopeVectors(): EnvelopeVector[] {
   return load<{ name: string; kind: "request" | "reply"; value: unknown; msgpack: HexSpec }>("envelopes.json").map((v) => ({
     name: v.name, kind: v.kind, encodeInput: untag(v.value, "bigint"), decoded: untag(v.value, "auto"), bytes: parseHex(v.msgpack),
   }));
+}
+
+export function loadReplyVectors(): ReplyVector[] {
+  return load<ReplyVector>("replies.json").map((v) => ({ ...v, value: untag(v.value, "auto") }));
 }

@@ -15,7 +15,7 @@ export { SluiceError, isSluiceError, type ErrorData } from "./errors/sluice-erro
 export { ERROR_CODES, type ErrorCode } from "./errors/codes.js";
 export { createSandbox, Sandbox, type SandboxOptions } from "./sandbox/index.js";
 export type { Outcome, PatchOp, RequestEnvelope, HookContext } from "../abi/envelope.js";
-export { createMemoryRecords, createMemoryPayloads, openSqliteRecords, openSqlitePayloads, digestOf, createDigester, type Digester, type OperationStore, type PayloadStore, type SqliteRecordsOptions, type OperationRecord, type OperationPhase, type OperationIdentity, type StoredResult, type AuditRecord, type AuditQuery, type OperationQuery } from "./records/index.js";
+export { createMemoryRecords, createMemoryPayloads, openSqliteRecords, openSqlitePayloads, digestOf, createDigester, type Digester, type OperationStore, type PayloadStore, type SqliteRecordsOptions, type OperationRecord, type OperationPhase, type OperationIdentity, type StoredResult, type AuditRecord, type AuditQuery, type OperationQuery, type SkippedHook, type SkipReason } from "./records/index.js";
 export type { ResumeOptions } from "./engine/resume.js";
 export { createObserver, Observer, type ObserverOptions, type CustomEventSchema, type CustomEventEmitter, type CustomEventFields } from "./events/observer.js";
 export type { EventListener, CustomEventListener, InvalidEventPolicy } from "./events/bus.js";

@@ -16,10 +16,10 @@ export { additiveProblems, openObjects, type SchemaNode } from "./evolution.js";
 type Majors = typeof EVENT_SCHEMAS_BY_MAJOR;
 /** A major version of the contract ("v1", "v2"). */
 export type EventMajor = keyof Majors;
-type Latest = Majors["v3"];
+type Latest = Majors["v4"];
 
 /** The schemas events are emitted under now: the newest major of each kind. */
-export const EVENT_SCHEMAS: Latest = EVENT_SCHEMAS_BY_MAJOR.v3;
+export const EVENT_SCHEMAS: Latest = EVENT_SCHEMAS_BY_MAJOR.v4;
 
 /** Every event kind the contract defines. */
 export type EventType = keyof Latest;
@@ -27,7 +27,7 @@ export type EventType = keyof Latest;
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
 
 /** The `schema_version` this host writes into every event it emits. */
-export const EVENT_SCHEMA_VERSION = "3.0" as const;
+export const EVENT_SCHEMA_VERSION = "4.0" as const;
 
 /** The `$id` of the newest schema of a kind: what an event's `$schema` names. */
 export function eventSchemaId<T extends EventType>(type: T): Latest[T]["$id"] {

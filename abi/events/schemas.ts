@@ -4818,4 +4818,1947 @@ export const EVENT_SCHEMAS_BY_MAJOR = {
       }
     },
   },
+  v4: {
+    "agent.decision": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/agent.decision.schema.json",
+      "title": "AgentDecision",
+      "description": "A decision the service's agent reported (host.report): the option taken, the options weighed, and why. The reason is a digest unless the observer includes payloads.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "host_id",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "decision",
+        "alternatives",
+        "reason_sha256"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "agent.decision",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/agent.decision.schema.json",
+            "https://sluice.dev/schemas/events/v3/agent.decision.schema.json",
+            "https://sluice.dev/schemas/events/v4/agent.decision.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The boundary operation the report belongs to (e.g. the chat call that produced it), when the service names one."
+        },
+        "decision": {
+          "type": "string",
+          "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
+          "description": "The option taken (a label such as a tool name or a strategy, not prose)."
+        },
+        "alternatives": {
+          "type": "array",
+          "maxItems": 64,
+          "items": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
+            "description": "An option considered and not taken."
+          },
+          "description": "The other options considered (alternatives)."
+        },
+        "reason_sha256": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "SHA-256 (hex) of the reason's text: compare without holding the text."
+        },
+        "reason": {
+          "type": "string",
+          "description": "Why this option was taken; only when the observer includes payloads."
+        }
+      }
+    },
+    "agent.error": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/agent.error.schema.json",
+      "title": "AgentError",
+      "description": "A chat, embedding or lifecycle call ended with an error (tool calls report tool.invocation.failed instead).",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "operation",
+        "phase",
+        "error_code",
+        "error_type",
+        "message",
+        "details"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "agent.error",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/agent.error.schema.json",
+            "https://sluice.dev/schemas/events/v3/agent.error.schema.json",
+            "https://sluice.dev/schemas/events/v4/agent.error.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The tenant space the call belongs to. Null when the host refused the call before it could name it (invalid caller input)."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The boundary operation; null when the call was refused before it got one (invalid lifecycle payload)."
+        },
+        "operation": {
+          "enum": [
+            "chat",
+            "tool",
+            "embedding",
+            "run",
+            "subtask"
+          ],
+          "description": "The kind of boundary call."
+        },
+        "phase": {
+          "enum": [
+            "before",
+            "operation",
+            "after",
+            "lifecycle"
+          ],
+          "description": "Where the call stopped."
+        },
+        "error_code": {
+          "type": "string",
+          "pattern": "^[A-Z][A-Z0-9_]*$",
+          "description": "A stable code from the host's error table (abi/errors.md)."
+        },
+        "error_type": {
+          "enum": [
+            "validation",
+            "policy",
+            "hook",
+            "operation",
+            "cancelled",
+            "capacity",
+            "registry",
+            "internal"
+          ],
+          "description": "The family of error_code, for routing and alerting."
+        },
+        "message": {
+          "type": "string",
+          "description": "By default the catalogue summary of error_code (abi/errors.md), so no caller or service text reaches events; the error's own message (cut to 2,000 characters) only when the observer includes payloads. Never match on it."
+        },
+        "details": {
+          "type": "object",
+          "description": "Structured details of the error. By default only host-made identifiers (binding, hook ref and code, point, field, limits, the cause's code); everything, JSON-safe, when the observer includes payloads."
+        }
+      }
+    },
+    "agent.initialized": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/agent.initialized.schema.json",
+      "title": "AgentInitialized",
+      "description": "The service's agent (main or a child instance) is ready, or failed to get ready, and declares what it can do (reported with host.report).",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "host_id",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "agent_name",
+        "agent_version",
+        "capabilities",
+        "status",
+        "error_code"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "agent.initialized",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/agent.initialized.schema.json",
+            "https://sluice.dev/schemas/events/v3/agent.initialized.schema.json",
+            "https://sluice.dev/schemas/events/v4/agent.initialized.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "agent_name": {
+          "type": "string",
+          "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
+          "description": "The agent's name (a label, not prose)."
+        },
+        "agent_version": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 64,
+          "description": "The agent's own version, when it has one."
+        },
+        "capabilities": {
+          "type": "array",
+          "maxItems": 256,
+          "uniqueItems": true,
+          "items": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9_.:@/-]{1,128}$",
+            "description": "One capability (a label: a tool id, a skill name)."
+          },
+          "description": "What the agent declares it can do: the scheduler's business card."
+        },
+        "status": {
+          "enum": [
+            "ready",
+            "failed"
+          ],
+          "description": "ready, or failed to initialise (error_code says why)."
+        },
+        "error_code": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^[A-Z][A-Z0-9_]*$",
+          "description": "Why initialisation failed, as a stable code; null when ready."
+        }
+      }
+    },
+    "agent.started": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/agent.started.schema.json",
+      "title": "AgentStarted",
+      "description": "A run (run.start) or a child agent (subtask.start) started: its lifecycle hooks accepted it.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "parent_instance_id",
+        "actor_id",
+        "operation_id",
+        "revision"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "agent.started",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/agent.started.schema.json",
+            "https://sluice.dev/schemas/events/v3/agent.started.schema.json",
+            "https://sluice.dev/schemas/events/v4/agent.started.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "parent_instance_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The parent agent's instance id for a child agent (subtask); null for a run."
+        },
+        "actor_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Who started the run, when known."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "revision": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The published release the lifecycle point ran on."
+        },
+        "task": {
+          "type": "string",
+          "description": "The task description; only when the observer is configured to include payloads."
+        }
+      }
+    },
+    "agent.stopped": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/agent.stopped.schema.json",
+      "title": "AgentStopped",
+      "description": "A run (run.end) or a child agent (subtask.end) stopped.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "parent_instance_id",
+        "actor_id",
+        "operation_id",
+        "revision",
+        "status"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "agent.stopped",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/agent.stopped.schema.json",
+            "https://sluice.dev/schemas/events/v3/agent.stopped.schema.json",
+            "https://sluice.dev/schemas/events/v4/agent.stopped.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "parent_instance_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The parent agent's instance id for a child agent (subtask); null for a run."
+        },
+        "actor_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "Who started the run, when known."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "revision": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The published release the lifecycle point ran on."
+        },
+        "status": {
+          "enum": [
+            "succeeded",
+            "failed",
+            "cancelled"
+          ],
+          "description": "How the run ended, as the service reported it."
+        }
+      }
+    },
+    "agent.thought": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/agent.thought.schema.json",
+      "title": "AgentThought",
+      "description": "An intermediate reasoning step the service's agent reported (host.report). The text is a digest unless the observer includes payloads.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "host_id",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "step",
+        "kind",
+        "content_sha256",
+        "content_length"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "agent.thought",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/agent.thought.schema.json",
+            "https://sluice.dev/schemas/events/v3/agent.thought.schema.json",
+            "https://sluice.dev/schemas/events/v4/agent.thought.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The boundary operation the report belongs to (e.g. the chat call that produced it), when the service names one."
+        },
+        "step": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 0,
+          "description": "The step's number in the run, when the agent counts them."
+        },
+        "kind": {
+          "enum": [
+            "analysis",
+            "planning",
+            "reflection",
+            "completion",
+            "other"
+          ],
+          "description": "What sort of step it is."
+        },
+        "content_sha256": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "SHA-256 (hex) of the thought's text: compare without holding the text."
+        },
+        "content_length": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Length of the text in characters (UTF-16 code units)."
+        },
+        "content": {
+          "type": "string",
+          "description": "The thought's text; only when the observer includes payloads."
+        }
+      }
+    },
+    "hook.executed": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/hook.executed.schema.json",
+      "title": "HookExecuted",
+      "description": "One hook (binding) ran at a point: its outcome and duration. Never the payload.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "operation",
+        "point",
+        "binding_id",
+        "hook_ref",
+        "outcome",
+        "duration_ms",
+        "error_code",
+        "call_id"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "hook.executed",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/hook.executed.schema.json",
+            "https://sluice.dev/schemas/events/v3/hook.executed.schema.json",
+            "https://sluice.dev/schemas/events/v4/hook.executed.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "operation": {
+          "enum": [
+            "chat",
+            "tool",
+            "embedding",
+            "run",
+            "subtask"
+          ],
+          "description": "The kind of boundary call."
+        },
+        "point": {
+          "enum": [
+            "model.chat.before",
+            "model.chat.after",
+            "model.chat.chunk",
+            "model.embedding.before",
+            "model.embedding.after",
+            "tool.before",
+            "tool.after",
+            "operation.error",
+            "operation.finally",
+            "run.start",
+            "run.end",
+            "subtask.start",
+            "subtask.end"
+          ],
+          "description": "The hook point. New points are added here (additive)."
+        },
+        "binding_id": {
+          "type": "string",
+          "description": "The binding that ran."
+        },
+        "hook_ref": {
+          "type": "string",
+          "description": "The plugin (id@version) or in-process hook name."
+        },
+        "outcome": {
+          "enum": [
+            "continue",
+            "patch_input",
+            "patch_output",
+            "redact",
+            "reject",
+            "block",
+            "short_circuit",
+            "ask",
+            "failed",
+            "skipped"
+          ],
+          "description": "The applied outcome, or failed (the error_code says why)."
+        },
+        "fuel": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Fuel the guest hook used of its budget (abi/README.md §11): the same for the same module, input and config on any machine. Absent for in-process hooks and steps that did not run (optional)."
+        },
+        "duration_ms": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Milliseconds."
+        },
+        "error_code": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^[A-Z][A-Z0-9_]*$",
+          "description": "Why the hook failed; null when it did not."
+        },
+        "call_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The tool call id for tool points; null elsewhere."
+        }
+      }
+    },
+    "model.chat.completed": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/model.chat.completed.schema.json",
+      "title": "ModelChatCompleted",
+      "description": "A chat call (plain or streamed) succeeded, or a hook served its answer. Failures are agent.error.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "host_id",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "revision",
+        "model",
+        "outcome",
+        "called",
+        "real_status",
+        "attempts",
+        "duration_ms",
+        "short_circuited_by",
+        "purpose",
+        "streamed",
+        "finish_reason",
+        "tool_call_count",
+        "usage",
+        "content_sha256"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "model.chat.completed",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/model.chat.completed.schema.json",
+            "https://sluice.dev/schemas/events/v3/model.chat.completed.schema.json",
+            "https://sluice.dev/schemas/events/v4/model.chat.completed.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "revision": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The published release the call ran on."
+        },
+        "model": {
+          "type": "string",
+          "description": "The model the service asked for."
+        },
+        "outcome": {
+          "enum": [
+            "succeeded",
+            "short_circuited"
+          ],
+          "description": "short_circuited: a hook served the result; the model was not called."
+        },
+        "called": {
+          "type": "boolean",
+          "description": "False when the model was never called."
+        },
+        "real_status": {
+          "enum": [
+            "not_started",
+            "running",
+            "succeeded",
+            "failed",
+            "unknown"
+          ],
+          "description": "The real execution status, apart from what the caller sees."
+        },
+        "attempts": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Attempts of the real call (retries reuse the validated input)."
+        },
+        "duration_ms": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Wall time of the whole boundary call, hooks included."
+        },
+        "short_circuited_by": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The binding that served the result."
+        },
+        "purpose": {
+          "enum": [
+            "action",
+            "compaction",
+            "completion"
+          ],
+          "description": "Why the service called the model."
+        },
+        "streamed": {
+          "type": "boolean",
+          "description": "True for host.chatStream."
+        },
+        "finish_reason": {
+          "type": "string",
+          "description": "The effective answer's finish reason."
+        },
+        "tool_call_count": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "How many tool calls the answer asks for."
+        },
+        "usage": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+            "input_tokens",
+            "output_tokens"
+          ],
+          "description": "Token usage the model reported.",
+          "properties": {
+            "input_tokens": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Prompt tokens."
+            },
+            "output_tokens": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Answer tokens."
+            },
+            "total_tokens": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Total tokens, when the provider reported them."
+            },
+            "cached_tokens": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Prompt tokens served from the provider's cache, when reported."
+            },
+            "reasoning_tokens": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Answer tokens spent on reasoning, when reported."
+            }
+          }
+        },
+        "content_sha256": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "SHA-256 (hex) of the effective answer's canonical JSON (a string or null): compare without holding the text."
+        },
+        "content": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The effective answer text; only when the observer includes payloads."
+        },
+        "refusal_sha256": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "Digest of the effective refusal text; null when the model did not refuse (ABI 1.1 answers)."
+        },
+        "reasoning_sha256": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "Digest of the effective reasoning text; null when the answer had none (ABI 1.1 answers)."
+        }
+      }
+    },
+    "model.embedding.completed": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/model.embedding.completed.schema.json",
+      "title": "ModelEmbeddingCompleted",
+      "description": "An embedding call succeeded. Failures are agent.error.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "host_id",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "revision",
+        "model",
+        "called",
+        "real_status",
+        "attempts",
+        "duration_ms",
+        "outcome",
+        "count",
+        "dimension",
+        "signature"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "model.embedding.completed",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/model.embedding.completed.schema.json",
+            "https://sluice.dev/schemas/events/v3/model.embedding.completed.schema.json",
+            "https://sluice.dev/schemas/events/v4/model.embedding.completed.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "revision": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The published release the call ran on."
+        },
+        "model": {
+          "type": "string",
+          "description": "The model the service asked for."
+        },
+        "outcome": {
+          "enum": [
+            "succeeded"
+          ],
+          "description": "Embedding calls cannot be short-circuited."
+        },
+        "called": {
+          "type": "boolean",
+          "description": "False when the model was never called."
+        },
+        "real_status": {
+          "enum": [
+            "not_started",
+            "running",
+            "succeeded",
+            "failed",
+            "unknown"
+          ],
+          "description": "The real execution status, apart from what the caller sees."
+        },
+        "attempts": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Attempts of the real call (retries reuse the validated input)."
+        },
+        "duration_ms": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Wall time of the whole boundary call, hooks included."
+        },
+        "count": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "How many vectors (one per text)."
+        },
+        "dimension": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The vectors' dimension."
+        },
+        "signature": {
+          "type": "string",
+          "description": "The index signature of the embedding chain that ran (EmbedOutput.signature)."
+        }
+      }
+    },
+    "plugin.quarantine_lifted": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/plugin.quarantine_lifted.schema.json",
+      "title": "PluginQuarantineLifted",
+      "description": "A quarantined plugin runs again: an operator lifted it or its cooldown ended.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "plugin_ref",
+        "by",
+        "since"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "plugin.quarantine_lifted",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/plugin.quarantine_lifted.schema.json",
+            "https://sluice.dev/schemas/events/v3/plugin.quarantine_lifted.schema.json",
+            "https://sluice.dev/schemas/events/v4/plugin.quarantine_lifted.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "plugin_ref": {
+          "type": "string",
+          "minLength": 3,
+          "pattern": "@",
+          "description": "id@version."
+        },
+        "by": {
+          "enum": [
+            "operator",
+            "cooldown"
+          ]
+        },
+        "since": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When it had been quarantined."
+        }
+      }
+    },
+    "plugin.quarantined": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/plugin.quarantined.schema.json",
+      "title": "PluginQuarantined",
+      "description": "A plugin version kept faulting (traps, timeouts, bad output) and is taken out of service: its bindings get their failure policy without running it.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "plugin_ref",
+        "reason",
+        "error_code",
+        "failures",
+        "since",
+        "until",
+        "binding_ids"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "plugin.quarantined",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/plugin.quarantined.schema.json",
+            "https://sluice.dev/schemas/events/v3/plugin.quarantined.schema.json",
+            "https://sluice.dev/schemas/events/v4/plugin.quarantined.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "plugin_ref": {
+          "type": "string",
+          "minLength": 3,
+          "pattern": "@",
+          "description": "id@version."
+        },
+        "reason": {
+          "type": "string",
+          "description": "By default the catalogue summary of error_code; the plugin's last error message only when the observer includes payloads."
+        },
+        "error_code": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^[A-Z][A-Z0-9_]*$",
+          "description": "The last fault's code, if one triggered it."
+        },
+        "failures": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "Faults counted in the window that tripped it."
+        },
+        "since": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When it was quarantined."
+        },
+        "until": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the cooldown ends; null: only an operator lifts it."
+        },
+        "binding_ids": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Bindings of the active release that run this plugin."
+        }
+      }
+    },
+    "release.activated": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/release.activated.schema.json",
+      "title": "ReleaseActivated",
+      "description": "The host switched to a release; operations already running finish on their own.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "revision",
+        "previous_revision",
+        "order_mode",
+        "bindings"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "release.activated",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/release.activated.schema.json",
+            "https://sluice.dev/schemas/events/v3/release.activated.schema.json",
+            "https://sluice.dev/schemas/events/v4/release.activated.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "revision": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "previous_revision": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "minimum": 0,
+          "description": "The release it replaced; null for the first."
+        },
+        "order_mode": {
+          "enum": [
+            "staged",
+            "symmetric"
+          ]
+        },
+        "bindings": {
+          "type": "array",
+          "description": "The release's bindings, in order.",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "binding_id",
+              "hook_ref",
+              "point",
+              "enabled"
+            ],
+            "properties": {
+              "binding_id": {
+                "type": "string"
+              },
+              "hook_ref": {
+                "type": "string"
+              },
+              "point": {
+                "enum": [
+                  "model.chat.before",
+                  "model.chat.after",
+                  "model.chat.chunk",
+                  "model.embedding.before",
+                  "model.embedding.after",
+                  "tool.before",
+                  "tool.after",
+                  "operation.error",
+                  "operation.finally",
+                  "run.start",
+                  "run.end",
+                  "subtask.start",
+                  "subtask.end"
+                ]
+              },
+              "enabled": {
+                "type": "boolean"
+              }
+            }
+          }
+        }
+      }
+    },
+    "tool.invocation.completed": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/tool.invocation.completed.schema.json",
+      "title": "ToolInvocationCompleted",
+      "description": "A tool call succeeded, or a hook served its result (short-circuit: the tool was not called).",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "call_id",
+        "tool_id",
+        "tool_name",
+        "outcome",
+        "called",
+        "real_status",
+        "attempts",
+        "duration_ms",
+        "short_circuited_by",
+        "result_sha256"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "tool.invocation.completed",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/tool.invocation.completed.schema.json",
+            "https://sluice.dev/schemas/events/v3/tool.invocation.completed.schema.json",
+            "https://sluice.dev/schemas/events/v4/tool.invocation.completed.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "call_id": {
+          "type": "string",
+          "description": "The model's tool call id: pairs requested with completed / failed."
+        },
+        "tool_id": {
+          "type": "string",
+          "description": "The stable tool id."
+        },
+        "tool_name": {
+          "type": "string",
+          "description": "The tool's name as the model sees it."
+        },
+        "outcome": {
+          "enum": [
+            "succeeded",
+            "short_circuited"
+          ]
+        },
+        "called": {
+          "type": "boolean",
+          "description": "False when a hook served the result instead of the tool."
+        },
+        "real_status": {
+          "enum": [
+            "not_started",
+            "running",
+            "succeeded",
+            "failed",
+            "unknown"
+          ],
+          "description": "What really happened to the operation, whatever the caller was shown."
+        },
+        "attempts": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "duration_ms": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Milliseconds."
+        },
+        "short_circuited_by": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The binding that served the result, if any."
+        },
+        "result_sha256": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "SHA-256 (hex) of the canonical JSON of the view the model sees."
+        },
+        "result": {
+          "description": "The view the model sees; only when the observer is configured to include payloads."
+        }
+      }
+    },
+    "tool.invocation.failed": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/tool.invocation.failed.schema.json",
+      "title": "ToolInvocationFailed",
+      "description": "A tool call ended without a result: rejected, blocked, failed, cancelled, or stopped because a hook asked for approval.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "call_id",
+        "tool_id",
+        "tool_name",
+        "outcome",
+        "called",
+        "real_status",
+        "attempts",
+        "duration_ms",
+        "phase",
+        "error_code",
+        "error_type",
+        "message",
+        "details"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "tool.invocation.failed",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/tool.invocation.failed.schema.json",
+            "https://sluice.dev/schemas/events/v3/tool.invocation.failed.schema.json",
+            "https://sluice.dev/schemas/events/v4/tool.invocation.failed.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The tenant space the call belongs to. Null when the host refused the call before it could name it (invalid caller input)."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key). Null when the host refused the call before it could name it (invalid caller input)."
+        },
+        "call_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The model's tool call id: pairs requested with completed / failed. Null when the host refused the call before it could name it (invalid caller input)."
+        },
+        "tool_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The stable tool id. Null when the host refused the call before it could name it (invalid caller input)."
+        },
+        "tool_name": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The tool's name as the model sees it. Null when the host refused the call before it could name it (invalid caller input)."
+        },
+        "outcome": {
+          "enum": [
+            "failed",
+            "rejected",
+            "blocked",
+            "cancelled",
+            "asked"
+          ]
+        },
+        "called": {
+          "type": "boolean",
+          "description": "Whether the tool itself was called (its side effects may have happened)."
+        },
+        "real_status": {
+          "enum": [
+            "not_started",
+            "running",
+            "succeeded",
+            "failed",
+            "unknown"
+          ],
+          "description": "What really happened to the operation, whatever the caller was shown."
+        },
+        "attempts": {
+          "type": "integer",
+          "minimum": 0
+        },
+        "duration_ms": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Milliseconds."
+        },
+        "phase": {
+          "enum": [
+            "before",
+            "operation",
+            "after"
+          ],
+          "description": "Where the call stopped."
+        },
+        "error_code": {
+          "type": "string",
+          "pattern": "^[A-Z][A-Z0-9_]*$",
+          "description": "A stable code from the host's error table (abi/errors.md)."
+        },
+        "error_type": {
+          "enum": [
+            "validation",
+            "policy",
+            "hook",
+            "operation",
+            "cancelled",
+            "capacity",
+            "registry",
+            "internal"
+          ],
+          "description": "The family of error_code, for routing and alerting."
+        },
+        "message": {
+          "type": "string",
+          "description": "By default the catalogue summary of error_code (abi/errors.md), so no caller or service text reaches events; the error's own message (cut to 2,000 characters) only when the observer includes payloads. Never match on it."
+        },
+        "details": {
+          "type": "object",
+          "description": "Structured details of the error. By default only host-made identifiers (binding, hook ref and code, point, field, limits, the cause's code); everything, JSON-safe, when the observer includes payloads."
+        }
+      }
+    },
+    "tool.invocation.requested": {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "$id": "https://sluice.dev/schemas/events/v4/tool.invocation.requested.schema.json",
+      "title": "ToolInvocationRequested",
+      "description": "A tool call reached the host, before any hook ran.",
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+        "schema_version",
+        "type",
+        "id",
+        "time",
+        "space_id",
+        "run_id",
+        "instance_id",
+        "operation_id",
+        "call_id",
+        "tool_id",
+        "tool_name",
+        "revision",
+        "parameters_sha256"
+      ],
+      "properties": {
+        "schema_version": {
+          "enum": [
+            "1.0",
+            "2.0",
+            "3.0",
+            "4.0"
+          ],
+          "description": "The contract version the event was emitted under (major.minor). A newer major only adds values here."
+        },
+        "type": {
+          "const": "tool.invocation.requested",
+          "description": "The event kind; names the schema to validate with."
+        },
+        "$schema": {
+          "enum": [
+            "https://sluice.dev/schemas/events/v2/tool.invocation.requested.schema.json",
+            "https://sluice.dev/schemas/events/v3/tool.invocation.requested.schema.json",
+            "https://sluice.dev/schemas/events/v4/tool.invocation.requested.schema.json"
+          ],
+          "description": "The $id of the schema the event was emitted under: a consumer validates it with that schema (absent in 1.0 events)."
+        },
+        "id": {
+          "type": "string",
+          "format": "uuid",
+          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+          "description": "Unique per event: consumers deduplicate on it."
+        },
+        "time": {
+          "type": "string",
+          "format": "date-time",
+          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?Z$",
+          "description": "When the host emitted the event (RFC 3339, UTC)."
+        },
+        "host_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The host that emitted the event (HostOptions.hostId, a UUID by default): several hosts may share one observer, one broker, one database."
+        },
+        "space_id": {
+          "type": "string",
+          "description": "The tenant space the call belongs to."
+        },
+        "run_id": {
+          "type": [
+            "string",
+            "null"
+          ],
+          "description": "The agent run (what agent frameworks call the session, session_id); null outside a run."
+        },
+        "instance_id": {
+          "type": "string",
+          "description": "\"main\" or a child agent's instance id."
+        },
+        "operation_id": {
+          "type": "string",
+          "description": "The boundary operation: every event of one call shares it (also the idempotency key)."
+        },
+        "call_id": {
+          "type": "string",
+          "description": "The model's tool call id: pairs requested with completed / failed."
+        },
+        "tool_id": {
+          "type": "string",
+          "description": "The stable tool id."
+        },
+        "tool_name": {
+          "type": "string",
+          "description": "The tool's name as the model sees it."
+        },
+        "revision": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The release the call runs on."
+        },
+        "parameters_sha256": {
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$",
+          "description": "SHA-256 (hex) of the canonical JSON of the arguments as requested."
+        },
+        "parameters": {
+          "type": "object",
+          "description": "The arguments as requested; only when the observer is configured to include payloads."
+        }
+      }
+    },
+  },
 } as const;

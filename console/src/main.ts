@@ -11,6 +11,7 @@ import { operationsPage } from "./pages/operations.js";
 import { keysPage } from "./pages/keys.js";
 import { auditPage } from "./pages/audit.js";
 import { tokensPage } from "./pages/tokens.js";
+import { trendsPage } from "./pages/trends.js";
 import { forget, whoami } from "./session.js";
 import type { Page } from "./pages/page.js";
 
@@ -21,6 +22,7 @@ const PAGES: { path: string; title: string; page: Page }[] = [
   { path: "plugins", title: "Plugins", page: pluginsPage },
   { path: "quarantine", title: "Quarantine", page: quarantinePage },
   { path: "operations", title: "Operations", page: operationsPage },
+  { path: "trends", title: "Trends", page: trendsPage },
   { path: "keys", title: "Gateway keys", page: keysPage },
   { path: "audit", title: "Audit", page: auditPage },
   { path: "tokens", title: "API tokens", page: tokensPage },

@@ -1,5 +1,5 @@
 // The raw exports of abi/README.md §2 other than the version marker, shared by the
-// marker modules `exports` (ABI 1.0) and `exports_v1_1` (ABI 1.1).
+// marker modules `exports` (ABI 1.0), `exports_v1_1` (ABI 1.1) and `exports_v1_2` (ABI 1.2).
 import { fatal } from "./abort";
 import { registeredHook } from "./hook";
 import { decode } from "./msgpack/reader";

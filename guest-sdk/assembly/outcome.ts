@@ -1,7 +1,13 @@
 import { Value } from "./value";
 
-/** The ABI version this SDK writes into every reply. */
+/**
+ * The ABI version this SDK writes into a reply: "1.0", which every marker accepts, except
+ * for an outcome a later minor added (ask: "1.2", so its hook must export
+ * `@sluice/guest-sdk/exports_v1_2`).
+ */
 export const ABI = "1.0";
+/** The version an ask reply says: the minor that added the outcome. */
+export const ASK_ABI = "1.2";
 
 /**
  * What a hook decided (abi/README.md §4), built with one static method per outcome and
@@ -21,6 +27,7 @@ export class Outcome {
   private holdText: string | null = null;
   private carry: Value | null = null;
   private annotations: Value | null = null;
+  private abi: string = ABI;
 
   private constructor(public readonly kind: string) {}
 
@@ -38,6 +45,16 @@ export class Outcome {
   static shortCircuit(result: Value): Outcome { const o = new Outcome("short_circuit"); o.result = result; return o; }
   /** Emit `content` instead of the chunk's or output's text. */
   static redact(content: string): Outcome { const o = new Outcome("redact"); o.content = content; return o; }
+  /**
+   * Ask for someone's approval before the operation runs (ABI 1.2, tool.before): the host
+   * does not run it and ends it with HOOK_ASKED; a coding agent asks its user where it can.
+   * `reason` (at most 1024 bytes) says what needs approving. The hook must export
+   * `@sluice/guest-sdk/exports_v1_2` (hook.yaml `abi: "1.2"`): a 1.0 or 1.1 module's ask is
+   * refused with OUTPUT_INVALID.
+   */
+  static ask(reason: string): Outcome {
+    const o = new Outcome("ask"); o.reason = reason; o.abi = ASK_ABI; return o;
+  }
   /** Stop the output stream. Same code and reason rules as reject. */
   static block(code: string, reason: string): Outcome {
     const o = new Outcome("block"); o.code = code; o.reason = reason; return o;
@@ -63,7 +80,7 @@ export class Outcome {
 
   /** The reply map, keys in the spec's order with `result` last. */
   toValue(): Value {
-    const m = Value.map().set("abi", Value.str(ABI)).set("outcome", Value.str(this.kind));
+    const m = Value.map().set("abi", Value.str(this.abi)).set("outcome", Value.str(this.kind));
     if (this.patchOps != null) m.set("patch", this.patchOps!);
     if (this.code != null) m.set("code", Value.str(this.code!));
     if (this.reason != null) m.set("reason", Value.str(this.reason!));

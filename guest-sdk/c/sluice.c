@@ -475,6 +475,7 @@ sluice_outcome *sluice_reject(const char *code, const char *reason) { sluice_out
 sluice_outcome *sluice_short_circuit(const sluice_value *result) { sluice_outcome *o = outcome("short_circuit"); o->result = result; return o; }
 sluice_outcome *sluice_redact(const char *content) { sluice_outcome *o = outcome("redact"); o->content = content; return o; }
 sluice_outcome *sluice_block(const char *code, const char *reason) { sluice_outcome *o = outcome("block"); o->code = code; o->reason = reason; return o; }
+sluice_outcome *sluice_ask(const char *reason) { sluice_outcome *o = outcome("ask"); o->reason = reason; return o; }
 
 static sluice_outcome *op(sluice_outcome *o, const char *name, const char *path, const sluice_value *value) {
   if (o->patch == NULL) sluice_fatal("sluice: replace/add/remove need sluice_patch_input() or sluice_patch_output()");

@@ -26,8 +26,8 @@
 #include <stdint.h>
 
 /* The ABI version this SDK speaks: its marker export and every reply's "abi". */
-#define SLUICE_ABI "1.1"
-#define SLUICE_ABI_MARKER sluice_abi_v1_1
+#define SLUICE_ABI "1.2"
+#define SLUICE_ABI_MARKER sluice_abi_v1_2
 /* The deepest nesting a decoded value may have (the top-level map is depth 1). */
 #define SLUICE_MAX_DEPTH 64
 
@@ -163,6 +163,9 @@ sluice_outcome *sluice_reject(const char *code, const char *reason);
 sluice_outcome *sluice_short_circuit(const sluice_value *result);
 sluice_outcome *sluice_redact(const char *content);
 sluice_outcome *sluice_block(const char *code, const char *reason);
+/* ABI 1.2, tool.before: ask for someone's approval first; the host does not run the
+ * operation (HOOK_ASKED) and a coding agent asks its user where it can. reason: at most 1024 bytes */
+sluice_outcome *sluice_ask(const char *reason);
 /* JSON Patch operations at a JSON Pointer rooted at the payload ("/-" appends). */
 sluice_outcome *sluice_replace(sluice_outcome *o, const char *path, const sluice_value *value);
 sluice_outcome *sluice_add(sluice_outcome *o, const char *path, const sluice_value *value);
@@ -197,7 +200,7 @@ int32_t sluice__alloc(int32_t len);
 int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook);
 
 #define SLUICE_EXPORT_HOOK(fn)                                                                  \
-  __attribute__((export_name("sluice_abi_v1_1"))) void SLUICE_ABI_MARKER(void) {}               \
+  __attribute__((export_name("sluice_abi_v1_2"))) void SLUICE_ABI_MARKER(void) {}               \
   __attribute__((export_name("sluice_alloc"))) int32_t sluice_alloc(int32_t len) {              \
     return sluice__alloc(len);                                                                  \
   }                                                                                             \

@@ -37,7 +37,12 @@ export const BLOCKING_KINDS: ReadonlySet<EventKind> = new Set(["tool.before", "p
 
 /** What an agent lets a hook do, beyond allow and deny before a tool. */
 export interface AgentAbilities {
-  /** It has an ask decision before a tool (else an ask becomes a deny saying approval is needed). */
+  /**
+   * It honours an ask decision before a tool, asking its user (else a hook's ask becomes a
+   * deny whose reason says approval is needed). Codex 0.171 takes `permissionDecision:
+   * "ask"` as unsupported and runs the command (seen with the real CLI), so it is not
+   * counted as having one.
+   */
   ask: boolean;
   /** Which tools' output a hook may replace after the tool ran ("mcp": MCP tools only; "none": none). */
   replaceOutput: "mcp" | "none";
@@ -72,7 +77,7 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
     },
   },
   codex: {
-    abilities: { ask: true, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
+    abilities: { ask: false, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
     events: {
       PreToolUse: "tool.before", PostToolUse: "tool.after", UserPromptSubmit: "prompt",
       SessionStart: "run.start", SubagentStart: "subtask.start", SubagentStop: "subtask.end",

@@ -23,7 +23,8 @@ export type Verdict =
 
 type Json = Record<string, unknown>;
 
-const APPROVAL = "approval needed: ";
+/** Where the agent cannot ask its user, the model is told why the call was denied: it needs someone's approval. */
+const approvalNeeded = (agent: Agent, reason: string): string => `approval needed (${agent} cannot ask for it from a hook, so the call is denied): ${reason}`;
 
 /**
  * The agent's reply to `event` (of `kind`) carrying `verdict`.
@@ -33,7 +34,7 @@ const APPROVAL = "approval needed: ";
 export function reply(agent: Agent, event: string, kind: EventKind, verdict: Verdict): Json {
   const can = AGENT_TABLE[agent].abilities;
   let v = verdict;
-  if (v.kind === "ask" && !can.ask) v = { kind: "deny", reason: APPROVAL + v.reason };
+  if (v.kind === "ask" && !can.ask) v = { kind: "deny", reason: approvalNeeded(agent, v.reason) };
   const context = can.context && "context" in v && v.context ? v.context : undefined;
   if (kind === "tool.before") return beforeTool(agent, event, v, context);
   if (kind === "tool.after") return afterTool(agent, event, v, context);

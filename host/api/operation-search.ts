@@ -1,6 +1,6 @@
 /**
- * Finding operations on the server: by outcome (succeeded, rejected, failed in a hook,
- * failed in the real call), error code, binding, plugin, space, agent session (the call
+ * Finding operations on the server: by outcome (succeeded, rejected, asked for approval,
+ * failed in a hook, failed in the real call), error code, binding, plugin, space, agent session (the call
  * context's runId) and time range, with the exact count and a page of the matches. Records
  * are sealed at rest, so the fields filtered on are read from the opened records: one scan
  * of the store's records (up to SEARCH_MAX_RECORDS, newest first; past it `complete` is
@@ -11,7 +11,7 @@ import type { OperationStore } from "../records/store.js";
 
 export const SEARCH_MAX_RECORDS = 100_000;
 
-export const OUTCOMES = ["succeeded", "rejected", "hook_failed", "call_failed"] as const;
+export const OUTCOMES = ["succeeded", "rejected", "asked", "hook_failed", "call_failed"] as const;
 export type SearchOutcome = (typeof OUTCOMES)[number];
 
 export interface OperationSearch {
@@ -27,11 +27,12 @@ export interface OperationSearch {
   limit: number;
 }
 
-/** Which of the four ways an operation ended. */
+/** Which of the five ways an operation ended. */
 export function outcomeOf(o: Pick<OperationRecord, "error" | "realStatus">): SearchOutcome {
   if (!o.error) return "succeeded";
   if (o.realStatus === "failed") return "call_failed";
   if (o.error.code === "HOOK_REJECTED") return "rejected";
+  if (o.error.code === "HOOK_ASKED") return "asked";
   return "hook_failed";
 }
 

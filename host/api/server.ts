@@ -35,6 +35,7 @@ import { fleetRoutes } from "./routes/fleet.js";
 import { metricsSummaryRoutes } from "./routes/metrics-summary.js";
 import { metricsHandler } from "../telemetry/metrics.js";
 import { gatewayKeyRoutes } from "./routes/keys.js";
+import { trendRoutes } from "./routes/trends.js";
 import type { GatewayKeys } from "../keys/keys.js";
 import { agentDoor } from "../agents/door.js";
 import { memoryEventLog } from "../agents/event-log.js";
@@ -158,6 +159,7 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   pipelineRoutes(app, registry, control);
   recordRoutes(app, registry.host);
   hookFiguresRoutes(app, registry.host);
+  trendRoutes(app, registry.host, options.gatewayKeys);
   replayRoutes(app, registry, uploadLimit(registry.maxModuleBytes));
   quarantineRoutes(app, registry.host, control);
   tokenRoutes(app, tokens, control);

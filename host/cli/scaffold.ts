@@ -13,7 +13,7 @@ export function scaffoldFiles(id: string, compilerVersion: string, language: Gue
   if (language === "assemblyscript") return as;
   const common = {
     "hook.yaml": as["hook.yaml"]!
-      .replace('abi: "1.0"\nentry: assembly/index.ts', `abi: "1.1"\nlanguage: ${language}\nentry: ${language === "rust" ? "src/lib.rs" : "hook.c"}`)
+      .replace('abi: "1.0"\nentry: assembly/index.ts', `abi: "1.2"\nlanguage: ${language}\nentry: ${language === "rust" ? "src/lib.rs" : "hook.c"}`)
       .replace("see abi/README.md and guest-sdk/README.md", `see abi/hook-yaml.md and guest-sdk/${language}/README.md`),
     "samples/01-clamps-a-large-limit.json": as["samples/01-clamps-a-large-limit.json"]!,
     "samples/02-leaves-a-small-limit-alone.json": as["samples/02-leaves-a-small-limit-alone.json"]!,

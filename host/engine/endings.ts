@@ -7,12 +7,13 @@ import type { ErrorData } from "../errors/sluice-error.js";
 import { withKeys } from "../objects/with-keys.js";
 import type { Stop } from "../pipeline/run-steps.js";
 
-/** A hook's stop that ends the operation: a reject at a before point, a block after it. */
-export type EndingStop = Extract<Stop, { kind: "reject" | "block" }>;
+/** A hook's stop that ends the operation: a reject or an ask at a before point, a block after it. */
+export type EndingStop = Extract<Stop, { kind: "reject" | "block" | "ask" }>;
 
 const STOPS = {
   reject: { code: "HOOK_REJECTED", verb: "rejected" },
   block: { code: "HOOK_BLOCKED", verb: "blocked" },
+  ask: { code: "HOOK_ASKED", verb: "approval required" },
 } as const;
 
 /**
@@ -23,8 +24,8 @@ export function stopError(stop: EndingStop, chunk?: { chunkIndex: number; channe
   const { code, verb } = STOPS[stop.kind];
   return {
     code,
-    message: `${chunk ? "stream " : ""}${verb} by binding ${stop.bindingId}: ${stop.code} ${stop.reason ?? ""}`.trim(),
-    details: { bindingId: stop.bindingId, hookCode: stop.code, reason: stop.reason, ...chunk },
+    message: `${chunk ? "stream " : ""}${verb} by binding ${stop.bindingId}: ${stop.code ?? ""} ${stop.reason ?? ""}`.replace(/: {2,}/, ": ").trim(),
+    details: { bindingId: stop.bindingId, ...(stop.code !== undefined ? { hookCode: stop.code } : {}), reason: stop.reason, ...chunk },
   };
 }
 
@@ -37,6 +38,7 @@ export function outcomeOf(error: ErrorData): string {
   switch (error.code) {
     case "HOOK_REJECTED": return "rejected";
     case "HOOK_BLOCKED": return "blocked";
+    case "HOOK_ASKED": return "asked";
     default: return isCancel(error) ? "cancelled" : "failed";
   }
 }

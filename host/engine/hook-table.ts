@@ -1,6 +1,7 @@
 import { SluiceError } from "../errors/sluice-error.js";
 import { matchBindings, type Binding, type MatchTarget } from "../pipeline/bindings.js";
 import type { PointName } from "../pipeline/points.js";
+import { skippedAtPlan, type SkippedHook } from "../pipeline/skipped-hooks.js";
 import type { Release } from "../pipeline/release.js";
 import type { GuestPlugin, InProcessHook, InProcessHookOptions, ResolvedHook } from "./hooks.js";
 
@@ -14,7 +15,7 @@ const MATCH_CACHE_SIZE = 4096;
 export class HookTable {
   private readonly plugins = new Map<string, GuestPlugin>();
   private readonly inProcess = new Map<string, { hook: InProcessHook; options: InProcessHookOptions }>();
-  private matched = new WeakMap<Release, Map<string, ResolvedHook[]>>();
+  private matched = new WeakMap<Release, Map<string, StagePlan>>();
 
   plugin(ref: string): GuestPlugin | undefined {
     return this.plugins.get(ref);
@@ -44,17 +45,29 @@ export class HookTable {
    * shared and never modified.
    */
   hooksFor(release: Release, point: PointName, target: MatchTarget): ResolvedHook[] {
+    return this.planFor(release, point, target).hooks;
+  }
+
+  /** The hooks that run at `point` for `target`, and the bindings there that do not (disabled, not matched), worked out once per release and target. */
+  planFor(release: Release, point: PointName, target: MatchTarget): StagePlan {
     let byTarget = this.matched.get(release);
     if (!byTarget) this.matched.set(release, (byTarget = new Map()));
     const key = `${point}\u0000${target.purpose ?? ""}\u0000${target.toolId ?? ""}\u0000${target.modelId ?? ""}\u0000${target.instance}\u0000${byInstanceId(release, point) ? target.instanceId ?? "" : ""}\u0000${target.spaceId}`;
-    let hooks = byTarget.get(key);
-    if (!hooks) {
+    let plan = byTarget.get(key);
+    if (!plan) {
       if (byTarget.size >= MATCH_CACHE_SIZE) byTarget.clear();
-      hooks = matchBindings(release.byPoint.get(point) ?? [], point, target).map((b) => this.resolve(b));
-      byTarget.set(key, hooks);
+      const bindings = release.byPoint.get(point) ?? [];
+      plan = { hooks: matchBindings(bindings, point, target).map((b) => this.resolve(b)), skipped: skippedAtPlan(bindings, point, target) };
+      byTarget.set(key, plan);
     }
-    return hooks;
+    return plan;
   }
+}
+
+/** What a release does at one point for one target: shared, never modified. */
+export interface StagePlan {
+  hooks: ResolvedHook[];
+  skipped: readonly SkippedHook[];
 }
 
 /** Whether a binding at `point` filters by instance id: only then does the instance id take part in the match cache's key (child ids are many). */

@@ -22,7 +22,8 @@ import { operationSignal } from "./operation-signal.js";
 import { recordedStages } from "./recorded-stages.js";
 import { composeStages, type StagesWrapper } from "./compose.js";
 import { NOTHING, type OperationStages, type StageRunner } from "./stages.js";
-import type { HookTable } from "./hook-table.js";
+import type { HookTable, StagePlan } from "./hook-table.js";
+import { skippedByQuarantine } from "../pipeline/skipped-hooks.js";
 import type { ResolvedHook } from "./hooks.js";
 import { withKeys } from "../objects/with-keys.js";
 
@@ -93,10 +94,19 @@ export class OperationEngine implements StageRunner {
     const at = (point: PointName): readonly Binding[] => release.byPoint.get(point) ?? [];
     // The release and target are the operation's own: the stage looked up when the operation opened (to wake a worker) is the one its run takes.
     let lastPoint: PointName | undefined;
-    let lastHooks: ResolvedHook[] = [];
-    const hooksAt = (point: PointName): ResolvedHook[] => {
-      if (point !== lastPoint) { lastPoint = point; lastHooks = table.hooksFor(release, point, target); }
-      return lastHooks;
+    let lastPlan: StagePlan | undefined;
+    const planAt = (point: PointName): StagePlan => {
+      if (point !== lastPoint || !lastPlan) { lastPoint = point; lastPlan = table.planFor(release, point, target); }
+      return lastPlan;
+    };
+    const hooksAt = (point: PointName): ResolvedHook[] => planAt(point).hooks;
+    // A stage's result says which bindings at its point did not run, and why: the plan's
+    // (disabled, not matched, cached per release and target) and the quarantined steps among its reports.
+    const skipping = (point: PointName, r: StageResult): StageResult => {
+      const planned = planAt(point).skipped;
+      const quarantined = r.reports.some((x) => x.error !== undefined) ? skippedByQuarantine(point, r.reports) : [];
+      if (planned.length === 0 && quarantined.length === 0) return r;
+      return withKeys(r, { skipped: quarantined.length === 0 ? planned : [...planned, ...quarantined] });
     };
     type Extra = { carries?: Record<string, unknown>; holds?: readonly string[]; readOnly?: ReadonlySet<string>; progress?: (bindingId: string) => Promise<void> | void };
     const run = (point: PointName, payload: Record<string, unknown>, hooks: ResolvedHook[], extra: Extra = {}): Promise<StageResult> =>
@@ -130,16 +140,17 @@ export class OperationEngine implements StageRunner {
       operationId,
       revision: release.revision,
       signal,
-      run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return r; }),
+      run: (point, payload) => run(point, payload, hooksAt(point)).then((r) => { if (getPoint(point).stage === "before") { lastBefore = r; chunkHooks = undefined; } return skipping(point, r); }),
       runAfter: (point, payload, before, options) => run(point, payload, afterStage(point, before), {
         carries: before.carries,
         ...(options?.readOnly && options.readOnly.size > 0 ? { readOnly: options.readOnly } : {}),
         ...(options?.progress ? { progress: options.progress } : {}),
-      }),
+      }).then((r) => skipping(point, r)),
       // A fresh signal: cleanup hooks must run even when the operation was cancelled.
       diagnostic: (point, payload) => {
         const hooks = hooksAt(point);
-        return hooks.length === 0 ? run(point, payload, []) : runStage(sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard }).then((r) => keyReports(r, digests));
+        return (hooks.length === 0 ? run(point, payload, []) : runStage(sandbox, { point, context, payload, hooks, signal: AbortSignal.timeout(10_000), guard }).then((r) => keyReports(r, digests)))
+          .then((r) => skipping(point, r));
       },
       outputMayChange: (point) => hooksAt(point).some((h) => !h.binding.observeOnly),
       streamPlan: (before) => streamPlan(paired("model.chat.chunk", before), paired("model.chat.after", before)),

@@ -119,7 +119,7 @@ export async function runOperation<Real, Out>(runner: StageRunner, spec: Operati
 
     const before = record(spec.before, await stages.run(spec.before, payload));
     if (before.failure) return await stageFailed("before", before.failure);
-    if (before.stop?.kind === "reject") return await finish("before", stopError(before.stop));
+    if (before.stop?.kind === "reject" || before.stop?.kind === "ask") return await finish("before", stopError(before.stop));
     const input = before.payload;
 
     let served: { real: Real } | undefined;

@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   FINAL_CHECK_FAILED: { status: 400, summary: "The final input failed the service's last check (tool schema, authorization, path rules)." },
   HOOK_REJECTED: { status: 403, summary: "A hook rejected the operation; the error carries the hook's code and reason." },
   HOOK_BLOCKED: { status: 403, summary: "A hook blocked the output; the error carries the hook's code and reason." },
+  HOOK_ASKED: { status: 403, summary: "A hook asked for approval before the operation (outcome `ask` at tool.before): it was not run; the error carries the hook's reason and, when it gave one, its code." },
   HOOK_EXCEPTION: { status: 502, summary: "An in-process hook threw or returned something that is not an outcome." },
   MODEL_OUTPUT_INVALID: { status: 502, summary: "The model's answer is not a valid message: not an object (or a stream chunk that is not one), a field the host reads of the wrong type, a tool_call without id or name, duplicate tool_call ids, or arguments that are not a JSON object (streamed deltas are assembled first); details name the field or tool_call." },
   OPERATION_FAILED: { status: 502, summary: "The wrapped operation itself (the service's model, tool or embedding call) failed; the error keeps its cause." },

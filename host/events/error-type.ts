@@ -7,7 +7,7 @@ export type ErrorType = "validation" | "policy" | "hook" | "operation" | "cancel
 // and a new code is an "internal" error until someone files it under a family.
 const FAMILIES: Readonly<Record<Exclude<ErrorType, "internal">, readonly ErrorCode[]>> = {
   validation: ["PAYLOAD_INVALID", "FINAL_CHECK_FAILED", "CONFIG_INVALID", "REQUEST_INVALID", "EMBEDDING_SIGNATURE_MISMATCH"],
-  policy: ["HOOK_REJECTED", "HOOK_BLOCKED"],
+  policy: ["HOOK_REJECTED", "HOOK_BLOCKED", "HOOK_ASKED"],
   hook: [
     "HOOK_FAILED", "HOOK_EXCEPTION", "OUTCOME_NOT_ALLOWED", "PATCH_FORBIDDEN", "PATCH_INVALID", "GUEST_TIMEOUT", "GUEST_MEMORY_LIMIT",
     "GUEST_STACK_OVERFLOW", "GUEST_TRAP", "GUEST_ABORTED", "GUEST_FUEL_EXHAUSTED", "OUTPUT_TOO_LARGE", "OUTPUT_OUT_OF_BOUNDS", "OUTPUT_MALFORMED", "OUTPUT_INVALID", "INPUT_TOO_LARGE",

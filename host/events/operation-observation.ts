@@ -168,7 +168,7 @@ export class OperationObservation {
         }));
       } else {
         this.observer.publish("tool.invocation.failed", withKeys(this.scope(), { operation_id: operationId, ...toolIds(s.call), ...common,
-          outcome: outcome as "failed" | "rejected" | "blocked" | "cancelled", phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads),
+          outcome: outcome as "failed" | "rejected" | "blocked" | "cancelled" | "asked", phase: operationId === null ? "before" : this.phase, ...eventError(r.error, payloads),
         }));
       }
     } else if (!r.ok) {
@@ -260,11 +260,12 @@ function defined<T extends Record<string, unknown>>(o: T): Record<string, string
   return Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === "string")) as Record<string, string>;
 }
 
-function outcomeOf(r: BoundaryResult<unknown>): "succeeded" | "short_circuited" | "failed" | "rejected" | "blocked" | "cancelled" {
+function outcomeOf(r: BoundaryResult<unknown>): "succeeded" | "short_circuited" | "failed" | "rejected" | "blocked" | "cancelled" | "asked" {
   if (r.ok) return r.facts.shortCircuitedBy ? "short_circuited" : "succeeded";
   switch (r.error.code) {
     case "HOOK_REJECTED": return "rejected";
     case "HOOK_BLOCKED": return "blocked";
+    case "HOOK_ASKED": return "asked";
     case "CALL_CANCELLED":
     case "DEADLINE_EXCEEDED": return "cancelled";
     default: return "failed";

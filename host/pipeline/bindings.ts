@@ -101,7 +101,8 @@ export function matchBindings(bindings: readonly Binding[], point: PointName, ta
   return kept;
 }
 
-function matches(match: BindingMatch, target: MatchTarget): boolean {
+/** Whether every filter of `match` admits `target` (what {@link matchBindings} asks of each binding). */
+export function matches(match: BindingMatch, target: MatchTarget): boolean {
   const within = <T>(filter: readonly T[] | undefined, value: T | undefined) =>
     filter === undefined || (value !== undefined && filter.includes(value));
   return within(match.purposes, target.purpose)

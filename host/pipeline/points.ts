@@ -245,7 +245,7 @@ const POINT_LIST = [
       type: "object", additionalProperties: false, required: ["tool_id", "name", "schema", "arguments", "call_id"],
       properties: { tool_id: id, name: id, revision: count, schema: object, arguments: object, call_id: id, agent },
     },
-    outcomes: ["continue", "patch_input", "reject", "short_circuit"],
+    outcomes: ["continue", "patch_input", "reject", "short_circuit", "ask"],
     patchable: ["/arguments"],
     readOnly: [
       { path: "/schema", why: "the tool's schema is fixed by its published revision" },
@@ -303,7 +303,7 @@ const POINT_LIST = [
       type: "object", additionalProperties: false, required: ["operation", "real_status", "outcome"],
       properties: {
         operation, real_status: realStatus,
-        outcome: { enum: ["succeeded", "failed", "rejected", "blocked", "short_circuited", "cancelled"] },
+        outcome: { enum: ["succeeded", "failed", "rejected", "blocked", "short_circuited", "cancelled", "asked"] },
       },
     },
     outcomes: ["continue"], patchable: [], readOnly: [], invariants: [], redacts: null, diagnosticOnly: true,

@@ -1,4 +1,5 @@
 import { parsePointer } from "./json-pointer.js";
+import { withKeys } from "../objects/with-keys.js";
 
 /**
  * The part of a payload a plugin was granted to read: only the subtrees under its read
@@ -43,7 +44,7 @@ function without(obj: Record<string, unknown>, path: readonly string[]): Record<
   const child = obj[key];
   if (typeof child !== "object" || child === null || Array.isArray(child)) return obj;
   const inner = without(child as Record<string, unknown>, rest);
-  return inner === child ? obj : { ...obj, [key]: inner };
+  return inner === child ? obj : withKeys(obj, { [key]: inner });
 }
 
 /**

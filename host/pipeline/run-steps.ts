@@ -4,6 +4,7 @@
  * runs it over consecutive guest hooks (one thread hop per stage), the main thread over
  * in-process hooks, with the same rules.
  */
+import type { SkippedHook } from "./skipped-hooks.js";
 import { ABI_VERSION_STRING } from "../../abi/version.js";
 import type { HookContext, Outcome, OutcomeKind, RequestEnvelope } from "../../abi/envelope.js";
 import type { ErrorData } from "../errors/sluice-error.js";
@@ -66,6 +67,7 @@ export interface StepReport {
 
 export type Stop =
   | { kind: "reject" | "block"; bindingId: string; code: string; reason: string }
+  | { kind: "ask"; bindingId: string; code?: string; reason: string }
   | { kind: "short_circuit"; bindingId: string; result: unknown };
 
 export interface StageInput {
@@ -82,7 +84,7 @@ export interface StageInput {
 export interface StageResult {
   payload: Record<string, unknown>;
   reports: StepReport[];
-  /** Set when a hook rejected, blocked or short-circuited: later hooks did not run. */
+  /** Set when a hook rejected, blocked, asked or short-circuited: later hooks did not run. */
   stop?: Stop;
   /** Set when a fail-closed hook failed (HOOK_FAILED): later hooks did not run. */
   failure?: ErrorData;
@@ -92,6 +94,8 @@ export interface StageResult {
   carries: Record<string, unknown>;
   /** Chunk stages: each step's held tail after this chunk. */
   holds?: string[];
+  /** The bindings at this point that did not run for the operation, and why (set by the engine, kept in its record). */
+  skipped?: readonly SkippedHook[];
 }
 
 export async function runSteps(input: StageInput, invoke: Invoke): Promise<StageResult> {
@@ -219,6 +223,8 @@ function apply(point: PointName, step: StepSpec, payload: Record<string, unknown
     case "reject":
     case "block":
       return { ok: true, payload, stop: { kind: outcome.kind, bindingId: step.bindingId, code: outcome.code, reason: outcome.reason } };
+    case "ask":
+      return { ok: true, payload, stop: { kind: "ask", bindingId: step.bindingId, reason: outcome.reason, ...(outcome.code !== undefined ? { code: outcome.code } : {}) } };
     case "short_circuit":
       return { ok: true, payload, stop: { kind: "short_circuit", bindingId: step.bindingId, result: outcome.result } };
   }

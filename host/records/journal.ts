@@ -45,6 +45,8 @@ export class OperationJournal {
   /** The first write that failed after the real call (the call's result still stands). */
   error: ErrorData | undefined;
   private completed: OperationRecord["completed"];
+  /** Bindings skipped so far, across stages; each (point, binding) once, so a resume that runs a stage again adds nothing. */
+  private skipped: NonNullable<OperationRecord["skipped"]>;
   private started = false;
   /** A fresh operation's record until its first write: nothing is on disk before the real call is about to start. */
   private unwritten: OperationRecord | undefined;
@@ -56,6 +58,7 @@ export class OperationJournal {
 
   constructor(private readonly init: JournalInit) {
     this.completed = init.resuming ? [...init.resuming.completed] : [];
+    this.skipped = init.resuming?.skipped ? [...init.resuming.skipped] : [];
   }
 
   get resuming(): boolean {
@@ -91,7 +94,10 @@ export class OperationJournal {
 
   /** Audits one stage: a record per hook, with digests chained through the stage; written with the next phase boundary. */
   stage(point: PointName, input: Record<string, unknown>, result: StageResult): void {
-    if (!this.started || result.reports.length === 0) return;
+    if (!this.started) return;
+    // Rides on the next write, as the audit rows do: no write of its own.
+    if (result.skipped && result.skipped.length > 0 && this.skip(result.skipped)) this.add({ skipped: this.skipped });
+    if (result.reports.length === 0) return;
     const { revision, codeOf, operationId } = this.init;
     const at = Date.now();
     const phase = getPoint(point).stage;
@@ -188,6 +194,17 @@ export class OperationJournal {
       outcome, error: error && { code: error.code, message: error.message }, updatedAt: Date.now(),
     });
     await this.flush();
+  }
+
+  /** Adds the entries not kept yet; true when there was one. */
+  private skip(entries: NonNullable<StageResult["skipped"]>): boolean {
+    let added = false;
+    for (const e of entries) {
+      if (this.skipped.some((k) => k.point === e.point && k.bindingId === e.bindingId)) continue;
+      this.skipped.push({ point: e.point, bindingId: e.bindingId, hookRef: e.hookRef, reason: e.reason });
+      added = true;
+    }
+    return added;
   }
 
   /**

@@ -6,6 +6,7 @@
 import type { MatchTarget } from "../pipeline/bindings.js";
 import type { OperationKind, PointName, Purpose } from "../pipeline/points.js";
 import type { RealStatus } from "./facts.js";
+import type { SkippedHook } from "../pipeline/skipped-hooks.js";
 import type { GuestLogCounts } from "../pipeline/guest-logs.js";
 
 /**
@@ -57,6 +58,12 @@ export interface OperationRecord {
   artifacts?: Record<string, unknown>[];
   /** Bindings whose hooks finished, in order, across stages. */
   completed: { point: PointName; bindingId: string }[];
+  /**
+   * Bindings at the points this operation's stages reached that did not run, and why
+   * (disabled, quarantined, not matched); absent when none was skipped, and on records
+   * written before it was kept.
+   */
+  skipped?: SkippedHook[];
   /** Keyed digest (HMAC-SHA-256, pipeline/digest.ts) of the final input (after the before stage); the content is kept only in an opt-in payload store. */
   finalInputRef: string | null;
   /** Keyed digest of the real result; the result itself is stored apart while the operation can resume (see {@link StoredResult}). */

@@ -12,7 +12,7 @@ type Schema = Record<string, unknown>;
 const NOTES: Record<string, string> = {
   id: "The plugin's id: lowercase letters, digits and `-`, as the pattern says. Bindings name the plugin as `id@version`.",
   version: "Semantic version. A plugin id and version name one immutable module: upload a new version to change the code.",
-  abi: "The ABI version the module speaks, `major.minor`. It must equal the module's marker export (`sluice_abi_v1_1` is `\"1.1\"`): an upload whose module declares another version is `MANIFEST_INVALID`, and a version this host does not serve is refused.",
+  abi: "The ABI version the module speaks, `major.minor`. It must equal the module's marker export (`sluice_abi_v1_2` is `\"1.2\"`): an upload whose module declares another version is `MANIFEST_INVALID`, and a version this host does not serve is refused.",
   language: "For the author commands only (`sluice build`, `test`, `dev`, `deploy`): which toolchain builds `entry`. Absent: `.rs` or `Cargo.toml` is Rust, `.c` is C, anything else AssemblyScript. The host never reads it.",
   entry: "The source file the author commands compile, relative to the plugin folder: `assembly/index.ts` (AssemblyScript), `src/lib.rs` (Rust: the crate around it is built), `hook.c` (C). No absolute path, no `..` segment, no backslash.",
   description: "Free text shown in listings.",
@@ -115,7 +115,7 @@ export function renderManifestDocs(): string {
     "```yaml",
     "id: order-search-limit-rust",
     "version: 1.0.0",
-    'abi: "1.1"',
+    'abi: "1.2"',
     "language: rust",
     "entry: src/lib.rs",
     "points:",

@@ -124,7 +124,7 @@ export async function replayOperation(deps: ReplayDeps, operationId: string, rep
     const recordedOutput = await payloads.get(recordedOutputRef);
     const outputChanged = host.digestOf(result.payload) !== recordedOutputRef;
     const output = recordedOutput !== undefined ? jsonDiff(recordedOutput, result.payload) : [];
-    const recordedStop = group.find((r) => ["reject", "block", "short_circuit"].includes(r.outcome));
+    const recordedStop = group.find((r) => ["reject", "block", "short_circuit", "ask"].includes(r.outcome));
     const stop = { recorded: recordedStop ? `${recordedStop.outcome} by ${recordedStop.bindingId}` : null, replayed: result.stop ? `${result.stop.kind} by ${result.stop.bindingId}` : result.failure ? `failed: ${result.failure.code}` : null };
     stages.push({
       point, hooks: replayedHooks, output, ...(recordedOutput === undefined && outputChanged ? { output_unavailable: true } : {}), stop,

@@ -17,6 +17,8 @@ const echoRequest = (value: Uint8Array): Uint8Array => new Uint8Array(Buffer.con
 export interface VectorSuiteOptions {
   /** Also feed every prefix of every small vector (many calls: worth it once per codec). */
   truncation?: boolean;
+  /** The echo guest answers its SDK's ask builder at the point "test.ask" (a 1.2 marker): its reply must be the ask vector's bytes. */
+  ask?: boolean;
   /** Extra checks on the loaded echo guest. */
   checks?: (echo: () => LoadedModule) => void;
 }
@@ -52,6 +54,18 @@ export function guestVectorSuite(title: string, echoGuest: () => Promise<Uint8Ar
         // `result` is the reply's last key, so the reply ends with the re-encoded value.
         expect((await echoed(v.bytes)).endsWith(toHex(v.bytes))).toBe(true);
       });
+    }
+
+    if (options.ask) {
+      for (const v of loadEnvelopeVectors().filter((e) => e.kind === "reply" && (e.decoded as { outcome?: string }).outcome === "ask")) {
+        it(`builds ${v.name} with the SDK's ask builder, exactly the vector's bytes`, async () => {
+          const reason = (v.decoded as { reason: string }).reason;
+          const r = await sandbox.invokeBytes(echo, encode({ abi: "1.2", point: "test.ask", payload: { value: reason } }), { timeoutMs: 2000, raw: true });
+          if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+          expect(toHex(r.replyBytes!)).toBe(toHex(v.bytes));
+          expect(r.outcome).toStrictEqual({ kind: "ask", reason });
+        });
+      }
     }
 
     for (const v of loadNoncanonicalVectors()) {

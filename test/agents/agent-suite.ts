@@ -1,8 +1,8 @@
 /**
  * The behaviour every coding agent must show with Sluice's hooks, as one suite each agent's
  * test file runs (the CLI itself is the client: its own hook runner, its own reply parser).
- * One server per agent, with shell-guard, secret-redact and a test plugin that rewrites a
- * marked shell word deployed; each test scripts one shell command through the fake model.
+ * One server per agent, with shell-guard, secret-redact, a test plugin that rewrites a
+ * marked shell word and one that asks for approval of a marked command deployed; each test scripts one shell command through the fake model.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +18,7 @@ export function agentSuite(agent: AgentName): void {
     let bench: AgentBench;
 
     beforeAll(async () => {
-      bench = await startAgentBench(agent, [PLUGINS.shellGuard, PLUGINS.secretRedact, PLUGINS.shellRewrite]);
+      bench = await startAgentBench(agent, [PLUGINS.shellGuard, PLUGINS.secretRedact, PLUGINS.shellRewrite, PLUGINS.shellAsk]);
     }, 600_000);
     afterAll(async () => { await bench?.close(); });
 
@@ -37,6 +37,13 @@ export function agentSuite(agent: AgentName): void {
       const turn = await bench.turn("echo ORIGINAL > rewritten.txt");
       expect(turn.toolCalls.length, `${turn.exit.stdout}\n${turn.exit.stderr}`).toBeGreaterThan(0);
       expect(readFileSync(join(bench.world.project, "rewritten.txt"), "utf8")).toBe("REWRITTEN\n");
+    }, 300_000);
+
+    it("never runs a command a hook asks approval for unasked: a -p run has no one to ask, the other agents deny saying approval is needed", async () => {
+      const turn = await bench.turn("touch ASKME.txt");
+      expect(turn.toolCalls.length, `${turn.exit.stdout}\n${turn.exit.stderr}`).toBeGreaterThan(0);
+      expect(existsSync(join(bench.world.project, "ASKME.txt")), `${turn.exit.stdout}\n${turn.exit.stderr}`).toBe(false);
+      if (agent !== "claude-code") expect(turn.modelWasTold("approval needed"), `${turn.exit.stdout}\n${turn.exit.stderr}`).toBe(true);
     }, 300_000);
 
     it("keeps a secret in a tool result from the model, or blocks the call and tells the model why", async () => {

@@ -26,6 +26,7 @@ export const PLUGINS = {
   shellGuard: join(repo, "plugins/shell-guard"),
   secretRedact: join(repo, "plugins/secret-redact"),
   shellRewrite: join(repo, "test/fixtures/agent-plugins/shell-rewrite"),
+  shellAsk: join(repo, "test/fixtures/agent-plugins/shell-ask"),
 };
 
 /** What one scripted turn left: the agent's exit, and what the model was asked and told. */

@@ -29,7 +29,7 @@ export async function agentEvent(id: number, c: Counts): Promise<ScenarioResult>
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     await registry.host.loadPlugin(pluginInput(readFileSync(join(repoRoot(), "plugins/shell-guard/hook.yaml"), "utf8"), built("plugins/shell-guard.wasm")));
-    registry.host.activate({ revision: 1, bindings: [{ id: "shell-guard", hookRef: "shell-guard@1.0.0", point: "tool.before", match: { toolIds: ["shell"] } }] });
+    registry.host.activate({ revision: 1, bindings: [{ id: "shell-guard", hookRef: "shell-guard@1.1.0", point: "tool.before", match: { toolIds: ["shell"] } }] });
     const { key } = await keys.create({ spaceId: "bench", scope: "hooks" });
     const url = new URL(server.url);
     const headers = { "content-type": "application/json", authorization: `Bearer ${key}`, host: url.host };

@@ -18,7 +18,7 @@ describe("a plugin in Rust or C, from sluice new to its samples", () => {
       const { file } = JSON.parse(built.stdout) as { file: string };
       expect(existsSync(file)).toBe(true);
       const mod = new WebAssembly.Module(readFileSync(file));
-      expect(WebAssembly.Module.exports(mod).map((e) => e.name).filter((n) => n.startsWith("sluice_"))).toEqual(["sluice_abi_v1_1", "sluice_alloc", "sluice_handle"]);
+      expect(WebAssembly.Module.exports(mod).map((e) => e.name).filter((n) => n.startsWith("sluice_"))).toEqual(["sluice_abi_v1_2", "sluice_alloc", "sluice_handle"]);
       const tested = await sluice(["test", dir]);
       expect(tested.code, tested.stdout + tested.stderr).toBe(0);
       expect(tested.stdout).toContain("2 passed, 0 failed");

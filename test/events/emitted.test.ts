@@ -163,7 +163,7 @@ describe("events the host emits", () => {
     await host.tool(ctx, search(), async () => ({ rows: 1 }));
     const list = await collected();
     expect(list.map((e) => e.type)).toEqual(["release.activated", "tool.invocation.requested", "hook.executed", "tool.invocation.completed"]);
-    for (const e of list) expect([e.type, e.schema_version, e.$schema, e.host_id]).toEqual([e.type, "3.0", EVENT_SCHEMAS[e.type].$id, host.id]);
+    for (const e of list) expect([e.type, e.schema_version, e.$schema, e.host_id]).toEqual([e.type, "4.0", EVENT_SCHEMAS[e.type].$id, host.id]);
   });
 
   it("lifecycle: agent.started / agent.stopped for runs and child agents; a rejected start is an agent.error and no start", async () => {

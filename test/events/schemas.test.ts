@@ -109,7 +109,7 @@ describe("event schemas (abi/events)", () => {
   it("validate an event with the schema its $schema names, and refuse a $schema of another kind", () => {
     const hook = (JSON.parse(readFileSync(join(eventsDir, "examples/2.0/hook.executed.json"), "utf8")) as Schema[])[0]!;
     expect(validateEvent({ ...hook, $schema: EVENT_SCHEMAS["agent.error"].$id })).toEqual({
-      ok: false, problem: `hook.executed: event.$schema must name a schema of hook.executed (https://sluice.dev/schemas/events/v1/hook.executed.schema.json, https://sluice.dev/schemas/events/v2/hook.executed.schema.json, ${EVENT_SCHEMAS["hook.executed"].$id}), got "${EVENT_SCHEMAS["agent.error"].$id}"`,
+      ok: false, problem: `hook.executed: event.$schema must name a schema of hook.executed (https://sluice.dev/schemas/events/v1/hook.executed.schema.json, https://sluice.dev/schemas/events/v2/hook.executed.schema.json, https://sluice.dev/schemas/events/v3/hook.executed.schema.json, ${EVENT_SCHEMAS["hook.executed"].$id}), got "${EVENT_SCHEMAS["agent.error"].$id}"`,
     });
     // A v2 event checked against v1 fails: v1 does not know the fields v2 added.
     expect(validateEvent(hook, "v1")).toMatchObject({ ok: false, problem: expect.stringContaining("must NOT have additional properties") });

@@ -12,6 +12,7 @@ const EXAMPLES: Record<Outcome["kind"], Outcome> = {
   short_circuit: { kind: "short_circuit", result: { cached: true } },
   redact: { kind: "redact", content: "[redacted]" },
   block: { kind: "block", code: "pii", reason: "found an e-mail" },
+  ask: { kind: "ask", reason: "a network call needs approval" },
 };
 
 const EXPECTED: Record<PointName, Outcome["kind"][]> = {
@@ -20,7 +21,7 @@ const EXPECTED: Record<PointName, Outcome["kind"][]> = {
   "model.chat.chunk": ["continue", "redact", "block"],
   "model.embedding.before": ["continue", "patch_input", "reject"],
   "model.embedding.after": ["continue", "block"],
-  "tool.before": ["continue", "patch_input", "reject", "short_circuit"],
+  "tool.before": ["continue", "patch_input", "reject", "short_circuit", "ask"],
   "tool.after": ["continue", "patch_output", "redact", "block"],
   "operation.error": ["continue"],
   "operation.finally": ["continue"],

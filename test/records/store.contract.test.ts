@@ -7,6 +7,9 @@ import { openSqliteRecords, type AuditRecord, type OperationStore, type PayloadS
 import { openSqliteStore } from "../../host/registry/sqlite-store.js";
 import { damageableSqlite, enginesWith, recordDamager, tempFile } from "../helpers/store-engines.js";
 import { operationRecord, STORED_RESULT } from "../helpers/operation-record.js";
+import type { OperationRecord } from "../../host/records/types.js";
+import { hookTrends } from "../../host/records/hook-trends.js";
+import { operationUsage } from "../../host/records/usage.js";
 
 const record = operationRecord;
 const audit = (operationId: string, bindingId: string, at: number): AuditRecord => ({
@@ -181,6 +184,55 @@ for (const [name, make] of stores) {
       const [first, second] = await s.audit();
       expect(first).toMatchObject({ ...audit("op-1", "b1", 10) });
       expect(second!.seq!).toBeGreaterThan(first!.seq!);
+    });
+
+    it("keeps the hooks an operation skipped, and why, with its record through inserts and updates", async () => {
+      const s = await open();
+      const skipped = [{ point: "tool.before" as const, bindingId: "off", hookRef: "p@1.0.0", reason: "disabled" as const }];
+      await s.insert(record("op-1", { skipped }));
+      const more = [...skipped, { point: "tool.after" as const, bindingId: "q", hookRef: "q@2.0.0", reason: "quarantined" as const }, { point: "tool.after" as const, bindingId: "other", hookRef: "p@1.0.0", reason: "not_matched" as const }];
+      await s.update("op-1", { phase: "finished", outcome: "succeeded", skipped: more });
+      expect((await s.get("op-1"))?.skipped).toEqual(more);
+      expect((await s.list())[0]?.skipped).toEqual(more);
+    });
+
+    it("trends per binding are the audit rows' exact counts and nearest-rank figures, bucket by bucket", async () => {
+      const s = await open();
+      const row = (bindingId: string, at: number, durationMs: number, fuel: number | null, errorCode: string | null = null) => ({ ...audit("op", bindingId, at), durationMs, fuel, errorCode });
+      await s.appendAudit([
+        row("b1", 1_000, 1.5, 100), row("b1", 1_100, 2.5, 300), row("b1", 1_200, 0.5, 200, "HOOK_TIMEOUT"),
+        row("b1", 2_050, 4.25, 1_000), row("b2", 2_999, 9, null), row("b1", 3_000, 7, 7), row("b1", 999, 7, 7),
+      ]);
+      const t = await hookTrends(s, { from: 1_000, to: 3_000, buckets: 2 });
+      expect(t).toMatchObject({ bucketMs: 1_000, starts: [1_000, 2_000], rows: 5, complete: true });
+      expect(t.bindings.map((b) => [b.bindingId, b.buckets, b.total])).toEqual([
+        ["b1", [{ calls: 3, errors: 1, p50Ms: 1.5, p99Ms: 2.5, fuelP50: 200, fuelP99: 300 }, { calls: 1, errors: 0, p50Ms: 4.25, p99Ms: 4.25, fuelP50: 1_000, fuelP99: 1_000 }],
+          { calls: 4, errors: 1, p50Ms: 1.5, p99Ms: 4.25, fuelP50: 200, fuelP99: 1_000 }],
+        ["b2", [{ calls: 0, errors: 0, p50Ms: null, p99Ms: null, fuelP50: null, fuelP99: null }, { calls: 1, errors: 0, p50Ms: 9, p99Ms: 9, fuelP50: null, fuelP99: null }],
+          { calls: 1, errors: 0, p50Ms: 9, p99Ms: 9, fuelP50: null, fuelP99: null }],
+      ]);
+      expect((await hookTrends(s, { from: 1_000, to: 3_000, buckets: 2, bindingId: "b2" })).bindings.map((b) => b.bindingId)).toEqual(["b2"]);
+    });
+
+    it("usage per space and actor counts the operations started in the range, their errors and their billed tokens", async () => {
+      const s = await open();
+      const op = (id: string, spaceId: string, actorId: string | undefined, createdAt: number, over: Partial<OperationRecord> = {}) =>
+        record(id, { createdAt, identity: { ...record(id).identity, ctx: { spaceId, ...(actorId ? { actorId } : {}) } }, phase: "finished", ...over });
+      await s.insert(op("a", "team-a", "key-1", 1_000, { usage: { input_tokens: 10, output_tokens: 3 } }));
+      await s.insert(op("b", "team-a", "key-1", 1_500, { error: { code: "HOOK_REJECTED", message: "no" }, outcome: "rejected" }));
+      await s.insert(op("c", "team-a", undefined, 1_600, { usage: { input_tokens: 1, output_tokens: 1 } }));
+      await s.insert(op("d", "team-b", "key-2", 1_700));
+      await s.insert(op("e", "team-b", "key-2", 5_000));
+      const u = await operationUsage(s, { from: 1_000, to: 2_000 });
+      expect(u).toMatchObject({ operations: 4, complete: true, unreadable: 0 });
+      expect(u.spaces).toEqual([
+        { spaceId: "team-a", calls: 3, errors: 1, inputTokens: 11, outputTokens: 4 },
+        { spaceId: "team-b", calls: 1, errors: 0, inputTokens: 0, outputTokens: 0 },
+      ]);
+      expect(u.actors).toEqual([
+        { actorId: "key-1", spaceId: "team-a", calls: 2, errors: 1, inputTokens: 10, outputTokens: 3 },
+        { actorId: "key-2", spaceId: "team-b", calls: 1, errors: 0, inputTokens: 0, outputTokens: 0 },
+      ]);
     });
 
     it("keeps a guest log's counts (and the payload store's ref of its lines) with an audit record, through every write path", async () => {

@@ -3,8 +3,16 @@ import { api } from "../api.js";
 import { clear, h, short, table, when } from "../dom.js";
 import { gated } from "../session.js";
 import type { Page } from "./page.js";
+import type { paths } from "../../../host/cli/api-types.js";
 
-interface Operation { operationId: string; identity: { operation: string; beforePoint: string; afterPoint: string; ctx: { spaceId: string; runId?: string; actorId?: string } }; point: string; phase: string; realStatus: string; revision: number; outcome: string | null; error: { code: string; message: string } | null; shortCircuitedBy: string | null; attempts: number; createdAt: number; updatedAt: number; completed: { point: string; bindingId: string }[]; finalInputRef: string | null; realResultRef: string | null; effectiveOutputRef: string | null }
+type Skipped = NonNullable<paths["/api/v1/operations/{id}"]["get"]["responses"][200]["content"]["application/json"]["operation"]["skipped"]>;
+const WHY: Record<Skipped[number]["reason"], string> = {
+  disabled: "disabled in the release it ran on (it would have matched)",
+  quarantined: "plugin quarantined: failed without running, its failure policy decided",
+  not_matched: "its match does not admit this call",
+};
+
+interface Operation { operationId: string; identity: { operation: string; beforePoint: string; afterPoint: string; ctx: { spaceId: string; runId?: string; actorId?: string } }; point: string; phase: string; realStatus: string; revision: number; outcome: string | null; error: { code: string; message: string } | null; shortCircuitedBy: string | null; attempts: number; createdAt: number; updatedAt: number; completed: { point: string; bindingId: string }[]; skipped?: Skipped; finalInputRef: string | null; realResultRef: string | null; effectiveOutputRef: string | null }
 interface ReplayResult { operation_id: string; revision: number; replacement: string; changed: boolean; stages: { point: string; changed: boolean; stop: { recorded: string | null; replayed: string | null }; output: unknown[]; hooks: { binding_id: string; hook_ref: string; replaced: boolean; changed: boolean; recorded: { outcome: string; error_code: string | null } | null; replayed: { outcome: string; error_code: string | null } | null }[] }[] }
 interface Audit { bindingId: string; hookRef: string; codeSha256: string; point: string; phase: string; revision: number; outcome: string; inputDigest: string; outputDigest: string; patchDigest: string | null; durationMs: number; fuel: number | null; errorCode: string | null; at: number; logs: AuditLogs | null }
 /** A guest's log in an audit row: counts by level; the lines only while the payload store keeps them. */
@@ -36,7 +44,7 @@ const PAGE = 50;
 /** The search runs on the server (GET /api/v1/operations): exact counts over the whole store, one page at a time. */
 function search(root: HTMLElement, fail: (e: unknown) => void): void {
   const outcome = h("select", { id: "op-outcome", name: "outcome" }, h("option", { value: "" }, "any"),
-    [["succeeded", "succeeded"], ["rejected", "rejected by a hook"], ["hook_failed", "failed in a hook"], ["call_failed", "failed in the real call"]].map(([v, label]) => h("option", { value: v }, label)));
+    [["succeeded", "succeeded"], ["rejected", "rejected by a hook"], ["asked", "asked for approval"], ["hook_failed", "failed in a hook"], ["call_failed", "failed in the real call"]].map(([v, label]) => h("option", { value: v }, label)));
   const code = h("input", { id: "op-code", name: "error_code", placeholder: "GUEST_TRAP", size: 16 });
   const binding = h("input", { id: "op-binding", name: "binding", size: 14 });
   const plugin = h("input", { id: "op-plugin", name: "plugin", placeholder: "id or id@version", size: 16 });
@@ -118,6 +126,9 @@ function detail(root: HTMLElement, id: string, ctx: Parameters<Page>[1]): void {
       table("Hooks run (digests only; no content)", ["At", "Point", "Phase", "Binding", "Plugin", "Code", "Outcome", "Error", "ms", "Fuel", "Log", "Input", "Output", "Patch"],
         audit.map((a) => [when(a.at), a.point, a.phase, a.bindingId, a.hookRef, short(a.codeSha256), a.outcome, a.errorCode ?? "", a.durationMs.toFixed(2), a.fuel ?? "–", logSummary(a.logs ?? null), h("code", null, short(a.inputDigest)), h("code", null, short(a.outputDigest)), h("code", null, short(a.patchDigest))]),
         { "data-testid": "audit" }),
+      table("Hooks skipped, and why", ["Point", "Binding", "Plugin", "Reason"],
+        (o.skipped ?? []).map((x) => [x.point, x.bindingId, x.hookRef, h("span", { class: x.reason === "not_matched" ? "" : "warn", "data-reason": x.reason }, `${x.reason}: ${WHY[x.reason]}`)]),
+        { "data-testid": "skipped" }),
       logsView(audit),
       h("h2", null, "Replay"),
       h("p", null, "Runs the recorded hook chain again with a stored plugin version; needs the payload store (serve --payload-store)."),

@@ -34,9 +34,9 @@ pub use views::{text_of, ChatAfter, ChatBefore, ChatChunk, EmbeddingBefore, Tool
 #[global_allocator]
 static ALLOCATOR: bump::Bump = bump::Bump::new();
 
-/// The ABI version this SDK speaks: its marker export is `sluice_abi_v1_<ABI_MINOR>` and
-/// every reply carries `"abi": ABI`.
-pub const ABI: &str = "1.1";
+/// The ABI version this SDK speaks: its marker export is `sluice_abi_v1_2` and every reply
+/// carries `"abi": ABI`; hook.yaml's `abi` must say the same.
+pub const ABI: &str = "1.2";
 
 /// Defines the guest's exports (abi/README.md §2): the version marker, `sluice_alloc` and
 /// `sluice_handle`, around `hook: fn(&Request) -> Outcome`. Use it once, in the crate root.
@@ -45,7 +45,7 @@ macro_rules! export_hook {
     ($hook:path) => {
         /// ABI version marker, read by the host before any guest code runs. Never called.
         #[no_mangle]
-        pub extern "C" fn sluice_abi_v1_1() {}
+        pub extern "C" fn sluice_abi_v1_2() {}
 
         #[no_mangle]
         pub extern "C" fn sluice_alloc(len: i32) -> i32 {

@@ -36,6 +36,10 @@ impl Outcome {
     pub fn short_circuit(result: Value) -> Outcome { let mut o = Outcome::new("short_circuit"); o.result = Some(result); o }
     /// Emit `content` instead of the chunk's or output's text.
     pub fn redact(content: &str) -> Outcome { let mut o = Outcome::new("redact"); o.content = Some(String::from(content)); o }
+    /// Ask for someone's approval before the operation runs (ABI 1.2, tool.before): the host
+    /// does not run it and ends it with HOOK_ASKED; a coding agent asks its user where it can.
+    /// `reason` (at most 1024 bytes) says what needs approving.
+    pub fn ask(reason: &str) -> Outcome { let mut o = Outcome::new("ask"); o.reason = Some(String::from(reason)); o }
     /// Stop the output. Same code and reason rules as reject.
     pub fn block(code: &str, reason: &str) -> Outcome { Outcome::new("block").with_code_reason(code, reason) }
 

@@ -9,15 +9,10 @@ import type { Host } from "../../host.js";
 import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
 import { timeOf } from "../query-time.js";
+import { nearestRank } from "../../records/nearest-rank.js";
 
 /** Audit rows read at most per request: past it the answer says `complete: false`. */
 export const FIGURES_MAX_ROWS = 200_000;
-
-/** The nearest-rank q-quantile of ascending `sorted` (the value at rank ceil(q·n)). */
-export function nearestRank(sorted: readonly number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
 
 const figure = { type: ["number", "null"] } as const;
 const RESPONSE = {

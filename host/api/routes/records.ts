@@ -30,7 +30,27 @@ const operationList = {
   },
 } as const;
 
-/** Epoch milliseconds or an ISO date. */
+/** One record as stored; `skipped` is described because a reader needs its reasons. */
+const operationDetail = {
+  type: "object", additionalProperties: false, required: ["operation", "hooks"],
+  properties: {
+    hooks: { type: "array", items: anyObject },
+    operation: {
+      type: "object", additionalProperties: true,
+      properties: {
+        skipped: {
+          type: "array",
+          description: "Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped.",
+          items: {
+            type: "object", additionalProperties: false, required: ["point", "bindingId", "hookRef", "reason"],
+            properties: { point: str, bindingId: str, hookRef: str, reason: { type: "string", enum: ["disabled", "quarantined", "not_matched"] } },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 
 function limitOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -55,7 +75,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     config: VIEWER,
     schema: {
       tags: ["operations"],
-      summary: "Operation records, newest first; filter by phase and real status, and search by outcome (succeeded, rejected, hook_failed, call_failed), error_code (the operation's or any of its hooks'), binding, plugin (id or id@version), space, run_id (the call context's runId: a coding agent's session) and time range [from, to), paged by offset and limit with the exact total. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
+      summary: "Operation records, newest first; filter by phase and real status, and search by outcome (succeeded, rejected, asked, hook_failed, call_failed), error_code (the operation's or any of its hooks'), binding, plugin (id or id@version), space, run_id (the call context's runId: a coding agent's session) and time range [from, to), paged by offset and limit with the exact total. A record that does not open (changed or damaged at rest) is listed under `unreadable` by its id and code, never its content.",
       querystring: {
         type: "object", additionalProperties: false,
         properties: {
@@ -87,8 +107,8 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     config: VIEWER,
     schema: {
       tags: ["operations"],
-      summary: "One operation record, and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them).",
-      response: { 200: anyObject },
+      summary: "One operation record, with the hooks it skipped and why (`operation.skipped`), and its hooks' audit rows oldest first (`hooks`, as GET /api/v1/audit shows them: digests, and each guest's log as counts by level, with its lines while the payload store keeps them).",
+      response: { 200: operationDetail },
     },
   }, async (request) => {
     const store = storeOf(host);

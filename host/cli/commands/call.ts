@@ -11,7 +11,7 @@ import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
-import { logLines, type ShownLogs } from "./test.js";
+import { logLines, type ShownLogs } from "../shown-logs.js";
 
 type CalledError = { code: string; message: string; cause?: { code: string; message: string } };
 

@@ -7,7 +7,7 @@ import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
 import type { AuditRecord, OperationRecord } from "../../records/types.js";
 import type { paths } from "../api-types.js";
-import { logLines, type ShownLogs } from "./test.js";
+import { logLines, type ShownLogs } from "../shown-logs.js";
 
 type ControlAuditPage = paths["/api/v1/control-audit"]["get"]["responses"][200]["content"]["application/json"];
 type ControlQuery = NonNullable<paths["/api/v1/control-audit"]["get"]["parameters"]["query"]>;
@@ -65,9 +65,14 @@ function hookLines(hooks: readonly ShownAudit[]): string[] {
 export const operationCommand: DefineCommand = (cmd) => {
   remoteOptions(cmd)
     .option("--json", "print the server's JSON: { operation, hooks }")
-    .action(async (id: string, opts: Remote) => {
+    .option("--skipped", "print only the hooks it skipped, and why (disabled, quarantined, not_matched), as a table (with --json, the list)")
+    .action(async (id: string, opts: Remote & { skipped?: boolean }) => {
       const client = clientOf(opts);
       const shown = await client.call<{ operation: OperationRecord; hooks: ShownAudit[] }>(client.api.GET("/api/v1/operations/{id}", { params: { path: { id } } }));
+      if (opts.skipped) {
+        const skipped = shown.operation.skipped ?? [];
+        return emit(opts, skipped, () => (skipped.length === 0 ? ["no hook was skipped"] : table(["POINT", "BINDING", "HOOK", "REASON"], skipped.map((x) => [x.point, x.bindingId, x.hookRef, x.reason]))));
+      }
       // The record has no table form: its JSON, then each hook with its guest's log.
       emit(opts, shown, () => [JSON.stringify(shown.operation, null, 2), ...(shown.hooks.length ? ["hooks:", ...hookLines(shown.hooks)] : ["hooks: none ran"])]);
     });

@@ -6,7 +6,7 @@
 import type { SampleResult } from "../../toolchain/samples.js";
 import { causeOf } from "../../errors/error-cause.js";
 import { levelName } from "../../pipeline/guest-logs.js";
-import { LOG_LIMITS } from "../../sandbox/limits.js";
+import { logLines, type ShownLogs } from "../shown-logs.js";
 import { EXIT } from "../exit-codes.js";
 import { CliError, emit, mark, step } from "../output.js";
 import { moduleFor, readPluginDir, type PluginDir } from "../plugin-dir.js";
@@ -14,7 +14,6 @@ import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
 
 /** A guest's log lines as `sluice test` shows them: the author's own run, so in full. */
-export interface ShownLogs { lines: { level: string; message: string }[]; dropped: number }
 
 /** The error a sample ended with, and the catalogued cause a HOOK_FAILED wraps (e.g. GUEST_FUEL_EXHAUSTED). */
 export interface ShownError { code: string; message: string; cause?: { code: string; message: string } }
@@ -76,14 +75,6 @@ export function resultLines(results: readonly SampleSummary[], options: { verbos
       ...(r.logs && (!r.pass || options.verbose) ? logLines(r.logs) : []),
     ]),
     `${results.length - failed} passed, ${failed} failed`,
-  ];
-}
-
-/** A guest's lines, indented; already printable (abi/printable.ts). */
-export function logLines(logs: ShownLogs): string[] {
-  return [
-    ...logs.lines.map((l) => `    log ${l.level}: ${l.message}`),
-    ...(logs.dropped > 0 ? [`    log: ${logs.dropped} more line${logs.dropped === 1 ? "" : "s"} dropped (${LOG_LIMITS.lines} are kept per call)`] : []),
   ];
 }
 

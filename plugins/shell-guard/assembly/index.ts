@@ -6,10 +6,12 @@
 //   key, a .env file, cloud credentials (.aws, gcloud, azure), .netrc, ... together with a
 //   program that sends data over the network (curl, wget, nc, scp, rsync, ssh, ...).
 // A command containing a configured `deny` pattern is denied (rule deny_pattern); one
-// containing an `allow` pattern is let through unchecked. The reason names shell-guard and
-// the rule, and reaches the model through the agent's deny.
+// containing an `allow` pattern is let through unchecked. A command no rule denies that
+// contains an `ask` pattern is answered ask (rule ask_pattern, ABI 1.2): the agent asks its
+// user where it can, and denies it saying approval is needed where it cannot. The reason
+// names shell-guard and the rule, and reaches the model through the agent's deny.
 import { registerHook, Outcome, Value } from "@sluice/guest-sdk";
-export * from "@sluice/guest-sdk/exports";
+export * from "@sluice/guest-sdk/exports_v1_2";
 
 const SHELLS: string[] = ["sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node"];
 const FETCHERS: string[] = ["curl", "wget"];
@@ -112,6 +114,20 @@ function deny(rule: string, why: string): Outcome {
     .annotate("shell_guard.rule", Value.str(rule));
 }
 
+function ask(i: i32, pattern: string): Outcome {
+  return Outcome.ask("shell-guard asks for approval of this command (rule ask_pattern): it contains ask pattern " + i.toString() + " (\"" + pattern + "\")")
+    .annotate("shell_guard.rule", Value.str("ask_pattern"));
+}
+
+/** The first configured ask pattern the command contains: a denial wins over it, so it is checked last. */
+function asked(line: string, patterns: Value): Outcome {
+  for (let i = 0; i < patterns.length; i++) {
+    const p = patterns.at(i).asStringOr("");
+    if (p.length > 0 && line.includes(p)) return ask(i, p);
+  }
+  return Outcome.continue();
+}
+
 registerHook((req) => {
   const args = req.payload.get("arguments");
   let cmd = args.get("command");
@@ -166,5 +182,5 @@ registerHook((req) => {
       if (line.includes(CREDENTIALS[k])) return deny("credential_exfil", "it sends a credential file (" + CREDENTIALS[k] + ") over the network");
     }
   }
-  return Outcome.continue();
+  return asked(line, cfg.get("ask"));
 });
