@@ -4,7 +4,6 @@
  * {@link Verdict} (replies.ts puts it in the agent's words).
  */
 import type { Host } from "../host.js";
-import type { ErrorData } from "../errors/sluice-error.js";
 import type { CallContext } from "../engine/call-types.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import { instanceOf } from "../boundary/instance.js";
@@ -14,6 +13,8 @@ import type { Verdict } from "./replies.js";
 import type { Pairing, PairKey } from "./pairing.js";
 import type { SplitTools } from "./split-tools.js";
 import type { AgentOrigin } from "../boundary/tool.js";
+import { contextOf, outputVerdict, reasonOf } from "./output-verdict.js";
+import { askedKey, askedOperation, judgeApproved } from "./approved-ask.js";
 
 export interface EventRun {
   verdict: Verdict;
@@ -35,18 +36,6 @@ const HOOK_CODES: ReadonlySet<string> = new Set(["HOOK_BLOCKED", "HOOK_REJECTED"
 
 const neutral = (code: string | null = null, operationId: string | null = null): EventRun => ({ verdict: { kind: "continue" }, outcome: "neutral", code, operationId });
 
-/** A string annotation `context` from any hook of the stage. */
-function contextOf(annotations: Record<string, unknown>): { context?: string } {
-  return typeof annotations.context === "string" && annotations.context !== "" ? { context: annotations.context } : {};
-}
-
-/** The hook's own reason where it gave one (it reaches the model), else the error's message. */
-function reasonOf(error: ErrorData): string {
-  const d = error.details ?? {};
-  if (typeof d.reason === "string" && d.reason !== "") return typeof d.hookCode === "string" && d.hookCode !== "" && !d.reason.includes(d.hookCode) ? `${d.reason} (${d.hookCode})` : d.reason;
-  return `${error.code}: ${error.message}`;
-}
-
 /** The event's origin as hooks see it (`/agent`): its cwd and transcript path reach only plugins whose read grant names them. */
 function originOf(e: AgentEvent): AgentOrigin {
   return { name: e.agent, event: e.event, session_id: e.sessionId, ...(e.cwd !== null ? { cwd: e.cwd } : {}), ...(e.transcriptPath !== null ? { transcript_path: e.transcriptPath } : {}) };
@@ -67,6 +56,8 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       if (!r.ok) {
         const code = String(r.error.code);
         const verdict: Verdict = code === "HOOK_ASKED" ? { kind: "ask", reason: reasonOf(r.error) } : { kind: "deny", reason: reasonOf(r.error) };
+        // An agent that asks its user runs the call once approved: its post is still judged (approved-ask.ts).
+        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask) await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), askedKey(r.operationId), deps.now());
         return { verdict, outcome: verdict.kind, code, operationId: r.operationId || null };
       }
       if (r.served) {
@@ -82,17 +73,16 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       const postDigest = host.digestOf(e.kind === "tool.after" ? t.response : t.error);
       const taken = await deps.pairing.take(pairKey(keyId, e, (v) => host.digestOf(v)), postDigest, deps.now());
       if (taken.kind !== "found") return neutral(taken.kind === "repeated" ? "AGENT_EVENT_REPEATED" : "OPERATION_NOT_FOUND");
+      const asked = askedOperation(taken.operationId);
+      if (asked !== null) return e.kind === "tool.after" ? judgeApproved(host, e, ctx, originOf(e)) : neutral(null, asked);
       const r = await deps.tools.after(taken.operationId, e.kind === "tool.after"
         ? { status: "succeeded", result: t.response ?? null, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) }
         : { status: "failed", error: { code: "OPERATION_FAILED", message: t.error ?? "the tool failed" }, ...(t.durationMs !== undefined ? { durationMs: t.durationMs } : {}) });
       // The operation could not be taken (gone, ended already, held in another process's memory): no hook judged this output.
       if (!r.ok && !HOOK_CODES.has(String(r.error.code)) && !(e.kind === "tool.failed" && r.error.code === "OPERATION_FAILED")) return neutral(String(r.error.code), taken.operationId);
       if (e.kind === "tool.failed") return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "neutral", code: r.ok ? null : String(r.error.code), operationId: taken.operationId };
-      if (!r.ok) return { verdict: { kind: "block", reason: reasonOf(r.error), ...contextOf(r.annotations) }, outcome: "block", code: String(r.error.code), operationId: taken.operationId };
-      if (host.digestOf(r.view) === host.digestOf(t.response ?? null)) return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: taken.operationId };
-      // The hooks changed what the model may see: replaced where the agent takes it, else the call is blocked with the reason.
-      if (AGENT_TABLE[e.agent].abilities.replaceOutput === "mcp" && t.mcp) return { verdict: { kind: "replace", output: r.view, ...contextOf(r.annotations) }, outcome: "replace", code: null, operationId: taken.operationId };
-      return { verdict: { kind: "block", reason: `a hook changed this tool's output and ${e.agent} cannot show the changed output to the model: ${typeof r.view === "string" ? r.view.slice(0, 4000) : JSON.stringify(r.view).slice(0, 4000)}`, ...contextOf(r.annotations) }, outcome: "block", code: null, operationId: taken.operationId };
+      const judged = outputVerdict(e, r.ok ? { view: r.view, same: host.digestOf(r.view) === host.digestOf(t.response ?? null) } : { error: r.error }, r.annotations);
+      return { ...judged, operationId: taken.operationId };
     }
     case "prompt": {
       const stages = host.begin(ctx, { purpose: "action", modelId: e.agent, instance: instanceOf(ctx), spaceId: ctx.spaceId });

@@ -55,3 +55,35 @@ describe("a hook's ask before a tool, through the door", () => {
     expect(pre).toMatchObject({ count: 1, lastOutcome: "ask" });
   });
 });
+
+describe("a call Claude Code's user approved after a hook asked", () => {
+  let door: Door;
+  const pre = (id: string) => ({ session_id: "s-ask", transcript_path: "/t", cwd: "/w", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "cat .env" }, tool_use_id: id });
+  const post = (id: string, stdout: string) => ({ ...pre(id), hook_event_name: "PostToolUse", tool_response: { stdout, stderr: "", interrupted: false } });
+  beforeAll(async () => {
+    door = await serveDoor({
+      asker: () => ({ kind: "ask", code: "shell.ask", reason: REASON }),
+      redact: (r) => JSON.stringify(r.payload.view).includes("sk-live") ? { kind: "patch_output", patch: [{ op: "replace", path: "/view", value: "[secret removed]" }] } : { kind: "continue" },
+    }, [
+      { id: "b-ask", hookRef: "asker", point: "tool.before", match: { toolIds: ["shell"] } },
+      { id: "b-redact", hookRef: "redact", point: "tool.after" },
+    ]);
+  });
+  afterAll(async () => door?.close());
+
+  it("still has its output judged by the tool.after hooks: a secret in it blocks it with the reason", async () => {
+    expect((await door.post("claude-code", "PreToolUse", pre("toolu_a1"))).body).toMatchObject({ hookSpecificOutput: { permissionDecision: "ask" } });
+    const r = await door.post("claude-code", "PostToolUse", post("toolu_a1", "KEY=sk-live-123"));
+    expect(r.body).toMatchObject({ decision: "block" });
+    expect(JSON.stringify(r.body)).toContain("[secret removed]");
+    expect(JSON.stringify(r.body)).not.toContain("sk-live-123");
+    expect(door.seen.get("redact")!.map((q) => q.payload.result)).toEqual([{ stdout: "KEY=sk-live-123", stderr: "", interrupted: false }]);
+  });
+
+  it("lets a clean output through, and a repeated post is applied once", async () => {
+    await door.post("claude-code", "PreToolUse", pre("toolu_a2"));
+    expect((await door.post("claude-code", "PostToolUse", post("toolu_a2", "nothing secret"))).body).toEqual({});
+    expect((await door.post("claude-code", "PostToolUse", post("toolu_a2", "nothing secret"))).body).toEqual({});
+    expect(door.seen.get("redact")!.length).toBe(2);
+  });
+});

@@ -65,7 +65,7 @@ describe("management API", () => {
     expect(await toolRun(s)).toEqual({ limit: 100, ran: ["orders-limit"], revision: 1 });
 
     const ext = await call(s, "GET", "/api/v1/pipeline/extensions");
-    expect(ext.body).toMatchObject({ sdk_interface_version: "1.1.0", deprecations: [], revision: 1 });
+    expect(ext.body).toMatchObject({ sdk_interface_version: "1.2.0", deprecations: [], revision: 1 });
     expect(ext.body.items).toEqual([expect.objectContaining({
       extension_id: "orders-limit", pair_id: "ref:order-search-limit@1.0.0", node_id: "tool.before", hook_type: "pre", enabled: true, order: 0,
       capability_boundary: "Governs tool arguments (validate, clamp); never generates content.", registered_at: expect.any(String),

@@ -194,7 +194,7 @@ describe("Registry", () => {
     const change = await r.reorder(["c", "a"], "symmetric");
     expect(change.revision).toBe(3);
     const view = await r.extensions();
-    expect(view).toMatchObject({ sdk_interface_version: "1.1.0", deprecations: [], revision: 3, order_mode: "symmetric" });
+    expect(view).toMatchObject({ sdk_interface_version: "1.2.0", deprecations: [], revision: 3, order_mode: "symmetric" });
     expect(view.items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
     expect((await r.extensions("draft")).items.map((i) => i.extension_id)).toEqual(["c", "a", "b"]);
     expect((await callTool(r)).ran).toEqual(["c", "a"]);

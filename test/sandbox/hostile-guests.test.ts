@@ -36,7 +36,7 @@ describe("a hostile guest gets its own error code, and the next benign call succ
   }
 
   const refused: [string, string, RegExp][] = [
-    ["wrong-abi-major", "ABI_VERSION_UNSUPPORTED", /ABI 2\.0.*serves ABI 1\.1/],
+    ["wrong-abi-major", "ABI_VERSION_UNSUPPORTED", /ABI 2\.0.*serves ABI 1\.2/],
     ["no-abi-marker", "ABI_VERSION_MISSING", /sluice_abi_v1_0/],
     ["missing-exports", "MODULE_MISSING_EXPORT", /sluice_handle/],
     ["import-env-eval", "MODULE_FORBIDDEN_IMPORT", /env\.eval/],

@@ -1,0 +1,40 @@
+/**
+ * What the agent is told after its tool ran and the tool.after hooks judged the output: go
+ * on, the changed output where the agent takes a replacement, or a block with the reason.
+ */
+import type { ErrorData } from "../errors/sluice-error.js";
+import { AGENT_TABLE } from "./mapping.js";
+import type { AgentEvent } from "./read-event.js";
+import type { Verdict } from "./replies.js";
+
+export interface Judged {
+  verdict: Verdict;
+  outcome: Verdict["kind"];
+  code: string | null;
+}
+
+/** A string annotation `context` from any hook of the stage. */
+export function contextOf(annotations: Record<string, unknown>): { context?: string } {
+  return typeof annotations.context === "string" && annotations.context !== "" ? { context: annotations.context } : {};
+}
+
+/** The hook's own reason where it gave one (it reaches the model), else the error's message. */
+export function reasonOf(error: ErrorData): string {
+  const d = error.details ?? {};
+  if (typeof d.reason === "string" && d.reason !== "") return typeof d.hookCode === "string" && d.hookCode !== "" && !d.reason.includes(d.hookCode) ? `${d.reason} (${d.hookCode})` : d.reason;
+  return `${error.code}: ${error.message}`;
+}
+
+/**
+ * `judged`: the hooks' failure, or the view they left; `same`: whether that view is the
+ * tool's response unchanged (by keyed digest).
+ */
+export function outputVerdict(e: AgentEvent, judged: { error: ErrorData } | { view: unknown; same: boolean }, annotations: Record<string, unknown>): Judged {
+  const context = contextOf(annotations);
+  if ("error" in judged) return { verdict: { kind: "block", reason: reasonOf(judged.error), ...context }, outcome: "block", code: String(judged.error.code) };
+  if (judged.same) return { verdict: { kind: "continue", ...context }, outcome: "continue", code: null };
+  // The hooks changed what the model may see: replaced where the agent takes it, else the call is blocked with the reason.
+  if (AGENT_TABLE[e.agent].abilities.replaceOutput === "mcp" && e.tool!.mcp) return { verdict: { kind: "replace", output: judged.view, ...context }, outcome: "replace", code: null };
+  const shown = typeof judged.view === "string" ? judged.view.slice(0, 4000) : JSON.stringify(judged.view).slice(0, 4000);
+  return { verdict: { kind: "block", reason: `a hook changed this tool's output and ${e.agent} cannot show the changed output to the model: ${shown}`, ...context }, outcome: "block", code: null };
+}
