@@ -9,7 +9,7 @@ import { parseReply, type Outcome } from "../../abi/envelope.js";
 import { encode } from "../../abi/codec.js";
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { Sandbox } from "../sandbox/main/sandbox.js";
-import type { StepSeen } from "../sandbox/main/scheduler.js";
+import type { StepSeen } from "../sandbox/main/scheduled-task.js";
 import { effectiveFailurePolicy } from "../pipeline/failure-policy.js";
 import type { ResolvedHook } from "./hooks.js";
 import { joinRecheck, recheckOf } from "../pipeline/mandatory.js";

@@ -35,3 +35,13 @@ export function watchTasks(): { guestsStarted: () => number } {
   });
   return { guestsStarted: () => words.filter((w) => Atomics.load(w, PROGRESS_INDEX) >= 0).length };
 }
+
+/** The Piscina thread of a lane running a task now: private by design, reached here only to kill it. */
+export type PoolInternals = { lanes: Iterable<{ inFlight: number; threadId: number }> & { pool: { threads: { threadId: number; terminate(): Promise<number> }[] } } };
+export const busyThread = (sandbox: Sandbox): { terminate(): Promise<number> } => {
+  const { lanes } = sandbox as unknown as PoolInternals;
+  const lane = [...lanes].find((l) => l.inFlight > 0);
+  const thread = lanes.pool.threads.find((t) => t.threadId === lane?.threadId);
+  if (!thread) throw new Error("no worker is running a task");
+  return thread;
+};

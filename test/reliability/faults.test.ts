@@ -10,6 +10,7 @@ import { PROGRESS_INDEX, PROGRESS_WAITING } from "../../host/sandbox/protocol.js
 import { fixture, BACKSTOP_FUEL } from "../helpers/fixtures.js";
 import { request } from "../helpers/requests.js";
 import { until } from "../helpers/until.js";
+import { busyThread, type PoolInternals as Internals } from "../helpers/lanes.js";
 
 let sandbox: Sandbox | undefined;
 let host: Host | undefined;
@@ -34,16 +35,6 @@ afterEach(() => { vi.restoreAllMocks(); });
  */
 const firstTaskTaken = (): Promise<boolean> => until(() => progress[0] !== undefined && Atomics.load(progress[0], PROGRESS_INDEX) !== PROGRESS_WAITING);
 
-/** The Piscina worker running a task now: private by design, reached here only to kill it. */
-type Internals = { lanes: Iterable<{ inFlight: number; threadId: number }> & { pool: { threads: { threadId: number; terminate(): Promise<number> }[] } } };
-const busyThread = (s: Sandbox): { terminate(): Promise<number> } => {
-  const { lanes } = s as unknown as Internals;
-  const pool = lanes.pool;
-  const lane = [...lanes].find((l) => l.inFlight > 0);
-  const thread = pool.threads.find((t) => t.threadId === lane?.threadId);
-  if (!thread) throw new Error("no worker is running a task");
-  return thread;
-};
 
 describe("a worker that dies mid-call", () => {
   it("fails that call with WORKER_CRASHED, quickly, and is replaced", async () => {

@@ -1,4 +1,5 @@
 import { sandboxClosed } from "../../errors/call-errors.js";
+import { notCompleted, workersFailToStart } from "../../errors/worker-errors.js";
 import { encode } from "../../../abi/codec.js";
 import type { Outcome, RequestEnvelope } from "../../../abi/envelope.js";
 import { SluiceError, type ErrorData } from "../../errors/sluice-error.js";
@@ -80,7 +81,7 @@ export class Sandbox {
   /** Resolves when every worker is serving (calls made before then wait for the first one). */
   async ready(): Promise<void> {
     while (!this.closed && this.lanes.readyCount < this.lanes.full) {
-      if (this.lanes.failedBoots >= BOOT_FAILURES_REPORTED) throw new SluiceError("WORKER_CRASHED", "worker threads fail to start");
+      if (this.lanes.failedBoots >= BOOT_FAILURES_REPORTED) throw SluiceError.fromData(workersFailToStart());
       this.idle.touch();
       await this.lanes.changed();
     }
@@ -131,7 +132,7 @@ export class Sandbox {
     const task: CallsTask = { kind: "calls", calls, requests, progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const outcome = await this.scheduler.schedule<CallReport[]>(task, limits, signal);
     if (outcome.ok) return outcome.value.map(toResult);
-    return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notRun(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0, fuel: 0 }));
+    return planned.map((_, i) => ({ ok: false, error: i < outcome.index ? notCompleted(outcome.error) : outcome.error, logs: [], durationMs: 0, memoryBytes: 0, fuel: 0 }));
   }
 
   /**
@@ -145,7 +146,7 @@ export class Sandbox {
    * work that starts something (a before stage, a plain call) is refused with QUEUE_FULL.
    */
   runStage(stage: StageInput, steps: readonly StageStep[], signal?: AbortSignal, seen?: StepSeen, waits = false): Promise<StageOutcome> {
-    return this.scheduler.stageTask(stage, steps, signal, false, seen, waits);
+    return this.scheduler.stageTask(stage, steps, signal, seen, waits);
   }
 
   /**
@@ -158,7 +159,7 @@ export class Sandbox {
     if (this.closed) throw sandboxClosed();
     const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.modules.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
-    const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal, false, true);
+    const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal, true);
     const given = [stage.payload, ...more];
     return r.ok ? { ok: true, value: r.value.map((v, k) => fromWire(v, given[k]!)) } : withKeys(r, { index: r.index % steps.length });
   }
@@ -204,10 +205,6 @@ export class Sandbox {
 function toResult(report: CallReport): InvokeResult {
   const { droppedLogs: _dropped, ...rest } = report;
   return rest;
-}
-
-function notRun(cause: ErrorData): ErrorData {
-  return { code: cause.code, message: `not completed: a later call in the same task failed (${cause.code})`, details: { causedBy: cause.code } };
 }
 
 /**
