@@ -1,3 +1,4 @@
+import { clockLimit } from "./clock-limit.js";
 import { sandboxClosed } from "../../errors/call-errors.js";
 import { notCompleted, workersFailToStart } from "../../errors/worker-errors.js";
 import { encode } from "../../../abi/codec.js";
@@ -128,7 +129,7 @@ export class Sandbox {
     if (this.closed) throw sandboxClosed();
     const calls = planned.map(({ module, options }) => this.modules.spec(module, options?.kvScope));
     const requests = planned.map(({ request, options }) => ({ bytes: request, raw: options?.raw === true }));
-    const limits = planned.map(({ module, options }) => Math.min(options?.timeoutMs ?? module.limits.timeoutMs, module.limits.timeoutMs));
+    const limits = planned.map(({ module, options }) => clockLimit(module, options?.timeoutMs ?? module.limits.timeoutMs));
     const task: CallsTask = { kind: "calls", calls, requests, progress: NO_PROGRESS, kvPath: this.options.kvPath };
     const outcome = await this.scheduler.schedule<CallReport[]>(task, limits, signal);
     if (outcome.ok) return outcome.value.map(toResult);
@@ -158,7 +159,7 @@ export class Sandbox {
   async runChunks(stage: StageInput, more: Record<string, unknown>[], steps: readonly StageStep[], signal?: AbortSignal): Promise<{ ok: true; value: StageResult[] } | { ok: false; index: number; error: ErrorData }> {
     if (this.closed) throw sandboxClosed();
     const task: StageTask = { kind: "stage", stage, more, calls: steps.map((s) => this.modules.spec(s.module, s.kvScope)), progress: NO_PROGRESS, kvPath: this.options.kvPath };
-    const limits = steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
+    const limits = steps.map((s) => clockLimit(s.module, s.timeoutMs));
     const r = await this.scheduler.schedule<WireStageResult[]>(task, Array.from({ length: more.length + 1 }, () => limits).flat(), signal, true);
     const given = [stage.payload, ...more];
     return r.ok ? { ok: true, value: r.value.map((v, k) => fromWire(v, given[k]!)) } : withKeys(r, { index: r.index % steps.length });

@@ -5,6 +5,7 @@
  * timeout, a cancellation or a dead worker into a result. Each caller's task is one
  * ScheduledTask (scheduled-task.ts), which owns its abort listener and is answered once.
  */
+import { clockLimit } from "./clock-limit.js";
 import { cancelledBeforeStart, cancelledByCaller, closedDuringCall, sandboxClosed } from "../../errors/call-errors.js";
 import { guestTimedOut, queueFull, restartLimited, workerDied, workersFailToStart } from "../../errors/worker-errors.js";
 import type { ErrorData } from "../../errors/sluice-error.js";
@@ -174,7 +175,7 @@ export class Scheduler implements StageBatchHost {
     const refused = this.restarts.exhausted() ? this.refusal(work) : undefined;
     if (refused) return void t.settle(refused);
     const task = work.kind === "task" ? work.task : this.stageWire(work.stage, work.steps);
-    const limits = work.kind === "task" ? work.limits : work.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs));
+    const limits = work.kind === "task" ? work.limits : work.steps.map((s) => clockLimit(s.module, s.timeoutMs));
     const look = work.kind === "task" ? work.look : work.seen;
     const progress = new SharedArrayBuffer(PROGRESS_BYTES);
     const index = new Int32Array(progress, 0, 2);

@@ -3,6 +3,7 @@
  * If that task fails (a timeout, a dead worker), the stage that caused it gets the error and
  * every other stage runs again on its own: a stage never fails for another operation's guest.
  */
+import { clockLimit } from "./clock-limit.js";
 import { cancelledByCaller, closedDuringCall } from "../../errors/call-errors.js";
 import type { StageResult } from "../../pipeline/run-steps.js";
 import type { Lane } from "./lane.js";
@@ -48,7 +49,7 @@ export async function runStages(host: StageBatchHost, lane: Lane, batch: Schedul
     progress: NO_PROGRESS,
     kvPath: host.kvPath,
   };
-  const limits = works.flatMap((w) => w.steps.map((s) => Math.min(s.timeoutMs, s.module.limits.timeoutMs)));
+  const limits = works.flatMap((w) => w.steps.map((s) => clockLimit(s.module, s.timeoutMs)));
   // The task's running call, told to the stage it belongs to.
   const look = works.some((w) => w.seen) ? (i: number): void => { const j = offsets.findLastIndex((o) => o <= i); works[j]?.seen?.(i - offsets[j]!); } : undefined;
   const whole = new ScheduledTask<(WireStageResult | null)[]>({ kind: "task", task, limits, look });
