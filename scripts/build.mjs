@@ -44,6 +44,15 @@ log(`typescript compiled (${Date.now() - t0} ms)`);
   }
 }
 
+// sluice-hook, the agents' command hook, as one CommonJS file: a coding agent starts it for
+// every event, and Node 20 takes about 7 ms longer to start an ES module with imports than
+// one script (test/bench/RESULTS.md). The bin runs dist/host/agents/sluice-hook.cjs.
+{
+  const { build } = await import("rolldown");
+  await build({ input: join(root, "dist/host/agents/sluice-hook.js"), platform: "node", logLevel: "warn", output: { file: join(root, "dist/host/agents/sluice-hook.cjs"), format: "cjs", codeSplitting: false } });
+  log(`sluice-hook bundled (${Date.now() - t0} ms)`);
+}
+
 async function list(dir, suffix) {
   try {
     return (await readdir(dir)).filter((f) => f.endsWith(suffix)).map((f) => join(dir, f));

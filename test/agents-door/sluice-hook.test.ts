@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveDoor, type Door } from "./door-helpers.js";
 
-const BIN = fileURLToPath(new URL("../../dist/host/agents/sluice-hook.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../dist/host/agents/sluice-hook.cjs", import.meta.url));
 
 interface Run { code: number | null; stdout: string; stderr: string }
 

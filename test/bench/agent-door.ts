@@ -77,7 +77,7 @@ export async function sluiceHookStart(id: number, c: Counts): Promise<ScenarioRe
   try {
     const { key } = await keys.create({ spaceId: "bench", scope: "hooks" });
     const env = { PATH: process.env.PATH ?? "", SLUICE_HOOKS_KEY: key };
-    const bin = join(repoRoot(), "dist/host/agents/sluice-hook.js");
+    const bin = join(repoRoot(), "dist/host/agents/sluice-hook.cjs");
     const samples = Math.max(2, Math.min(c.samples, 40));
     const latency = await interleave([
       { name: "node-e-0", call: () => run(["-e", "0"], "", env) },

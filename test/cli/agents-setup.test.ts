@@ -22,7 +22,7 @@ function world(): { projectDir: string; home: string } {
 function options(agent: AgentId, w: { projectDir: string; home: string }, extra: Partial<SetupOptions> = {}): SetupOptions {
   return {
     agent, scope: "project", ...w, transport: "command",
-    target: { url: "http://127.0.0.1:8787", keyEnv: "SLUICE_HOOK_KEY", node: "/usr/bin/node", hook: "/opt/sluice/dist/host/agents/sluice-hook.js" },
+    target: { url: "http://127.0.0.1:8787", keyEnv: "SLUICE_HOOK_KEY", node: "/usr/bin/node", hook: "/opt/sluice/dist/host/agents/sluice-hook.cjs" },
     ...extra,
   };
 }
@@ -46,7 +46,7 @@ describe("sluice agents setup", () => {
       expect(new Set(handlers.map(([e]) => e))).toEqual(new Set(AGENT_EVENTS[agent]));
       for (const [event, h] of handlers) {
         const command = (h.command ?? h.bash) as string;
-        expect(command).toBe(`/usr/bin/node /opt/sluice/dist/host/agents/sluice-hook.js ${agent} ${event} --url http://127.0.0.1:8787 --key-env SLUICE_HOOK_KEY --timeout-ms 25000`);
+        expect(command).toBe(`/usr/bin/node /opt/sluice/dist/host/agents/sluice-hook.cjs ${agent} ${event} --url http://127.0.0.1:8787 --key-env SLUICE_HOOK_KEY --timeout-ms 25000`);
       }
     }
   });
@@ -147,8 +147,8 @@ describe("sluice agents setup", () => {
 
   it("points the hooks at this package's sluice-hook and this node", () => {
     const o = setupOptions("claude-code", { url: "http://127.0.0.1:8787/", keyEnv: "K", transport: "command" });
-    expect(o.target).toEqual({ url: "http://127.0.0.1:8787", keyEnv: "K", node: process.execPath, hook: join(packageRoot(), "dist/host/agents/sluice-hook.js") });
-    expect(sluiceHookPath("/p")).toBe("/p/dist/host/agents/sluice-hook.js");
+    expect(o.target).toEqual({ url: "http://127.0.0.1:8787", keyEnv: "K", node: process.execPath, hook: join(packageRoot(), "dist/host/agents/sluice-hook.cjs") });
+    expect(sluiceHookPath("/p")).toBe("/p/dist/host/agents/sluice-hook.cjs");
     expect(hookCommand({ ...o.target, node: "/opt/my node/bin/node" }, "codex", "Stop")).toMatch(/^'\/opt\/my node\/bin\/node' /);
   });
 });

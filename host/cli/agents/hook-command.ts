@@ -19,7 +19,7 @@ export function packageRoot(from = fileURLToPath(import.meta.url)): string {
 
 /** Where `sluice-hook` lives inside the package. */
 export function sluiceHookPath(root = packageRoot()): string {
-  return join(root, "dist/host/agents/sluice-hook.js");
+  return join(root, "dist/host/agents/sluice-hook.cjs");
 }
 
 /** Quotes one word for sh (every agent runs its command hooks through a shell). */
@@ -34,7 +34,7 @@ export interface HookTarget {
   keyEnv: string;
   /** Absolute path of node. */
   node: string;
-  /** Absolute path of sluice-hook.js. */
+  /** Absolute path of sluice-hook.cjs (the bundled bin). */
   hook: string;
 }
 
