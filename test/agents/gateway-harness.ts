@@ -107,7 +107,7 @@ export async function startGatewayBench(agent: AgentName): Promise<GatewayBench>
       const exit = await ns.run(r.command, r.args, { cwd: r.cwd, env: r.env, timeoutMs: 240_000 });
       return { exit, output: `${exit.stdout}\n${exit.stderr}`, upstream };
     };
-    const operation = async (operationId: string) => JSON.parse(await sluice(["operation", operationId])) as OperationRecord;
+    const operation = async (operationId: string) => (JSON.parse(await sluice(["operation", operationId, "--json"])) as { operation: OperationRecord }).operation;
     return { agent, world, ns, gateway, relay, gatewayKey, run, operation, upstream, close };
   } catch (err) {
     await close();
