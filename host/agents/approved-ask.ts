@@ -12,7 +12,7 @@ import { instanceOf } from "../boundary/instance.js";
 import { toolAfterPayload, type AgentOrigin } from "../boundary/tool.js";
 import { withKeys } from "../objects/with-keys.js";
 import type { AgentEvent } from "./read-event.js";
-import { outputVerdict, type Judged } from "./output-verdict.js";
+import { outputVerdict, stageAnnotations, stageRefusal, type Judged } from "./output-verdict.js";
 
 const ASKED = "asked:";
 
@@ -35,11 +35,9 @@ export async function judgeApproved(host: Host, e: AgentEvent, ctx: CallContext,
     stages.end();
   }
   const operationId = stages.operationId;
-  const annotations: Record<string, unknown> = {};
-  for (const s of r.reports) Object.assign(annotations, s.annotations);
-  const stop = r.stop as { kind: string; code?: string; reason?: string } | undefined;
-  if (r.failure) return withKeys(outputVerdict(e, { error: r.failure }, annotations), { operationId });
-  if (stop) return withKeys(outputVerdict(e, { error: { code: "HOOK_BLOCKED", message: "", details: { reason: stop.reason ?? "", hookCode: stop.code ?? "" } } }, annotations), { operationId });
+  const annotations = stageAnnotations(r);
+  const refused = stageRefusal(r);
+  if (refused) return withKeys(outputVerdict(e, { error: refused }, annotations), { operationId });
   const view = r.payload.view;
   return withKeys(outputVerdict(e, { view, same: host.digestOf(view) === host.digestOf(t.response ?? null) }, annotations), { operationId });
 }

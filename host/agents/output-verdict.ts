@@ -3,6 +3,8 @@
  * on, the changed output where the agent takes a replacement, or a block with the reason.
  */
 import type { ErrorData } from "../errors/sluice-error.js";
+import type { StageResult } from "../pipeline/run-steps.js";
+import { stopError } from "../engine/endings.js";
 import { AGENT_TABLE } from "./mapping.js";
 import type { AgentEvent } from "./read-event.js";
 import type { Verdict } from "./replies.js";
@@ -16,6 +18,18 @@ export interface Judged {
 /** A string annotation `context` from any hook of the stage. */
 export function contextOf(annotations: Record<string, unknown>): { context?: string } {
   return typeof annotations.context === "string" && annotations.context !== "" ? { context: annotations.context } : {};
+}
+
+/** Every hook's annotations of a stage, later hooks' keys winning. */
+export function stageAnnotations(r: StageResult): Record<string, unknown> {
+  const annotations: Record<string, unknown> = {};
+  for (const s of r.reports) Object.assign(annotations, s.annotations);
+  return annotations;
+}
+
+/** What refused the stage's payload: a fail-closed hook's failure, or a hook's reject or block (a short_circuit is an answer, not a refusal). */
+export function stageRefusal(r: StageResult): ErrorData | undefined {
+  return r.failure ?? (r.stop && r.stop.kind !== "short_circuit" ? stopError(r.stop) : undefined);
 }
 
 /** The hook's own reason where it gave one (it reaches the model), else the error's message. */

@@ -13,7 +13,7 @@ import type { Verdict } from "./replies.js";
 import type { Pairing, PairKey } from "./pairing.js";
 import type { SplitTools } from "./split-tools.js";
 import type { AgentOrigin } from "../boundary/tool.js";
-import { contextOf, outputVerdict, reasonOf } from "./output-verdict.js";
+import { contextOf, outputVerdict, reasonOf, stageAnnotations, stageRefusal } from "./output-verdict.js";
 import { askedKey, askedOperation, judgeApproved } from "./approved-ask.js";
 
 export interface EventRun {
@@ -92,11 +92,9 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       } finally {
         stages.end();
       }
-      const annotations: Record<string, unknown> = {};
-      for (const s of r.reports) Object.assign(annotations, s.annotations);
-      const stop = r.stop as { kind: string; code?: string; reason?: string; bindingId: string } | undefined;
-      if (r.failure) return { verdict: { kind: "block", reason: reasonOf(r.failure) }, outcome: "block", code: r.failure.code, operationId: stages.operationId };
-      if (stop && stop.kind !== "short_circuit") return { verdict: { kind: "block", reason: reasonOf({ code: "HOOK_REJECTED", message: "", details: { reason: stop.reason ?? "", hookCode: stop.code ?? "" } }) }, outcome: "block", code: "HOOK_REJECTED", operationId: stages.operationId };
+      const annotations = stageAnnotations(r);
+      const refused = stageRefusal(r);
+      if (refused) return { verdict: { kind: "block", reason: reasonOf(refused) }, outcome: "block", code: String(refused.code), operationId: stages.operationId };
       const messages = r.payload.messages as { content: unknown }[];
       if (messages.length !== 1 || messages[0]!.content !== e.prompt) {
         // No agent takes a rewritten prompt: a hook that changed it (a redaction) blocks it, saying so.

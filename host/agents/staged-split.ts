@@ -8,27 +8,12 @@
 import type { Host } from "../host.js";
 import type { OperationStages } from "../engine/stages.js";
 import type { StageResult } from "../pipeline/run-steps.js";
-import type { ErrorData } from "../errors/sluice-error.js";
-import type { ToolCall } from "../boundary/tool.js";
+import { toolAfterPayload, toolBeforePayload, toolFailedAfterPayload, type ToolCall } from "../boundary/tool.js";
 import { instanceOf } from "../boundary/instance.js";
 import type { AfterResult, BeforeResult, SplitTools, ToolEnding } from "./split-tools.js";
+import { stageAnnotations, stageRefusal } from "./output-verdict.js";
 
 interface Open { stages: OperationStages; before: StageResult; call: ToolCall; args: Record<string, unknown> }
-
-function annotationsOf(...results: StageResult[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const r of results) for (const s of r.reports) Object.assign(out, s.annotations);
-  return out;
-}
-
-/** The error of a stopped stage, as the boundary calls name it. */
-function stopError(point: string, r: StageResult): ErrorData | null {
-  if (r.failure) return r.failure;
-  const stop = r.stop as { kind: string; bindingId: string; code?: string; reason?: string } | undefined;
-  if (!stop || stop.kind === "short_circuit") return null;
-  const code = stop.kind === "reject" ? "HOOK_REJECTED" : stop.kind === "block" ? "HOOK_BLOCKED" : "HOOK_ASKED";
-  return { code: code as ErrorData["code"], message: `${point} ${stop.kind === "ask" ? "asks for approval" : `${stop.kind}ed`} by binding ${stop.bindingId}: ${stop.code ?? ""} ${stop.reason ?? ""}`, details: { bindingId: stop.bindingId, hookCode: stop.code ?? "", reason: stop.reason ?? "" } };
-}
 
 export function stagedSplitTools(host: Host, maxOpen = 10_000): SplitTools {
   const open = new Map<string, Open>();
@@ -36,11 +21,10 @@ export function stagedSplitTools(host: Host, maxOpen = 10_000): SplitTools {
     async before(ctx, call): Promise<BeforeResult> {
       const stages = host.begin(ctx, { ...(ctx.purpose ? { purpose: ctx.purpose } : {}), toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId }, call.callId);
       const operationId = stages.operationId;
-      const payload = { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId };
       let r: StageResult;
-      try { r = await stages.run("tool.before", payload); } catch (err) { stages.end(); throw err; }
-      const annotations = annotationsOf(r);
-      const error = stopError("tool.before", r);
+      try { r = await stages.run("tool.before", toolBeforePayload(call)); } catch (err) { stages.end(); throw err; }
+      const annotations = stageAnnotations(r);
+      const error = stageRefusal(r);
       if (error) { stages.end(); return { ok: false, operationId, error, annotations }; }
       const args = r.payload.arguments as Record<string, unknown>;
       if (r.stop?.kind === "short_circuit") { stages.end(); return { ok: true, operationId, arguments: args, served: { result: r.stop.result }, annotations }; }
@@ -59,13 +43,12 @@ export function stagedSplitTools(host: Host, maxOpen = 10_000): SplitTools {
           await stages.diagnostic("operation.finally", { operation: "tool", real_status: "unknown", outcome: "failed" });
           return { ok: false, error: { code: "OPERATION_FAILED", message: ending.reason }, annotations: {} };
         }
-        const base = { tool_id: call.toolId, name: call.name, call_id: call.callId, duration_ms: ending.durationMs ?? 0 };
         const payload = ending.status === "succeeded"
-          ? { ...base, status: "succeeded", result: ending.result ?? null, view: ending.result ?? null }
-          : { ...base, status: "failed", result: null, error: ending.error, view: { error: ending.error.message } };
+          ? toolAfterPayload(call, ending.result, ending.durationMs ?? 0, [])
+          : toolFailedAfterPayload(call, ending.error, ending.durationMs ?? 0, []);
         const r = await stages.runAfter("tool.after", payload, before);
-        const annotations = annotationsOf(r);
-        const error = stopError("tool.after", r);
+        const annotations = stageAnnotations(r);
+        const error = stageRefusal(r);
         if (ending.status === "failed") {
           await stages.diagnostic("operation.error", { operation: "tool", phase: "operation", error: ending.error, real_status: "failed", reached_binding: null });
           await stages.diagnostic("operation.finally", { operation: "tool", real_status: "failed", outcome: "failed" });

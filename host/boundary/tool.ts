@@ -54,7 +54,7 @@ export function toolSpec(ctx: CallContext, call: ToolCall, finalCheck?: ServiceC
     ctx,
     before: "tool.before" as const,
     after: "tool.after" as const,
-    payload: { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}), ...(call.agent ? { agent: call.agent } : {}) },
+    payload: toolBeforePayload(call),
     target: withKeys(ctx.purpose ? { purpose: ctx.purpose } : {}, { toolId: call.toolId, instance: instanceOf(ctx), spaceId: ctx.spaceId }),
     callId: call.callId,
     // Runs on the final arguments, after every hook; no binding can turn it off.
@@ -67,10 +67,20 @@ export function toolSpec(ctx: CallContext, call: ToolCall, finalCheck?: ServiceC
     served: (result: unknown) => ({ ok: true as const, real: result }),
     afterPayload: (_input: Record<string, unknown>, real: unknown, durationMs: number, artifacts: readonly Record<string, unknown>[]) => toolAfterPayload(call, real, durationMs, artifacts),
     // A failed tool still passes tool.after (real status failed): the model-visible view of the failure may be changed, the status and error may not.
-    failedAfterPayload: (_input: Record<string, unknown>, error: ErrorData, durationMs: number, artifacts: readonly Record<string, unknown>[]) => ({
-      tool_id: call.toolId, name: call.name, call_id: call.callId, status: "failed", result: null, error: { code: error.code, message: error.message },
-      ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: { error: error.message }, ...(call.agent ? { agent: call.agent } : {}),
-    }),
+    failedAfterPayload: (_input: Record<string, unknown>, error: ErrorData, durationMs: number, artifacts: readonly Record<string, unknown>[]) => toolFailedAfterPayload(call, error, durationMs, artifacts),
+  };
+}
+
+/** tool.before's payload for a call. */
+export function toolBeforePayload(call: ToolCall): Record<string, unknown> {
+  return { tool_id: call.toolId, name: call.name, schema: call.schema, arguments: call.arguments, call_id: call.callId, ...(call.revision !== undefined ? { revision: call.revision } : {}), ...(call.agent ? { agent: call.agent } : {}) };
+}
+
+/** tool.after's payload for a tool that failed: its status and error are facts, the view of the failure is what a hook may change. */
+export function toolFailedAfterPayload(call: Pick<ToolCall, "toolId" | "name" | "callId" | "agent">, error: { code: string; message: string }, durationMs: number, artifacts: readonly Record<string, unknown>[]): Record<string, unknown> {
+  return {
+    tool_id: call.toolId, name: call.name, call_id: call.callId, status: "failed", result: null, error: { code: error.code, message: error.message },
+    ...(artifacts.length > 0 ? { artifacts: [...artifacts] } : {}), duration_ms: durationMs, view: { error: error.message }, ...(call.agent ? { agent: call.agent } : {}),
   };
 }
 
