@@ -80,6 +80,7 @@ export const ERROR_CODES = {
   MEDIA_TYPE_UNSUPPORTED: { status: 415, summary: "A request body must be sent as application/json." },
   PAYLOAD_TOO_LARGE: { status: 413, summary: "The request body or upload exceeds the server's size limit." },
   STORE_UNAVAILABLE: { status: 503, summary: "The registry's or the operation records' database (or the artifact folder) cannot be read or written." },
+  CONTROL_AUDIT_UNWRITTEN: { status: 503, summary: "The control action was made and stands, but its control-audit entry could not be written (the database failed after the change): the change is not to be retried; the audit lacks its entry." },
   STORE_COMMIT_UNKNOWN: { status: 503, summary: "The connection to the database was lost while a write committed: the change may or may not be stored. Read it back before retrying (a retry of a create may answer that it exists)." },
   STORE_FULL: { status: 507, summary: "The database has no room left (disk or quota full); nothing was written." },
   INTERNAL_ERROR: { status: 500, summary: "An unexpected error; the message is logged on the server, not returned." },
