@@ -13,14 +13,14 @@ import { DEPLOYER, VIEWER } from "../roles.js";
 import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-search.js";
 import { timeOf } from "../query-time.js";
 import { auditView } from "../audit-view.js";
+import { AUDIT_ROW, OPERATION_RECORD } from "../shapes/operation-record.js";
 
-const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
 /** A records list: the records that open, and by id the ones that do not (never their content). */
 const operationList = {
   type: "object", additionalProperties: false, required: ["items", "unreadable"],
   properties: {
-    items: { type: "array", items: anyObject },
+    items: { type: "array", items: OPERATION_RECORD },
     total: { type: "integer", description: "With any search filter or offset: the exact number of matching operations (the page is `items`)." },
     complete: { type: "boolean", description: "False when the store holds more records than one search reads (the newest are searched)." },
     unreadable: {
@@ -30,26 +30,13 @@ const operationList = {
   },
 } as const;
 
-/** One record as stored; `skipped` is described because a reader needs its reasons. */
+/** One record as stored, with its hooks' audit rows oldest first. */
 const operationDetail = {
   type: "object", additionalProperties: false, required: ["operation", "hooks"],
-  properties: {
-    hooks: { type: "array", items: anyObject },
-    operation: {
-      type: "object", additionalProperties: true,
-      properties: {
-        skipped: {
-          type: "array",
-          description: "Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped.",
-          items: {
-            type: "object", additionalProperties: false, required: ["point", "bindingId", "hookRef", "reason"],
-            properties: { point: str, bindingId: str, hookRef: str, reason: { type: "string", enum: ["disabled", "quarantined", "not_matched"] } },
-          },
-        },
-      },
-    },
-  },
+  properties: { operation: OPERATION_RECORD, hooks: { type: "array", items: AUDIT_ROW } },
 } as const;
+
+const auditList = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: AUDIT_ROW } } } as const;
 
 
 function limitOf(value: string | undefined): number | undefined {
@@ -130,7 +117,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
 
   app.get<{ Querystring: { operation_id?: string; binding_id?: string; from?: string; to?: string; limit?: string } }>("/api/v1/audit", {
     config: VIEWER,
-    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
+    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } }, response: { 200: auditList } },
   }, async (request) => {
     const q = request.query;
     const from = timeOf(q.from, "from");
