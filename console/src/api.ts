@@ -2,8 +2,23 @@
  * The console's one way to the management API: same-origin fetch with the token in the
  * Authorization header (kept in sessionStorage: this tab only, never a cookie or a URL).
  */
+import type { paths } from "../../host/cli/api-types.js";
+
 const KEY = "sluice.console.token";
 
+/**
+ * The JSON a route answers with `status`, as the management API's OpenAPI document declares
+ * it (host/cli/api-types.ts, generated from the routes' response schemas): the pages read
+ * the server's own types, never a copy.
+ * @example type Plugins = Answer<"/api/v1/plugins">; type Created = Answer<"/api/v1/tokens", "post", 201>;
+ */
+export type Answer<P extends keyof paths, M extends keyof paths[P] = "get" & keyof paths[P], S extends number = 200> =
+  paths[P][M] extends { responses: { [K in S]: { content: { "application/json": infer T } } } } ? T : never;
+
+/**
+ * An error as the console shows it: the server's `{ error }` body, or one the console makes
+ * itself (NETWORK_ERROR, HTTP_<status>), so `code` is any string, not only the catalogue's.
+ */
 export interface ErrorData { code: string; message: string; details?: Record<string, unknown> }
 
 export class ApiError extends Error {
