@@ -2,18 +2,16 @@
  * The console's one way to the management API: same-origin fetch with the token in the
  * Authorization header (kept in sessionStorage: this tab only, never a cookie or a URL).
  */
-import type { paths } from "../../host/cli/api-types.js";
-
 const KEY = "sluice.console.token";
 
 /**
- * The JSON a route answers with `status`, as the management API's OpenAPI document declares
- * it (host/cli/api-types.ts, generated from the routes' response schemas): the pages read
- * the server's own types, never a copy.
+ * The JSON a route answers, as the management API's OpenAPI document declares it
+ * (host/cli/api-types.ts, generated from the routes' response schemas): the pages read the
+ * server's own types, the ones the CLI reads, never a copy. Type-only: the bundle takes
+ * nothing from the CLI's client.
  * @example type Plugins = Answer<"/api/v1/plugins">; type Created = Answer<"/api/v1/tokens", "post", 201>;
  */
-export type Answer<P extends keyof paths, M extends keyof paths[P] = "get" & keyof paths[P], S extends number = 200> =
-  paths[P][M] extends { responses: { [K in S]: { content: { "application/json": infer T } } } } ? T : never;
+export type { AnswerOf as Answer } from "../../host/cli/client.js";
 
 /**
  * An error as the console shows it: the server's `{ error }` body, or one the console makes
