@@ -3314,7 +3314,25 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            /** @description The effective output of the after stage, run again on the stored real result. */
+                            output: unknown;
+                            /** @description What really happened: operation id, revision, whether the real call ran, its status. */
+                            facts: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Each hook the resume ran, with its outcome and timing. */
+                            hooks: {
+                                [key: string]: unknown;
+                            }[];
+                            annotations: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
                 };
             };
         };

@@ -36,6 +36,18 @@ const operationDetail = {
   properties: { operation: OPERATION_RECORD, hooks: { type: "array", items: AUDIT_ROW } },
 } as const;
 
+/** A resume that ran: the output the caller gets now, and the engine's own facts and hook traces, open (the CLI prints them whole). A resume that did not run answers the error with its facts and hooks. */
+const resumed = {
+  type: "object", additionalProperties: false, required: ["ok", "output", "facts", "hooks", "annotations"],
+  properties: {
+    ok: { type: "boolean", enum: [true] },
+    output: { description: "The effective output of the after stage, run again on the stored real result." },
+    facts: { type: "object", additionalProperties: true, description: "What really happened: operation id, revision, whether the real call ran, its status." },
+    hooks: { type: "array", items: { type: "object", additionalProperties: true }, description: "Each hook the resume ran, with its outcome and timing." },
+    annotations: { type: "object", additionalProperties: true },
+  },
+} as const;
+
 const auditList = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: AUDIT_ROW } } } as const;
 
 
@@ -106,7 +118,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
 
   app.post<{ Params: { id: string } }>("/api/v1/operations/:id/resume", {
     config: DEPLOYER,
-    schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again." },
+    schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again.", response: { 200: resumed } },
   }, async (request, reply) => {
     storeOf(host);
     const r = await host.resume(request.params.id, { signal: AbortSignal.timeout(60_000) });
