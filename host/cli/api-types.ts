@@ -795,6 +795,14 @@ export interface paths {
                                 annotations?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description What the guest logged, its lines in full: the author's own test run, answered and never stored. */
+                                logs?: {
+                                    lines: {
+                                        level: string;
+                                        message: string;
+                                    }[];
+                                    dropped: number;
+                                };
                                 /** @description Time inside the guest call. */
                                 duration_ms: number;
                                 /** @description Fuel the guest call used (abi/README.md §11). */

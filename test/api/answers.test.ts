@@ -164,12 +164,23 @@ describe("the management API's answers", () => {
     const direct = plain(await registry.test("order-search-limit", "1.0.0", input as never));
     expect(tried.body).toEqual({ result: { ...direct, duration_ms: tried.body.result.duration_ms, total_ms: tried.body.result.total_ms } });
     expect(tried.body.result.payload.arguments.limit).toBe(50);
+    await registry.upload({ manifest: manifestYaml({ id: "chatty", config_schema: { type: "object" } }), wasm: fixture("log-spam") });
+    const chatty = { point: "tool.before", payload: input.payload };
+    const logged = await call("POST", "/api/v1/plugins/chatty/versions/1.0.0/test", chatty);
+    const logs = plain(await registry.test("chatty", "1.0.0", chatty as never)).logs;
+    expect(logs?.lines.length).toBeGreaterThan(0);
+    expect(logged.body.result.logs).toEqual(logs);
 
     const called = await call("POST", "/api/v1/call", { kind: "tool", tool_id: "orders.search", arguments: { q: "late", limit: 500 }, space_id: "s9" });
     expect(called.status).toBe(200);
     expect(Object.keys(called.body).sort()).toEqual(["called", "duration_ms", "executed_with", "hooks", "input", "ok", "operation_id", "output", "revision", "test"]);
     expect(called.body).toMatchObject({ test: true, ok: true, called: true, input: { q: "late", limit: 500 }, executed_with: { q: "late", limit: 50 }, output: { status: "succeeded", view: { echoed: { q: "late", limit: 50 } } } });
     expect(called.body.hooks).toContainEqual({ point: "tool.before", binding: "clamp-order-search", hook_ref: "order-search-limit@1.0.0", outcome: expect.any(String), duration_ms: expect.any(Number), fuel: expect.any(Number) });
+
+    await registry.createBinding({ id: "chatty", hook_ref: "chatty@1.0.0", point: "tool.before", match: { tool_ids: ["chatty.tool"] } });
+    await registry.publish({ activate: true });
+    const heard = await call("POST", "/api/v1/call", { kind: "tool", tool_id: "chatty.tool", arguments: {} });
+    expect(heard.body.hooks.find((h: { binding: string }) => h.binding === "chatty").logs).toEqual(logs);
   });
 
   it("list gateway keys without their secrets", async () => {

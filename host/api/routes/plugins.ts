@@ -35,6 +35,10 @@ const DRY_RUN = {
         },
         error: ERROR_DATA,
         annotations: { type: "object", additionalProperties: true },
+        logs: {
+          type: "object", additionalProperties: false, required: ["lines", "dropped"], description: "What the guest logged, its lines in full: the author's own test run, answered and never stored.",
+          properties: { lines: { type: "array", items: { type: "object", additionalProperties: false, required: ["level", "message"], properties: { level: { type: "string" }, message: { type: "string" } } } }, dropped: { type: "integer" } },
+        },
         duration_ms: { type: "number", description: "Time inside the guest call." },
         fuel: { type: "number", description: "Fuel the guest call used (abi/README.md §11)." },
         fuel_limit: { type: "number" },
