@@ -4,6 +4,19 @@
  */
 const KEY = "sluice.console.token";
 
+/**
+ * The JSON a route answers, as the management API's OpenAPI document declares it
+ * (host/cli/api-types.ts, generated from the routes' response schemas): the pages read the
+ * server's own types, the ones the CLI reads, never a copy. Type-only: the bundle takes
+ * nothing from the CLI's client.
+ * @example type Plugins = Answer<"/api/v1/plugins">; type Created = Answer<"/api/v1/tokens", "post", 201>;
+ */
+export type { AnswerOf as Answer } from "../../host/cli/client.js";
+
+/**
+ * An error as the console shows it: the server's `{ error }` body, or one the console makes
+ * itself (NETWORK_ERROR, HTTP_<status>), so `code` is any string, not only the catalogue's.
+ */
 export interface ErrorData { code: string; message: string; details?: Record<string, unknown> }
 
 export class ApiError extends Error {

@@ -12,7 +12,7 @@ import { keysPage } from "./pages/keys.js";
 import { auditPage } from "./pages/audit.js";
 import { tokensPage } from "./pages/tokens.js";
 import { trendsPage } from "./pages/trends.js";
-import { forget, whoami } from "./session.js";
+import { forget, whoami, type Whoami } from "./session.js";
 import type { Page } from "./pages/page.js";
 
 const PAGES: { path: string; title: string; page: Page }[] = [
@@ -68,7 +68,7 @@ function route(): void {
   void whoami().then(draw, (err) => (err instanceof ApiError && (err.status === 401 || err.status === 429) ? (token.clear(), signIn(err)) : draw({ id: "?", name: "?", role: "viewer" })));
 }
 
-function draw(me: { id: string; name: string; role: string }): void {
+function draw(me: Whoami): void {
   const [path, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
   const current = PAGES.find((p) => p.path === path) ?? PAGES[0]!;
   const nav = h("nav", { "aria-label": "Console pages" }, h("ul", null, PAGES.map((p) => h("li", null,

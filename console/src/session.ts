@@ -1,8 +1,7 @@
 /** Who is signed in (GET /api/v1/whoami): the console offers only the actions the token's role may take. */
-import { api } from "./api.js";
-import type { paths } from "../../host/cli/api-types.js";
+import { api, type Answer } from "./api.js";
 
-export type Whoami = paths["/api/v1/whoami"]["get"]["responses"][200]["content"]["application/json"];
+export type Whoami = Answer<"/api/v1/whoami">;
 export type Role = Whoami["role"];
 
 const ORDER: readonly Role[] = ["viewer", "deployer", "admin"];

@@ -102,7 +102,62 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            items: {
+                                id: string;
+                                version: string;
+                                /** @description sha256 of the module bytes. */
+                                sha256: string;
+                                /** @description The module's size in bytes. */
+                                size: number;
+                                manifest: {
+                                    id: string;
+                                    version: string;
+                                    abi: string;
+                                    entry: string;
+                                    /** @enum {string} */
+                                    language?: "assemblyscript" | "rust" | "c";
+                                    description?: string;
+                                    /** @description The points the plugin declares, each with its read and write grant. */
+                                    points: {
+                                        [key: string]: {
+                                            read?: string[];
+                                            write?: string[];
+                                            /** @enum {string} */
+                                            stream_rewrite?: "chunk";
+                                        } | null;
+                                    };
+                                    /** @description The JSON Schema each binding's config is checked against. */
+                                    config_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    capabilities: string[];
+                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+                                    limits: {
+                                        memory_mb?: number;
+                                        timeout_ms?: number;
+                                        input_kb?: number;
+                                        output_kb?: number;
+                                        fuel?: number;
+                                    } & {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    capability_boundary: string;
+                                    bindings?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Where the version was built from (`sluice deploy --git`). */
+                                source?: {
+                                    repository: string;
+                                    commit: string;
+                                    ref?: string;
+                                    path?: string;
+                                };
+                            }[];
                         };
                     };
                 };
@@ -153,7 +208,64 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            plugin: {
+                                id: string;
+                                version: string;
+                                /** @description sha256 of the module bytes. */
+                                sha256: string;
+                                /** @description The module's size in bytes. */
+                                size: number;
+                                manifest: {
+                                    id: string;
+                                    version: string;
+                                    abi: string;
+                                    entry: string;
+                                    /** @enum {string} */
+                                    language?: "assemblyscript" | "rust" | "c";
+                                    description?: string;
+                                    /** @description The points the plugin declares, each with its read and write grant. */
+                                    points: {
+                                        [key: string]: {
+                                            read?: string[];
+                                            write?: string[];
+                                            /** @enum {string} */
+                                            stream_rewrite?: "chunk";
+                                        } | null;
+                                    };
+                                    /** @description The JSON Schema each binding's config is checked against. */
+                                    config_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    capabilities: string[];
+                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+                                    limits: {
+                                        memory_mb?: number;
+                                        timeout_ms?: number;
+                                        input_kb?: number;
+                                        output_kb?: number;
+                                        fuel?: number;
+                                    } & {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    capability_boundary: string;
+                                    bindings?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Where the version was built from (`sluice deploy --git`). */
+                                source?: {
+                                    repository: string;
+                                    commit: string;
+                                    ref?: string;
+                                    path?: string;
+                                };
+                            };
+                            /** @description False: an identical version was stored already. */
+                            created: boolean;
                         };
                     };
                 };
@@ -164,7 +276,64 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            plugin: {
+                                id: string;
+                                version: string;
+                                /** @description sha256 of the module bytes. */
+                                sha256: string;
+                                /** @description The module's size in bytes. */
+                                size: number;
+                                manifest: {
+                                    id: string;
+                                    version: string;
+                                    abi: string;
+                                    entry: string;
+                                    /** @enum {string} */
+                                    language?: "assemblyscript" | "rust" | "c";
+                                    description?: string;
+                                    /** @description The points the plugin declares, each with its read and write grant. */
+                                    points: {
+                                        [key: string]: {
+                                            read?: string[];
+                                            write?: string[];
+                                            /** @enum {string} */
+                                            stream_rewrite?: "chunk";
+                                        } | null;
+                                    };
+                                    /** @description The JSON Schema each binding's config is checked against. */
+                                    config_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    capabilities: string[];
+                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+                                    limits: {
+                                        memory_mb?: number;
+                                        timeout_ms?: number;
+                                        input_kb?: number;
+                                        output_kb?: number;
+                                        fuel?: number;
+                                    } & {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    capability_boundary: string;
+                                    bindings?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Where the version was built from (`sluice deploy --git`). */
+                                source?: {
+                                    repository: string;
+                                    commit: string;
+                                    ref?: string;
+                                    path?: string;
+                                };
+                            };
+                            /** @description False: an identical version was stored already. */
+                            created: boolean;
                         };
                     };
                 };
@@ -274,7 +443,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            id: string;
+                            items: {
+                                id: string;
+                                version: string;
+                                /** @description sha256 of the module bytes. */
+                                sha256: string;
+                                /** @description The module's size in bytes. */
+                                size: number;
+                                manifest: {
+                                    id: string;
+                                    version: string;
+                                    abi: string;
+                                    entry: string;
+                                    /** @enum {string} */
+                                    language?: "assemblyscript" | "rust" | "c";
+                                    description?: string;
+                                    /** @description The points the plugin declares, each with its read and write grant. */
+                                    points: {
+                                        [key: string]: {
+                                            read?: string[];
+                                            write?: string[];
+                                            /** @enum {string} */
+                                            stream_rewrite?: "chunk";
+                                        } | null;
+                                    };
+                                    /** @description The JSON Schema each binding's config is checked against. */
+                                    config_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    capabilities: string[];
+                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+                                    limits: {
+                                        memory_mb?: number;
+                                        timeout_ms?: number;
+                                        input_kb?: number;
+                                        output_kb?: number;
+                                        fuel?: number;
+                                    } & {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    capability_boundary: string;
+                                    bindings?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Where the version was built from (`sluice deploy --git`). */
+                                source?: {
+                                    repository: string;
+                                    commit: string;
+                                    ref?: string;
+                                    path?: string;
+                                };
+                            }[];
                         };
                     };
                 };
@@ -369,7 +594,62 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            plugin: {
+                                id: string;
+                                version: string;
+                                /** @description sha256 of the module bytes. */
+                                sha256: string;
+                                /** @description The module's size in bytes. */
+                                size: number;
+                                manifest: {
+                                    id: string;
+                                    version: string;
+                                    abi: string;
+                                    entry: string;
+                                    /** @enum {string} */
+                                    language?: "assemblyscript" | "rust" | "c";
+                                    description?: string;
+                                    /** @description The points the plugin declares, each with its read and write grant. */
+                                    points: {
+                                        [key: string]: {
+                                            read?: string[];
+                                            write?: string[];
+                                            /** @enum {string} */
+                                            stream_rewrite?: "chunk";
+                                        } | null;
+                                    };
+                                    /** @description The JSON Schema each binding's config is checked against. */
+                                    config_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    capabilities: string[];
+                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+                                    limits: {
+                                        memory_mb?: number;
+                                        timeout_ms?: number;
+                                        input_kb?: number;
+                                        output_kb?: number;
+                                        fuel?: number;
+                                    } & {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    capability_boundary: string;
+                                    bindings?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Where the version was built from (`sluice deploy --git`). */
+                                source?: {
+                                    repository: string;
+                                    commit: string;
+                                    ref?: string;
+                                    path?: string;
+                                };
+                            };
                         };
                     };
                 };
@@ -485,7 +765,52 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            result: {
+                                ref: string;
+                                point: string;
+                                /** @description What the hook decided, or `failed` (then `error` says why). */
+                                outcome: string;
+                                /** @description The payload after the hook's validated patch (the input, unchanged, when it did not patch). */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                changed: boolean;
+                                /** @description Set on reject, block, ask and short_circuit. */
+                                stop?: {
+                                    /** @enum {string} */
+                                    kind: "reject" | "block" | "ask" | "short_circuit";
+                                    bindingId: string;
+                                    code?: string;
+                                    reason?: string;
+                                    result?: unknown;
+                                };
+                                error?: {
+                                    /** @description A stable code of abi/errors.md. */
+                                    code: string;
+                                    message: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                annotations?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description What the guest logged, its lines in full: the author's own test run, answered and never stored. */
+                                logs?: {
+                                    lines: {
+                                        level: string;
+                                        message: string;
+                                    }[];
+                                    dropped: number;
+                                };
+                                /** @description Time inside the guest call. */
+                                duration_ms: number;
+                                /** @description Fuel the guest call used (abi/README.md §11). */
+                                fuel: number;
+                                fuel_limit: number;
+                                /** @description Wall time of the whole dry run, including the thread hop. */
+                                total_ms: number;
+                            };
                         };
                     };
                 };
@@ -575,7 +900,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            items: {
+                                /** @description Unique binding id, e.g. orders-limit. */
+                                id: string;
+                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                hook_ref: string;
+                                /** @enum {unknown} */
+                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                match: {
+                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                    tool_ids?: string[];
+                                    model_ids?: string[];
+                                    instances?: ("main" | "child")[];
+                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                    instance_ids?: string[];
+                                    spaces?: string[];
+                                };
+                                /** @description Lower runs first. Default 100. */
+                                priority: number;
+                                /** @description Default 1000; never above the plugin's time limit. */
+                                timeout_ms: number;
+                                /**
+                                 * @description Default: the manifest's failure_policy.
+                                 * @enum {unknown}
+                                 */
+                                failure_policy: "fail-closed" | "fail-open";
+                                observe_only: boolean;
+                                /** @description Validated against the plugin's config_schema. Default {}. */
+                                config: unknown;
+                                /** @description A disabled binding keeps its place in the order but is skipped. */
+                                enabled: boolean;
+                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                mandatory: boolean;
+                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                extension?: string;
+                                /** @description Place in the pipeline order; ties in priority run in this order. */
+                                position: number;
+                                /** Format: date-time */
+                                registered_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
                         };
                     };
                 };
@@ -656,7 +1022,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            binding: {
+                                /** @description Unique binding id, e.g. orders-limit. */
+                                id: string;
+                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                hook_ref: string;
+                                /** @enum {unknown} */
+                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                match: {
+                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                    tool_ids?: string[];
+                                    model_ids?: string[];
+                                    instances?: ("main" | "child")[];
+                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                    instance_ids?: string[];
+                                    spaces?: string[];
+                                };
+                                /** @description Lower runs first. Default 100. */
+                                priority: number;
+                                /** @description Default 1000; never above the plugin's time limit. */
+                                timeout_ms: number;
+                                /**
+                                 * @description Default: the manifest's failure_policy.
+                                 * @enum {unknown}
+                                 */
+                                failure_policy: "fail-closed" | "fail-open";
+                                observe_only: boolean;
+                                /** @description Validated against the plugin's config_schema. Default {}. */
+                                config: unknown;
+                                /** @description A disabled binding keeps its place in the order but is skipped. */
+                                enabled: boolean;
+                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                mandatory: boolean;
+                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                extension?: string;
+                                /** @description Place in the pipeline order; ties in priority run in this order. */
+                                position: number;
+                                /** Format: date-time */
+                                registered_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -784,7 +1191,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            binding: {
+                                /** @description Unique binding id, e.g. orders-limit. */
+                                id: string;
+                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                hook_ref: string;
+                                /** @enum {unknown} */
+                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                match: {
+                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                    tool_ids?: string[];
+                                    model_ids?: string[];
+                                    instances?: ("main" | "child")[];
+                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                    instance_ids?: string[];
+                                    spaces?: string[];
+                                };
+                                /** @description Lower runs first. Default 100. */
+                                priority: number;
+                                /** @description Default 1000; never above the plugin's time limit. */
+                                timeout_ms: number;
+                                /**
+                                 * @description Default: the manifest's failure_policy.
+                                 * @enum {unknown}
+                                 */
+                                failure_policy: "fail-closed" | "fail-open";
+                                observe_only: boolean;
+                                /** @description Validated against the plugin's config_schema. Default {}. */
+                                config: unknown;
+                                /** @description A disabled binding keeps its place in the order but is skipped. */
+                                enabled: boolean;
+                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                mandatory: boolean;
+                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                extension?: string;
+                                /** @description Place in the pipeline order; ties in priority run in this order. */
+                                position: number;
+                                /** Format: date-time */
+                                registered_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -902,7 +1350,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            binding: {
+                                /** @description Unique binding id, e.g. orders-limit. */
+                                id: string;
+                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                hook_ref: string;
+                                /** @enum {unknown} */
+                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                match: {
+                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                    tool_ids?: string[];
+                                    model_ids?: string[];
+                                    instances?: ("main" | "child")[];
+                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                    instance_ids?: string[];
+                                    spaces?: string[];
+                                };
+                                /** @description Lower runs first. Default 100. */
+                                priority: number;
+                                /** @description Default 1000; never above the plugin's time limit. */
+                                timeout_ms: number;
+                                /**
+                                 * @description Default: the manifest's failure_policy.
+                                 * @enum {unknown}
+                                 */
+                                failure_policy: "fail-closed" | "fail-open";
+                                observe_only: boolean;
+                                /** @description Validated against the plugin's config_schema. Default {}. */
+                                config: unknown;
+                                /** @description A disabled binding keeps its place in the order but is skipped. */
+                                enabled: boolean;
+                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                mandatory: boolean;
+                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                extension?: string;
+                                /** @description Place in the pipeline order; ties in priority run in this order. */
+                                position: number;
+                                /** Format: date-time */
+                                registered_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -1103,7 +1592,68 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @description The active revision (0: none). */
+                            active_revision: number;
+                            items: {
+                                revision: number;
+                                /** @enum {string} */
+                                order_mode: "staged" | "symmetric";
+                                bindings: {
+                                    /** @description Unique binding id, e.g. orders-limit. */
+                                    id: string;
+                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                    hook_ref: string;
+                                    /** @enum {unknown} */
+                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                    match: {
+                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                        tool_ids?: string[];
+                                        model_ids?: string[];
+                                        instances?: ("main" | "child")[];
+                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                        instance_ids?: string[];
+                                        spaces?: string[];
+                                    };
+                                    /** @description Lower runs first. Default 100. */
+                                    priority: number;
+                                    /** @description Default 1000; never above the plugin's time limit. */
+                                    timeout_ms: number;
+                                    /**
+                                     * @description Default: the manifest's failure_policy.
+                                     * @enum {unknown}
+                                     */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    observe_only: boolean;
+                                    /** @description Validated against the plugin's config_schema. Default {}. */
+                                    config: unknown;
+                                    /** @description A disabled binding keeps its place in the order but is skipped. */
+                                    enabled: boolean;
+                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                    mandatory: boolean;
+                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                    extension?: string;
+                                    position: number;
+                                    /** Format: date-time */
+                                    registered_at: string;
+                                    /** @description sha256 of the module the binding runs. */
+                                    code_sha256: string;
+                                }[];
+                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
+                                based_on: number | null;
+                                note: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Every switch of the active revision, oldest first. */
+                            activations: {
+                                seq: number;
+                                revision: number;
+                                /** @enum {string} */
+                                reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
+                                /** Format: date-time */
+                                activated_at: string;
+                            }[];
                         };
                     };
                 };
@@ -1155,7 +1705,61 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            release: {
+                                revision: number;
+                                /** @enum {string} */
+                                order_mode: "staged" | "symmetric";
+                                bindings: {
+                                    /** @description Unique binding id, e.g. orders-limit. */
+                                    id: string;
+                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                    hook_ref: string;
+                                    /** @enum {unknown} */
+                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                    match: {
+                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                        tool_ids?: string[];
+                                        model_ids?: string[];
+                                        instances?: ("main" | "child")[];
+                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                        instance_ids?: string[];
+                                        spaces?: string[];
+                                    };
+                                    /** @description Lower runs first. Default 100. */
+                                    priority: number;
+                                    /** @description Default 1000; never above the plugin's time limit. */
+                                    timeout_ms: number;
+                                    /**
+                                     * @description Default: the manifest's failure_policy.
+                                     * @enum {unknown}
+                                     */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    observe_only: boolean;
+                                    /** @description Validated against the plugin's config_schema. Default {}. */
+                                    config: unknown;
+                                    /** @description A disabled binding keeps its place in the order but is skipped. */
+                                    enabled: boolean;
+                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                    mandatory: boolean;
+                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                    extension?: string;
+                                    position: number;
+                                    /** Format: date-time */
+                                    registered_at: string;
+                                    /** @description sha256 of the module the binding runs. */
+                                    code_sha256: string;
+                                }[];
+                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
+                                based_on: number | null;
+                                note: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            /** @description False: the draft equals the latest revision, which is answered. */
+                            created: boolean;
+                            /** @description The active revision (0: none). */
+                            active_revision: number;
                         };
                     };
                 };
@@ -1166,7 +1770,61 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            release: {
+                                revision: number;
+                                /** @enum {string} */
+                                order_mode: "staged" | "symmetric";
+                                bindings: {
+                                    /** @description Unique binding id, e.g. orders-limit. */
+                                    id: string;
+                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                    hook_ref: string;
+                                    /** @enum {unknown} */
+                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                    match: {
+                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                        tool_ids?: string[];
+                                        model_ids?: string[];
+                                        instances?: ("main" | "child")[];
+                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                        instance_ids?: string[];
+                                        spaces?: string[];
+                                    };
+                                    /** @description Lower runs first. Default 100. */
+                                    priority: number;
+                                    /** @description Default 1000; never above the plugin's time limit. */
+                                    timeout_ms: number;
+                                    /**
+                                     * @description Default: the manifest's failure_policy.
+                                     * @enum {unknown}
+                                     */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    observe_only: boolean;
+                                    /** @description Validated against the plugin's config_schema. Default {}. */
+                                    config: unknown;
+                                    /** @description A disabled binding keeps its place in the order but is skipped. */
+                                    enabled: boolean;
+                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                    mandatory: boolean;
+                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                    extension?: string;
+                                    position: number;
+                                    /** Format: date-time */
+                                    registered_at: string;
+                                    /** @description sha256 of the module the binding runs. */
+                                    code_sha256: string;
+                                }[];
+                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
+                                based_on: number | null;
+                                note: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            /** @description False: the draft equals the latest revision, which is answered. */
+                            created: boolean;
+                            /** @description The active revision (0: none). */
+                            active_revision: number;
                         };
                     };
                 };
@@ -1258,7 +1916,59 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            release: {
+                                revision: number;
+                                /** @enum {string} */
+                                order_mode: "staged" | "symmetric";
+                                bindings: {
+                                    /** @description Unique binding id, e.g. orders-limit. */
+                                    id: string;
+                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                    hook_ref: string;
+                                    /** @enum {unknown} */
+                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                    match: {
+                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                        tool_ids?: string[];
+                                        model_ids?: string[];
+                                        instances?: ("main" | "child")[];
+                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                        instance_ids?: string[];
+                                        spaces?: string[];
+                                    };
+                                    /** @description Lower runs first. Default 100. */
+                                    priority: number;
+                                    /** @description Default 1000; never above the plugin's time limit. */
+                                    timeout_ms: number;
+                                    /**
+                                     * @description Default: the manifest's failure_policy.
+                                     * @enum {unknown}
+                                     */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    observe_only: boolean;
+                                    /** @description Validated against the plugin's config_schema. Default {}. */
+                                    config: unknown;
+                                    /** @description A disabled binding keeps its place in the order but is skipped. */
+                                    enabled: boolean;
+                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                    mandatory: boolean;
+                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                    extension?: string;
+                                    position: number;
+                                    /** Format: date-time */
+                                    registered_at: string;
+                                    /** @description sha256 of the module the binding runs. */
+                                    code_sha256: string;
+                                }[];
+                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
+                                based_on: number | null;
+                                note: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            /** @description The active revision (0: none). */
+                            active_revision: number;
                         };
                     };
                 };
@@ -1354,7 +2064,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            activation: {
+                                seq: number;
+                                revision: number;
+                                /** @enum {string} */
+                                reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
+                                /** Format: date-time */
+                                activated_at: string;
+                            };
                         };
                     };
                 };
@@ -1452,7 +2169,16 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            activation: {
+                                seq: number;
+                                revision: number;
+                                /** @enum {string} */
+                                reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
+                                /** Format: date-time */
+                                activated_at: string;
+                            };
+                            /** @description The revision the draft was reset to. */
+                            draft_reset_to: number;
                         };
                     };
                 };
@@ -1568,7 +2294,125 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            plugin: {
+                                id: string;
+                                version: string;
+                                /** @description sha256 of the module bytes. */
+                                sha256: string;
+                                /** @description The module's size in bytes. */
+                                size: number;
+                                manifest: {
+                                    id: string;
+                                    version: string;
+                                    abi: string;
+                                    entry: string;
+                                    /** @enum {string} */
+                                    language?: "assemblyscript" | "rust" | "c";
+                                    description?: string;
+                                    /** @description The points the plugin declares, each with its read and write grant. */
+                                    points: {
+                                        [key: string]: {
+                                            read?: string[];
+                                            write?: string[];
+                                            /** @enum {string} */
+                                            stream_rewrite?: "chunk";
+                                        } | null;
+                                    };
+                                    /** @description The JSON Schema each binding's config is checked against. */
+                                    config_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    capabilities: string[];
+                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+                                    limits: {
+                                        memory_mb?: number;
+                                        timeout_ms?: number;
+                                        input_kb?: number;
+                                        output_kb?: number;
+                                        fuel?: number;
+                                    } & {
+                                        [key: string]: number;
+                                    };
+                                    /** @enum {string} */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    capability_boundary: string;
+                                    bindings?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description Where the version was built from (`sluice deploy --git`). */
+                                source?: {
+                                    repository: string;
+                                    commit: string;
+                                    ref?: string;
+                                    path?: string;
+                                };
+                            };
+                            /** @description False: an identical version was stored already and is reused. */
+                            uploaded: boolean;
+                            /** @description The manifest's bindings, each created or replaced in the draft. */
+                            bindings: {
+                                id: string;
+                                point: string;
+                                created: boolean;
+                            }[];
+                            release: {
+                                revision: number;
+                                /** @enum {string} */
+                                order_mode: "staged" | "symmetric";
+                                bindings: {
+                                    /** @description Unique binding id, e.g. orders-limit. */
+                                    id: string;
+                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+                                    hook_ref: string;
+                                    /** @enum {unknown} */
+                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                    match: {
+                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                        tool_ids?: string[];
+                                        model_ids?: string[];
+                                        instances?: ("main" | "child")[];
+                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                        instance_ids?: string[];
+                                        spaces?: string[];
+                                    };
+                                    /** @description Lower runs first. Default 100. */
+                                    priority: number;
+                                    /** @description Default 1000; never above the plugin's time limit. */
+                                    timeout_ms: number;
+                                    /**
+                                     * @description Default: the manifest's failure_policy.
+                                     * @enum {unknown}
+                                     */
+                                    failure_policy: "fail-closed" | "fail-open";
+                                    observe_only: boolean;
+                                    /** @description Validated against the plugin's config_schema. Default {}. */
+                                    config: unknown;
+                                    /** @description A disabled binding keeps its place in the order but is skipped. */
+                                    enabled: boolean;
+                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+                                    mandatory: boolean;
+                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+                                    extension?: string;
+                                    position: number;
+                                    /** Format: date-time */
+                                    registered_at: string;
+                                    /** @description sha256 of the module the binding runs. */
+                                    code_sha256: string;
+                                }[];
+                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
+                                based_on: number | null;
+                                note: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            /** @description False: the draft was identical to the latest revision, so none was created. */
+                            created: boolean;
+                            activated: boolean;
+                            active_revision: number;
                         };
                     };
                 };
@@ -1720,7 +2564,54 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {boolean} */
+                            test: true;
+                            ok: boolean;
+                            operation_id: string;
+                            revision: number;
+                            /** @description Whether the stub in place of the real call ran. */
+                            called: boolean;
+                            /** @description The call's input as sent: a tool's arguments, a chat's messages, an embedding's texts. */
+                            input: unknown;
+                            /** @description What the stub received: the input after the before hooks (absent when it was never called). */
+                            executed_with?: unknown;
+                            /** @description What the caller got (when ok). */
+                            output?: unknown;
+                            error?: {
+                                code: string;
+                                message: string;
+                                /** @description The catalogued cause a wrapping error (HOOK_FAILED) carries. */
+                                cause?: {
+                                    code: string;
+                                    message: string;
+                                };
+                            };
+                            hooks: {
+                                point: string;
+                                binding: string;
+                                hook_ref: string;
+                                outcome: string;
+                                duration_ms: number;
+                                fuel?: number;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                    /** @description The catalogued cause a wrapping error (HOOK_FAILED) carries. */
+                                    cause?: {
+                                        code: string;
+                                        message: string;
+                                    };
+                                };
+                                /** @description The guest's log lines, in full: this answer goes to the author testing the hook and is not stored. */
+                                logs?: {
+                                    lines: {
+                                        level: string;
+                                        message: string;
+                                    }[];
+                                    dropped: number;
+                                };
+                            }[];
+                            duration_ms: number;
                         };
                     };
                 };
@@ -1794,7 +2685,58 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            sdk_interface_version: string;
+                            deprecations: {
+                                field: string;
+                                since: string;
+                                removed_in: string;
+                            }[];
+                            /** @enum {string} */
+                            view: "active" | "draft";
+                            revision: number;
+                            /** @enum {string} */
+                            order_mode: "staged" | "symmetric";
+                            items: {
+                                /** @description The binding's id (one item per binding). */
+                                extension_id: string;
+                                /** @description The pre/post pair the binding belongs to: carries and symmetric unwinding follow it. */
+                                pair_id: string;
+                                /** @description Its pair's bindings at the other points of its operation. */
+                                pairs_with: string[];
+                                /** @description Bindings of the same plugin at the same point without extension ids: why it is its own pair. */
+                                ambiguous_with: string[];
+                                /** @description Each present filter must contain the call's value; absent filters match anything. */
+                                match: {
+                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                                    tool_ids?: string[];
+                                    model_ids?: string[];
+                                    instances?: ("main" | "child")[];
+                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                                    instance_ids?: string[];
+                                    spaces?: string[];
+                                };
+                                hook_ref: string;
+                                /** @description The hook point. */
+                                node_id: string;
+                                /** @description `pre` before the operation, `post` after it or on its chunks, otherwise the point's stage. */
+                                hook_type: string;
+                                enabled: boolean;
+                                mandatory: boolean;
+                                /** @description Position in the pipeline order. */
+                                order: number;
+                                priority: number;
+                                failure_policy: string;
+                                capability_boundary: string;
+                                /**
+                                 * @description At model.chat.after: the plugin's chunk hook is its stream rewrite (abi/README.md §4.3).
+                                 * @enum {string}
+                                 */
+                                stream_rewrite?: "chunk";
+                                /** Format: date-time */
+                                registered_at: string;
+                                /** @description The module the binding runs (releases only; the draft has none yet). */
+                                code_sha256?: string;
+                            }[];
                         };
                     };
                 };
@@ -1882,7 +2824,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @description The active revision after the change. */
+                            revision: number;
+                            /** @description Set when the change created and activated a new revision. */
+                            created?: number;
                         };
                     };
                 };
@@ -1978,7 +2923,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @description The active revision after the change. */
+                            revision: number;
+                            /** @description Set when the change created and activated a new revision. */
+                            created?: number;
                         };
                     };
                 };
@@ -2082,9 +3030,91 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: {
+                            items: ({
+                                operationId: string;
+                                parentOperationId?: string | null;
+                                idempotencyKey?: string;
+                                /** @description Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
+                                identity: {
+                                    operation: string;
+                                    beforePoint: string;
+                                    afterPoint: string;
+                                    ctx: {
+                                        spaceId: string;
+                                        actorId?: string;
+                                        /** @description The call's run (a coding agent's session). */
+                                        runId?: string;
+                                        instanceId?: string;
+                                        parentOperationId?: string;
+                                        purpose?: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    target?: {
+                                        [key: string]: unknown;
+                                    };
+                                    callId?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The point of the current phase. */
+                                point: string;
+                                /** @enum {string} */
+                                phase: "before" | "operation" | "awaiting" | "after" | "finished";
+                                /** @enum {string} */
+                                realStatus: "not_started" | "running" | "succeeded" | "failed" | "unknown";
+                                /** @description The release the operation started on. */
+                                revision: number;
+                                resumedRevision?: number | null;
+                                resumes?: number;
+                                /** @description The after hook running now, or the one an unfinished after stage stopped at. */
+                                inProgress?: {
+                                    point: string;
+                                    bindingId: string;
+                                } | null;
+                                owner?: string | null;
+                                artifacts?: {
+                                    [key: string]: unknown;
+                                }[];
+                                /** @description Bindings whose hooks finished, in order, across stages. */
+                                completed: {
+                                    point: string;
+                                    bindingId: string;
+                                }[];
+                                /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
+                                skipped?: {
+                                    point: string;
+                                    bindingId: string;
+                                    hookRef: string;
+                                    /** @enum {string} */
+                                    reason: "disabled" | "quarantined" | "not_matched";
+                                }[];
+                                /** @description Keyed digest of the final input; the content is kept only in the opt-in payload store. */
+                                finalInputRef?: string | null;
+                                realResultRef?: string | null;
+                                effectiveOutputRef?: string | null;
+                                /** @description Model calls: the billed tokens. */
+                                usage?: {
+                                    input_tokens: number;
+                                    output_tokens: number;
+                                } | null;
+                                providerRequestId?: string | null;
+                                attempts: number;
+                                shortCircuitedBy?: string | null;
+                                /** @description How it ended (succeeded, failed, rejected, blocked, cancelled, short_circuited); null while in progress. */
+                                outcome: string | null;
+                                /** @description Code and message only: details may carry content. */
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @description Epoch milliseconds. */
+                                createdAt: number;
+                                /** @description Epoch milliseconds. */
+                                updatedAt: number;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             /** @description With any search filter or offset: the exact number of matching operations (the page is `items`). */
                             total?: number;
                             /** @description False when the store holds more records than one search reads (the newest are searched). */
@@ -2133,10 +3163,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            hooks: {
-                                [key: string]: unknown;
-                            }[];
                             operation: {
+                                operationId: string;
+                                parentOperationId?: string | null;
+                                idempotencyKey?: string;
+                                /** @description Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
+                                identity: {
+                                    operation: string;
+                                    beforePoint: string;
+                                    afterPoint: string;
+                                    ctx: {
+                                        spaceId: string;
+                                        actorId?: string;
+                                        /** @description The call's run (a coding agent's session). */
+                                        runId?: string;
+                                        instanceId?: string;
+                                        parentOperationId?: string;
+                                        purpose?: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                    target?: {
+                                        [key: string]: unknown;
+                                    };
+                                    callId?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The point of the current phase. */
+                                point: string;
+                                /** @enum {string} */
+                                phase: "before" | "operation" | "awaiting" | "after" | "finished";
+                                /** @enum {string} */
+                                realStatus: "not_started" | "running" | "succeeded" | "failed" | "unknown";
+                                /** @description The release the operation started on. */
+                                revision: number;
+                                resumedRevision?: number | null;
+                                resumes?: number;
+                                /** @description The after hook running now, or the one an unfinished after stage stopped at. */
+                                inProgress?: {
+                                    point: string;
+                                    bindingId: string;
+                                } | null;
+                                owner?: string | null;
+                                artifacts?: {
+                                    [key: string]: unknown;
+                                }[];
+                                /** @description Bindings whose hooks finished, in order, across stages. */
+                                completed: {
+                                    point: string;
+                                    bindingId: string;
+                                }[];
                                 /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
                                 skipped?: {
                                     point: string;
@@ -2145,9 +3222,67 @@ export interface paths {
                                     /** @enum {string} */
                                     reason: "disabled" | "quarantined" | "not_matched";
                                 }[];
+                                /** @description Keyed digest of the final input; the content is kept only in the opt-in payload store. */
+                                finalInputRef?: string | null;
+                                realResultRef?: string | null;
+                                effectiveOutputRef?: string | null;
+                                /** @description Model calls: the billed tokens. */
+                                usage?: {
+                                    input_tokens: number;
+                                    output_tokens: number;
+                                } | null;
+                                providerRequestId?: string | null;
+                                attempts: number;
+                                shortCircuitedBy?: string | null;
+                                /** @description How it ended (succeeded, failed, rejected, blocked, cancelled, short_circuited); null while in progress. */
+                                outcome: string | null;
+                                /** @description Code and message only: details may carry content. */
+                                error: {
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @description Epoch milliseconds. */
+                                createdAt: number;
+                                /** @description Epoch milliseconds. */
+                                updatedAt: number;
                             } & {
                                 [key: string]: unknown;
                             };
+                            hooks: ({
+                                seq?: number;
+                                operationId: string;
+                                bindingId: string;
+                                /** @description `id@version` of a guest plugin, or an in-process hook's name. */
+                                hookRef: string;
+                                codeSha256: string;
+                                point: string;
+                                phase: string;
+                                revision: number;
+                                outcome: string;
+                                inputDigest: string;
+                                outputDigest: string;
+                                patchDigest: string | null;
+                                durationMs: number;
+                                fuel: number | null;
+                                errorCode: string | null;
+                                logs: {
+                                    count: number;
+                                    dropped: number;
+                                    levels: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Where the payload store keeps the lines (a keyed digest). */
+                                    ref?: string;
+                                    lines?: {
+                                        level: string;
+                                        message: string;
+                                    }[];
+                                } | null;
+                                /** @description Epoch milliseconds. */
+                                at: number;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                         };
                     };
                 };
@@ -2187,7 +3322,25 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                            /** @description The effective output of the after stage, run again on the stored real result. */
+                            output: unknown;
+                            /** @description What really happened: operation id, revision, whether the real call ran, its status. */
+                            facts: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Each hook the resume ran, with its outcome and timing. */
+                            hooks: {
+                                [key: string]: unknown;
+                            }[];
+                            annotations: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
                 };
             };
         };
@@ -2225,7 +3378,45 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            items: ({
+                                seq?: number;
+                                operationId: string;
+                                bindingId: string;
+                                /** @description `id@version` of a guest plugin, or an in-process hook's name. */
+                                hookRef: string;
+                                codeSha256: string;
+                                point: string;
+                                phase: string;
+                                revision: number;
+                                outcome: string;
+                                inputDigest: string;
+                                outputDigest: string;
+                                patchDigest: string | null;
+                                durationMs: number;
+                                fuel: number | null;
+                                errorCode: string | null;
+                                logs: {
+                                    count: number;
+                                    dropped: number;
+                                    levels: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Where the payload store keeps the lines (a keyed digest). */
+                                    ref?: string;
+                                    lines?: {
+                                        level: string;
+                                        message: string;
+                                    }[];
+                                } | null;
+                                /** @description Epoch milliseconds. */
+                                at: number;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
                 };
             };
         };
@@ -2582,7 +3773,45 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            replay: {
+                                operation_id: string;
+                                /** @description The release the operation ran on. */
+                                revision: number;
+                                /** @description The plugin put in place of its stored version. */
+                                replacement: string;
+                                changed: boolean;
+                                stages: {
+                                    point: string;
+                                    hooks: {
+                                        binding_id: string;
+                                        hook_ref: string;
+                                        /** @description This binding ran the replacement. */
+                                        replaced: boolean;
+                                        recorded: {
+                                            outcome: string;
+                                            error_code: string | null;
+                                        } | null;
+                                        replayed: {
+                                            outcome: string;
+                                            error_code: string | null;
+                                        } | null;
+                                        changed: boolean;
+                                    }[];
+                                    /** @description How the stage's output payload would differ, as JSON Pointer paths; empty when it would not. */
+                                    output: {
+                                        path: string;
+                                        expected?: unknown;
+                                        actual?: unknown;
+                                    }[];
+                                    /** @description The recorded output was not in the payload store: only whether it changed is known. */
+                                    output_unavailable?: boolean;
+                                    stop: {
+                                        recorded: string | null;
+                                        replayed: string | null;
+                                    };
+                                    changed: boolean;
+                                }[];
+                            };
                         };
                     };
                 };
@@ -2690,7 +3919,24 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            items: {
+                                /** @description The plugin version, id@version. */
+                                ref: string;
+                                /** @description Epoch ms when it was quarantined. */
+                                since: number;
+                                /** @description Epoch ms when the cooldown ends; null: only an operator lifts it. */
+                                until: number | null;
+                                /** @description Faults counted in the window that tripped it. */
+                                failures: number;
+                                lastError: {
+                                    /** @description A stable code of abi/errors.md. */
+                                    code: string;
+                                    message: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            }[];
                         };
                     };
                 };
@@ -3267,7 +4513,33 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /**
+                             * Format: date-time
+                             * @description When the figures were read: a client takes rates from two reads.
+                             */
+                            at: string;
+                            /** @description Boundary calls since the process started. */
+                            calls: number;
+                            /** @description Boundary calls that failed, since the process started. */
+                            errors: number;
+                            boundary: {
+                                operation: string;
+                                outcome: string;
+                                calls: number;
+                            }[];
+                            /** @description Per point and binding; run time and fuel estimated from the histogram buckets. */
+                            hooks: {
+                                point: string;
+                                binding: string;
+                                calls: number;
+                                failed: number;
+                                p50_ms: number | null;
+                                p99_ms: number | null;
+                                fuel_p50: number | null;
+                                fuel_p99: number | null;
+                            }[];
+                            /** @description The fuel budget of a plugin whose manifest names no limits.fuel. */
+                            default_fuel_budget: number;
                         };
                     };
                 };
@@ -3323,7 +4595,25 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @description The id of the host answering. */
+                            this_host: string;
+                            /** @description True on PostgreSQL (hosts share the database); false on SQLite (this host alone). */
+                            shared: boolean;
+                            /** @description This host first, then the others seen within the last 30 s, by URL. */
+                            items: {
+                                host_id: string;
+                                /** @description The host's management API. */
+                                url: string;
+                                active_revision: number;
+                                serving_revision: number;
+                                /** @description The error code of a release the host could not load. */
+                                release_error: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Its last heartbeat.
+                                 */
+                                seen_at: string;
+                            }[];
                         };
                     };
                 };
@@ -3342,6 +4632,212 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                             };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateway/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List gateway API keys (never their secrets), revoked ones included. */
+        get: {
+            parameters: {
+                query?: {
+                    space_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keys: {
+                                id: string;
+                                space_id: string;
+                                name: string | null;
+                                /** @description The key's first characters, to tell keys apart. */
+                                prefix: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                revoked_at: string | null;
+                                /**
+                                 * @description What the key opens: `gateway` (the model gateway) or `hooks` (the coding agents' hook door, POST /v1/agent-hooks/..., and nothing else).
+                                 * @enum {unknown}
+                                 */
+                                scope: "gateway" | "hooks";
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a gateway API key for a space; the answer holds the key, which is not shown again. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The space every gateway call made with this key runs in: its operations carry it as their space_id, and bindings whose match names spaces apply to it. Any id you choose (e.g. your team's or tenant's); `sluice keys create --space <id>`. */
+                        space_id: string;
+                        /** @description A label to tell keys apart in lists. */
+                        name?: string | null;
+                        /**
+                         * @description `gateway` (the default): the model gateway. `hooks`: the coding agents' hook door only (`sluice keys create --space S --scope hooks`).
+                         * @enum {unknown}
+                         */
+                        scope?: "gateway" | "hooks";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            space_id: string;
+                            name: string | null;
+                            /** @description The key's first characters, to tell keys apart. */
+                            prefix: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /**
+                             * @description What the key opens: `gateway` (the model gateway) or `hooks` (the coding agents' hook door, POST /v1/agent-hooks/..., and nothing else).
+                             * @enum {unknown}
+                             */
+                            scope: "gateway" | "hooks";
+                            key: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateway/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a gateway API key; requests with it are refused from now on. */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            space_id: string;
+                            name: string | null;
+                            /** @description The key's first characters, to tell keys apart. */
+                            prefix: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            /**
+                             * @description What the key opens: `gateway` (the model gateway) or `hooks` (the coding agents' hook door, POST /v1/agent-hooks/..., and nothing else).
+                             * @enum {unknown}
+                             */
+                            scope: "gateway" | "hooks";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which coding agents' hook events reached the door (POST /v1/agent-hooks/{agent}/{event}): per agent and event, how many, when last, and the last answer (continue, deny, ask, block, replace, neutral, refused). */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only events of keys of this space. */
+                    space_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: {
+                                agent: string;
+                                event: string;
+                                count: number;
+                                /** Format: date-time */
+                                lastSeenAt: string;
+                                lastOutcome: string;
+                            }[];
                         };
                     };
                 };

@@ -33,6 +33,14 @@ export interface RemoteOptions {
  */
 export type BodyOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
 
+/**
+ * The JSON body `method` at `path` answers with `status`, as the document declares it (the
+ * routes' response schemas): what the CLI and the console read, never retyped by hand.
+ * @example type Plugins = AnswerOf<"/api/v1/plugins">; type Created = AnswerOf<"/api/v1/tokens", "post", 201>;
+ */
+export type AnswerOf<P extends keyof paths, M extends keyof paths[P] = "get" & keyof paths[P], S extends number = 200> =
+  paths[P][M] extends { responses: { [K in S]: { content: { "application/json": infer T } } } } ? T : never;
+
 /** What every openapi-fetch call resolves to. */
 interface Answer { data?: unknown; error?: unknown; response: Response }
 

@@ -5,10 +5,9 @@
  */
 import { diffReleases, summarize, type Release } from "../pipeline/release-diff.js";
 import { rollbackTarget } from "../registry/rollback.js";
-import type { ActivationRecord } from "../registry/records.js";
-import type { ApiClient } from "./client.js";
+import type { AnswerOf, ApiClient } from "./client.js";
 
-interface ReleaseList { active_revision: number; items: Release[]; activations: ActivationRecord[] }
+type ReleaseList = AnswerOf<"/api/v1/releases">;
 
 const EMPTY: Release = { revision: 0, order_mode: "staged", bindings: [] };
 
@@ -39,6 +38,6 @@ export async function activatePreview(client: ApiClient, revision: number): Prom
 /** The draft against the active release: what `publish --activate` will serve. */
 export async function publishPreview(client: ApiClient): Promise<string[]> {
   const list = await releases(client);
-  const { items } = await client.call<{ items: Release["bindings"] }>(client.api.GET("/api/v1/bindings"));
+  const { items } = await client.call<AnswerOf<"/api/v1/bindings">>(client.api.GET("/api/v1/bindings"));
   return lines(list, { revision: 0, order_mode: list.items.find((r) => r.revision === list.active_revision)?.order_mode ?? "staged", bindings: items }, "publish and activate the draft");
 }

@@ -42,6 +42,8 @@ export interface DryRunResult {
   stop?: Stop;
   error?: ErrorData;
   annotations?: Record<string, unknown>;
+  /** What the guest logged, its lines in full: the author's own test run, answered and never stored. */
+  logs?: { lines: { level: string; message: string }[]; dropped: number };
   /** Time inside the guest call. */
   duration_ms: number;
   /** Fuel the guest call used, and its budget per call (abi/README.md §11). */

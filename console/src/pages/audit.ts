@@ -1,10 +1,9 @@
 /** Audit: every control action, newest first, with who acted (the token's name), when and what changed; filter by action and revision. */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, h, table, when } from "../dom.js";
-import type { paths } from "../../../host/cli/api-types.js";
 import type { Page } from "./page.js";
 
-export type ControlAuditPage = paths["/api/v1/control-audit"]["get"]["responses"][200]["content"]["application/json"];
+export type ControlAuditPage = Answer<"/api/v1/control-audit">;
 export type ControlEntry = ControlAuditPage["items"][number];
 
 const ACTIONS = ["upload", "bind", "unbind", "binding.set", "enable", "disable", "publish", "activate", "rollback", "deploy", "quarantine.lift", "key.create", "key.revoke", "token.create", "token.revoke"];

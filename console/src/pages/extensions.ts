@@ -3,14 +3,15 @@
  * the serving release at once (a new revision), so each shows the change with its direction,
  * asks first, and says what happened.
  */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, confirmDialog, h, short, table } from "../dom.js";
 import { gated } from "../session.js";
 import type { Page } from "./page.js";
 
-interface Item { extension_id: string; pair_id: string; hook_ref: string; node_id: string; hook_type: string; enabled: boolean; mandatory: boolean; order: number; priority: number; failure_policy: string; code_sha256?: string }
-interface List { sdk_interface_version: string; view: string; revision: number; order_mode: string; items: Item[]; deprecations: unknown[] }
-interface Change { revision: number; created?: number }
+type List = Answer<"/api/v1/pipeline/extensions">;
+type Item = List["items"][number];
+/** What enable, disable or reorder changed (both routes answer the same shape). */
+type Change = Answer<"/api/v1/pipeline/order", "put">;
 
 export const extensionsPage: Page = (root, ctx) => {
   const banner = h("div", { "aria-live": "polite" });
@@ -37,7 +38,7 @@ export const extensionsPage: Page = (root, ctx) => {
     };
     const toggle = (it: Item) => act(`${it.enabled ? "Disable" : "Enable"} ${it.extension_id}?`, [`${it.extension_id}: enabled ${it.enabled} → ${!it.enabled}`],
       it.enabled ? "Disable" : "Enable", list.revision,
-      () => api<Change>("PATCH", `/api/v1/pipeline/extensions/${encodeURIComponent(it.extension_id)}`, { enabled: !it.enabled }),
+      () => api<Answer<"/api/v1/pipeline/extensions/{id}", "patch">>("PATCH", `/api/v1/pipeline/extensions/${encodeURIComponent(it.extension_id)}`, { enabled: !it.enabled }),
       `${it.enabled ? "Disabled" : "Enabled"} ${it.extension_id} (enabled ${it.enabled} → ${!it.enabled})`);
     clear(out,
       h("p", null, `Active release r${list.revision} · order mode ${list.order_mode} · SDK interface version `, h("strong", { "data-testid": "interface-version" }, list.sdk_interface_version)),

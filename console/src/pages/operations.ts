@@ -1,22 +1,22 @@
 /** Operations: search on the server (outcome, error code, binding, plugin, space, agent session, time), one operation's phases, hooks, decisions and timings (digests only), replay. */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, h, short, table, when } from "../dom.js";
 import { gated } from "../session.js";
 import type { Page } from "./page.js";
-import type { paths } from "../../../host/cli/api-types.js";
 
-type Skipped = NonNullable<paths["/api/v1/operations/{id}"]["get"]["responses"][200]["content"]["application/json"]["operation"]["skipped"]>;
+type Search = Answer<"/api/v1/operations">;
+type Operation = Answer<"/api/v1/operations/{id}">["operation"];
+type Skipped = NonNullable<Operation["skipped"]>;
+type Audit = Answer<"/api/v1/audit">["items"][number];
+/** A guest's log in an audit row: counts by level; the lines only while the payload store keeps them. */
+type AuditLogs = NonNullable<Audit["logs"]>;
+type ReplayResult = Answer<"/api/v1/operations/{id}/replay", "post">["replay"];
+type Plugins = Answer<"/api/v1/plugins">;
 const WHY: Record<Skipped[number]["reason"], string> = {
   disabled: "disabled in the release it ran on (it would have matched)",
   quarantined: "plugin quarantined: failed without running, its failure policy decided",
   not_matched: "its match does not admit this call",
 };
-
-interface Operation { operationId: string; identity: { operation: string; beforePoint: string; afterPoint: string; ctx: { spaceId: string; runId?: string; actorId?: string } }; point: string; phase: string; realStatus: string; revision: number; outcome: string | null; error: { code: string; message: string } | null; shortCircuitedBy: string | null; attempts: number; createdAt: number; updatedAt: number; completed: { point: string; bindingId: string }[]; skipped?: Skipped; finalInputRef: string | null; realResultRef: string | null; effectiveOutputRef: string | null }
-interface ReplayResult { operation_id: string; revision: number; replacement: string; changed: boolean; stages: { point: string; changed: boolean; stop: { recorded: string | null; replayed: string | null }; output: unknown[]; hooks: { binding_id: string; hook_ref: string; replaced: boolean; changed: boolean; recorded: { outcome: string; error_code: string | null } | null; replayed: { outcome: string; error_code: string | null } | null }[] }[] }
-interface Audit { bindingId: string; hookRef: string; codeSha256: string; point: string; phase: string; revision: number; outcome: string; inputDigest: string; outputDigest: string; patchDigest: string | null; durationMs: number; fuel: number | null; errorCode: string | null; at: number; logs: AuditLogs | null }
-/** A guest's log in an audit row: counts by level; the lines only while the payload store keeps them. */
-interface AuditLogs { count: number; dropped: number; levels: Record<string, number>; lines?: { level: string; message: string }[] }
 
 /** "3 (2 info, 1 warn), 5 dropped". */
 function logSummary(l: AuditLogs | null): string {
@@ -60,7 +60,7 @@ function search(root: HTMLElement, fail: (e: unknown) => void): void {
     set("outcome", outcome.value); set("error_code", code.value); set("binding", binding.value); set("plugin", plugin.value); set("space", space.value); set("run_id", session.value);
     if (from.value) q.set("from", String(Date.parse(from.value)));
     if (to.value) q.set("to", String(Date.parse(to.value)));
-    const r = await api<{ items: Operation[]; total?: number; complete?: boolean; unreadable: { operation_id: string; code: string }[] }>("GET", `/api/v1/operations?${q}`);
+    const r = await api<Search>("GET", `/api/v1/operations?${q}`);
     const total = r.total ?? r.items.length;
     const pages = Math.max(1, Math.ceil(total / PAGE));
     clear(results,
@@ -100,9 +100,9 @@ function detail(root: HTMLElement, id: string, ctx: Parameters<Page>[1]): void {
   clear(root, h("p", null, h("a", { href: "#/operations" }, "← all operations")), out);
   void (async () => {
     const [{ operation: o }, { items: audit }, plugins] = await Promise.all([
-      api<{ operation: Operation }>("GET", `/api/v1/operations/${encodeURIComponent(id)}`),
-      api<{ items: Audit[] }>("GET", `/api/v1/audit?operation_id=${encodeURIComponent(id)}&limit=1000`),
-      api<{ items: { id: string; version: string }[] }>("GET", "/api/v1/plugins"),
+      api<Answer<"/api/v1/operations/{id}">>("GET", `/api/v1/operations/${encodeURIComponent(id)}`),
+      api<Answer<"/api/v1/audit">>("GET", `/api/v1/audit?operation_id=${encodeURIComponent(id)}&limit=1000`),
+      api<Plugins>("GET", "/api/v1/plugins"),
     ]);
     const replayOut = h("div", { "aria-live": "polite" });
     const ref = h("select", { id: "replay-ref" }, plugins.items.map((p) => h("option", { value: `${p.id}@${p.version}` }, `${p.id}@${p.version}`)));
@@ -112,7 +112,7 @@ function detail(root: HTMLElement, id: string, ctx: Parameters<Page>[1]): void {
     const replay = h("form", { class: "toolbar", onsubmit: async (ev) => {
       ev.preventDefault();
       try {
-        const r = await api<{ replay: ReplayResult }>("POST", `/api/v1/operations/${encodeURIComponent(id)}/replay`, { hook_ref: ref.value });
+        const r = await api<Answer<"/api/v1/operations/{id}/replay", "post">>("POST", `/api/v1/operations/${encodeURIComponent(id)}/replay`, { hook_ref: ref.value });
         clear(replayOut, h("p", { class: "content-note" }, "Replay result (computed from the payload store's recorded inputs):"), replayView(r.replay));
       } catch (err) { clear(replayOut, ctx.errorBox(err)); }
     } }, h("label", { for: "replay-ref" }, "Replay with"), ref, h("button", { type: "submit", class: "secondary", ...gated("deployer") }, "Replay"));

@@ -3,13 +3,13 @@
  * call and error rates, and per-hook run time and fuel: exact percentiles of the audit rows
  * (GET /api/v1/hook-figures), never a histogram's bucket edges. Polled every 2 s.
  */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, h, table, when } from "../dom.js";
 import { poll, type Page } from "./page.js";
-import type { paths } from "../../../host/cli/api-types.js";
 
-type Figures = paths["/api/v1/hook-figures"]["get"]["responses"][200]["content"]["application/json"];
-interface Extension { extension_id: string; hook_ref: string; node_id: string; enabled: boolean; failure_policy: string }
+type Figures = Answer<"/api/v1/hook-figures">;
+type Extensions = Answer<"/api/v1/pipeline/extensions">;
+type Extension = Extensions["items"][number];
 
 /** What a quarantined plugin now does to traffic: each binding of it in the active release, by its failure policy. */
 export function blocks(ref: string, extensions: Extension[]): string[] {
@@ -20,9 +20,6 @@ export function blocks(ref: string, extensions: Extension[]): string[] {
     : `skipped at ${e.node_id} (${e.extension_id}, ${e.failure_policy}): calls go on without it`));
 }
 
-interface Status { active_revision: number; serving_revision: number; serving_since: string | null; loading_revision: number | null; release_error: { code: string; message: string } | null; sdk_interface_version: string; plugins: number; bindings: number; releases: number }
-interface FleetHost { host_id: string; url: string; active_revision: number; serving_revision: number; release_error: string | null; seen_at: string }
-interface Summary { at: string; calls: number; errors: number; hooks: { point: string; binding: string; calls: number; failed: number; p50_ms: number | null; p99_ms: number | null; fuel_p50: number | null; fuel_p99: number | null }[] }
 
 const num = (v: number | null) => (v === null ? "–" : v >= 1e5 ? v.toExponential(2) : String(Math.round(v * 100) / 100));
 
@@ -36,12 +33,12 @@ export const overviewPage: Page = (root, ctx) => {
   let last: { at: number; calls: number; errors: number } | undefined;
   return poll(2000, async () => {
     const [s, f, q, m, figures, ext] = await Promise.all([
-      api<Status>("GET", "/api/v1/status"),
-      api<{ this_host: string; shared: boolean; items: FleetHost[] }>("GET", "/api/v1/fleet"),
-      api<{ items: { ref: string; failures: number; lastError: { code: string } }[] }>("GET", "/api/v1/quarantine"),
-      api<Summary>("GET", "/api/v1/metrics/summary"),
+      api<Answer<"/api/v1/status">>("GET", "/api/v1/status"),
+      api<Answer<"/api/v1/fleet">>("GET", "/api/v1/fleet"),
+      api<Answer<"/api/v1/quarantine">>("GET", "/api/v1/quarantine"),
+      api<Answer<"/api/v1/metrics/summary">>("GET", "/api/v1/metrics/summary"),
       api<Figures>("GET", "/api/v1/hook-figures"),
-      api<{ items: Extension[] }>("GET", "/api/v1/pipeline/extensions"),
+      api<Extensions>("GET", "/api/v1/pipeline/extensions"),
     ]);
     const now = Date.parse(m.at);
     const rate = (n: number, prev: number | undefined) => (last && now > last.at && prev !== undefined ? ((n - prev) / ((now - last.at) / 1000)).toFixed(2) : "–");

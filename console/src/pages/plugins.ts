@@ -1,9 +1,8 @@
 /** Plugins: versions, digests, limits, grants and capabilities, and fuel per call (p50/p99) against the budget. */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, h, short, table, when } from "../dom.js";
 import { paginate, type Page } from "./page.js";
 
-interface Plugin { id: string; version: string; sha256: string; size: number; created_at: string; manifest: { limits: Record<string, number>; capabilities: string[]; points: Record<string, { read?: string[]; write?: string[] } | null>; failure_policy: string } }
 
 export const pluginsPage: Page = (root, ctx) => {
   const out = h("div");
@@ -11,9 +10,9 @@ export const pluginsPage: Page = (root, ctx) => {
   const load = async (): Promise<void> => {
     // Exact per-call fuel from the audit records (each hook run's fuel; the first 5000 runs kept).
     const [plugins, audit, metrics] = await Promise.all([
-      api<{ items: Plugin[] }>("GET", "/api/v1/plugins"),
-      api<{ items: { hookRef: string; fuel: number | null }[] }>("GET", "/api/v1/audit?limit=5000"),
-      api<{ default_fuel_budget: number }>("GET", "/api/v1/metrics/summary"),
+      api<Answer<"/api/v1/plugins">>("GET", "/api/v1/plugins"),
+      api<Answer<"/api/v1/audit">>("GET", "/api/v1/audit?limit=5000"),
+      api<Answer<"/api/v1/metrics/summary">>("GET", "/api/v1/metrics/summary"),
     ]);
     const fuelByRef = new Map<string, number[]>();
     for (const a of audit.items) if (a.fuel !== null) fuelByRef.set(a.hookRef, [...(fuelByRef.get(a.hookRef) ?? []), a.fuel]);

@@ -1,13 +1,13 @@
 /** Releases: the list, a diff between any two revisions, publish, activate and roll back (each confirmed with what changes). */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, confirmDialog, h, table, when } from "../dom.js";
 import { diffReleases, summarize, type Release, type ReleaseDiff } from "../diff.js";
 import { gated } from "../session.js";
 import { auditTable, type ControlAuditPage } from "./audit.js";
 import { paginate, type Page } from "./page.js";
 
-interface Activation { seq: number; revision: number; reason: string; activated_at: string }
-interface List { active_revision: number; items: (Release & { based_on: number | null; note: string; created_at: string })[]; activations: Activation[] }
+type List = Answer<"/api/v1/releases">;
+type Published = Answer<"/api/v1/releases", "post", 201>;
 
 const show = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
 
@@ -61,7 +61,7 @@ export const releasesPage: Page = (root, ctx) => {
     toSel.onchange = drawDiff;
     const publish = async (): Promise<void> => {
       try {
-        const r = await api<{ release: Release; created: boolean }>("POST", "/api/v1/releases", {});
+        const r = await api<Published>("POST", "/api/v1/releases", {});
         await load();
         said(r.created ? `Published r${r.release.revision} (not active yet; serving stays r${list.active_revision}).` : `The draft equals r${r.release.revision}: nothing published.`);
       } catch (err) { clear(banner, ctx.errorBox(err)); }

@@ -1,12 +1,11 @@
 /** API tokens: the server's own (admin) and named ones with a role; create (the token is shown once) and revoke. Admin only. */
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, confirmDialog, h, table, when } from "../dom.js";
-import type { paths } from "../../../host/cli/api-types.js";
 import { gated } from "../session.js";
 import type { Page } from "./page.js";
 
-type Token = paths["/api/v1/tokens"]["get"]["responses"][200]["content"]["application/json"]["items"][number];
-type Created = paths["/api/v1/tokens"]["post"]["responses"][201]["content"]["application/json"];
+type Tokens = Answer<"/api/v1/tokens">;
+type Created = Answer<"/api/v1/tokens", "post", 201>;
 
 export const tokensPage: Page = (root, ctx) => {
   const created = h("div", { "aria-live": "polite" });
@@ -23,7 +22,7 @@ export const tokensPage: Page = (root, ctx) => {
   } }, h("label", { for: "token-name" }, "Name"), name, h("label", { for: "token-role" }, "Role"), role, h("button", { type: "submit", class: "primary", ...gated("admin") }, "Create token"));
   clear(root, h("p", null, "viewer reads everything here; deployer also changes what serves; admin also manages tokens and gateway keys."), form, created, list);
   const load = async (): Promise<void> => {
-    const { items } = await api<{ items: Token[] }>("GET", "/api/v1/tokens");
+    const { items } = await api<Tokens>("GET", "/api/v1/tokens");
     clear(list, table("API tokens", ["Name", "Role", "Prefix", "Created", "Revoked", ""],
       items.map((t) => [t.name, t.role, t.builtin ? "(the server's own token)" : h("code", null, t.prefix ?? ""), when(t.created_at), when(t.revoked_at),
         t.builtin || t.revoked_at ? "" : h("button", { type: "button", class: "danger", "aria-label": `Revoke ${t.name}`, ...gated("admin"), onclick: async () => {

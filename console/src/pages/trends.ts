@@ -7,13 +7,12 @@
  */
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { api } from "../api.js";
+import { api, type Answer } from "../api.js";
 import { clear, h, table, when } from "../dom.js";
 import type { Page } from "./page.js";
-import type { paths } from "../../../host/cli/api-types.js";
 
-type Trends = paths["/api/v1/trends"]["get"]["responses"][200]["content"]["application/json"];
-type Usage = paths["/api/v1/usage"]["get"]["responses"][200]["content"]["application/json"];
+type Trends = Answer<"/api/v1/trends">;
+type Usage = Answer<"/api/v1/usage">;
 type Figures = Trends["bindings"][number]["total"];
 
 const HOUR = 60 * 60 * 1000;

@@ -6,9 +6,11 @@ import { BINDING_INPUT_SCHEMA } from "../../registry/binding-input.js";
 import type { ControlChangeItem } from "../../records/control-audit-store.js";
 import type { ControlLog } from "../control-log.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
-import { anyObject, errorResponses } from "../schemas.js";
+import { errorResponses } from "../schemas.js";
+import { BINDING_RECORD } from "../shapes/binding.js";
 
 const UPDATE_BODY = { ...BINDING_INPUT_SCHEMA, required: ["hook_ref", "point"] } as const;
+const ONE = { type: "object", additionalProperties: false, required: ["binding"], properties: { binding: BINDING_RECORD } } as const;
 const SPEC_FIELDS = ["hook_ref", "point", "match", "priority", "timeout_ms", "failure_policy", "observe_only", "config", "enabled", "mandatory", "extension"] as const;
 
 /** Each field of a binding that differs, as "<id>: <field>" from → to. */
@@ -23,24 +25,24 @@ export function bindingChanges(id: string, before: Partial<BindingRecord> | unde
 }
 
 export function bindingRoutes(app: FastifyInstance, registry: Registry, control: ControlLog): void {
-  app.get("/api/v1/bindings", { config: VIEWER, schema: { tags: ["bindings"], summary: "The draft bindings, in order.", response: { 200: anyObject, ...errorResponses() } } },
+  app.get("/api/v1/bindings", { config: VIEWER, schema: { tags: ["bindings"], summary: "The draft bindings, in order.", response: { 200: { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: BINDING_RECORD } } }, ...errorResponses() } } },
     async () => ({ items: await registry.listBindings() }));
 
   app.post<{ Body: Record<string, unknown> }>("/api/v1/bindings", {
     config: DEPLOYER,
-    schema: { tags: ["bindings"], summary: "Add a binding at the end of the draft order; config is checked against the plugin's config_schema.", body: BINDING_INPUT_SCHEMA, response: { 201: anyObject, ...errorResponses(400, 403, 404, 409) } },
+    schema: { tags: ["bindings"], summary: "Add a binding at the end of the draft order; config is checked against the plugin's config_schema.", body: BINDING_INPUT_SCHEMA, response: { 201: ONE, ...errorResponses(400, 403, 404, 409) } },
   }, async (request, reply) => {
     const binding = await registry.createBinding(request.body);
     await control.record(request, "bind", { target: binding.id, changes: bindingChanges(binding.id, undefined, binding) });
     return reply.status(201).send({ binding });
   });
 
-  app.get<{ Params: { id: string } }>("/api/v1/bindings/:id", { config: VIEWER, schema: { tags: ["bindings"], summary: "One draft binding.", response: { 200: anyObject, ...errorResponses(400, 404) } } },
+  app.get<{ Params: { id: string } }>("/api/v1/bindings/:id", { config: VIEWER, schema: { tags: ["bindings"], summary: "One draft binding.", response: { 200: ONE, ...errorResponses(400, 404) } } },
     async (request) => ({ binding: await registry.getBinding(request.params.id) }));
 
   app.put<{ Params: { id: string }; Body: Record<string, unknown> }>("/api/v1/bindings/:id", {
     config: DEPLOYER,
-    schema: { tags: ["bindings"], summary: "Replace a draft binding, keeping its place in the order.", body: UPDATE_BODY, response: { 200: anyObject, ...errorResponses(400, 403, 404) } },
+    schema: { tags: ["bindings"], summary: "Replace a draft binding, keeping its place in the order.", body: UPDATE_BODY, response: { 200: ONE, ...errorResponses(400, 403, 404) } },
   }, async (request) => {
     const before = await registry.getBinding(request.params.id);
     const binding = await registry.updateBinding(request.params.id, request.body);

@@ -10,7 +10,7 @@ import type { FastifyInstance } from "fastify";
 import type { BoundaryResult, HookTrace } from "../../engine/call-types.js";
 import type { ChatRequest, ChatResponse } from "../../boundary/chat.js";
 import type { Host } from "../../host.js";
-import { anyObject, errorResponses } from "../schemas.js";
+import { errorResponses } from "../schemas.js";
 import { causeOf } from "../../errors/error-cause.js";
 import { levelName, type GuestLogs } from "../../pipeline/guest-logs.js";
 import { DEPLOYER } from "../roles.js";
@@ -27,6 +27,45 @@ const CALL_BODY = {
     model: { type: "string", minLength: 1, maxLength: 256, description: "kind chat or embedding: the model id (bindings match on it). Default test-model." },
     texts: { type: "array", items: { type: "string", maxLength: 1_000_000 }, maxItems: 1000, description: "kind embedding: the texts." },
     space_id: { type: "string", minLength: 1, maxLength: 256, description: "The space the call runs in (bindings match on it). Default default." },
+  },
+} as const;
+
+const ERROR = {
+  type: "object", additionalProperties: false, required: ["code", "message"],
+  properties: {
+    code: { type: "string" }, message: { type: "string" },
+    cause: { type: "object", additionalProperties: false, required: ["code", "message"], properties: { code: { type: "string" }, message: { type: "string" } }, description: "The catalogued cause a wrapping error (HOOK_FAILED) carries." },
+  },
+} as const;
+
+/** The test call's answer: what went in, what the stub received, what came out, and each hook. Payloads are open: they are the call's own. */
+const CALLED = {
+  type: "object", additionalProperties: false, required: ["test", "ok", "operation_id", "revision", "called", "input", "hooks", "duration_ms"],
+  properties: {
+    test: { type: "boolean", enum: [true] },
+    ok: { type: "boolean" },
+    operation_id: { type: "string" },
+    revision: { type: "integer" },
+    called: { type: "boolean", description: "Whether the stub in place of the real call ran." },
+    input: { description: "The call's input as sent: a tool's arguments, a chat's messages, an embedding's texts." },
+    executed_with: { description: "What the stub received: the input after the before hooks (absent when it was never called)." },
+    output: { description: "What the caller got (when ok)." },
+    error: ERROR,
+    hooks: {
+      type: "array",
+      items: {
+        type: "object", additionalProperties: false, required: ["point", "binding", "hook_ref", "outcome", "duration_ms"],
+        properties: {
+          point: { type: "string" }, binding: { type: "string" }, hook_ref: { type: "string" }, outcome: { type: "string" },
+          duration_ms: { type: "number" }, fuel: { type: "number" }, error: ERROR,
+          logs: {
+            type: "object", additionalProperties: false, required: ["lines", "dropped"], description: "The guest's log lines, in full: this answer goes to the author testing the hook and is not stored.",
+            properties: { lines: { type: "array", items: { type: "object", additionalProperties: false, required: ["level", "message"], properties: { level: { type: "string" }, message: { type: "string" } } } }, dropped: { type: "integer" } },
+          },
+        },
+      },
+    },
+    duration_ms: { type: "number" },
   },
 } as const;
 
@@ -80,7 +119,7 @@ export function callRoutes(app: FastifyInstance, host: Host): void {
       tags: ["operations"],
       summary: "Run one tool, chat or embedding call through the active release with a test executor that echoes its input (no real tool or model is called); returns the decision, the input the stub received (after the hooks), the output and each hook's outcome and timing. Recorded as an operation with actor_id sluice-call:test.",
       body: CALL_BODY,
-      response: { 200: anyObject, ...errorResponses(400) },
+      response: { 200: CALLED, ...errorResponses(400) },
     },
   }, async (request) => {
     const b = request.body;

@@ -4,7 +4,9 @@ import type { ControlLog } from "../control-log.js";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
 import type { PluginSource } from "../../registry/records.js";
-import { anyObject, errorResponses, UPLOAD_BODY } from "../schemas.js";
+import { errorResponses, UPLOAD_BODY } from "../schemas.js";
+import { PLUGIN_RECORD } from "../shapes/plugin.js";
+import { RELEASE_RECORD } from "../shapes/release.js";
 import { DEPLOYER } from "../roles.js";
 
 const DEPLOY_BODY = {
@@ -30,6 +32,23 @@ const DEPLOY_BODY = {
   },
 } as const;
 
+/** What a deploy did (registry/deploy.ts). */
+const DEPLOYED = {
+  type: "object", additionalProperties: false, required: ["plugin", "uploaded", "bindings", "release", "created", "activated", "active_revision"],
+  properties: {
+    plugin: PLUGIN_RECORD,
+    uploaded: { type: "boolean", description: "False: an identical version was stored already and is reused." },
+    bindings: {
+      type: "array", description: "The manifest's bindings, each created or replaced in the draft.",
+      items: { type: "object", additionalProperties: false, required: ["id", "point", "created"], properties: { id: { type: "string" }, point: { type: "string" }, created: { type: "boolean" } } },
+    },
+    release: RELEASE_RECORD,
+    created: { type: "boolean", description: "False: the draft was identical to the latest revision, so none was created." },
+    activated: { type: "boolean" },
+    active_revision: { type: "integer" },
+  },
+} as const;
+
 export function deployRoutes(app: FastifyInstance, registry: Registry, control: ControlLog, uploadBodyLimit: number): void {
   app.post<{ Body: { manifest: string; wasm_base64: string; activate?: boolean; note?: string; source?: PluginSource } }>("/api/v1/deploy", {
     config: DEPLOYER,
@@ -38,7 +57,7 @@ export function deployRoutes(app: FastifyInstance, registry: Registry, control: 
       tags: ["plugins", "releases"],
       summary: "Deploy a plugin version in one step: check the manifest, the module and every binding of the manifest's `bindings` section (point, config against config_schema), then in one transaction store the version (an identical one is reused; the stored manifest leaves `bindings` out, so a bindings-only change needs no new version), create or replace those draft bindings, publish the draft and activate it. When any step fails nothing is stored.",
       body: DEPLOY_BODY,
-      response: { 200: anyObject, ...errorResponses(400, 404, 409, 413) },
+      response: { 200: DEPLOYED, ...errorResponses(400, 404, 409, 413) },
     },
   }, async (request) => {
     const wasm = Buffer.from(request.body.wasm_base64, "base64");

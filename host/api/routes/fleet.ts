@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import type { Registry } from "../../registry/registry.js";
 import type { MigrationSet } from "../../storage/migrations.js";
 import { migratePostgres } from "../../storage/postgres.js";
-import { anyObject, errorResponses } from "../schemas.js";
+import { errorResponses } from "../schemas.js";
 import { VIEWER } from "../roles.js";
 
 /** The heartbeat table, migrated by the one runner on a host's first beat (two hosts at once take its lock in turn). */
@@ -19,6 +19,26 @@ export const FLEET_SCHEMA: MigrationSet = {
     postgres: [{ version: 1, name: "console hosts", sql: "CREATE TABLE sluice_console_hosts (host_id text PRIMARY KEY, url text NOT NULL, active_revision integer NOT NULL, serving_revision integer NOT NULL, release_error text, seen_at timestamptz NOT NULL)" }],
   },
 };
+
+const FLEET = {
+  type: "object", additionalProperties: false, required: ["this_host", "shared", "items"],
+  properties: {
+    this_host: { type: "string", description: "The id of the host answering." },
+    shared: { type: "boolean", description: "True on PostgreSQL (hosts share the database); false on SQLite (this host alone)." },
+    items: {
+      type: "array", description: "This host first, then the others seen within the last 30 s, by URL.",
+      items: {
+        type: "object", additionalProperties: false, required: ["host_id", "url", "active_revision", "serving_revision", "release_error", "seen_at"],
+        properties: {
+          host_id: { type: "string" }, url: { type: "string", description: "The host's management API." },
+          active_revision: { type: "integer" }, serving_revision: { type: "integer" },
+          release_error: { type: ["string", "null"], description: "The error code of a release the host could not load." },
+          seen_at: { type: "string", format: "date-time", description: "Its last heartbeat." },
+        },
+      },
+    },
+  },
+} as const;
 
 const HEARTBEAT_MS = 2_000;
 const STALE_MS = 30_000;
@@ -62,7 +82,7 @@ export function fleetRoutes(app: FastifyInstance, registry: Registry, url: () =>
 
   app.get("/api/v1/fleet", {
     config: VIEWER,
-    schema: { tags: ["status"], summary: "The hosts serving this database (each host's id, API URL, serving and active revision, last heartbeat); this host alone on SQLite.", response: { 200: anyObject, ...errorResponses() } },
+    schema: { tags: ["status"], summary: "The hosts serving this database (each host's id, API URL, serving and active revision, last heartbeat); this host alone on SQLite.", response: { 200: FLEET, ...errorResponses() } },
   }, async () => {
     const me = await self();
     if (!db) return { this_host: me.host_id, shared: false, items: [me] };

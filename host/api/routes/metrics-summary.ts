@@ -7,8 +7,30 @@
 import type { FastifyInstance } from "fastify";
 import type { Registry as PromRegistry } from "prom-client";
 import { DEFAULT_LIMITS } from "../../sandbox/limits.js";
-import { anyObject, errorResponses } from "../schemas.js";
+import { errorResponses } from "../schemas.js";
 import { VIEWER } from "../roles.js";
+
+const estimate = { type: ["number", "null"] } as const;
+const SUMMARY = {
+  type: "object", additionalProperties: false, required: ["at", "calls", "errors", "boundary", "hooks", "default_fuel_budget"],
+  properties: {
+    at: { type: "string", format: "date-time", description: "When the figures were read: a client takes rates from two reads." },
+    calls: { type: "number", description: "Boundary calls since the process started." },
+    errors: { type: "number", description: "Boundary calls that failed, since the process started." },
+    boundary: {
+      type: "array",
+      items: { type: "object", additionalProperties: false, required: ["operation", "outcome", "calls"], properties: { operation: { type: "string" }, outcome: { type: "string" }, calls: { type: "number" } } },
+    },
+    hooks: {
+      type: "array", description: "Per point and binding; run time and fuel estimated from the histogram buckets.",
+      items: {
+        type: "object", additionalProperties: false, required: ["point", "binding", "calls", "failed", "p50_ms", "p99_ms", "fuel_p50", "fuel_p99"],
+        properties: { point: { type: "string" }, binding: { type: "string" }, calls: { type: "number" }, failed: { type: "number" }, p50_ms: estimate, p99_ms: estimate, fuel_p50: estimate, fuel_p99: estimate },
+      },
+    },
+    default_fuel_budget: { type: "number", description: "The fuel budget of a plugin whose manifest names no limits.fuel." },
+  },
+} as const;
 
 interface Sample { labels: Record<string, string | number>; value: number; metricName?: string }
 interface Metric { name: string; values: Sample[] }
@@ -79,6 +101,6 @@ export async function metricsSummary(prom: PromRegistry): Promise<Record<string,
 export function metricsSummaryRoutes(app: FastifyInstance, prom: PromRegistry): void {
   app.get("/api/v1/metrics/summary", {
     config: VIEWER,
-    schema: { tags: ["status"], summary: "The host's metrics as JSON: boundary calls and errors (totals since start), and per binding calls, p50/p99 run time (ms) and fuel.", response: { 200: anyObject, ...errorResponses() } },
+    schema: { tags: ["status"], summary: "The host's metrics as JSON: boundary calls and errors (totals since start), and per binding calls, p50/p99 run time (ms) and fuel.", response: { 200: SUMMARY, ...errorResponses() } },
   }, async () => metricsSummary(prom));
 }

@@ -3,11 +3,31 @@ import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Host } from "../../host.js";
 import type { ControlLog } from "../control-log.js";
-import { anyObject, errorResponses } from "../schemas.js";
+import { errorResponses } from "../schemas.js";
+import { ERROR_DATA } from "../shapes/error-data.js";
+
+const QUARANTINED = {
+  type: "object", additionalProperties: false, required: ["items"],
+  properties: {
+    items: {
+      type: "array",
+      items: {
+        type: "object", additionalProperties: false, required: ["ref", "since", "until", "failures", "lastError"],
+        properties: {
+          ref: { type: "string", description: "The plugin version, id@version." },
+          since: { type: "number", description: "Epoch ms when it was quarantined." },
+          until: { type: ["number", "null"], description: "Epoch ms when the cooldown ends; null: only an operator lifts it." },
+          failures: { type: "integer", description: "Faults counted in the window that tripped it." },
+          lastError: ERROR_DATA,
+        },
+      },
+    },
+  },
+} as const;
 import { DEPLOYER, VIEWER } from "../roles.js";
 
 export function quarantineRoutes(app: FastifyInstance, host: Host, control: ControlLog): void {
-  app.get("/api/v1/quarantine", { config: VIEWER, schema: { tags: ["quarantine"], summary: "Plugins quarantined now, with their last error.", response: { 200: anyObject, ...errorResponses() } } },
+  app.get("/api/v1/quarantine", { config: VIEWER, schema: { tags: ["quarantine"], summary: "Plugins quarantined now, with their last error.", response: { 200: QUARANTINED, ...errorResponses() } } },
     async () => ({ items: host.quarantine.list() }));
 
   app.delete<{ Params: { ref: string } }>("/api/v1/quarantine/:ref", {

@@ -13,14 +13,14 @@ import { DEPLOYER, VIEWER } from "../roles.js";
 import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-search.js";
 import { timeOf } from "../query-time.js";
 import { auditView } from "../audit-view.js";
+import { AUDIT_ROW, OPERATION_RECORD } from "../shapes/operation-record.js";
 
-const anyObject = { type: "object", additionalProperties: true } as const;
 const str = { type: "string" } as const;
 /** A records list: the records that open, and by id the ones that do not (never their content). */
 const operationList = {
   type: "object", additionalProperties: false, required: ["items", "unreadable"],
   properties: {
-    items: { type: "array", items: anyObject },
+    items: { type: "array", items: OPERATION_RECORD },
     total: { type: "integer", description: "With any search filter or offset: the exact number of matching operations (the page is `items`)." },
     complete: { type: "boolean", description: "False when the store holds more records than one search reads (the newest are searched)." },
     unreadable: {
@@ -30,26 +30,25 @@ const operationList = {
   },
 } as const;
 
-/** One record as stored; `skipped` is described because a reader needs its reasons. */
+/** One record as stored, with its hooks' audit rows oldest first. */
 const operationDetail = {
   type: "object", additionalProperties: false, required: ["operation", "hooks"],
+  properties: { operation: OPERATION_RECORD, hooks: { type: "array", items: AUDIT_ROW } },
+} as const;
+
+/** A resume that ran: the output the caller gets now, and the engine's own facts and hook traces, open (the CLI prints them whole). A resume that did not run answers the error with its facts and hooks. */
+const resumed = {
+  type: "object", additionalProperties: false, required: ["ok", "output", "facts", "hooks", "annotations"],
   properties: {
-    hooks: { type: "array", items: anyObject },
-    operation: {
-      type: "object", additionalProperties: true,
-      properties: {
-        skipped: {
-          type: "array",
-          description: "Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped.",
-          items: {
-            type: "object", additionalProperties: false, required: ["point", "bindingId", "hookRef", "reason"],
-            properties: { point: str, bindingId: str, hookRef: str, reason: { type: "string", enum: ["disabled", "quarantined", "not_matched"] } },
-          },
-        },
-      },
-    },
+    ok: { type: "boolean", enum: [true] },
+    output: { description: "The effective output of the after stage, run again on the stored real result." },
+    facts: { type: "object", additionalProperties: true, description: "What really happened: operation id, revision, whether the real call ran, its status." },
+    hooks: { type: "array", items: { type: "object", additionalProperties: true }, description: "Each hook the resume ran, with its outcome and timing." },
+    annotations: { type: "object", additionalProperties: true },
   },
 } as const;
+
+const auditList = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: AUDIT_ROW } } } as const;
 
 
 function limitOf(value: string | undefined): number | undefined {
@@ -119,7 +118,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
 
   app.post<{ Params: { id: string } }>("/api/v1/operations/:id/resume", {
     config: DEPLOYER,
-    schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again." },
+    schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again.", response: { 200: resumed } },
   }, async (request, reply) => {
     storeOf(host);
     const r = await host.resume(request.params.id, { signal: AbortSignal.timeout(60_000) });
@@ -130,7 +129,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
 
   app.get<{ Querystring: { operation_id?: string; binding_id?: string; from?: string; to?: string; limit?: string } }>("/api/v1/audit", {
     config: VIEWER,
-    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } } },
+    schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } }, response: { 200: auditList } },
   }, async (request) => {
     const q = request.query;
     const from = timeOf(q.from, "from");

@@ -2,7 +2,48 @@
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
-import { anyObject, errorResponses } from "../schemas.js";
+import { errorResponses } from "../schemas.js";
+
+const outcome = { type: ["object", "null"], additionalProperties: false, required: ["outcome", "error_code"], properties: { outcome: { type: "string" }, error_code: { type: ["string", "null"] } } } as const;
+
+/** What a replay computed (registry/replay.ts), stage by stage. */
+const REPLAYED = {
+  type: "object", additionalProperties: false, required: ["replay"],
+  properties: {
+    replay: {
+      type: "object", additionalProperties: false, required: ["operation_id", "revision", "replacement", "stages", "changed"],
+      properties: {
+        operation_id: { type: "string" },
+        revision: { type: "integer", description: "The release the operation ran on." },
+        replacement: { type: "string", description: "The plugin put in place of its stored version." },
+        changed: { type: "boolean" },
+        stages: {
+          type: "array",
+          items: {
+            type: "object", additionalProperties: false, required: ["point", "hooks", "output", "stop", "changed"],
+            properties: {
+              point: { type: "string" },
+              hooks: {
+                type: "array",
+                items: {
+                  type: "object", additionalProperties: false, required: ["binding_id", "hook_ref", "replaced", "recorded", "replayed", "changed"],
+                  properties: { binding_id: { type: "string" }, hook_ref: { type: "string" }, replaced: { type: "boolean", description: "This binding ran the replacement." }, recorded: outcome, replayed: outcome, changed: { type: "boolean" } },
+                },
+              },
+              output: {
+                type: "array", description: "How the stage's output payload would differ, as JSON Pointer paths; empty when it would not.",
+                items: { type: "object", additionalProperties: false, required: ["path"], properties: { path: { type: "string" }, expected: {}, actual: {} } },
+              },
+              output_unavailable: { type: "boolean", description: "The recorded output was not in the payload store: only whether it changed is known." },
+              stop: { type: "object", additionalProperties: false, required: ["recorded", "replayed"], properties: { recorded: { type: ["string", "null"] }, replayed: { type: ["string", "null"] } } },
+              changed: { type: "boolean" },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
 import { DEPLOYER } from "../roles.js";
 
 const REPLAY_BODY = {
@@ -22,7 +63,7 @@ export function replayRoutes(app: FastifyInstance, registry: Registry, bodyLimit
     schema: {
       tags: ["operations"],
       summary: "Run a recorded operation's hook chain again on its recorded stage inputs (needs the payload store), with another build or version of one plugin, and say what would change. Never calls the tool or model; stores nothing.",
-      body: REPLAY_BODY, response: { 200: anyObject, ...errorResponses(400, 404, 409) },
+      body: REPLAY_BODY, response: { 200: REPLAYED, ...errorResponses(400, 404, 409) },
     },
   }, async (request) => {
     const b = request.body;

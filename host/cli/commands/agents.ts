@@ -91,8 +91,7 @@ export const agentCommands: DefineCommand = (group) => {
     .action(async (opts: { agent?: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const only = opts.agent ? agentOf(opts.agent) : undefined;
       const client = clientOf(opts);
-      const untyped = client.api as unknown as { GET(path: string, init?: unknown): Promise<never> };
-      const { events } = await client.call<{ events: AgentEventStatus[] }>(untyped.GET("/api/v1/agents/status"));
+      const { events } = await client.call<{ events: AgentEventStatus[] }>(client.api.GET("/api/v1/agents/status"));
       const shown = events.filter((e) => !only || e.agent === only);
       const where = { projectDir: process.cwd(), home: process.env.HOME ?? homedir(), ...(process.env.CODEX_HOME ? { codexHome: process.env.CODEX_HOME } : {}) };
       const foreign = (only ? [only] : AGENT_IDS).flatMap((a) => foreignUrls(a, opts.url, where, readIfExists));

@@ -1,7 +1,7 @@
 /** `sluice bind <hook_ref>`: add a binding to the draft pipeline; `sluice unbind` / `sluice binding delete` remove one. */
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import type { ApiClient, BodyOf } from "../client.js";
+import type { AnswerOf, ApiClient, BodyOf } from "../client.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
@@ -79,7 +79,7 @@ export const bindCommand: DefineCommand = (cmd) => {
     .option("--disabled", "create it disabled")
     .action(async (hookRef: string, opts: BindOptions) => {
       const body = { id: opts.id ?? `${hookRef.split("@")[0]}-${opts.point!.replace(/\./g, "-")}`, hook_ref: hookRef, ...(await fieldsOf(opts)) };
-      const created = await clientOf(opts).call<{ binding: { id: string; position: number } }>(clientOf(opts).api.POST("/api/v1/bindings", { body: body as BodyOf<"/api/v1/bindings", "post"> }));
+      const created = await clientOf(opts).call<AnswerOf<"/api/v1/bindings", "post", 201>>(clientOf(opts).api.POST("/api/v1/bindings", { body: body as BodyOf<"/api/v1/bindings", "post"> }));
       emit(opts, created, () => [`bound ${created.binding.id}: ${hookRef} at ${opts.point} (position ${created.binding.position}); run \`sluice publish --activate\` to release it`]);
     });
 };
@@ -102,11 +102,11 @@ export const bindingCommands: DefineCommand = (group) => {
     .action(async (id: string, opts: BindOptions) => {
       if (opts.enabled && opts.disabled) throw new CliError("give --enabled or --disabled, not both");
       const client = clientOf(opts);
-      const { binding: current } = await client.call<{ binding: Record<string, unknown> }>(client.api.GET("/api/v1/bindings/{id}", { params: { path: { id } } }));
+      const { binding: current } = await client.call<AnswerOf<"/api/v1/bindings/{id}">>(client.api.GET("/api/v1/bindings/{id}", { params: { path: { id } } }));
       const fields = await fieldsOf(opts);
       const { position: _p, registered_at: _r, updated_at: _u, ...spec } = current;
       const body = { ...spec, ...fields, ...(opts.hookRef ? { hook_ref: opts.hookRef } : {}), ...(fields.match ? { match: { ...(spec.match as object), ...(fields.match as object) } } : {}) };
-      const updated = await client.call<{ binding: { id: string; hook_ref: string; point: string; position: number } }>(client.api.PUT("/api/v1/bindings/{id}", { params: { path: { id } }, body: body as BodyOf<"/api/v1/bindings/{id}", "put"> }));
+      const updated = await client.call<AnswerOf<"/api/v1/bindings/{id}", "put">>(client.api.PUT("/api/v1/bindings/{id}", { params: { path: { id } }, body: body as BodyOf<"/api/v1/bindings/{id}", "put"> }));
       const changed = [...Object.keys(fields), ...(opts.hookRef ? ["hook_ref"] : [])];
       emit(opts, updated, () => [`updated ${updated.binding.id} (${changed.length ? changed.join(", ") : "nothing given"}): ${updated.binding.hook_ref} at ${updated.binding.point} (position ${updated.binding.position}); run \`sluice publish --activate\` to release it`]);
     });

@@ -11,19 +11,11 @@ import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
-import { logLines, type ShownLogs } from "../shown-logs.js";
+import { logLines } from "../shown-logs.js";
+import type { AnswerOf } from "../client.js";
 
-type CalledError = { code: string; message: string; cause?: { code: string; message: string } };
-
-interface Called {
-  test: true; ok: boolean; operation_id: string; revision: number; called: boolean;
-  input: unknown; executed_with?: unknown; output?: unknown; error?: CalledError;
-  hooks: {
-    point: string; binding: string; hook_ref: string; outcome: string; duration_ms: number; fuel?: number; error?: CalledError;
-    logs?: ShownLogs;
-  }[];
-  duration_ms: number;
-}
+type Called = AnswerOf<"/api/v1/call", "post">;
+type CalledError = NonNullable<Called["error"]>;
 
 /** `HOOK_FAILED (GUEST_FUEL_EXHAUSTED)`: the wrapping code with the cause beside it. */
 function codes(e: CalledError): string {

@@ -3,17 +3,12 @@
  * /api/v1/gateway/keys), each tied to a space. The plaintext key is printed once, at
  * creation; the server keeps only its digest.
  */
-import type { ApiClient } from "../client.js";
+import type { AnswerOf, BodyOf } from "../client.js";
 import { emit, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
 
-interface KeyView { id: string; space_id: string; name: string | null; prefix: string; created_at: string; revoked_at: string | null; scope?: string }
-
-// The key routes are mounted by `sluice serve` (with its key store), not in the document the
-// CLI's types are generated from, so they are called untyped here.
-type Untyped = { POST(path: string, init: unknown): Promise<never>; GET(path: string, init: unknown): Promise<never>; DELETE(path: string, init: unknown): Promise<never> };
-const untyped = (client: ApiClient): Untyped => client.api as unknown as Untyped;
+type KeyView = AnswerOf<"/api/v1/gateway/keys/{id}", "delete">;
 
 export const keyCommands: DefineCommand = (group) => {
   remoteOptions(group.command("create"))
@@ -24,7 +19,7 @@ export const keyCommands: DefineCommand = (group) => {
     .option("--json", "print JSON")
     .action(async (opts: { space: string; name?: string; scope: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const client = clientOf(opts);
-      const created = await client.call<KeyView & { key: string }>(untyped(client).POST("/api/v1/gateway/keys", { body: { space_id: opts.space, scope: opts.scope, ...(opts.name ? { name: opts.name } : {}) } }));
+      const created = await client.call<AnswerOf<"/api/v1/gateway/keys", "post", 201>>(client.api.POST("/api/v1/gateway/keys", { body: { space_id: opts.space, scope: opts.scope, ...(opts.name ? { name: opts.name } : {}) } as BodyOf<"/api/v1/gateway/keys", "post"> }));
       const keep = created.scope === "hooks" ? "e.g. in the variable sluice-hook reads (--key-env)" : "e.g. as OPENAI_API_KEY";
       emit(opts, created, () => [created.key, `(${created.scope ?? "gateway"} key ${created.id} for space ${created.space_id}; shown only now: keep it, ${keep})`]);
     });
@@ -34,7 +29,7 @@ export const keyCommands: DefineCommand = (group) => {
     .option("--json", "print JSON")
     .action(async (opts: { space?: string; json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const client = clientOf(opts);
-      const { keys } = await client.call<{ keys: KeyView[] }>(untyped(client).GET("/api/v1/gateway/keys", { params: { query: opts.space ? { space_id: opts.space } : {} } }));
+      const { keys } = await client.call<AnswerOf<"/api/v1/gateway/keys">>(client.api.GET("/api/v1/gateway/keys", { params: { query: opts.space ? { space_id: opts.space } : {} } }));
       emit(opts, { keys }, () => table(["id", "space", "scope", "name", "prefix", "created", "revoked"], keys.map((k) => [k.id, k.space_id, k.scope ?? "gateway", k.name ?? "", k.prefix, k.created_at, k.revoked_at ?? ""])));
     });
   remoteOptions(group.command("revoke <id>"))
@@ -42,7 +37,7 @@ export const keyCommands: DefineCommand = (group) => {
     .option("--json", "print JSON")
     .action(async (id: string, opts: { json?: boolean; url: string; token?: string; tokenFile?: string }) => {
       const client = clientOf(opts);
-      const revoked = await client.call<KeyView>(untyped(client).DELETE("/api/v1/gateway/keys/{id}", { params: { path: { id } } }));
+      const revoked = await client.call<KeyView>(client.api.DELETE("/api/v1/gateway/keys/{id}", { params: { path: { id } } }));
       emit(opts, revoked, () => [`revoked ${revoked.id} (space ${revoked.space_id}) at ${revoked.revoked_at}`]);
     });
 };

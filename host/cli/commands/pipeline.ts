@@ -1,6 +1,6 @@
 /** `sluice enable|disable <binding>` and `sluice order <ids...>`: the extension view's control-plane operations (docs/api-and-gateway.md). */
 import type { Command } from "commander";
-import type { BodyOf } from "../client.js";
+import type { AnswerOf, BodyOf } from "../client.js";
 import { emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import { confirmOnTerminal } from "../confirm.js";
@@ -12,7 +12,7 @@ function switchCommand(cmd: Command, enabled: boolean): void {
     .option("--json", "print JSON")
     .action(async (binding: string, opts: { yes?: boolean; json?: boolean; url: string; token?: string }) => {
       await confirmOnTerminal(opts, `${enabled ? "Enable" : "Disable"} ${binding}? When the active release holds it, a new revision is activated at once.`, [`${binding}: enabled ${!enabled} → ${enabled}`]);
-      const change = await clientOf(opts).call<{ revision: number; created?: number }>(clientOf(opts).api.PATCH("/api/v1/pipeline/extensions/{id}", { params: { path: { id: binding } }, body: { enabled } }));
+      const change = await clientOf(opts).call<AnswerOf<"/api/v1/pipeline/extensions/{id}", "patch">>(clientOf(opts).api.PATCH("/api/v1/pipeline/extensions/{id}", { params: { path: { id: binding } }, body: { enabled } }));
       emit(opts, change, () => [`${enabled ? "enabled" : "disabled"} ${binding}; active revision: ${change.revision}${change.created ? " (new)" : ""}`]);
     });
 }
@@ -25,7 +25,7 @@ export const orderCommand: DefineCommand = (cmd) => {
     .option("--order-mode <mode>", "after-hook order: staged or symmetric")
     .option("--json", "print JSON")
     .action(async (bindings: string[], opts: { orderMode?: string; json?: boolean; url: string; token?: string }) => {
-      const change = await clientOf(opts).call<{ revision: number }>(clientOf(opts).api.PUT("/api/v1/pipeline/order", { body: { order: bindings, ...(opts.orderMode ? { order_mode: opts.orderMode } : {}) } as BodyOf<"/api/v1/pipeline/order", "put"> }));
+      const change = await clientOf(opts).call<AnswerOf<"/api/v1/pipeline/order", "put">>(clientOf(opts).api.PUT("/api/v1/pipeline/order", { body: { order: bindings, ...(opts.orderMode ? { order_mode: opts.orderMode } : {}) } as BodyOf<"/api/v1/pipeline/order", "put"> }));
       emit(opts, change, () => [`reordered; active revision: ${change.revision}`]);
     });
 };

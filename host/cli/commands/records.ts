@@ -5,11 +5,11 @@
 import { emit, printJson, table } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
-import type { AuditRecord, OperationRecord } from "../../records/types.js";
-import type { paths } from "../api-types.js";
-import { logLines, type ShownLogs } from "../shown-logs.js";
+import type { OperationRecord } from "../../records/types.js";
+import type { AnswerOf, paths } from "../client.js";
+import { logLines } from "../shown-logs.js";
 
-type ControlAuditPage = paths["/api/v1/control-audit"]["get"]["responses"][200]["content"]["application/json"];
+type ControlAuditPage = AnswerOf<"/api/v1/control-audit">;
 type ControlQuery = NonNullable<paths["/api/v1/control-audit"]["get"]["parameters"]["query"]>;
 
 const said = (v: unknown): string => (v === null || v === undefined ? "none" : typeof v === "string" ? v : JSON.stringify(v));
@@ -45,7 +45,7 @@ export const operationsCommand: DefineCommand = (cmd) => {
 };
 
 /** An audit row as the API shows it: the guest's log as counts, with its lines while the payload store keeps them. */
-type ShownAudit = Omit<AuditRecord, "logs"> & { logs: (Omit<ShownLogs, "lines"> & { count: number; levels: Record<string, number>; lines?: ShownLogs["lines"] }) | null };
+type ShownAudit = AnswerOf<"/api/v1/audit">["items"][number];
 
 /** "3 lines (2 info, 1 warn)". */
 function logCount(logs: NonNullable<ShownAudit["logs"]>): string {
@@ -99,7 +99,7 @@ export const auditCommand: DefineCommand = (cmd) => {
     .option("--json", "print JSON")
     .action(async (opts: Remote & { control?: boolean; action?: string; revision?: string; operation?: string; binding?: string; from?: string; to?: string; limit?: string }) => {
       if (opts.control) return controlAudit(opts);
-      const { items } = await clientOf(opts).call<{ items: ShownAudit[] }>(clientOf(opts).api.GET("/api/v1/audit", { params: { query: defined({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit }) } }));
+      const { items } = await clientOf(opts).call<AnswerOf<"/api/v1/audit">>(clientOf(opts).api.GET("/api/v1/audit", { params: { query: defined({ operation_id: opts.operation, binding_id: opts.binding, from: opts.from, to: opts.to, limit: opts.limit }) } }));
       emit(opts, items, () => table(["AT", "OPERATION", "POINT", "BINDING", "HOOK", "OUTCOME", "ERROR", "MS", "LOG"],
         items.map((a) => [new Date(a.at).toISOString(), a.operationId, a.point, a.bindingId, a.hookRef, a.outcome, a.errorCode ?? "-", a.durationMs.toFixed(1), a.logs ? String(a.logs.count) : "-"])));
     });

@@ -1,13 +1,13 @@
 /** `sluice publish`, `sluice activate <revision>`, `sluice rollback`. */
-import type { ApiClient, BodyOf } from "../client.js";
+import type { AnswerOf, ApiClient, BodyOf } from "../client.js";
 import { emit, warn } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import { confirmOnTerminal, asksConfirmation } from "../confirm.js";
 import { activatePreview, publishPreview, rollbackPreview } from "../release-preview.js";
 import type { DefineCommand } from "./types.js";
 
-interface Activation { activation: { revision: number; reason: string } }
-export interface Published { release: { revision: number; bindings: unknown[] }; created: boolean; active_revision: number }
+type Activation = AnswerOf<"/api/v1/releases/{revision}/activate", "post">;
+export type Published = AnswerOf<"/api/v1/releases", "post", 201>;
 
 /**
  * Publishes the draft: warns first when it is empty (activating it turns every hook off);

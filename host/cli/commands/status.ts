@@ -3,13 +3,9 @@ import { EXIT } from "../exit-codes.js";
 import { CliError, emit } from "../output.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
+import type { AnswerOf } from "../client.js";
 
-interface Status {
-  active_revision: number;
-  serving_revision: number;
-  loading_revision: number | null;
-  release_error: { revision: number; code: string; message: string } | null;
-}
+type Status = AnswerOf<"/api/v1/status">;
 
 export function statusLines(s: Status): string[] {
   const lines = [`serving revision ${s.serving_revision} (active revision in the database: ${s.active_revision})`];

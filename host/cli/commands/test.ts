@@ -12,6 +12,7 @@ import { CliError, emit, mark, step } from "../output.js";
 import { moduleFor, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { clientOf, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
+import type { AnswerOf } from "../client.js";
 
 /** A guest's log lines as `sluice test` shows them: the author's own run, so in full. */
 
@@ -107,7 +108,7 @@ async function remoteSamples(p: PluginDir, opts: { url: string; token?: string }
     if (!s.point || !s.payload) continue;
     const problems = sampleProblems(s, p.manifest);
     if (problems.length > 0) { out.push({ name: s.name, pass: false, mismatches: problems, durationMs: 0 }); continue; }
-    const { result } = await client.call<{ result: { outcome: string; payload: unknown; total_ms: number; fuel: number; fuel_limit: number; error?: { code: string; message: string }; logs?: ShownLogs } }>(
+    const { result } = await client.call<AnswerOf<"/api/v1/plugins/{id}/versions/{version}/test", "post">>(
       client.api.POST("/api/v1/plugins/{id}/versions/{version}/test", { params: { path: { id: p.manifest.id, version: p.manifest.version } }, body: { point: s.point, payload: s.payload, config: s.config ?? {} } }));
     const mismatches: string[] = [];
     if (s.expect?.outcome && s.expect.outcome !== result.outcome) mismatches.push(`outcome: expected ${s.expect.outcome}, got ${result.outcome}${result.error ? ` (${result.error.code}: ${result.error.message})` : ""}`);

@@ -7,6 +7,7 @@
  */
 import { Option, type Command } from "commander";
 import { API_ROLES, ROLE_PURPOSE } from "../../keys/api-roles.js";
+import type { AnswerOf } from "../client.js";
 import { emit, table } from "../output.js";
 import { clientOf, DEFAULT_DATA_DIR, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
@@ -33,7 +34,7 @@ export const tokensCommands: DefineCommand = (group) => {
     .option("--json", 'print JSON: {"id","name","role","token"}')
     .action(async (opts: Remote & { name: string; role: (typeof API_ROLES)[number] }) => {
       const client = clientOf(opts);
-      const created = await client.call<{ id: string; name: string; role: string; token: string }>(client.api.POST("/api/v1/tokens", { body: { name: opts.name, role: opts.role } }));
+      const created = await client.call<AnswerOf<"/api/v1/tokens", "post", 201>>(client.api.POST("/api/v1/tokens", { body: { name: opts.name, role: opts.role } }));
       if (opts.json) return emit(opts, { id: created.id, name: created.name, role: created.role, token: created.token }, () => []);
       emit(opts, created, () => [created.token, `(token ${created.id} "${created.name}", role ${created.role}; shown only now: keep it, e.g. as SLUICE_TOKEN)`]);
     });
@@ -42,7 +43,7 @@ export const tokensCommands: DefineCommand = (group) => {
     .option("--json", "print JSON")
     .action(async (opts: Remote) => {
       const client = clientOf(opts);
-      const { items } = await client.call<{ items: { id: string; name: string; role: string; prefix: string | null; created_at: string | null; revoked_at: string | null; builtin: boolean }[] }>(client.api.GET("/api/v1/tokens"));
+      const { items } = await client.call<AnswerOf<"/api/v1/tokens">>(client.api.GET("/api/v1/tokens"));
       emit(opts, { items }, () => table(["ID", "NAME", "ROLE", "PREFIX", "CREATED", "REVOKED"], items.map((t) => [t.id, t.name, t.role, t.prefix ?? (t.builtin ? "(server's own)" : ""), t.created_at ?? "", t.revoked_at ?? ""])));
     });
   remoteOptions(group.command("revoke <id>"))
@@ -50,7 +51,7 @@ export const tokensCommands: DefineCommand = (group) => {
     .option("--json", "print JSON")
     .action(async (id: string, opts: Remote) => {
       const client = clientOf(opts);
-      const revoked = await client.call<{ id: string; name: string; revoked_at: string | null }>(client.api.DELETE("/api/v1/tokens/{id}", { params: { path: { id } } }));
+      const revoked = await client.call<AnswerOf<"/api/v1/tokens/{id}", "delete">>(client.api.DELETE("/api/v1/tokens/{id}", { params: { path: { id } } }));
       emit(opts, revoked, () => [`revoked ${revoked.id} ("${revoked.name}") at ${revoked.revoked_at}`]);
     });
   rotateCommand(group);

@@ -1,5 +1,5 @@
 /** `sluice upload [dir]`: build (unless --wasm) and upload the plugin to the server. */
-import type { ApiClient } from "../client.js";
+import type { AnswerOf, ApiClient } from "../client.js";
 import { emit, step } from "../output.js";
 import { moduleFor, readPluginDir, type PluginDir } from "../plugin-dir.js";
 import { clientOf, remoteOptions } from "./remote.js";
@@ -17,13 +17,13 @@ export const uploadCommand: DefineCommand = (cmd) => {
     });
 };
 
-export interface Uploaded { plugin: { id: string; version: string; sha256: string }; created: boolean }
+export type Uploaded = AnswerOf<"/api/v1/plugins", "post", 201>;
 
 export function uploadPlugin(client: ApiClient, p: PluginDir, wasm: Uint8Array): Promise<Uploaded> {
   return step(`uploading ${p.manifest.id}@${p.manifest.version} (${wasm.byteLength} bytes)`, () =>
     client.call<Uploaded>(client.api.POST("/api/v1/plugins", { body: { manifest: p.manifestText, wasm_base64: Buffer.from(wasm).toString("base64") } })));
 }
 
-export function uploadedLine({ plugin, created }: Uploaded): string {
+export function uploadedLine({ plugin, created }: { plugin: Pick<Uploaded["plugin"], "id" | "version" | "sha256">; created: boolean }): string {
   return `${created ? "uploaded" : "already uploaded (identical)"} ${plugin.id}@${plugin.version} sha256 ${plugin.sha256}`;
 }
