@@ -7,3 +7,10 @@ export function timeOf(value: string | undefined, name: string): number | undefi
   if (Number.isNaN(t)) throw new SluiceError("REQUEST_INVALID", `${name} must be epoch milliseconds or an ISO date, got "${value.slice(0, 60)}"`, { [name]: value });
   return t;
 }
+
+/** The `from` and `to` query values read by {@link timeOf}, each present only when given. */
+export function timeRange(q: { from?: string; to?: string }): { from?: number; to?: number } {
+  const from = timeOf(q.from, "from");
+  const to = timeOf(q.to, "to");
+  return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+}

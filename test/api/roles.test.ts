@@ -1,36 +1,23 @@
 /** Every route states its role; each role reaches exactly its routes, refused before the body is read. */
 import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiServer } from "../../host/api/server.js";
 import { requireRoles, routeRoles, type RouteRole } from "../../host/api/roles.js";
 import { renderApiRolesDoc } from "../../host/api/roles-doc.js";
-import { API_ROLES, roleAllows, type ApiRole } from "../../host/keys/api-roles.js";
-import { GatewayKeys } from "../../host/keys/keys.js";
-import { Registry } from "../../host/registry/registry.js";
-import { tempDir } from "../registry/fixtures.js";
+import { API_ROLES, roleAllows } from "../../host/keys/api-roles.js";
+import { roleServer, type RoleServer } from "../helpers/role-server.js";
 
-const TOKEN = "roles-test-token-0123456789abcdefghijklmn";
 const DOC = new URL("../../docs/api-roles.md", import.meta.url);
 
-let registry: Registry;
-let keys: GatewayKeys;
-let app: Awaited<ReturnType<typeof createApiServer>>;
-const tokenOf: Partial<Record<ApiRole, string>> = {};
+let server: RoleServer;
+let app: RoleServer["app"];
+let tokenOf: RoleServer["tokenOf"];
 
 beforeAll(async () => {
-  const dataDir = tempDir();
-  registry = await Registry.open({ dataDir, hostOptions: { workers: 1 } });
-  keys = new GatewayKeys(path.join(dataDir, "keys.db"));
-  app = await createApiServer({ registry, token: TOKEN, logger: false, gatewayKeys: keys });
-  for (const role of API_ROLES) {
-    const res = await app.inject({ method: "POST", url: "/api/v1/tokens", headers: { authorization: `Bearer ${TOKEN}` }, payload: { name: `walker ${role}`, role } });
-    expect(res.statusCode).toBe(201);
-    tokenOf[role] = res.json().token;
-  }
+  server = await roleServer("walker");
+  ({ app, tokenOf } = server);
 });
-afterAll(async () => { await app?.close(); await keys?.close(); await registry?.close(); });
+afterAll(async () => { await server?.close(); });
 
 /** A concrete URL for a route: every parameter filled with a value no store holds. */
 const concrete = (url: string): string => url.replace(/:revision/g, "1").replace(/:[a-z]+/g, "nope").replace("*", "nope");

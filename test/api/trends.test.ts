@@ -3,21 +3,15 @@
  * rows' and the records' own, the same for every role; bad ranges refused with
  * REQUEST_INVALID naming the parameter. The stores' side is in the records contract suite.
  */
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiServer } from "../../host/api/server.js";
 import { API_ROLES, type ApiRole } from "../../host/keys/api-roles.js";
-import { GatewayKeys } from "../../host/keys/keys.js";
-import { Registry } from "../../host/registry/registry.js";
 import type { AuditRecord } from "../../host/records/types.js";
 import { operationRecord } from "../helpers/operation-record.js";
-import { tempDir } from "../registry/fixtures.js";
+import { roleServer, type RoleServer } from "../helpers/role-server.js";
 
-const TOKEN = "trends-test-token-0123456789abcdefghijklmn";
-let registry: Registry;
-let keys: GatewayKeys;
-let app: Awaited<ReturnType<typeof createApiServer>>;
-const tokenOf: Partial<Record<ApiRole, string>> = {};
+let server: RoleServer;
+let app: RoleServer["app"];
+let tokenOf: RoleServer["tokenOf"];
 let keyA = "";
 
 const row = (operationId: string, bindingId: string, at: number, durationMs: number, fuel: number | null, errorCode: string | null = null): AuditRecord => ({
@@ -27,15 +21,9 @@ const row = (operationId: string, bindingId: string, at: number, durationMs: num
 const get = (url: string, role: ApiRole | null = "viewer") => app.inject({ method: "GET", url, headers: role ? { authorization: `Bearer ${tokenOf[role]}` } : {} });
 
 beforeAll(async () => {
-  const dataDir = tempDir();
-  registry = await Registry.open({ dataDir, hostOptions: { workers: 1 } });
-  keys = new GatewayKeys(path.join(dataDir, "keys.db"));
-  app = await createApiServer({ registry, token: TOKEN, logger: false, gatewayKeys: keys });
-  for (const role of API_ROLES) {
-    const res = await app.inject({ method: "POST", url: "/api/v1/tokens", headers: { authorization: `Bearer ${TOKEN}` }, payload: { name: `trends ${role}`, role } });
-    expect(res.statusCode).toBe(201);
-    tokenOf[role] = res.json().token;
-  }
+  server = await roleServer("trends");
+  ({ app, tokenOf } = server);
+  const { keys, registry } = server;
   keyA = (await keys.create({ spaceId: "team-a", name: "ci" })).record.id;
   await keys.create({ spaceId: "team-b", name: "idle" });
   const store = registry.host.records!;
@@ -46,7 +34,7 @@ beforeAll(async () => {
   await store.insert(op("o3", "team-a", undefined, 11_500), [row("o3", "guard", 11_500, 3, 60)]);
   await store.insert(op("o4", "team-a", keyA, 99_000), [row("o4", "guard", 99_000, 100, 1)]);
 });
-afterAll(async () => { await app?.close(); await keys?.close(); await registry?.close(); });
+afterAll(async () => { await server?.close(); });
 
 describe("GET /api/v1/trends", () => {
   it("answers every role the same exact figures per binding and bucket, from the audit rows of the range", async () => {

@@ -4,7 +4,7 @@ import { SluiceError } from "../../errors/sluice-error.js";
 import { CONTROL_ACTIONS, type ControlAction, type ControlAuditEntry, type ControlAuditStore } from "../../records/control-audit-store.js";
 import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
-import { timeOf } from "../query-time.js";
+import { timeRange } from "../query-time.js";
 
 const entryView = {
   type: "object", additionalProperties: false,
@@ -55,11 +55,9 @@ export function controlAuditRoutes(app: FastifyInstance, store: ControlAuditStor
     const q = request.query;
     const limit = q.limit !== undefined ? Number(q.limit) : 100;
     if (limit < 1 || limit > 10_000) throw new SluiceError("REQUEST_INVALID", `limit must be from 1 to 10000, got ${limit}`);
-    const from = timeOf(q.from, "from");
-    const to = timeOf(q.to, "to");
     const { items, total } = await store.list({
       ...(q.action ? { action: q.action } : {}), ...(q.revision !== undefined ? { revision: Number(q.revision) } : {}),
-      ...(q.token_name !== undefined ? { tokenName: q.token_name } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}),
+      ...(q.token_name !== undefined ? { tokenName: q.token_name } : {}), ...timeRange(q),
       limit, offset: q.offset !== undefined ? Number(q.offset) : 0,
     });
     return { items: items.map(controlEntryView), total };

@@ -4,11 +4,11 @@
  * nearest-rank quantile, never a histogram bucket's edge. The console's overview shows them.
  */
 import type { FastifyInstance } from "fastify";
-import { SluiceError } from "../../errors/sluice-error.js";
 import type { Host } from "../../host.js";
 import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
-import { timeOf } from "../query-time.js";
+import { timeRange } from "../query-time.js";
+import { recordsOf } from "../records-of.js";
 import { nearestRank } from "../../records/nearest-rank.js";
 
 /** Audit rows read at most per request: past it the answer says `complete: false`. */
@@ -48,11 +48,8 @@ export function hookFiguresRoutes(app: FastifyInstance, host: Host): void {
       response: { 200: RESPONSE, ...errorResponses(400) },
     },
   }, async (request) => {
-    const store = host.records;
-    if (!store) throw new SluiceError("CONFIG_INVALID", "this server's host keeps no operation records; start it with a records store");
-    const from = timeOf(request.query.from, "from");
-    const to = timeOf(request.query.to, "to");
-    const rows = await store.audit({ ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), limit: FIGURES_MAX_ROWS + 1 });
+    const range = timeRange(request.query);
+    const rows = await recordsOf(host).audit({ ...range, limit: FIGURES_MAX_ROWS + 1 });
     const read = rows.slice(0, FIGURES_MAX_ROWS);
     const groups = new Map<string, { point: string; binding: string; hook_ref: string; ms: number[]; fuel: number[]; failed: number }>();
     for (const r of read) {
@@ -71,6 +68,6 @@ export function hookFiguresRoutes(app: FastifyInstance, host: Host): void {
         p50_ms: nearestRank(g.ms, 0.5), p99_ms: nearestRank(g.ms, 0.99), fuel_p50: nearestRank(g.fuel, 0.5), fuel_p99: nearestRank(g.fuel, 0.99), fuel_runs: g.fuel.length,
       };
     }).sort((a, b) => a.point.localeCompare(b.point) || a.binding.localeCompare(b.binding));
-    return { from: from ?? null, to: to ?? null, rows: read.length, complete: rows.length <= FIGURES_MAX_ROWS, hooks };
+    return { from: range.from ?? null, to: range.to ?? null, rows: read.length, complete: rows.length <= FIGURES_MAX_ROWS, hooks };
   });
 }

@@ -11,7 +11,8 @@ import type { RealStatus } from "../../records/facts.js";
 import { noteServerError } from "../../http/server-errors-log.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
 import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-search.js";
-import { timeOf } from "../query-time.js";
+import { timeRange } from "../query-time.js";
+import { recordsOf } from "../records-of.js";
 import { auditView } from "../audit-view.js";
 import { AUDIT_ROW, OPERATION_RECORD } from "../shapes/operation-record.js";
 
@@ -58,11 +59,6 @@ function limitOf(value: string | undefined): number | undefined {
   return n;
 }
 
-function storeOf(host: Host) {
-  const store = host.records;
-  if (!store) throw new SluiceError("CONFIG_INVALID", "this server's host keeps no operation records; start it with a records store");
-  return store;
-}
 
 interface OperationsQuery {
   phase?: OperationPhase; real_status?: RealStatus; limit?: string; outcome?: SearchOutcome; error_code?: string; binding?: string; plugin?: string;
@@ -91,13 +87,11 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     const onUnreadable = (operationId: string) => unreadable.push({ operation_id: operationId, code: "RECORD_UNREADABLE" });
     const base = { ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}) };
     const searching = [q.outcome, q.error_code, q.binding, q.plugin, q.space, q.run_id, q.from, q.to, q.offset].some((v) => v !== undefined);
-    if (!searching) return { items: await storeOf(host).list({ ...base, ...(limit ? { limit } : {}) }, onUnreadable), unreadable };
-    const from = timeOf(q.from, "from");
-    const to = timeOf(q.to, "to");
-    const found = await searchOperations(storeOf(host), base, {
+    if (!searching) return { items: await recordsOf(host).list({ ...base, ...(limit ? { limit } : {}) }, onUnreadable), unreadable };
+    const found = await searchOperations(recordsOf(host), base, {
       ...(q.outcome ? { outcome: q.outcome } : {}), ...(q.error_code ? { errorCode: q.error_code } : {}), ...(q.binding ? { binding: q.binding } : {}),
       ...(q.plugin ? { plugin: q.plugin } : {}), ...(q.space ? { space: q.space } : {}), ...(q.run_id ? { runId: q.run_id } : {}),
-      ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), offset: q.offset ? Number(q.offset) : 0, limit: limit ?? 50,
+      ...timeRange(q), offset: q.offset ? Number(q.offset) : 0, limit: limit ?? 50,
     }, onUnreadable);
     return { ...found, unreadable };
   });
@@ -110,7 +104,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
       response: { 200: operationDetail },
     },
   }, async (request) => {
-    const store = storeOf(host);
+    const store = recordsOf(host);
     const operation = await store.get(request.params.id);
     if (!operation) throw new SluiceError("OPERATION_NOT_FOUND", `no operation record ${request.params.id}`, { operationId: request.params.id });
     return { operation, hooks: await auditView(await store.audit({ operationId: request.params.id, limit: 10_000 }), host.payloads) };
@@ -120,7 +114,7 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     config: DEPLOYER,
     schema: { tags: ["operations"], summary: "Run the unfinished after processing of an operation on its stored real result, with the current release. Never calls the tool or model again.", response: { 200: resumed } },
   }, async (request, reply) => {
-    storeOf(host);
+    recordsOf(host);
     const r = await host.resume(request.params.id, { signal: AbortSignal.timeout(60_000) });
     if (r.ok) return { ok: true, output: r.output, facts: r.facts, hooks: r.hooks, annotations: r.annotations };
     if (r.error.status >= 500) noteServerError(request, r.error);
@@ -132,13 +126,12 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     schema: { tags: ["operations"], summary: "Hook audit records (digests, no content), oldest first; by operation, binding and time range [from, to). A guest's log is counts by level (`logs`); its lines only while the opt-in payload store keeps them (`logs.lines`).", querystring: { type: "object", additionalProperties: false, properties: { operation_id: str, binding_id: str, from: str, to: str, limit: str } }, response: { 200: auditList } },
   }, async (request) => {
     const q = request.query;
-    const from = timeOf(q.from, "from");
-    const to = timeOf(q.to, "to");
+    const range = timeRange(q);
     const limit = limitOf(q.limit);
     return {
-      items: await auditView(await storeOf(host).audit({
+      items: await auditView(await recordsOf(host).audit({
         ...(q.operation_id ? { operationId: q.operation_id } : {}), ...(q.binding_id ? { bindingId: q.binding_id } : {}),
-        ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(limit ? { limit } : {}),
+        ...range, ...(limit ? { limit } : {}),
       }), host.payloads),
     };
   });

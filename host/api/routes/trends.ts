@@ -12,7 +12,8 @@ import { hookTrends, TRENDS_MAX_BUCKETS, TRENDS_MAX_ROWS, type TrendFigures } fr
 import { operationUsage, USAGE_MAX_RECORDS, type UsageFigures } from "../../records/usage.js";
 import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
-import { timeOf } from "../query-time.js";
+import { timeOf, timeRange } from "../query-time.js";
+import { recordsOf } from "../records-of.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const figure = { type: ["number", "null"] } as const;
@@ -60,11 +61,6 @@ const USAGE = {
 const figuresView = (f: TrendFigures) => ({ calls: f.calls, errors: f.errors, p50_ms: f.p50Ms, p99_ms: f.p99Ms, fuel_p50: f.fuelP50, fuel_p99: f.fuelP99 });
 const usageView = (f: UsageFigures) => ({ calls: f.calls, errors: f.errors, input_tokens: f.inputTokens, output_tokens: f.outputTokens });
 
-function storeOf(host: Host) {
-  const store = host.records;
-  if (!store) throw new SluiceError("CONFIG_INVALID", "this server's host keeps no operation records; start it with a records store");
-  return store;
-}
 
 function bucketsOf(value: string | undefined): number {
   if (value === undefined) return 24;
@@ -87,7 +83,7 @@ export function trendRoutes(app: FastifyInstance, host: Host, keys: GatewayKeys 
     const to = timeOf(q.to, "to") ?? Date.now();
     const from = timeOf(q.from, "from") ?? to - DAY_MS;
     if (!(from < to)) throw new SluiceError("REQUEST_INVALID", `from must be before to (got from ${from}, to ${to})`, { from, to });
-    const t = await hookTrends(storeOf(host), { from, to, buckets: bucketsOf(q.buckets), ...(q.binding ? { bindingId: q.binding } : {}) });
+    const t = await hookTrends(recordsOf(host), { from, to, buckets: bucketsOf(q.buckets), ...(q.binding ? { bindingId: q.binding } : {}) });
     return {
       from: t.from, to: t.to, bucket_ms: t.bucketMs, starts: t.starts, rows: t.rows, complete: t.complete,
       bindings: t.bindings.map((b) => ({ binding: b.bindingId, point: b.point, hook_ref: b.hookRef, buckets: b.buckets.map(figuresView), total: figuresView(b.total) })),
@@ -103,9 +99,7 @@ export function trendRoutes(app: FastifyInstance, host: Host, keys: GatewayKeys 
       response: { 200: USAGE, ...errorResponses(400) },
     },
   }, async (request) => {
-    const from = timeOf(request.query.from, "from");
-    const to = timeOf(request.query.to, "to");
-    const u = await operationUsage(storeOf(host), { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) });
+    const u = await operationUsage(recordsOf(host), timeRange(request.query));
     const byActor = new Map(u.actors.map((a) => [`${a.spaceId}\u0000${a.actorId}`, a]));
     const keyRows = keys ? await keys.list() : [];
     return {
