@@ -88,10 +88,11 @@ export function recordRoutes(app: FastifyInstance, host: Host): void {
     const base = { ...(q.phase ? { phase: q.phase } : {}), ...(q.real_status ? { realStatus: q.real_status } : {}) };
     const searching = [q.outcome, q.error_code, q.binding, q.plugin, q.space, q.run_id, q.from, q.to, q.offset].some((v) => v !== undefined);
     if (!searching) return { items: await recordsOf(host).list({ ...base, ...(limit ? { limit } : {}) }, onUnreadable), unreadable };
+    const range = timeRange(q);
     const found = await searchOperations(recordsOf(host), base, {
       ...(q.outcome ? { outcome: q.outcome } : {}), ...(q.error_code ? { errorCode: q.error_code } : {}), ...(q.binding ? { binding: q.binding } : {}),
       ...(q.plugin ? { plugin: q.plugin } : {}), ...(q.space ? { space: q.space } : {}), ...(q.run_id ? { runId: q.run_id } : {}),
-      ...timeRange(q), offset: q.offset ? Number(q.offset) : 0, limit: limit ?? 50,
+      ...range, offset: q.offset ? Number(q.offset) : 0, limit: limit ?? 50,
     }, onUnreadable);
     return { ...found, unreadable };
   });

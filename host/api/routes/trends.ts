@@ -99,7 +99,8 @@ export function trendRoutes(app: FastifyInstance, host: Host, keys: GatewayKeys 
       response: { 200: USAGE, ...errorResponses(400) },
     },
   }, async (request) => {
-    const u = await operationUsage(recordsOf(host), timeRange(request.query));
+    const range = timeRange(request.query);
+    const u = await operationUsage(recordsOf(host), range);
     const byActor = new Map(u.actors.map((a) => [`${a.spaceId}\u0000${a.actorId}`, a]));
     const keyRows = keys ? await keys.list() : [];
     return {
