@@ -72,6 +72,20 @@ describe("GET /api/v1/trends", () => {
   });
 });
 
+describe("GET /api/v1/hook-figures", () => {
+  it("gives each hook's runs, failures and nearest-rank run time and fuel over the range, the same figures as the trends' totals", async () => {
+    const res = await get("/api/v1/hook-figures?from=10000&to=12000");
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      from: 10_000, to: 12_000, rows: 4, complete: true,
+      hooks: [
+        { point: "model.chat.before", binding: "guard", hook_ref: "p@1.0.0", runs: 3, failed: 1, p50_ms: 3, p99_ms: 4, fuel_p50: 60, fuel_p99: 70, fuel_runs: 3 },
+        { point: "model.chat.before", binding: "meter", hook_ref: "p@1.0.0", runs: 1, failed: 0, p50_ms: 1, p99_ms: 1, fuel_p50: null, fuel_p99: null, fuel_runs: 0 },
+      ],
+    });
+  });
+});
+
 describe("GET /api/v1/usage", () => {
   it("answers every role the operations, errors and tokens per space and per gateway key in the range, idle keys with zeros", async () => {
     for (const role of API_ROLES) {

@@ -9,7 +9,8 @@ import { VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
 import { timeRange } from "../query-time.js";
 import { recordsOf } from "../records-of.js";
-import { nearestRank } from "../../records/nearest-rank.js";
+import { figuresOf } from "../../records/hook-trends.js";
+import type { AuditRecord } from "../../records/types.js";
 
 /** Audit rows read at most per request: past it the answer says `complete: false`. */
 export const FIGURES_MAX_ROWS = 200_000;
@@ -51,21 +52,18 @@ export function hookFiguresRoutes(app: FastifyInstance, host: Host): void {
     const range = timeRange(request.query);
     const rows = await recordsOf(host).audit({ ...range, limit: FIGURES_MAX_ROWS + 1 });
     const read = rows.slice(0, FIGURES_MAX_ROWS);
-    const groups = new Map<string, { point: string; binding: string; hook_ref: string; ms: number[]; fuel: number[]; failed: number }>();
+    const groups = new Map<string, { point: string; binding: string; hook_ref: string; rows: AuditRecord[] }>();
     for (const r of read) {
       const key = `${r.point}\u0000${r.bindingId}`;
-      const g = groups.get(key) ?? { point: r.point, binding: r.bindingId, hook_ref: r.hookRef, ms: [], fuel: [], failed: 0 };
+      const g = groups.get(key) ?? { point: r.point, binding: r.bindingId, hook_ref: r.hookRef, rows: [] };
       groups.set(key, g);
-      g.ms.push(r.durationMs);
-      if (r.fuel !== null && r.fuel !== undefined) g.fuel.push(r.fuel);
-      if (r.errorCode) g.failed++;
+      g.rows.push(r);
     }
     const hooks = [...groups.values()].map((g) => {
-      g.ms.sort((a, b) => a - b);
-      g.fuel.sort((a, b) => a - b);
+      const f = figuresOf(g.rows);
       return {
-        point: g.point, binding: g.binding, hook_ref: g.hook_ref, runs: g.ms.length, failed: g.failed,
-        p50_ms: nearestRank(g.ms, 0.5), p99_ms: nearestRank(g.ms, 0.99), fuel_p50: nearestRank(g.fuel, 0.5), fuel_p99: nearestRank(g.fuel, 0.99), fuel_runs: g.fuel.length,
+        point: g.point, binding: g.binding, hook_ref: g.hook_ref, runs: f.calls, failed: f.errors,
+        p50_ms: f.p50Ms, p99_ms: f.p99Ms, fuel_p50: f.fuelP50, fuel_p99: f.fuelP99, fuel_runs: g.rows.filter((r) => r.fuel !== null && r.fuel !== undefined).length,
       };
     }).sort((a, b) => a.point.localeCompare(b.point) || a.binding.localeCompare(b.binding));
     return { from: range.from ?? null, to: range.to ?? null, rows: read.length, complete: rows.length <= FIGURES_MAX_ROWS, hooks };
