@@ -37,7 +37,6 @@ export async function judgeApproved(host: Host, e: AgentEvent, ctx: CallContext,
   const operationId = stages.operationId;
   const annotations = stageAnnotations(r);
   const refused = stageRefusal(r);
-  if (refused) return withKeys(outputVerdict(e, { error: refused }, annotations), { operationId });
-  const view = r.payload.view;
-  return withKeys(outputVerdict(e, { view, same: host.digestOf(view) === host.digestOf(t.response ?? null) }, annotations), { operationId });
+  if (refused) return withKeys(outputVerdict(e, { error: refused }, annotations, (v) => host.digestOf(v)), { operationId });
+  return withKeys(outputVerdict(e, { view: r.payload.view }, annotations, (v) => host.digestOf(v)), { operationId });
 }

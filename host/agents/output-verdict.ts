@@ -40,13 +40,13 @@ export function reasonOf(error: ErrorData): string {
 }
 
 /**
- * `judged`: the hooks' failure, or the view they left; `same`: whether that view is the
- * tool's response unchanged (by keyed digest).
+ * `judged`: the hooks' failure, or the view they left, which is the tool's response
+ * unchanged when its digest (`digestOf`, the host's keyed one) is the response's.
  */
-export function outputVerdict(e: AgentEvent, judged: { error: ErrorData } | { view: unknown; same: boolean }, annotations: Record<string, unknown>): Judged {
+export function outputVerdict(e: AgentEvent, judged: { error: ErrorData } | { view: unknown }, annotations: Record<string, unknown>, digestOf: (value: unknown) => string): Judged {
   const context = contextOf(annotations);
   if ("error" in judged) return { verdict: { kind: "block", reason: reasonOf(judged.error), ...context }, outcome: "block", code: String(judged.error.code) };
-  if (judged.same) return { verdict: { kind: "continue", ...context }, outcome: "continue", code: null };
+  if (digestOf(judged.view) === digestOf(e.tool!.response ?? null)) return { verdict: { kind: "continue", ...context }, outcome: "continue", code: null };
   // The hooks changed what the model may see: replaced where the agent takes it, else the call is blocked with the reason.
   if (AGENT_TABLE[e.agent].abilities.replaceOutput === "mcp" && e.tool!.mcp) return { verdict: { kind: "replace", output: judged.view, ...context }, outcome: "replace", code: null };
   const shown = typeof judged.view === "string" ? judged.view.slice(0, 4000) : JSON.stringify(judged.view).slice(0, 4000);

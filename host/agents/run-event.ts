@@ -81,7 +81,7 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       // The operation could not be taken (gone, ended already, held in another process's memory): no hook judged this output.
       if (!r.ok && !HOOK_CODES.has(String(r.error.code)) && !(e.kind === "tool.failed" && r.error.code === "OPERATION_FAILED")) return neutral(String(r.error.code), taken.operationId);
       if (e.kind === "tool.failed") return { verdict: { kind: "continue", ...contextOf(r.annotations) }, outcome: "neutral", code: r.ok ? null : String(r.error.code), operationId: taken.operationId };
-      const judged = outputVerdict(e, r.ok ? { view: r.view, same: host.digestOf(r.view) === host.digestOf(t.response ?? null) } : { error: r.error }, r.annotations);
+      const judged = outputVerdict(e, r.ok ? { view: r.view } : { error: r.error }, r.annotations, (v) => host.digestOf(v));
       return { ...judged, operationId: taken.operationId };
     }
     case "prompt": {
