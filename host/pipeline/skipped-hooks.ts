@@ -5,6 +5,7 @@
  */
 import { matches, type Binding, type MatchTarget } from "./bindings.js";
 import type { PointName } from "./points.js";
+import type { ErrorCode } from "../errors/codes.js";
 
 /**
  * `disabled`: the binding would have matched the call but is disabled in the release the
@@ -22,8 +23,8 @@ export interface SkippedHook {
   reason: SkipReason;
 }
 
-/** The error code a quarantined plugin's step is pre-failed with (engine/stage.ts): the step never ran. */
-export const QUARANTINED_CODE = "PLUGIN_QUARANTINED";
+/** The error code a quarantined plugin's step is pre-failed with (reliability/plugin-quarantine.ts): the step never ran. */
+export const QUARANTINED_CODE = "PLUGIN_QUARANTINED" satisfies ErrorCode;
 
 /**
  * The bindings of `bindings` (a release's at `point`) that a plan for `target` leaves out

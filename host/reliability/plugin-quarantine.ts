@@ -6,6 +6,7 @@
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageGuard } from "./stage-guard.js";
 import type { StepReport } from "../pipeline/run-steps.js";
+import { QUARANTINED_CODE } from "../pipeline/skipped-hooks.js";
 import { QuarantineState, resolveQuarantinePolicy, type QuarantineEntry, type QuarantinePolicy } from "./quarantine.js";
 import type { QuarantineStore } from "./quarantine-store.js";
 
@@ -62,7 +63,7 @@ export class PluginQuarantine implements StageGuard, QuarantineControl {
     const entry = state.get(hookRef);
     if (!entry) return undefined;
     return {
-      code: "PLUGIN_QUARANTINED",
+      code: QUARANTINED_CODE,
       message: `plugin ${hookRef} is quarantined after ${entry.failures} faults (last: ${entry.lastError.code}); ${entry.until === null ? "an operator must lift it" : `it is retried after ${new Date(entry.until).toISOString()}`}`,
       details: { ref: hookRef, since: entry.since, until: entry.until, lastError: entry.lastError.code },
     };
