@@ -45,6 +45,9 @@ export function readGeminiBody(body: unknown): GeminiBody {
   }
   if (body.tools != null && !(Array.isArray(body.tools) && body.tools.every(isObject))) throw invalid("tools must be an array of tools (objects)", "tools");
   if (body.generationConfig != null && !isObject(body.generationConfig)) throw invalid("generationConfig must be an object", "generationConfig");
+  // The hooks see, judge and redact one answer: a second candidate would reach the client unseen.
+  const count = body.generationConfig?.candidateCount;
+  if (count != null && count !== 1) throw invalid("generationConfig.candidateCount must be 1: hooks see and govern exactly one candidate", "generationConfig.candidateCount");
   return body as GeminiBody;
 }
 

@@ -3,7 +3,8 @@
  * the official @google/genai client (2.32, the last line that runs on Node 20), against a
  * Gemini stub given without its /v1beta: the same hook guarantees as chat completions.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from "@google/genai";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { createMemoryRecords } from "../../host/index.js";
@@ -21,8 +22,26 @@ beforeAll(async () => {
   gw.host.registerHook("spy", (req) => { seen.push(req); return { kind: "continue" }; });
 });
 afterAll(() => gw.close());
+afterEach(() => { stub().handle = undefined; });
 
 const stub = () => gw.gemini!.stub;
+function answerJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function answerEvents(res: ServerResponse, bodies: unknown[]): void {
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.end(bodies.map((b) => `data: ${JSON.stringify(b)}\r\n\r\n`).join(""));
+}
+
+/** The error an official client call raised, with its body parsed (ApiError's message is the body's JSON). */
+async function apiError(call: () => Promise<unknown>): Promise<{ status: number; body: any }> {
+  const err = await call().then(() => null, (e) => e);
+  expect(err).toBeInstanceOf(ApiError);
+  return { status: err.status, body: JSON.parse(String(err.message).replace(/^got status: \S+\. /, "")) };
+}
+
 const WEATHER = { name: "get_weather", description: "Weather of a city", parametersJsonSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
 
 async function texts(stream: AsyncGenerator<GenerateContentResponse>, onText?: (t: string) => void): Promise<{ texts: string[]; last?: GenerateContentResponse }> {
@@ -147,5 +166,20 @@ describe("gateway Gemini API with @google/genai", () => {
     await res.text();
     const id = res.headers.get("x-sluice-operation-id");
     expect(await records.get(id!)).toMatchObject({ phase: "finished", realStatus: "succeeded", outcome: "succeeded", identity: { operation: "chat", ctx: { spaceId: "space-a", actorId: gw.key.id } } });
+  });
+
+  it("refuses candidateCount above 1 with a Gemini 400 naming the field, since the hooks govern one candidate only", async () => {
+    gw.bind([{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const calls = stub().bodies.length;
+    for (const call of [
+      () => ai.models.generateContent({ model: "gemini-test", contents: "mail bob@example.com", config: { candidateCount: 2 } }),
+      async () => texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "mail bob@example.com", config: { candidateCount: 2 } })),
+    ]) {
+      const { status, body } = await apiError(call);
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT", message: expect.stringContaining("generationConfig.candidateCount"), sluice_code: "REQUEST_INVALID" } });
+    }
+    expect(stub().bodies.length).toBe(calls);
+    expect((await ai.models.generateContent({ model: "gemini-test", contents: "hi", config: { candidateCount: 1 } })).text).toBe("You said: hi");
   });
 });
