@@ -45,8 +45,20 @@ export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit
   };
 }
 
-/** The client's address and a digest of the credential it sends (never the credential itself). */
+/**
+ * Every header a credential may come in: the bearer token, and the gateway's keys as
+ * Anthropic (`x-api-key`) and Gemini (`x-goog-api-key`) clients send them. Counting the
+ * bearer header alone put every client of those two on an address in one count, so a loop
+ * on a wrong key locked out the right one.
+ */
+const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"] as const;
+
+/** The client's address and a digest of the credentials it sends (never a credential itself). */
 function failureKey(request: FastifyRequest): string {
-  const sent = request.headers.authorization ?? "";
-  return `${request.ip} ${createHash("sha256").update(typeof sent === "string" ? sent : String(sent)).digest("base64url").slice(0, 22)}`;
+  const hash = createHash("sha256");
+  for (const name of CREDENTIAL_HEADERS) {
+    const sent = request.headers[name] ?? "";
+    hash.update(`${name}\n${Array.isArray(sent) ? sent.join(",") : sent}\n`);
+  }
+  return `${request.ip} ${hash.digest("base64url").slice(0, 22)}`;
 }
