@@ -41,7 +41,8 @@ function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse):
       text = true;
     }
     if (!text && answerText(out.content) !== "") parts.push({ text: answerText(out.content) });
-    const [first, ...rest] = upstream.candidates;
+    // A blocked prompt has no candidate: a hook's text for it goes in one of its own.
+    const [first, ...rest] = Array.isArray(upstream.candidates) && upstream.candidates.length > 0 ? upstream.candidates : [{ index: 0 }];
     return withKeys(upstream, { candidates: [withKeys(first, { content: withKeys(first.content ?? {}, { parts }) }), ...rest] });
   }
   if (out.reasoning_content) parts.push({ text: out.reasoning_content, thought: true });

@@ -40,16 +40,23 @@ function callsOf(parts: Json[], from: number): ToolCallOut[] {
   }));
 }
 
-/** A generateContent answer as the result the hooks wrap. */
+/** Why the upstream refused the prompt itself (it then sends no candidates), or undefined. */
+export function blockReasonOf(json: Json): string | undefined {
+  const reason = json?.promptFeedback?.blockReason;
+  return typeof reason === "string" ? reason : undefined;
+}
+
+/** A generateContent answer as the result the hooks wrap; a blocked prompt is an empty answer that finished for its block reason. */
 export function fromGenerate(json: Json): ChatResponse {
-  if (!Array.isArray(json?.candidates)) throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a malformed answer (no candidates)", {});
+  const blocked = blockReasonOf(json);
+  if (!Array.isArray(json?.candidates) && blocked === undefined) throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a malformed answer (no candidates)", {});
   const parts = partsOf(json);
   const thoughts = parts.filter(isThought);
   return {
     content: parts.filter(isText).map((p) => p.text).join(""),
     ...(thoughts.length > 0 ? { reasoning_content: thoughts.map((p) => p.text).join("") } : {}),
     tool_calls: callsOf(parts, 0),
-    finish_reason: typeof json.candidates[0]?.finishReason === "string" ? json.candidates[0].finishReason : "STOP",
+    finish_reason: typeof json.candidates?.[0]?.finishReason === "string" ? json.candidates[0].finishReason : blocked ?? "STOP",
     usage: usageOf(json.usageMetadata),
     provider_request_id: typeof json.responseId === "string" ? json.responseId : null,
   };
@@ -84,7 +91,7 @@ export function streamCall(upstream: Upstream, path: string, body: GeminiBody, v
         const found = callsOf(parts, calls);
         if (found.length > 0) chunk.tool_calls = found.map((c, i) => ({ index: calls + i, id: c.id, function: c.function }));
         calls += found.length;
-        const finish = one?.candidates?.[0]?.finishReason;
+        const finish = one?.candidates?.[0]?.finishReason ?? blockReasonOf(one);
         if (typeof finish === "string") chunk.finish_reason = finish;
         if (one?.usageMetadata) chunk.usage = usageOf(one.usageMetadata);
         if (typeof one?.responseId === "string") chunk.provider_request_id = one.responseId;

@@ -182,4 +182,17 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(stub().bodies.length).toBe(calls);
     expect((await ai.models.generateContent({ model: "gemini-test", contents: "hi", config: { candidateCount: 1 } })).text).toBe("You said: hi");
   });
+
+  it("answers a prompt the upstream blocked as the upstream did: no candidates, its promptFeedback, streamed and not", async () => {
+    gw.bind([]);
+    const blocked = { promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: "gemini-stub", responseId: "resp-blocked" };
+    stub().handle = (req, _body, res) => (req.url!.includes(":streamGenerateContent") ? answerEvents(res, [blocked]) : answerJson(res, 200, blocked));
+    const whole = await ai.models.generateContent({ model: "gemini-test", contents: "something prohibited" });
+    expect(whole.candidates).toBeUndefined();
+    expect(whole.promptFeedback?.blockReason).toBe("PROHIBITED_CONTENT");
+    expect(whole.text).toBeUndefined();
+    const streamed: GenerateContentResponse[] = [];
+    for await (const r of await ai.models.generateContentStream({ model: "gemini-test", contents: "something prohibited" })) streamed.push(r);
+    expect(streamed.map((r) => r.promptFeedback?.blockReason)).toEqual(["PROHIBITED_CONTENT"]);
+  });
 });
