@@ -5,7 +5,7 @@
  * caching, metering) on every call, streamed or not. Each protocol's routes are served when
  * its upstream is configured, and answer errors in that protocol's own format.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
 import { authenticate } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
@@ -22,16 +22,16 @@ import { logAbortedRequests } from "../http/access-log.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 import type { UpstreamProtocol } from "./upstream-url.js";
-import { anthropicCountTokens, anthropicMessages } from "./anthropic-route.js";
+import { anthropicCountTokens, anthropicMessages, anthropicModels } from "./anthropic-route.js";
 import { replyAnthropicError, toAnthropicError } from "./anthropic-error.js";
-import { geminiGenerate } from "./gemini-route.js";
-import { replyGeminiError } from "./gemini-error.js";
+import { geminiGenerate, geminiModels } from "./gemini-route.js";
+import { replyGeminiError, toGeminiError } from "./gemini-error.js";
 
 /** The routes each protocol serves, for the not-found answer and the start-up log. */
 export const PROTOCOL_ROUTES: Readonly<Record<UpstreamProtocol, readonly string[]>> = {
   openai: ["POST /v1/chat/completions", "POST /v1/responses", "POST /v1/embeddings"],
-  anthropic: ["POST /v1/messages", "POST /v1/messages/count_tokens"],
-  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent", "POST /v1beta/models/{model}:countTokens"],
+  anthropic: ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET /v1/models"],
+  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent", "POST /v1beta/models/{model}:countTokens", "GET /v1beta/models"],
 };
 
 function served(config: GatewayConfig): string[] {
@@ -66,6 +66,8 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
         scope.setErrorHandler((err, _request, reply) => replyAnthropicError(reply, asSluiceError(err)));
         scope.post("/v1/messages", anthropicMessages(config.host, anthropic));
         scope.post("/v1/messages/count_tokens", anthropicCountTokens(anthropic));
+        scope.get("/v1/models", anthropicModels(anthropic));
+        scope.get("/v1/models/:id", anthropicModels(anthropic));
       });
     }
     const gemini = pools.get("gemini");
@@ -73,9 +75,18 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
       await app.register(async (scope) => {
         scope.setErrorHandler((err, _request, reply) => replyGeminiError(reply, asSluiceError(err)));
         scope.post("/v1beta/models/:call", geminiGenerate(config.host, gemini));
+        scope.get("/v1beta/models", geminiModels(gemini));
+        scope.get("/v1beta/models/:model", geminiModels(gemini));
       });
     }
   };
+}
+
+/** Whose client asked for a route the gateway does not serve, so it gets its own protocol's 404: Gemini's paths are /v1beta, and every Anthropic client sends anthropic-version. */
+function notFoundFormat(request: FastifyRequest): (error: SluiceError) => { status: number; body: unknown } {
+  if (request.url.startsWith("/v1beta/")) return toGeminiError;
+  if (request.url.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return toAnthropicError;
+  return toOpenAIError;
 }
 
 /**
@@ -112,7 +123,7 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   app.head("/", { config: { probe: true } }, async (_request, reply) => reply.code(200).send());
   app.setNotFoundHandler((request, reply) => {
     const error = new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url.split("?", 1)[0]}; this gateway serves ${served(config).join(", ")}`);
-    const { status, body } = request.url.startsWith("/v1/messages") ? toAnthropicError(error) : toOpenAIError(error);
+    const { status, body } = notFoundFormat(request)(error);
     return reply.code(status).send(body);
   });
   return app;

@@ -2,7 +2,9 @@
  * POST /v1beta/models/{model}:generateContent and :streamGenerateContent (`?alt=sse`), the
  * Gemini API, through the same chat boundary, hook points and payloads as
  * /v1/chat/completions (gemini-request.ts for the view, gemini-relay.ts for the stream).
- * `:countTokens` (Gemini CLI asks it before compressing a conversation) is forwarded as it came.
+ * `:countTokens` (Gemini CLI asks it before compressing a conversation) is forwarded as it
+ * came, and so are GET /v1beta/models and /v1beta/models/{model} (a model list and a model's
+ * limits): none of them calls a model or returns text.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -20,6 +22,7 @@ import { clientSignal } from "./client-signal.js";
 import { sseEvent, writeFrame } from "./sse.js";
 import { logUnfinishedRecord } from "./unfinished-record.js";
 import type { Upstream } from "./upstream.js";
+import { passedQuery } from "./passed-query.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
@@ -99,5 +102,15 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
       res.end();
     }
     return reply;
+  };
+}
+
+/** GET /v1beta/models and /v1beta/models/{model}, relayed with the gateway's own key. */
+export function geminiModels(upstream: Upstream) {
+  return async (request: FastifyRequest<{ Params: { model?: string } }>, reply: FastifyReply): Promise<unknown> => {
+    callerOf(request);
+    const model = request.params.model;
+    const path = `/models${model === undefined ? "" : `/${encodeURIComponent(model)}`}${passedQuery(request.url)}`;
+    return reply.send(await upstream.getJson(path, clientSignal(reply.raw)));
   };
 }

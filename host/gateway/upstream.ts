@@ -60,11 +60,20 @@ export class Upstream {
   }
 
   /** POSTs JSON and returns the JSON answer; the timeout covers the whole exchange. */
-  async json(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
+  json(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
+    return this.exchange("POST", path, body, signal, headers);
+  }
+
+  /** GETs a JSON answer (a model list), with the same timeout, size limit and errors as {@link json}. */
+  getJson(path: string, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
+    return this.exchange("GET", path, undefined, signal, headers);
+  }
+
+  private async exchange(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
     const call = this.call(signal);
     try {
       call.arm();
-      const res = await this.post(path, body, call.signal, headers);
+      const res = await this.send(method, path, body, call.signal, headers);
       call.answered();
       const text = await readCapped(res, this.config.maxBytes, path);
       call.complete();
@@ -95,7 +104,7 @@ export class Upstream {
     let done: string | undefined;
     try {
       call.arm();
-      const res = await this.post(path, body, call.signal, headers);
+      const res = await this.send("POST", path, body, call.signal, headers);
       call.answered();
       // A JSON answer to a stream request is one event: the caller reads it as a whole completion.
       if (/^application\/json\b/i.test(header(res, "content-type"))) {
@@ -123,8 +132,8 @@ export class Upstream {
   }
 
   /** `headers`: the client's protocol headers passed on (anthropic-version, anthropic-beta); the key is always the gateway's own. */
-  private async post(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Answer> {
-    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: headers ? withKeys(headers, this.headers) : this.headers, body: JSON.stringify(body), signal });
+  private async send(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Answer> {
+    const res = await this.pool.request({ method, path: `${this.basePath}${path}`, headers: headers ? withKeys(headers, this.headers) : this.headers, ...(method === "POST" ? { body: JSON.stringify(body) } : {}), signal });
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readCapped(res, ERROR_BODY_MAX_BYTES, path).catch(() => "");
     let raw: unknown;

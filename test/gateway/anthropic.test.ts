@@ -3,7 +3,8 @@
  * Anthropic stub given without its /v1: the request goes upstream as sent, events come back
  * in order and intact, and the hooks judge and redact as they do on chat completions.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
 import Anthropic from "@anthropic-ai/sdk";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { createMemoryRecords } from "../../host/index.js";
@@ -21,8 +22,14 @@ beforeAll(async () => {
   gw.host.registerHook("spy", (req) => { seen.push(req); return { kind: "continue" }; });
 });
 afterAll(() => gw.close());
+afterEach(() => { stub().handle = undefined; });
 
 const stub = () => gw.anthropic!.stub;
+function answerJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
 const WEATHER = { name: "get_weather", description: "Weather of a city", input_schema: { type: "object" as const, properties: { city: { type: "string" } }, required: ["city"] } };
 
 /** A conversation shaped as Claude Code sends one: system blocks, a tool round trip, and a system message in the middle. */
@@ -211,5 +218,28 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     expect(counted.input_tokens).toBe(JSON.stringify([{ role: "user", content: "hello" }]).length);
     expect(stub().paths.at(-1)).toBe("/v1/messages/count_tokens");
     expect((await fetch(`${gw.url}/`, { method: "HEAD" })).status).toBe(200);
+  });
+
+  it("relays models.list and models.retrieve to the upstream with its own key, the query passed on", async () => {
+    const model = { type: "model", id: "claude-test", display_name: "Claude Test", created_at: "2026-01-01T00:00:00Z" };
+    stub().handle = (req, _body, res) => answerJson(res, 200, req.url!.startsWith("/v1/models?") ? { data: [model], has_more: false, first_id: "claude-test", last_id: "claude-test" } : model);
+    const listed = [];
+    for await (const m of client.models.list({ limit: 5 })) listed.push(m);
+    expect(listed).toEqual([model]);
+    expect(stub().paths.at(-1)).toBe("/v1/models?limit=5");
+    const headers = stub().headers.at(-1)!;
+    expect(headers["x-api-key"]).toBe("sk-ant-upstream-secret");
+    expect(headers["anthropic-version"]).toBeDefined();
+    expect(JSON.stringify(headers)).not.toContain(gw.key.key);
+    expect(await client.models.retrieve("claude-test")).toEqual(model);
+    expect(stub().paths.at(-1)).toBe("/v1/models/claude-test");
+  });
+
+  it("answers an Anthropic endpoint the gateway does not serve with an Anthropic 404 the SDK raises as a NotFoundError", async () => {
+    for (const call of [() => client.messages.batches.list(), () => client.beta.files.list(), () => client.beta.skills.list()] as (() => Promise<unknown>)[]) {
+      const err = await Promise.resolve().then(call).then(() => null, (e) => e);
+      expect(err).toBeInstanceOf(Anthropic.NotFoundError);
+      expect(err.error).toMatchObject({ type: "error", error: { type: "not_found_error", sluice_code: "ROUTE_NOT_FOUND", message: expect.stringContaining("POST /v1/messages") } });
+    }
   });
 });

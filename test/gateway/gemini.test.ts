@@ -195,4 +195,24 @@ describe("gateway Gemini API with @google/genai", () => {
     for await (const r of await ai.models.generateContentStream({ model: "gemini-test", contents: "something prohibited" })) streamed.push(r);
     expect(streamed.map((r) => r.promptFeedback?.blockReason)).toEqual(["PROHIBITED_CONTENT"]);
   });
+
+  it("relays models.list and models.get to the upstream with its own key, the query passed on", async () => {
+    const model = { name: "models/gemini-test", displayName: "Gemini Test", supportedGenerationMethods: ["generateContent", "countTokens"] };
+    stub().handle = (req, _body, res) => answerJson(res, 200, req.url!.startsWith("/v1beta/models?") ? { models: [model] } : model);
+    const listed = [];
+    for await (const m of await ai.models.list({ config: { pageSize: 5 } })) listed.push(m);
+    expect(listed).toMatchObject([{ name: "models/gemini-test", displayName: "Gemini Test" }]);
+    expect(stub().paths.at(-1)).toBe("/v1beta/models?pageSize=5");
+    expect(stub().headers.at(-1)?.["x-goog-api-key"]).toBe("gemini-upstream-secret");
+    expect(await ai.models.get({ model: "gemini-test" })).toMatchObject({ name: "models/gemini-test" });
+    expect(stub().paths.at(-1)).toBe("/v1beta/models/gemini-test");
+  });
+
+  it("answers a Gemini endpoint the gateway does not serve with a Gemini 404 naming the routes it serves", async () => {
+    for (const call of [() => ai.files.list(), () => ai.models.embedContent({ model: "gemini-test", contents: "hi" }), () => ai.caches.list()]) {
+      const { status, body } = await apiError(async () => { const r = await call(); if (Symbol.asyncIterator in Object(r)) for await (const _ of r as AsyncIterable<unknown>) { /* drain */ } });
+      expect(status).toBe(404);
+      expect(body).toMatchObject({ error: { code: 404, status: "NOT_FOUND", sluice_code: "ROUTE_NOT_FOUND", message: expect.stringContaining(":generateContent") } });
+    }
+  });
 });
