@@ -63,6 +63,21 @@ function resolveUpstream(u: UpstreamOptions, protocol: UpstreamProtocol): Upstre
   return { baseUrl, apiKey: u.apiKey ?? null, timeoutMs, maxBytes };
 }
 
+/**
+ * A request as its log lines show it: method, path and address, never its query string
+ * (a Gemini client may send its key as `?key=`) nor its headers. A caller's own `req`
+ * serializer stands.
+ */
+const SAFE_REQUEST = {
+  req: (req: { method?: string; url?: string; ip?: string; socket?: { remoteAddress?: string } }) => ({ method: req.method, url: (req.url ?? "").split("?")[0], remoteAddress: req.ip ?? req.socket?.remoteAddress }),
+};
+
+function withSafeRequests(logger: boolean | Record<string, unknown>): boolean | Record<string, unknown> {
+  if (logger === false) return false;
+  const options = logger === true ? { level: "info" } : logger;
+  return { ...options, serializers: { ...SAFE_REQUEST, ...(options.serializers as Record<string, unknown> | undefined) } };
+}
+
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
   const upstreams: Partial<Record<UpstreamProtocol, UpstreamConfig>> = {};
   for (const protocol of ["openai", "anthropic", "gemini"] as const) {
@@ -78,7 +93,7 @@ export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
     keys: o.keys,
     upstreams,
     bodyLimit,
-    logger: o.logger ?? { level: "error", stream: process.stderr },
+    logger: withSafeRequests(o.logger ?? { level: "error", stream: process.stderr }),
     limits: resolveServerLimits(o.limits),
     authFailures: withChanges(DEFAULT_AUTH_FAILURE_LIMIT, o.authFailures ?? {}),
     ...(o.ready ? { ready: o.ready } : {}),

@@ -47,7 +47,8 @@ export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit
 
 /**
  * Every header a credential may come in: the bearer token, and the gateway's keys as
- * Anthropic (`x-api-key`) and Gemini (`x-goog-api-key`) clients send them. Counting the
+ * Anthropic (`x-api-key`) and Gemini (`x-goog-api-key`, or the `key` query parameter)
+ * clients send them. Counting the
  * bearer header alone put every client of those two on an address in one count, so a loop
  * on a wrong key locked out the right one.
  */
@@ -60,5 +61,7 @@ function failureKey(request: FastifyRequest): string {
     const sent = request.headers[name] ?? "";
     hash.update(`${name}\n${Array.isArray(sent) ? sent.join(",") : sent}\n`);
   }
+  const query = request.query as Record<string, unknown> | undefined;
+  hash.update(`key\n${typeof query?.key === "string" ? query.key : ""}\n`);
   return `${request.ip} ${hash.digest("base64url").slice(0, 22)}`;
 }

@@ -5,6 +5,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
+import { Writable } from "node:stream";
+import { until } from "../helpers/until.js";
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from "@google/genai";
 import type { RequestEnvelope } from "../../abi/envelope.js";
 import { createMemoryRecords } from "../../host/index.js";
@@ -213,6 +215,27 @@ describe("gateway Gemini API with @google/genai", () => {
       const { status, body } = await apiError(async () => { const r = await call(); if (Symbol.asyncIterator in Object(r)) for await (const _ of r as AsyncIterable<unknown>) { /* drain */ } });
       expect(status).toBe(404);
       expect(body).toMatchObject({ error: { code: 404, status: "NOT_FOUND", sluice_code: "ROUTE_NOT_FOUND", message: expect.stringContaining(":generateContent") } });
+    }
+  });
+
+  it("takes the key as ?key= too, as the Gemini API's own examples send it, and never writes it to the log or the upstream", async () => {
+    const lines: string[] = [];
+    const logged = await startGateway({ protocols: true, timeoutMs: 5_000, logger: { level: "info", stream: new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString("utf8")); done(); } }) } });
+    try {
+      logged.bind([]);
+      const send = (key: string) => fetch(`${logged.url}/v1beta/models/gemini-test:generateContent?key=${key}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }) });
+      const ok = await send(logged.key.key);
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { candidates: { content: { parts: { text: string }[] } }[] }).candidates[0]!.content.parts[0]!.text).toBe("You said: hi");
+      expect(logged.gemini!.stub.paths.at(-1)).toBe("/v1beta/models/gemini-test:generateContent");
+      const wrong = await send("sk-sluice-wrong-key-in-the-url");
+      expect(wrong.status).toBe(401);
+      expect(await wrong.json()).toMatchObject({ error: { code: 401, status: "UNAUTHENTICATED", sluice_code: "GATEWAY_KEY_INVALID" } });
+      await until(() => lines.filter((l) => l.includes("request completed")).length >= 2);
+      expect(lines.join("")).toContain("/v1beta/models/gemini-test:generateContent");
+      for (const key of [logged.key.key, "sk-sluice-wrong-key-in-the-url"]) expect(lines.join("")).not.toContain(key);
+    } finally {
+      await logged.close();
     }
   });
 });
