@@ -21,8 +21,12 @@ import { withKeys } from "../objects/with-keys.js";
 /** An upstream error body is read up to this much; the rest is not needed to explain it. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
-/** Upstream error statuses a client can act on, forwarded with the upstream's error body. Auth failures are ours, not the client's. */
-const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429]);
+/**
+ * Upstream error statuses a client can act on, forwarded with the upstream's error body.
+ * Auth failures are ours, not the client's. 529 is Anthropic's "overloaded": its clients
+ * retry it and Claude Code falls back to its other model on it, which a 502 would not do.
+ */
+const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429, 529]);
 /** How long an upstream may take to end its body after `[DONE]` before its connection is let go. */
 export const DONE_GRACE_MS = 50;
 

@@ -242,4 +242,27 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
       expect(err.error).toMatchObject({ type: "error", error: { type: "not_found_error", sluice_code: "ROUTE_NOT_FOUND", message: expect.stringContaining("POST /v1/messages") } });
     }
   });
+
+  it("relays the upstream's 529 overloaded_error as a 529 the SDK may retry, streamed and not, as Claude Code needs it to fall back to another model", async () => {
+    gw.bind([]);
+    stub().handle = (_req, _body, res) => answerJson(res, 529, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+    for (const call of [
+      () => client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).withResponse(),
+      () => client.messages.create({ model: "claude-test", max_tokens: 10, stream: true, messages: [{ role: "user", content: "hi" }] }).withResponse(),
+    ]) {
+      const err = await call().then(() => null, (e) => e);
+      expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+      expect(err).toMatchObject({ status: 529, error: { type: "error", error: { type: "overloaded_error", message: "Overloaded", sluice_code: "UPSTREAM_FAILED" } } });
+      expect(err.headers.get("x-should-retry")).toBeNull();
+    }
+  });
+
+  it("relays the upstream's 400 with its type and message, which the SDK raises as a BadRequestError not to retry", async () => {
+    gw.bind([]);
+    stub().handle = (_req, _body, res) => answerJson(res, 400, { type: "error", error: { type: "invalid_request_error", message: "messages.1.content.0.image.source.base64: invalid base64 data" } });
+    const err = await client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).then(() => null, (e) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(err).toMatchObject({ status: 400, error: { type: "error", error: { type: "invalid_request_error", message: "messages.1.content.0.image.source.base64: invalid base64 data", sluice_code: "UPSTREAM_FAILED" } } });
+    expect(err.headers.get("x-should-retry")).toBe("false");
+  });
 });
