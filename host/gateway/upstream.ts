@@ -14,7 +14,7 @@ import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import { sseData } from "./sse.js";
 import type { UpstreamConfig } from "./options.js";
 import type { UpstreamProtocol } from "./upstream-url.js";
-import { sanitiseUpstreamError } from "./upstream-error.js";
+import { googleRetryDelay, sanitiseUpstreamError } from "./upstream-error.js";
 import { upstreamRetryAfter } from "../http/retry-after.js";
 import { withKeys } from "../objects/with-keys.js";
 
@@ -145,6 +145,8 @@ export class Upstream {
     const status = res.statusCode;
     const error = sanitiseUpstreamError(status, raw);
     const wait = upstreamRetryAfter({ "retry-after": header(res, "retry-after"), "retry-after-ms": header(res, "retry-after-ms") });
+    // Google gives its wait in the body, not in a header.
+    wait.seconds ??= googleRetryDelay(raw);
     throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${status}${error.code ? ` (${error.code})` : ""}${error.message ? `: ${error.message}` : ""}`, {
       status,
       ...(CLIENT_STATUSES.has(status) ? { error } : {}),

@@ -238,4 +238,24 @@ describe("gateway Gemini API with @google/genai", () => {
       await logged.close();
     }
   });
+
+  it("relays the upstream's error with its own status name, and a 429's RetryInfo (its wait, nothing of the operator's quota) as Gemini CLI reads it", async () => {
+    gw.bind([]);
+    stub().handle = (_req, _body, res) => answerJson(res, 400, { error: { code: 400, message: "User location is not supported for the API use.", status: "FAILED_PRECONDITION" } });
+    expect(await apiError(() => ai.models.generateContent({ model: "gemini-test", contents: "hi" }))).toEqual({
+      status: 400, body: { error: { code: 400, message: "User location is not supported for the API use.", status: "FAILED_PRECONDITION", sluice_code: "UPSTREAM_FAILED" } },
+    });
+    stub().handle = (_req, _body, res) => answerJson(res, 429, { error: { code: 429, message: "You exceeded your current quota.", status: "RESOURCE_EXHAUSTED", details: [
+      { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests", quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier", quotaDimensions: { location: "global", model: "gemini-test" } }] },
+      { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "37s" },
+    ] } });
+    for (const call of [() => ai.models.generateContent({ model: "gemini-test", contents: "hi" }), async () => texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "hi" }))]) {
+      expect(await apiError(call)).toEqual({
+        status: 429,
+        body: { error: { code: 429, message: "You exceeded your current quota.", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "37s" }], sluice_code: "UPSTREAM_FAILED" } },
+      });
+    }
+    const res = await fetch(`${gw.url}/v1beta/models/gemini-test:generateContent`, { method: "POST", headers: { "x-goog-api-key": gw.key.key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+    expect(res.headers.get("retry-after")).toBe("37");
+  });
 });
