@@ -3,6 +3,8 @@
  * its `alt=sse` stream. Each streamed response is one chunk the host runs its hooks on
  * (text parts as answer text, thought parts as reasoning text, functionCall parts as whole
  * tool calls, the finish reason and usage), kept as it came for the relay (gemini-relay.ts).
+ * A stream that ends before a finishReason is a failure, as a Messages stream that ends
+ * before message_stop is.
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatRequest, ChatResponse, ToolCallOut } from "../boundary/chat.js";
@@ -73,6 +75,7 @@ export function streamCall(upstream: Upstream, path: string, body: GeminiBody, v
   return async function* (effective: ChatRequest, op: OperationContext): AsyncGenerator<StreamChunk> {
     const signal = op.signal;
     let calls = 0;
+    let finished = false;
     for await (const data of upstream.events(path, toGeminiUpstream(body, view, effective), signal)) {
       let json: Json;
       try { json = JSON.parse(data); } catch { throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a stream event that is not JSON"); }
@@ -92,12 +95,14 @@ export function streamCall(upstream: Upstream, path: string, body: GeminiBody, v
         if (found.length > 0) chunk.tool_calls = found.map((c, i) => ({ index: calls + i, id: c.id, function: c.function }));
         calls += found.length;
         const finish = one?.candidates?.[0]?.finishReason ?? blockReasonOf(one);
-        if (typeof finish === "string") chunk.finish_reason = finish;
+        if (typeof finish === "string") { chunk.finish_reason = finish; finished = true; }
         if (one?.usageMetadata) chunk.usage = usageOf(one.usageMetadata);
         if (typeof one?.responseId === "string") chunk.provider_request_id = one.responseId;
         facts.chunks.push(one);
         yield chunk;
       }
     }
+    // Gemini ends every answer with a finishReason (or a prompt's blockReason): a body that ends before it was cut.
+    if (!finished) throw new SluiceError("UPSTREAM_FAILED", "the upstream's stream ended without a finishReason: the answer is incomplete");
   };
 }

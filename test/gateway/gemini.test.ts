@@ -258,4 +258,18 @@ describe("gateway Gemini API with @google/genai", () => {
     const res = await fetch(`${gw.url}/v1beta/models/gemini-test:generateContent`, { method: "POST", headers: { "x-goog-api-key": gw.key.key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
     expect(res.headers.get("retry-after")).toBe("37");
   });
+
+  it("ends a stream the upstream stopped before its finishReason with an error the client raises, and records the call as failed", async () => {
+    gw.bind([]);
+    const piece = { candidates: [{ content: { role: "model", parts: [{ text: "the first half" }] }, index: 0 }], modelVersion: "gemini-stub" };
+    stub().handle = (_req, _body, res) => answerEvents(res, [piece]);
+    const got: string[] = [];
+    const { status, body } = await apiError(async () => { for await (const r of await ai.models.generateContentStream({ model: "gemini-test", contents: "hi" })) got.push(r.text ?? ""); });
+    expect(got).toEqual(["the first half"]);
+    expect(status).toBe(502);
+    expect(body).toMatchObject({ error: { code: 502, status: "INTERNAL", sluice_code: "UPSTREAM_FAILED", message: expect.stringContaining("without a finishReason") } });
+    const res = await fetch(`${gw.url}/v1beta/models/gemini-test:streamGenerateContent?alt=sse`, { method: "POST", headers: { "x-goog-api-key": gw.key.key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+    await res.text();
+    expect(await records.get(res.headers.get("x-sluice-operation-id")!)).toMatchObject({ phase: "finished", realStatus: "failed" });
+  });
 });
