@@ -67,6 +67,10 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
     const [, model, method] = match as unknown as [string, string, string];
     // Counting calls no model and returns no text: forwarded as it came, as Anthropic's count_tokens is.
     if (method === "countTokens") return reply.send(await upstream.json(`/models/${model}:countTokens`, request.body, clientSignal(reply.raw)));
+    // Without alt=sse the Gemini API streams one JSON array; the gateway writes events only.
+    if (method === "streamGenerateContent" && (request.query as Record<string, unknown>).alt !== "sse") {
+      throw new SluiceError("REQUEST_INVALID", "streamGenerateContent is served as server-sent events only: add ?alt=sse (as @google/genai and Gemini CLI do)", { param: "alt" });
+    }
     const body = readGeminiBody(request.body);
     const view = toGeminiView(body, model);
     const ctx: CallContext = { spaceId: caller.spaceId, actorId: caller.id, purpose: "action", signal: clientSignal(reply.raw) };

@@ -272,4 +272,13 @@ describe("gateway Gemini API with @google/genai", () => {
     await res.text();
     expect(await records.get(res.headers.get("x-sluice-operation-id")!)).toMatchObject({ phase: "finished", realStatus: "failed" });
   });
+
+  it("refuses streamGenerateContent without alt=sse with a Gemini 400 naming alt, rather than answer a JSON-array client with events", async () => {
+    gw.bind([]);
+    const calls = stub().bodies.length;
+    const res = await fetch(`${gw.url}/v1beta/models/gemini-test:streamGenerateContent`, { method: "POST", headers: { "x-goog-api-key": gw.key.key, "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT", sluice_code: "REQUEST_INVALID", message: expect.stringContaining("alt=sse") } });
+    expect(stub().bodies.length).toBe(calls);
+  });
 });
