@@ -80,14 +80,24 @@ export function toGeminiView(body: GeminiBody, model: string): GeminiView {
     messages.push({ role: "system", content: system.map(partOf) });
     origins.push({ kind: "system" });
   }
+  // Gemini pairs a response without id with the call of its name in order: the k-th call
+  // and the k-th response of a name get the same id, `<name>_<k>`.
+  const callsOf = new Map<string, number>();
+  const responsesOf = new Map<string, number>();
+  const idOf = (fn: Json, seen: Map<string, number>): string => {
+    const name = String(fn.name ?? "");
+    const k = seen.get(name) ?? 0;
+    seen.set(name, k + 1);
+    return typeof fn.id === "string" && fn.id !== "" ? fn.id : `${name}_${k}`;
+  };
   body.contents.forEach((c, index) => {
     c.parts.forEach((p, part) => {
       if (!isObject(p.functionResponse)) return;
       const r = p.functionResponse;
-      messages.push({ role: "tool", tool_call_id: String(r.id ?? r.name ?? ""), content: JSON.stringify(r.response ?? {}) });
+      messages.push({ role: "tool", tool_call_id: idOf(r, responsesOf), content: JSON.stringify(r.response ?? {}) });
       origins.push({ kind: "function_response", index, part });
     });
-    const calls = c.parts.filter((p) => isObject(p.functionCall)).map((p, i) => ({ id: String(p.functionCall.id ?? `${p.functionCall.name}_${i}`), type: "function" as const, function: { name: String(p.functionCall.name ?? ""), arguments: JSON.stringify(p.functionCall.args ?? {}) } }));
+    const calls = c.parts.filter((p) => isObject(p.functionCall)).map((p) => ({ id: idOf(p.functionCall, callsOf), type: "function" as const, function: { name: String(p.functionCall.name ?? ""), arguments: JSON.stringify(p.functionCall.args ?? {}) } }));
     messages.push({ role: c.role === "model" ? "assistant" : "user", content: c.parts.map(partOf), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     origins.push({ kind: "content", index });
   });

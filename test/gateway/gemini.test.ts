@@ -281,4 +281,26 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(await res.json()).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT", sluice_code: "REQUEST_INVALID", message: expect.stringContaining("alt=sse") } });
     expect(stub().bodies.length).toBe(calls);
   });
+
+  it("shows model.chat.before each functionResponse as the tool message of its functionCall, paired by name and order when the parts carry no id", async () => {
+    seen.length = 0;
+    gw.bind([{ id: "spy", hookRef: "spy", point: "model.chat.before" }]);
+    await ai.models.generateContent({
+      model: "gemini-test",
+      contents: [
+        { role: "user", parts: [{ text: "weather in Paris and Rome?" }] },
+        { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }, { functionCall: { name: "get_weather", args: { city: "Rome" } } }] },
+        { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { output: "sunny" } } }, { functionResponse: { name: "get_weather", response: { output: "rain" } } }] },
+        { role: "model", parts: [{ functionCall: { id: "call-7", name: "get_time", args: {} } }] },
+        { role: "user", parts: [{ functionResponse: { id: "call-7", name: "get_time", response: { output: "noon" } } }] },
+      ],
+      config: { tools: [{ functionDeclarations: [WEATHER] }] },
+    });
+    const messages = (seen[0]?.payload as { messages: { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string }[] }).messages;
+    const calls = messages.flatMap((m) => m.tool_calls ?? []).map((c) => c.id);
+    const results = messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]);
+    expect(calls).toHaveLength(3);
+    expect(new Set(calls).size).toBe(3);
+    expect(results).toEqual([[calls[0], JSON.stringify({ output: "sunny" })], [calls[1], JSON.stringify({ output: "rain" })], ["call-7", JSON.stringify({ output: "noon" })]]);
+  });
 });
