@@ -29,6 +29,14 @@ type Json = Record<string, any>;
 
 const CALL = /^([A-Za-z0-9._-]+):(generateContent|streamGenerateContent|countTokens)$/;
 
+/** A chat finish reason as Gemini's finishReason (a short-circuit may give either); a call of functions ends with STOP. */
+function finishReasonOf(finish: string): string {
+  if (finish === "stop" || finish === "tool_calls") return "STOP";
+  if (finish === "length") return "MAX_TOKENS";
+  if (finish === "content_filter") return "SAFETY";
+  return finish;
+}
+
 /** The answer as the client gets it: the upstream's, with the text the hooks changed written back; or the host's own (a short-circuit). */
 function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse): Json {
   const parts: Json[] = [];
@@ -53,7 +61,7 @@ function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse):
   for (const c of out.tool_calls) parts.push({ functionCall: { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments || "{}") } });
   const usage = usageView(out.usage);
   return {
-    candidates: [{ content: { role: "model", parts }, finishReason: out.finish_reason === "stop" ? "STOP" : out.finish_reason, index: 0 }],
+    candidates: [{ content: { role: "model", parts }, finishReason: finishReasonOf(out.finish_reason), index: 0 }],
     usageMetadata: { promptTokenCount: usage.input_tokens, candidatesTokenCount: usage.output_tokens, totalTokenCount: usage.input_tokens + usage.output_tokens },
     modelVersion: model,
   };

@@ -265,4 +265,13 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     expect(err).toMatchObject({ status: 400, error: { type: "error", error: { type: "invalid_request_error", message: "messages.1.content.0.image.source.base64: invalid base64 data", sluice_code: "UPSTREAM_FAILED" } } });
     expect(err.headers.get("x-should-retry")).toBe("false");
   });
+
+  it("answers a short circuit's finish reason in Anthropic's own terms (max_tokens, tool_use, refusal), streamed and not", async () => {
+    for (const [finish, stop] of [["length", "max_tokens"], ["tool_calls", "tool_use"], ["content_filter", "refusal"]] as const) {
+      gw.bind([{ id: "cached", point: "model.chat.before", config: { mode: "short_circuit", result: { content: "from the cache", finish_reason: finish, usage: { input_tokens: 1, output_tokens: 3 } } } }]);
+      const whole = await client.messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "again" }] });
+      const streamed = await client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "again" }] }).finalMessage();
+      expect([whole.stop_reason, streamed.stop_reason]).toEqual([stop, stop]);
+    }
+  });
 });

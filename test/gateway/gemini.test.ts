@@ -303,4 +303,19 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(new Set(calls).size).toBe(3);
     expect(results).toEqual([[calls[0], JSON.stringify({ output: "sunny" })], [calls[1], JSON.stringify({ output: "rain" })], ["call-7", JSON.stringify({ output: "noon" })]]);
   });
+
+  it("answers a short circuit's finish reason in Gemini's own terms (MAX_TOKENS, STOP with its function call), streamed and not", async () => {
+    for (const [result, finish] of [
+      [{ content: "cut sho", finish_reason: "length", usage: { input_tokens: 1, output_tokens: 3 } }, "MAX_TOKENS"],
+      [{ content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } }], finish_reason: "tool_calls", usage: { input_tokens: 1, output_tokens: 3 } }, "STOP"],
+    ] as const) {
+      gw.bind([{ id: "cached", point: "model.chat.before", config: { mode: "short_circuit", result } }]);
+      const whole = await ai.models.generateContent({ model: "gemini-test", contents: "again" });
+      const { last } = await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "again" }));
+      for (const r of [whole, last!]) {
+        expect(r.candidates?.[0]?.finishReason).toBe(finish);
+        if (finish === "STOP") expect(r.functionCalls).toEqual([{ id: "c1", name: "get_weather", args: { city: "Paris" } }]);
+      }
+    }
+  });
 });
