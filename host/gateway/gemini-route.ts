@@ -45,10 +45,18 @@ function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse):
     if (answerText(out.content) === answerText(real.content) && (out.reasoning_content ?? "") === (real.reasoning_content ?? "")) return upstream;
     let text = false;
     let thought = false;
+    // The hooks' text goes in the first part of its kind; a later part of that kind stays only for its thoughtSignature (the upstream's), emptied.
+    const emptied = (p: Json) => { if (p.thoughtSignature !== undefined) parts.push(withKeys(p, { text: "" })); };
     for (const p of upstream.candidates?.[0]?.content?.parts ?? []) {
       if (typeof p?.text !== "string") { parts.push(p); continue; }
-      if (p.thought === true) { if (!thought && out.reasoning_content) parts.push(withKeys(p, { text: out.reasoning_content })); thought = true; continue; }
+      if (p.thought === true) {
+        if (!thought && out.reasoning_content) parts.push(withKeys(p, { text: out.reasoning_content }));
+        else emptied(p);
+        thought = true;
+        continue;
+      }
       if (!text && answerText(out.content) !== "") parts.push(withKeys(p, { text: answerText(out.content) }));
+      else emptied(p);
       text = true;
     }
     if (!text && answerText(out.content) !== "") parts.push({ text: answerText(out.content) });

@@ -318,4 +318,22 @@ describe("gateway Gemini API with @google/genai", () => {
       }
     }
   });
+
+  it("keeps a text part's thoughtSignature when pii-redact holds all of that part's text for later", async () => {
+    gw.bind([{ id: "pii", hookRef: "pii-redact@1.0.0", point: "model.chat.chunk" }]);
+    const piece = (parts: unknown[], finish?: string) => ({ candidates: [{ content: { role: "model", parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }] });
+    stub().handle = (_req, _body, res) => answerEvents(res, [piece([{ text: "alice.smi", thoughtSignature: THOUGHT_SIGNATURE }]), piece([{ text: "th@example.com now" }]), piece([{ text: " ok" }], "STOP")]);
+    const parts = [];
+    for await (const r of await ai.models.generateContentStream({ model: "gemini-test", contents: "hi" })) parts.push(...(r.candidates?.[0]?.content?.parts ?? []));
+    expect(parts.map((p) => p.text).join("")).toBe("[email] now ok");
+    expect(parts.filter((p) => p.thoughtSignature !== undefined).map((p) => p.thoughtSignature)).toEqual([THOUGHT_SIGNATURE]);
+  });
+
+  it("keeps every text part's thoughtSignature when an after hook rewrites a whole answer", async () => {
+    gw.bind([{ id: "suffix", point: "model.chat.after", config: { mode: "append", tag: " [checked]" } }]);
+    stub().handle = (_req, _body, res) => answerJson(res, 200, { candidates: [{ content: { role: "model", parts: [{ text: "one ", thoughtSignature: "S1" }, { text: "two", thoughtSignature: "S2" }] }, finishReason: "STOP", index: 0 }] });
+    const r = await ai.models.generateContent({ model: "gemini-test", contents: "hi" });
+    expect(r.text).toBe("one two [checked]");
+    expect(r.candidates?.[0]?.content?.parts?.map((p) => p.thoughtSignature)).toEqual(["S1", "S2"]);
+  });
 });
