@@ -198,11 +198,13 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     expect(err).toMatchObject({ status: 401, error: { type: "error", error: { type: "authentication_error" } } });
   });
 
-  it("ends a stream the upstream breaks with an error event the SDK raises", async () => {
+  it("ends a stream the upstream breaks with an error event the SDK raises, of the upstream's own error type", async () => {
     gw.bind([]);
     const err = await client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "long story [midfail]" }] }).finalMessage().then(() => null, (e) => e);
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(String(err.message)).toMatch(/overloaded_error/);
+    // The upstream's own type, which Anthropic clients act on (Claude Code retries an overloaded stream).
+    expect(err.error).toMatchObject({ type: "error", error: { type: "overloaded_error", sluice_code: "UPSTREAM_FAILED" } });
   });
 
   it("records a streamed Messages call as it records a chat completion, named in its answer's header", async () => {
