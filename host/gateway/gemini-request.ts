@@ -2,7 +2,7 @@
  * A Gemini generateContent body in, the hooks' view of it (model.chat.before's payload), and
  * back. The view: the system instruction as the first system message, then each content in
  * order (`model` as assistant) with its parts as content parts (a text part as a text part,
- * every other part shown by a type of its own), its functionCall parts as tool_calls, and each
+ * every other part typed by its kind), its functionCall parts as tool_calls, and each
  * functionResponse part as a tool message just before the content that carries it. Function
  * declarations are the view's tools; `generationConfig`'s temperature, topP, maxOutputTokens
  * and stopSequences its params. Back: only what a hook changed is written, in its place.
@@ -51,15 +51,23 @@ export function readGeminiBody(body: unknown): GeminiBody {
   return body as GeminiBody;
 }
 
-/** A Gemini part as a content part: text as a text part (its other fields kept for the way back), any other part whole under a type of its own. */
+/** The fields that hold a Gemini part's data: one of them names the part's kind for the hooks. */
+const PART_KINDS = ["inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"] as const;
+
+/**
+ * A Gemini part as a content part: text as a text part (its other fields kept for the way
+ * back), any other part whole, typed by its kind (`inlineData`, `functionCall`, `thought`,
+ * …) so a hook can tell an image from a call, as it tells Anthropic's blocks apart.
+ */
 function partOf(p: Json): ContentPart {
   if (typeof p.text === "string" && p.thought !== true) { const { text, ...rest } = p; return withKeys(rest, { type: "text" as const, text }); }
-  return { type: "gemini_part", part: p };
+  const kind = p.thought === true ? "thought" : PART_KINDS.find((k) => p[k] !== undefined) ?? "part";
+  return { type: kind, part: p };
 }
 
 function partBack(p: unknown): Json {
   if (!isObject(p)) return { text: String(p ?? "") };
-  if (p.type === "gemini_part" && isObject(p.part)) return p.part;
+  if (p.type !== "text" && isObject(p.part)) return p.part;
   const { type: _type, text, ...rest } = p;
   return withKeys(rest, { text: typeof text === "string" ? text : "" });
 }

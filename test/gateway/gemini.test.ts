@@ -336,4 +336,27 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(r.text).toBe("one two [checked]");
     expect(r.candidates?.[0]?.content?.parts?.map((p) => p.thoughtSignature)).toEqual(["S1", "S2"]);
   });
+
+  it("shows model.chat.before each non-text part by its own kind (inlineData, functionCall, …), and sends it upstream intact when a hook rewrites the text beside it", async () => {
+    seen.length = 0;
+    gw.bind([
+      { id: "spy", hookRef: "spy", point: "model.chat.before", priority: 0 },
+      { id: "text", hookRef: "contract", point: "model.chat.before", priority: 1, config: { mode: "patch", path: "/messages/0/content/0/text", value: "what is [redacted]?" } },
+    ]);
+    const image = { inlineData: { mimeType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" } };
+    const file = { fileData: { mimeType: "application/pdf", fileUri: "https://generativelanguage.googleapis.com/v1beta/files/abc" } };
+    await ai.models.generateContent({ model: "gemini-test", contents: [
+      { role: "user", parts: [{ text: "what is bob@example.com?" }, image, file] },
+      { role: "model", parts: [{ text: "a call", thought: true }, { functionCall: { name: "get_weather", args: { city: "Paris" } } }] },
+      { role: "user", parts: [{ functionResponse: { name: "get_weather", response: { output: "sunny" } } }] },
+    ] });
+    const messages = (seen[0]?.payload as { messages: { content: unknown }[] }).messages;
+    expect(messages.map((m) => m.content)).toEqual([
+      [{ type: "text", text: "what is bob@example.com?" }, { type: "inlineData" }, { type: "fileData" }],
+      [{ type: "thought" }, { type: "functionCall" }],
+      JSON.stringify({ output: "sunny" }),
+      [{ type: "functionResponse" }],
+    ]);
+    expect(stub().bodies.at(-1)!.contents[0].parts).toEqual([{ text: "what is [redacted]?" }, image, file]);
+  });
 });
