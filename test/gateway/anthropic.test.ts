@@ -11,6 +11,7 @@ import { createMemoryRecords } from "../../host/index.js";
 import { gatedSource } from "../helpers/gated-source.js";
 import { REDACTED, SIGNATURE, THINKING } from "./anthropic-stub.js";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
+import { until } from "../helpers/until.js";
 
 const records = createMemoryRecords();
 let gw: GatewayUnderTest;
@@ -275,5 +276,24 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
       const streamed = await client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "again" }] }).finalMessage();
       expect([whole.stop_reason, streamed.stop_reason]).toEqual([stop, stop]);
     }
+  });
+
+  it("cancels the upstream stream when the client aborts messages.stream mid-way, and records the call as finished", async () => {
+    gw.bind([]);
+    let upstreamClosed = false;
+    stub().handle = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.on("close", () => { upstreamClosed = true; });
+      const send = (data: Record<string, unknown>) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      send({ type: "message_start", message: { id: "msg_slow", type: "message", role: "assistant", model: "claude-test", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } });
+      send({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+      send({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "the start of a long answer" } });
+    };
+    const stream = client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "tell me a long story" }] });
+    stream.on("text", () => stream.abort());
+    expect(await stream.finalMessage().then(() => null, (e) => e)).toBeInstanceOf(Anthropic.APIUserAbortError);
+    const id = (await stream.withResponse()).response.headers.get("x-sluice-operation-id");
+    expect(await until(() => upstreamClosed)).toBe(true);
+    expect(await until(async () => (await records.get(id!))?.phase === "finished")).toBe(true);
   });
 });

@@ -359,4 +359,22 @@ describe("gateway Gemini API with @google/genai", () => {
     ]);
     expect(stub().bodies.at(-1)!.contents[0].parts).toEqual([{ text: "what is [redacted]?" }, image, file]);
   });
+
+  it("cancels the upstream stream when the client aborts generateContentStream mid-way, and records the call as finished", async () => {
+    gw.bind([]);
+    let upstreamClosed = false;
+    stub().handle = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.on("close", () => { upstreamClosed = true; });
+      res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "the start of a long answer" }] }, index: 0 }] })}\r\n\r\n`);
+    };
+    const controller = new AbortController();
+    const stream = await ai.models.generateContentStream({ model: "gemini-test", contents: "tell me a long story", config: { abortSignal: controller.signal } });
+    const id = (await stream.next()).value?.sdkHttpResponse?.headers?.["x-sluice-operation-id"];
+    controller.abort();
+    await stream.next().catch(() => undefined);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await until(() => upstreamClosed)).toBe(true);
+    expect(await until(async () => (await records.get(id!))?.phase === "finished")).toBe(true);
+  });
 });
