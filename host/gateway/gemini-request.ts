@@ -4,8 +4,8 @@
  * order (`model` as assistant) with its parts as content parts (a text part as a text part,
  * every other part typed by its kind), its functionCall parts as tool_calls, and each
  * functionResponse part as a tool message just before the content that carries it. Function
- * declarations are the view's tools; `generationConfig`'s temperature, topP, maxOutputTokens
- * and stopSequences its params. Back: only what a hook changed is written, in its place.
+ * declarations are the view's tools; `generationConfig`'s temperature, topP, maxOutputTokens,
+ * stopSequences, seed, presencePenalty and frequencyPenalty its params. Back: only what a hook changed is written, in its place.
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest, ContentPart } from "../boundary/chat.js";
@@ -78,7 +78,11 @@ function partsBack(content: unknown): Json[] {
   return [];
 }
 
-const PARAMS: readonly (readonly [string, string])[] = [["temperature", "temperature"], ["topP", "top_p"], ["maxOutputTokens", "max_tokens"], ["stopSequences", "stop"]];
+/** generationConfig's fields that have a chat param of the same meaning, under the name hooks know from chat completions. */
+const PARAMS: readonly (readonly [string, string])[] = [
+  ["temperature", "temperature"], ["topP", "top_p"], ["maxOutputTokens", "max_tokens"], ["stopSequences", "stop"],
+  ["seed", "seed"], ["presencePenalty", "presence_penalty"], ["frequencyPenalty", "frequency_penalty"],
+];
 
 export function toGeminiView(body: GeminiBody, model: string): GeminiView {
   const messages: ChatMessage[] = [];

@@ -377,4 +377,15 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(await until(() => upstreamClosed)).toBe(true);
     expect(await until(async () => (await records.get(id!))?.phase === "finished")).toBe(true);
   });
+
+  it("shows model.chat.before generationConfig's seed and penalties under the chat names a hook knows, and writes a hook's change back", async () => {
+    seen.length = 0;
+    gw.bind([
+      { id: "spy", hookRef: "spy", point: "model.chat.before", priority: 0 },
+      { id: "seed", hookRef: "contract", point: "model.chat.before", priority: 1, config: { mode: "patch", path: "/params/seed", value: 7 } },
+    ]);
+    await ai.models.generateContent({ model: "gemini-test", contents: "hi", config: { seed: 42, presencePenalty: 0.5, frequencyPenalty: 0.25, topK: 3 } });
+    expect((seen[0]?.payload as { params: unknown }).params).toEqual({ seed: 42, presence_penalty: 0.5, frequency_penalty: 0.25 });
+    expect(stub().bodies.at(-1)!.generationConfig).toEqual({ seed: 7, presencePenalty: 0.5, frequencyPenalty: 0.25, topK: 3 });
+  });
 });
