@@ -43,6 +43,10 @@ function retryDetails(error: SluiceError): Record<string, unknown>[] {
 export function toGeminiError(error: SluiceError, requestId?: string): { status: number; body: GeminiErrorBody } {
   const { status, body } = toOpenAIError(error, requestId);
   const details = retryDetails(error);
+  // The offending field of a bad request, where Google names one.
+  if (status === 400 && body.error.param !== null && body.error.sluice_code !== "UPSTREAM_FAILED") {
+    details.push({ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: body.error.param, description: body.error.message }] });
+  }
   return {
     status,
     body: {

@@ -180,6 +180,8 @@ describe("gateway Gemini API with @google/genai", () => {
       const { status, body } = await apiError(call);
       expect(status).toBe(400);
       expect(body).toMatchObject({ error: { code: 400, status: "INVALID_ARGUMENT", message: expect.stringContaining("generationConfig.candidateCount"), sluice_code: "REQUEST_INVALID" } });
+      // The field as Google names a bad one: a BadRequest detail's field violation.
+      expect(body.error.details).toEqual([{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: "generationConfig.candidateCount", description: body.error.message }] }]);
     }
     expect(stub().bodies.length).toBe(calls);
     expect((await ai.models.generateContent({ model: "gemini-test", contents: "hi", config: { candidateCount: 1 } })).text).toBe("You said: hi");
