@@ -24,10 +24,10 @@ function statusName(status: number): string {
   return status < 500 ? "FAILED_PRECONDITION" : "INTERNAL";
 }
 
-/** The upstream's own status name, when the error is a Google error relayed (FAILED_PRECONDITION is a 400 too). */
+/** The upstream's own status name, when the error is a Google error relayed, answered or sent in its stream (FAILED_PRECONDITION is a 400 too). */
 function upstreamStatusName(error: SluiceError): string | undefined {
   const e = explaining(error);
-  const upstream = e.code === "UPSTREAM_FAILED" ? (e.details.error as { status?: unknown } | undefined) : undefined;
+  const upstream = e.code === "UPSTREAM_FAILED" ? ((e.details.error ?? e.details.upstream) as { status?: unknown } | undefined) : undefined;
   return typeof upstream?.status === "string" && /^[A-Z][A-Z_]*$/.test(upstream.status) ? upstream.status : undefined;
 }
 

@@ -390,4 +390,15 @@ describe("gateway Gemini API with @google/genai", () => {
     expect((seen[0]?.payload as { params: unknown }).params).toEqual({ seed: 42, presence_penalty: 0.5, frequency_penalty: 0.25 });
     expect(stub().bodies.at(-1)!.generationConfig).toEqual({ seed: 7, presencePenalty: 0.5, frequencyPenalty: 0.25, topK: 3 });
   });
+
+  it("ends a stream with the error the upstream sent in it, its status name kept, which the client raises", async () => {
+    gw.bind([]);
+    stub().handle = (_req, _body, res) => answerEvents(res, [
+      { candidates: [{ content: { role: "model", parts: [{ text: "the first half" }] }, index: 0 }] },
+      { error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } },
+    ]);
+    const { status, body } = await apiError(async () => texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "hi" })));
+    expect(status).toBe(502);
+    expect(body).toMatchObject({ error: { code: 502, status: "UNAVAILABLE", sluice_code: "UPSTREAM_FAILED", message: expect.stringContaining("The model is overloaded") } });
+  });
 });
