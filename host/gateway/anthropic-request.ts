@@ -5,7 +5,8 @@
  * every other block shown by its type only), a mid-conversation `role: "system"` message as
  * a system message, an assistant's `tool_use` blocks as its tool_calls, and each
  * `tool_result` block as a tool message just before the message that carries it, so hooks
- * read tool output as they do on chat completions. Custom tools are the view's tools;
+ * read tool output as they do on chat completions. Every tool is among the view's tools
+ * (one Anthropic defines, such as web search, by its name and type);
  * `max_tokens`, `temperature`, `top_p`, `stop_sequences` (as `stop`) and `tool_choice` its params.
  *
  * Back: the upstream body is the client's body with only what a hook changed written into
@@ -97,11 +98,11 @@ export function toAnthropicView(body: AnthropicBody): AnthropicView {
     messages.push({ role: m.role as ChatMessage["role"], content: contentOf(m.content), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     origins.push({ kind: "message", index });
   });
-  const tools = (body.tools ?? []).filter((t) => typeof t.name === "string" && isObject(t.input_schema)).map((t) => ({
-    name: t.name as string,
-    ...(typeof t.description === "string" ? { description: t.description } : {}),
-    parameters: t.input_schema as Record<string, unknown>,
-  }));
+  // A tool Anthropic defines (web search, bash, the text editor) has a type and no schema:
+  // listed too, so a policy on what the model may use sees every tool (tools are read-only to hooks).
+  const tools = (body.tools ?? []).filter((t) => typeof t.name === "string" || typeof t.type === "string").map((t) => (isObject(t.input_schema)
+    ? { name: String(t.name ?? ""), ...(typeof t.description === "string" ? { description: t.description } : {}), parameters: t.input_schema as Record<string, unknown> }
+    : { name: String(t.name ?? t.type), description: `an Anthropic-defined tool of type ${String(t.type)}`, parameters: { type: "object", properties: {} } }));
   const params: Record<string, unknown> = {};
   for (const key of PARAMS) if (body[key] != null) params[key] = body[key];
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) params.stop = body.stop_sequences;

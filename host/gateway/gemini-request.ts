@@ -4,7 +4,7 @@
  * order (`model` as assistant) with its parts as content parts (a text part as a text part,
  * every other part typed by its kind), its functionCall parts as tool_calls, and each
  * functionResponse part as a tool message just before the content that carries it. Function
- * declarations are the view's tools; `generationConfig`'s temperature, topP, maxOutputTokens,
+ * declarations are the view's tools, then the tools the upstream runs (googleSearch, …) by name; `generationConfig`'s temperature, topP, maxOutputTokens,
  * stopSequences, seed, presencePenalty and frequencyPenalty its params. Back: only what a hook changed is written, in its place.
  */
 import { SluiceError } from "../errors/sluice-error.js";
@@ -113,11 +113,17 @@ export function toGeminiView(body: GeminiBody, model: string): GeminiView {
     messages.push({ role: c.role === "model" ? "assistant" : "user", content: c.parts.map(partOf), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     origins.push({ kind: "content", index });
   });
-  const tools = (body.tools ?? []).flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [])).filter((d: Json) => typeof d?.name === "string").map((d: Json) => ({
+  const functions = (body.tools ?? []).flatMap((t) => (Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [])).filter((d: Json) => typeof d?.name === "string").map((d: Json) => ({
     name: d.name as string,
     ...(typeof d.description === "string" ? { description: d.description } : {}),
     parameters: (isObject(d.parametersJsonSchema) ? d.parametersJsonSchema : isObject(d.parameters) ? d.parameters : { type: "object", properties: {} }) as Record<string, unknown>,
   }));
+  // A tool the upstream runs itself (googleSearch, codeExecution, urlContext, …) is listed
+  // too, by its field, so a policy on what the model may use sees it (tools are read-only to hooks).
+  const builtIn = (body.tools ?? []).flatMap((t) => Object.keys(t).filter((k) => k !== "functionDeclarations")).map((name) => ({
+    name, description: "a Gemini-defined tool the upstream runs", parameters: { type: "object", properties: {} },
+  }));
+  const tools = [...functions, ...builtIn];
   const params: Record<string, unknown> = {};
   const config = body.generationConfig ?? {};
   for (const [wire, key] of PARAMS) if (config[wire] != null) params[key] = config[wire];

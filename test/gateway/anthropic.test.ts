@@ -296,4 +296,18 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     expect(await until(() => upstreamClosed)).toBe(true);
     expect(await until(async () => (await records.get(id!))?.phase === "finished")).toBe(true);
   });
+
+  it("shows model.chat.before the tools Anthropic defines (web search, bash, text editor) among the tools, so a policy sees every tool the model may use, and forwards them as sent", async () => {
+    seen.length = 0;
+    gw.bind([{ id: "spy", hookRef: "spy", point: "model.chat.before" }]);
+    const tools = [WEATHER, { type: "web_search_20250305", name: "web_search", max_uses: 3 }, { type: "bash_20250124", name: "bash" }, { type: "text_editor_20250728", name: "str_replace_based_edit_tool" }];
+    await client.messages.create({ model: "claude-test", max_tokens: 100, tools: tools as Anthropic.ToolUnion[], messages: [{ role: "user", content: "hi" }] });
+    expect((seen[0]?.payload as { tools: unknown[] }).tools).toEqual([
+      { name: "get_weather", description: "Weather of a city", parameters: WEATHER.input_schema },
+      { name: "web_search", description: "an Anthropic-defined tool of type web_search_20250305", parameters: { type: "object", properties: {} } },
+      { name: "bash", description: "an Anthropic-defined tool of type bash_20250124", parameters: { type: "object", properties: {} } },
+      { name: "str_replace_based_edit_tool", description: "an Anthropic-defined tool of type text_editor_20250728", parameters: { type: "object", properties: {} } },
+    ]);
+    expect(stub().bodies.at(-1)!.tools).toEqual(tools);
+  });
 });

@@ -401,4 +401,17 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(status).toBe(502);
     expect(body).toMatchObject({ error: { code: 502, status: "UNAVAILABLE", sluice_code: "UPSTREAM_FAILED", message: expect.stringContaining("The model is overloaded") } });
   });
+
+  it("shows model.chat.before the tools the Gemini upstream runs (Google Search, code execution, URL context) among the tools, and forwards them as sent", async () => {
+    seen.length = 0;
+    gw.bind([{ id: "spy", hookRef: "spy", point: "model.chat.before" }]);
+    await ai.models.generateContent({ model: "gemini-test", contents: "hi", config: { tools: [{ functionDeclarations: [WEATHER] }, { googleSearch: {} }, { codeExecution: {} }, { urlContext: {} }] } });
+    expect((seen[0]?.payload as { tools: unknown[] }).tools).toEqual([
+      { name: "get_weather", description: "Weather of a city", parameters: WEATHER.parametersJsonSchema },
+      { name: "googleSearch", description: "a Gemini-defined tool the upstream runs", parameters: { type: "object", properties: {} } },
+      { name: "codeExecution", description: "a Gemini-defined tool the upstream runs", parameters: { type: "object", properties: {} } },
+      { name: "urlContext", description: "a Gemini-defined tool the upstream runs", parameters: { type: "object", properties: {} } },
+    ]);
+    expect(stub().bodies.at(-1)!.tools).toEqual([{ functionDeclarations: [WEATHER] }, { googleSearch: {} }, { codeExecution: {} }, { urlContext: {} }]);
+  });
 });
