@@ -5,7 +5,8 @@
  * caching, metering) on every call, streamed or not. Each protocol's routes are served when
  * its upstream is configured, and answer errors in that protocol's own format.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import type { IncomingHttpHeaders } from "node:http";
 import { SluiceError } from "../errors/sluice-error.js";
 import { authenticate } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
@@ -82,10 +83,15 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
   };
 }
 
-/** Whose client asked for a route the gateway does not serve, so it gets its own protocol's 404: Gemini's paths are /v1beta, and every Anthropic client sends anthropic-version. */
-function notFoundFormat(request: FastifyRequest): (error: SluiceError) => { status: number; body: unknown } {
-  if (request.url.startsWith("/v1beta/")) return toGeminiError;
-  if (request.url.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return toAnthropicError;
+/**
+ * The error format of the protocol whose client sent a request, for answers given before
+ * any route ran (an unserved route, a connection over the cap): Gemini's paths are /v1beta,
+ * and every Anthropic client sends anthropic-version.
+ */
+function formatOf(request: { url?: string; headers: IncomingHttpHeaders }): (error: SluiceError) => { status: number; body: unknown } {
+  const url = request.url ?? "";
+  if (url.startsWith("/v1beta/")) return toGeminiError;
+  if (url.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return toAnthropicError;
   return toOpenAIError;
 }
 
@@ -115,7 +121,7 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
  */
 export function createGateway(options: GatewayOptions): FastifyInstance {
   const config = resolveGatewayOptions(options);
-  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e) => toOpenAIError(e).body) }) as unknown as FastifyInstance;
+  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e, req) => formatOf(req)(e).body) }) as unknown as FastifyInstance;
   app.register(routes(config));
   // Outside the routes' scope: no gateway key needed.
   installProbes(app, config);
@@ -123,7 +129,7 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   app.head("/", { config: { probe: true } }, async (_request, reply) => reply.code(200).send());
   app.setNotFoundHandler((request, reply) => {
     const error = new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url.split("?", 1)[0]}; this gateway serves ${served(config).join(", ")}`);
-    const { status, body } = notFoundFormat(request)(error);
+    const { status, body } = formatOf(request)(error);
     return reply.code(status).send(body);
   });
   return app;
