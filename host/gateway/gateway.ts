@@ -85,12 +85,13 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
 
 /**
  * The error format of the protocol whose client sent a request, for answers given before
- * any route ran (an unserved route, a connection over the cap): Gemini's paths are /v1beta,
- * and every Anthropic client sends anthropic-version.
+ * any route ran (an unserved route, a connection over the cap): Gemini's paths are /v1beta
+ * (or another version's `/models/{model}:method`) and its clients send x-goog-api-key, and
+ * every Anthropic client sends anthropic-version.
  */
 function formatOf(request: { url?: string; headers: IncomingHttpHeaders }): (error: SluiceError) => { status: number; body: unknown } {
   const url = request.url ?? "";
-  if (url.startsWith("/v1beta/")) return toGeminiError;
+  if (url.startsWith("/v1beta/") || /^\/[^/]+\/models\/[^/?]+:/.test(url) || request.headers["x-goog-api-key"] !== undefined) return toGeminiError;
   if (url.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return toAnthropicError;
   return toOpenAIError;
 }

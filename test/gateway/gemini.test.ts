@@ -213,7 +213,9 @@ describe("gateway Gemini API with @google/genai", () => {
   });
 
   it("answers a Gemini endpoint the gateway does not serve with a Gemini 404 naming the routes it serves", async () => {
-    for (const call of [() => ai.files.list(), () => ai.models.embedContent({ model: "gemini-test", contents: "hi" }), () => ai.caches.list()]) {
+    // A client on the v1 API version asks paths the gateway does not serve (it serves v1beta's).
+    const v1 = new GoogleGenAI({ apiKey: gw.key.key, httpOptions: { baseUrl: gw.url, apiVersion: "v1" } });
+    for (const call of [() => ai.files.list(), () => ai.models.embedContent({ model: "gemini-test", contents: "hi" }), () => ai.caches.list(), () => v1.models.generateContent({ model: "gemini-test", contents: "hi" })]) {
       const { status, body } = await apiError(async () => { const r = await call(); if (Symbol.asyncIterator in Object(r)) for await (const _ of r as AsyncIterable<unknown>) { /* drain */ } });
       expect(status).toBe(404);
       expect(body).toMatchObject({ error: { code: 404, status: "NOT_FOUND", sluice_code: "ROUTE_NOT_FOUND", message: expect.stringContaining(":generateContent") } });
