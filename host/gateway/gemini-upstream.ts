@@ -48,17 +48,33 @@ export function blockReasonOf(json: Json): string | undefined {
   return typeof reason === "string" ? reason : undefined;
 }
 
+const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
+
+/**
+ * Gemini's finishReason (or a prompt's blockReason) as the finish reason the hooks know
+ * from chat completions, so a hook reads one vocabulary whatever the protocol
+ * (response-cache stores only "stop" answers). The client still gets the upstream's own.
+ */
+export function chatFinishOf(finish: string, calledTools: boolean): string {
+  if (finish === "STOP") return calledTools ? "tool_calls" : "stop";
+  if (finish === "MAX_TOKENS") return "length";
+  if (FILTERED.has(finish)) return "content_filter";
+  return finish;
+}
+
 /** A generateContent answer as the result the hooks wrap; a blocked prompt is an empty answer that finished for its block reason. */
 export function fromGenerate(json: Json): ChatResponse {
   const blocked = blockReasonOf(json);
   if (!Array.isArray(json?.candidates) && blocked === undefined) throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a malformed answer (no candidates)", {});
   const parts = partsOf(json);
   const thoughts = parts.filter(isThought);
+  const calls = callsOf(parts, 0);
+  const finish = typeof json.candidates?.[0]?.finishReason === "string" ? json.candidates[0].finishReason : blocked ?? "STOP";
   return {
     content: parts.filter(isText).map((p) => p.text).join(""),
     ...(thoughts.length > 0 ? { reasoning_content: thoughts.map((p) => p.text).join("") } : {}),
-    tool_calls: callsOf(parts, 0),
-    finish_reason: typeof json.candidates?.[0]?.finishReason === "string" ? json.candidates[0].finishReason : blocked ?? "STOP",
+    tool_calls: calls,
+    finish_reason: chatFinishOf(finish, calls.length > 0),
     usage: usageOf(json.usageMetadata),
     provider_request_id: typeof json.responseId === "string" ? json.responseId : null,
   };
@@ -95,7 +111,7 @@ export function streamCall(upstream: Upstream, path: string, body: GeminiBody, v
         if (found.length > 0) chunk.tool_calls = found.map((c, i) => ({ index: calls + i, id: c.id, function: c.function }));
         calls += found.length;
         const finish = one?.candidates?.[0]?.finishReason ?? blockReasonOf(one);
-        if (typeof finish === "string") { chunk.finish_reason = finish; finished = true; }
+        if (typeof finish === "string") { chunk.finish_reason = chatFinishOf(finish, calls > 0); finished = true; }
         if (one?.usageMetadata) chunk.usage = usageOf(one.usageMetadata);
         if (typeof one?.responseId === "string") chunk.provider_request_id = one.responseId;
         facts.chunks.push(one);

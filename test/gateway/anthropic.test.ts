@@ -310,4 +310,26 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     ]);
     expect(stub().bodies.at(-1)!.tools).toEqual(tools);
   });
+
+  it("shows the hooks the stop reason in chat terms, as on chat completions, so response-cache serves a repeated prompt, streamed and not", async () => {
+    seen.length = 0;
+    gw.bind([
+      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before", priority: 1 },
+      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after", priority: 1 },
+      { id: "spy", hookRef: "spy", point: "model.chat.after", priority: 0 },
+    ]);
+    const whole = () => client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "the same question" }] });
+    const streamed = () => client.messages.stream({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "the same streamed question" }] }).finalMessage();
+    for (const ask of [whole, streamed]) {
+      seen.length = 0;
+      const calls = stub().bodies.length;
+      const first = await ask();
+      expect(first.stop_reason).toBe("end_turn");
+      expect((seen[0]?.payload as { finish_reason: string }).finish_reason).toBe("stop");
+      const again = await ask();
+      expect(again.content).toEqual(first.content.map((b) => (b.type === "text" ? expect.objectContaining({ type: "text", text: b.text }) : b)));
+      expect(again.stop_reason).toBe("end_turn");
+      expect(stub().bodies.length).toBe(calls + 1);
+    }
+  });
 });

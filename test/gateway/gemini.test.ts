@@ -416,4 +416,25 @@ describe("gateway Gemini API with @google/genai", () => {
     ]);
     expect(stub().bodies.at(-1)!.tools).toEqual([{ functionDeclarations: [WEATHER] }, { googleSearch: {} }, { codeExecution: {} }, { urlContext: {} }]);
   });
+
+  it("shows the hooks the finish reason in chat terms, as on chat completions, so response-cache serves a repeated prompt, streamed and not", async () => {
+    gw.bind([
+      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before", priority: 1 },
+      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after", priority: 1 },
+      { id: "spy", hookRef: "spy", point: "model.chat.after", priority: 0 },
+    ]);
+    const whole = async () => (await ai.models.generateContent({ model: "gemini-test", contents: "the same question" })).text;
+    const streamed = async () => (await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "the same streamed question" }))).texts.join("");
+    for (const ask of [whole, streamed]) {
+      seen.length = 0;
+      const calls = stub().bodies.length;
+      const first = await ask();
+      expect((seen[0]?.payload as { finish_reason: string }).finish_reason).toBe("stop");
+      expect(await ask()).toBe(first);
+      expect(stub().bodies.length).toBe(calls + 1);
+    }
+    seen.length = 0;
+    await ai.models.generateContent({ model: "gemini-test", contents: "weather?", config: { tools: [{ functionDeclarations: [WEATHER] }] } });
+    expect((seen[0]?.payload as { finish_reason: string }).finish_reason).toBe("tool_calls");
+  });
 });
