@@ -182,10 +182,7 @@ async function runPresented(point: PointName, legacy: LegacyPresentation, once: 
     logs = joinLogs(logs, ran.invoked.logs);
     const spent = { durationMs, ...(fuel !== undefined ? { fuel } : {}), ...(logs ? { logs } : {}) };
     if (!ran.invoked.ok || !ran.applied.ok || ran.applied.stop) return { invoked: withKeys(ran.invoked, spent), applied: ran.applied };
-    const got = ran.invoked.outcome;
-    if (got.kind !== "continue") outcome = got;
-    // A continue's carry (a cache key for its own after hook) is kept as well.
-    else if (got.carry !== undefined && outcome.kind === "continue") outcome = withKeys(outcome, { carry: got.carry });
+    if (ran.invoked.outcome.kind !== "continue") outcome = ran.invoked.outcome;
     Object.assign(annotations, ran.invoked.outcome.annotations);
     results.push(ran.applied.payload);
   }

@@ -332,4 +332,16 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
       expect(stub().bodies.length).toBe(calls + 1);
     }
   });
+
+  it("never serves response-cache's answer to a prompt with another image", async () => {
+    gw.bind([
+      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+    ]);
+    const ask = (data: string) => client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "what is in this image?" }, { type: "image", source: { type: "base64", media_type: "image/png", data } }] }] });
+    const calls = stub().bodies.length;
+    await ask("aW1hZ2Ugb25l");
+    await ask("aW1hZ2UgdHdv");
+    expect(stub().bodies.length).toBe(calls + 2);
+  });
 });

@@ -417,24 +417,32 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(stub().bodies.at(-1)!.tools).toEqual([{ functionDeclarations: [WEATHER] }, { googleSearch: {} }, { codeExecution: {} }, { urlContext: {} }]);
   });
 
-  it("shows the hooks the finish reason in chat terms, as on chat completions, so response-cache serves a repeated prompt, streamed and not", async () => {
-    gw.bind([
-      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before", priority: 1 },
-      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after", priority: 1 },
-      { id: "spy", hookRef: "spy", point: "model.chat.after", priority: 0 },
-    ]);
-    const whole = async () => (await ai.models.generateContent({ model: "gemini-test", contents: "the same question" })).text;
-    const streamed = async () => (await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "the same streamed question" }))).texts.join("");
-    for (const ask of [whole, streamed]) {
+  it("shows the after hooks the finish reason in chat terms, as on chat completions (stop, tool_calls, length), while the client gets Gemini's own", async () => {
+    gw.bind([{ id: "spy", hookRef: "spy", point: "model.chat.after" }]);
+    const finishes = async (config: Record<string, unknown>, contents = "hi") => {
       seen.length = 0;
-      const calls = stub().bodies.length;
-      const first = await ask();
-      expect((seen[0]?.payload as { finish_reason: string }).finish_reason).toBe("stop");
-      expect(await ask()).toBe(first);
-      expect(stub().bodies.length).toBe(calls + 1);
-    }
+      const r = await ai.models.generateContent({ model: "gemini-test", contents, config });
+      return [r.candidates?.[0]?.finishReason, (seen[0]?.payload as { finish_reason: string }).finish_reason];
+    };
+    expect(await finishes({})).toEqual(["STOP", "stop"]);
+    expect(await finishes({ tools: [{ functionDeclarations: [WEATHER] }] }, "weather?")).toEqual(["STOP", "tool_calls"]);
+    stub().handle = (_req, _body, res) => answerJson(res, 200, { candidates: [{ content: { role: "model", parts: [{ text: "cut sho" }] }, finishReason: "MAX_TOKENS", index: 0 }] });
+    expect(await finishes({})).toEqual(["MAX_TOKENS", "length"]);
+    stub().handle = (_req, _body, res) => answerEvents(res, [{ candidates: [{ content: { role: "model", parts: [{ text: "cut sho" }] }, finishReason: "MAX_TOKENS", index: 0 }] }]);
     seen.length = 0;
-    await ai.models.generateContent({ model: "gemini-test", contents: "weather?", config: { tools: [{ functionDeclarations: [WEATHER] }] } });
-    expect((seen[0]?.payload as { finish_reason: string }).finish_reason).toBe("tool_calls");
+    const { last } = await texts(await ai.models.generateContentStream({ model: "gemini-test", contents: "hi" }));
+    expect([last?.candidates?.[0]?.finishReason, (seen[0]?.payload as { finish_reason: string }).finish_reason]).toEqual(["MAX_TOKENS", "length"]);
+  });
+
+  it("never serves response-cache's answer to a prompt with another image", async () => {
+    gw.bind([
+      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+    ]);
+    const ask = (data: string) => ai.models.generateContent({ model: "gemini-test", contents: [{ role: "user", parts: [{ text: "what is in this image?" }, { inlineData: { mimeType: "image/png", data } }] }] });
+    const calls = stub().bodies.length;
+    await ask("aW1hZ2Ugb25l");
+    await ask("aW1hZ2UgdHdv");
+    expect(stub().bodies.length).toBe(calls + 2);
   });
 });
