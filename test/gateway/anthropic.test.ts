@@ -236,6 +236,10 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     expect(JSON.stringify(headers)).not.toContain(gw.key.key);
     expect(await client.models.retrieve("claude-test")).toEqual(model);
     expect(stub().paths.at(-1)).toBe("/v1/models/claude-test");
+    // An OpenAI client asks the same path, without anthropic-version: not this route's.
+    const openai = await gw.client.models.list().then(() => null, (e) => e);
+    expect(openai).toMatchObject({ status: 404, code: "ROUTE_NOT_FOUND", type: "not_found_error" });
+    expect(stub().paths.at(-1)).toBe("/v1/models/claude-test");
   });
 
   it("answers an Anthropic endpoint the gateway does not serve with an Anthropic 404 the SDK raises as a NotFoundError", async () => {
