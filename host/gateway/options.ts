@@ -3,7 +3,7 @@ import type { Host } from "../host.js";
 import type { GatewayKeys } from "../keys/keys.js";
 import { resolveServerLimits, type ServerLimits } from "../http/server-limits.js";
 import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
-import { withChanges } from "../objects/with-keys.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 import { upstreamBase, type UpstreamProtocol } from "./upstream-url.js";
 
 /** One upstream: where it is, its key, and how long and how much the gateway waits for and reads of it. */
@@ -75,7 +75,7 @@ const SAFE_REQUEST = {
 function withSafeRequests(logger: boolean | Record<string, unknown>): boolean | Record<string, unknown> {
   if (logger === false) return false;
   const options = logger === true ? { level: "info" } : logger;
-  return { ...options, serializers: { ...SAFE_REQUEST, ...(options.serializers as Record<string, unknown> | undefined) } };
+  return withKeys(options, { serializers: withKeys(SAFE_REQUEST, (options.serializers ?? {}) as Record<string, unknown>) });
 }
 
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
