@@ -79,7 +79,7 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
   return async (request: FastifyRequest<{ Params: { call: string } }>, reply: FastifyReply): Promise<unknown> => {
     const caller = callerOf(request);
     const match = CALL.exec(request.params.call);
-    if (!match) throw new SluiceError("ROUTE_NOT_FOUND", `no route POST ${request.url.split("?", 1)[0]}; the gateway serves POST /v1beta/models/{model}:generateContent and :streamGenerateContent`);
+    if (!match) throw new SluiceError("ROUTE_NOT_FOUND", `no route POST ${request.url.split("?", 1)[0]}; the gateway serves POST /v1beta/models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET /v1beta/models`);
     const [, model, method] = match as unknown as [string, string, string];
     // Counting calls no model and returns no text: forwarded as it came, as Anthropic's count_tokens is.
     if (method === "countTokens") return reply.send(await upstream.json(`/models/${model}:countTokens`, request.body, clientSignal(reply.raw)));
