@@ -22,6 +22,11 @@ function keyOf(request: FastifyRequest): string | null {
   return null;
 }
 
+/** The key a request presents, wherever its protocol sends it ("" for none): what failed checks are counted by. */
+export function presentedKey(request: FastifyRequest): string {
+  return keyOf(request) ?? "";
+}
+
 /**
  * Checks the gateway key of a request before its body is read; the key's record becomes the
  * request's caller. Failures count against the client's address (auth-failures.ts).

@@ -8,7 +8,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import type { IncomingHttpHeaders } from "node:http";
 import { SluiceError } from "../errors/sluice-error.js";
-import { authenticate } from "./auth.js";
+import { authenticate, presentedKey } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
 import { responses } from "./responses-route.js";
@@ -51,7 +51,7 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     releaseConnections(app);
     logAbortedRequests(app);
     // Before the body is read: an unauthenticated client cannot make the gateway parse megabytes.
-    const failures = await authFailures(app, config.authFailures);
+    const failures = await authFailures(app, config.authFailures, presentedKey);
     app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));
     app.setErrorHandler((err, _request, reply) => replyError(reply, asSluiceError(err)));
     const openai = pools.get("openai");

@@ -28,10 +28,15 @@ export interface AuthFailures {
   fail(request: FastifyRequest): Promise<void>;
 }
 
-export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT): Promise<AuthFailures> {
+/**
+ * `credentialOf`: where the check finds the credential it verifies (default the bearer
+ * token; the gateway's key may come as x-api-key, x-goog-api-key or ?key= too), so each
+ * credential has its count.
+ */
+export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT, credentialOf: CredentialOf = bearerToken): Promise<AuthFailures> {
   // Registered once per server, even when the gateway's routes are mounted on the API's.
   if (!app.hasDecorator("createRateLimit")) await app.register(fastifyRateLimit, { global: false });
-  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: failureKey });
+  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: (request) => failureKey(request, credentialOf) });
   return {
     check: async (request, reply) => {
       // A peek: checking does not count.
@@ -45,23 +50,20 @@ export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit
   };
 }
 
-/**
- * Every header a credential may come in: the bearer token, and the gateway's keys as
- * Anthropic (`x-api-key`) and Gemini (`x-goog-api-key`, or the `key` query parameter)
- * clients send them. Counting the
- * bearer header alone put every client of those two on an address in one count, so a loop
- * on a wrong key locked out the right one.
- */
-const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"] as const;
+/** The credential a request presents, as the check that reads it finds it. */
+export type CredentialOf = (request: FastifyRequest) => string;
 
-/** The client's address and a digest of the credentials it sends (never a credential itself). */
-function failureKey(request: FastifyRequest): string {
-  const hash = createHash("sha256");
-  for (const name of CREDENTIAL_HEADERS) {
-    const sent = request.headers[name] ?? "";
-    hash.update(`${name}\n${Array.isArray(sent) ? sent.join(",") : sent}\n`);
-  }
-  const query = request.query as Record<string, unknown> | undefined;
-  hash.update(`key\n${typeof query?.key === "string" ? query.key : ""}\n`);
-  return `${request.ip} ${hash.digest("base64url").slice(0, 22)}`;
+/** The bearer token: the management API's and the agents' door's credential. */
+const bearerToken: CredentialOf = (request) => {
+  const sent = request.headers.authorization ?? "";
+  return typeof sent === "string" ? sent : String(sent);
+};
+
+/**
+ * The client's address and a digest of the credential the check reads (never the credential
+ * itself). Only that credential: a header or query parameter the check ignores must not
+ * give a guesser a fresh count with every value.
+ */
+function failureKey(request: FastifyRequest, credentialOf: CredentialOf): string {
+  return `${request.ip} ${createHash("sha256").update(credentialOf(request)).digest("base64url").slice(0, 22)}`;
 }
