@@ -1,14 +1,16 @@
 /**
- * The TypeScript examples of docs/adapters.md's "Examples" section, run as written: each
- * adapter's block, after the section's shared host block, in a module of its own run by
- * Node against the built package (`sluice/...` resolves to dist/, as for a consumer). The
- * page's free names (`model`, `upstream`) are the frameworks' test models from
- * readme-fixtures.ts. Each `// prints: X` comment is a line the example must print, in
- * order. Needs `npm run build` first.
+ * The TypeScript examples of docs/adapters.md's "Examples" section, typechecked and run as
+ * written: each adapter's block, after the section's shared host block, in a module of its
+ * own. The typecheck is strict, against the package's declarations (`sluice/...` resolves to
+ * dist/, as for a consumer) with the page's free names (`model`, `upstream`) declared as the
+ * framework's own types. The run is Node's, of the same code with its types stripped, the
+ * free names being the frameworks' test models from readme-fixtures.ts. Each
+ * `// prints: X` comment is a line the example must print, in order. Needs `npm run build` first.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers/fixtures.js";
 
@@ -36,6 +38,21 @@ const GIVEN: Record<string, string> = {
   "sluice/mcp": `import { mcpUpstream } from ${JSON.stringify(FIXTURES)};\nconst upstream = await mcpUpstream();`,
 };
 
+/** The free names as a reader of the page has them: declared with the framework's own types. */
+const DECLARED: Record<string, string> = {
+  "sluice/ai-sdk": `declare const model: Parameters<typeof import("ai").wrapLanguageModel>[0]["model"];`,
+  "sluice/langchain": `declare const model: import("@langchain/core/language_models/chat_models").BaseChatModel;`,
+  "sluice/openai-agents": `declare const model: import("@openai/agents").Model;`,
+  "sluice/mcp": `declare const upstream: import("@modelcontextprotocol/sdk/client/index.js").Client;`,
+};
+
+const DIR = path.join(repoRoot, "build/readme-examples");
+
+/** The example's code with its types removed, as the module Node runs. */
+function stripTypes(source: string): string {
+  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } }).outputText;
+}
+
 function runModule(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [file], { cwd: repoRoot, timeout: 60_000, env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" } }, (err, stdout, stderr) => {
@@ -46,6 +63,23 @@ function runModule(file: string): Promise<{ code: number; stdout: string; stderr
 
 describe("docs/adapters.md's examples", () => {
   const { setup, adapters } = adapterSection();
+
+  it("typecheck, strictly, against the package's declarations and the frameworks' types", () => {
+    // Inside the repository, so `sluice/...` and the frameworks resolve as they do for a consumer.
+    mkdirSync(DIR, { recursive: true });
+    const files = adapters.map((adapter) => {
+      const subpath = /`(sluice\/[a-z-]+)`/.exec(adapter.title)![1]!;
+      const file = path.join(DIR, `${subpath.replace("/", "-")}.ts`);
+      writeFileSync(file, `${DECLARED[subpath]}\n${setup[0]}\n${adapter.blocks[0]}\nexport {};\n`);
+      return file;
+    });
+    const program = ts.createProgram(files, {
+      strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ["node"],
+    });
+    const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.basename(d.file.fileName) : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    expect(errors).toEqual([]);
+  }, 60_000);
 
   it("has one shared host block and one example per adapter (a new example needs an entry here)", () => {
     expect(setup).toHaveLength(1);
@@ -64,10 +98,9 @@ describe("docs/adapters.md's examples", () => {
       const expected = [...example.matchAll(/\/\/ prints: (.*)$/gm)].map((m) => m[1]!.trim());
       expect(expected.length).toBeGreaterThan(0);
       // Inside the repository, so `sluice/...` and the frameworks resolve as they do for a consumer.
-      const dir = path.join(repoRoot, "build/readme-examples");
-      mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `${subpath.replace("/", "-")}.mjs`);
-      writeFileSync(file, `${GIVEN[subpath]}\n${setup[0]}\n${example}\nawait host.close();\n`);
+      mkdirSync(DIR, { recursive: true });
+      const file = path.join(DIR, `${subpath.replace("/", "-")}.mjs`);
+      writeFileSync(file, `${GIVEN[subpath]}\n${stripTypes(`${setup[0]}\n${example}`)}\nawait host.close();\n`);
       const r = await runModule(file);
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
