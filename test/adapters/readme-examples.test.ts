@@ -10,8 +10,8 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { stripTypes, tsBlocks, typeErrors } from "../helpers/doc-code.js";
 import { repoRoot } from "../helpers/fixtures.js";
 
 const PAGE = readFileSync(path.join(repoRoot, "docs/adapters.md"), "utf8");
@@ -22,11 +22,10 @@ function adapterSection(): { setup: string[]; adapters: { title: string; blocks:
   const start = PAGE.indexOf("\n## Examples\n");
   const end = PAGE.indexOf("\n## ", start + 1);
   const section = PAGE.slice(start, end < 0 ? undefined : end);
-  const blocks = (text: string): string[] => [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const [intro, ...subs] = section.split(/\n### /);
   return {
-    setup: blocks(intro!),
-    adapters: subs.map((sub) => ({ title: sub.slice(0, sub.indexOf("\n")), blocks: blocks(sub) })),
+    setup: tsBlocks(intro!),
+    adapters: subs.map((sub) => ({ title: sub.slice(0, sub.indexOf("\n")), blocks: tsBlocks(sub) })),
   };
 }
 
@@ -48,11 +47,6 @@ const DECLARED: Record<string, string> = {
 
 const DIR = path.join(repoRoot, "build/readme-examples");
 
-/** The example's code with its types removed, as the module Node runs. */
-function stripTypes(source: string): string {
-  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } }).outputText;
-}
-
 function runModule(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [file], { cwd: repoRoot, timeout: 60_000, env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" } }, (err, stdout, stderr) => {
@@ -73,12 +67,7 @@ describe("docs/adapters.md's examples", () => {
       writeFileSync(file, `${DECLARED[subpath]}\n${setup[0]}\n${adapter.blocks[0]}\nexport {};\n`);
       return file;
     });
-    const program = ts.createProgram(files, {
-      strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ["node"],
-    });
-    const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.basename(d.file.fileName) : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
-    expect(errors).toEqual([]);
+    expect(typeErrors(files)).toEqual([]);
   }, 60_000);
 
   it("has one shared host block and one example per adapter (a new example needs an entry here)", () => {
