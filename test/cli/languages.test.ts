@@ -25,6 +25,19 @@ describe("a plugin in Rust or C, from sluice new to its samples", () => {
     }, 180_000);
   }
 
+  for (const [lang, source, fence] of [["rust", "src/lib.rs", "rust"], ["c", "hook.c", "c"]] as const) {
+    it(`the hook guest-sdk/${lang}/README.md shows builds and passes the scaffold's samples`, async () => {
+      const readme = readFileSync(new URL(`../../guest-sdk/${lang}/README.md`, import.meta.url), "utf8");
+      const hook = new RegExp(`## A hook\\n\`\`\`${fence}\\n([\\s\\S]*?)\`\`\``).exec(readme)![1]!;
+      const dir = path.join(tempDir("sluice-lang-"), `readme-${lang}`);
+      expect((await sluice(["new", `readme-${lang}`, "--dir", dir, "--lang", lang])).code).toBe(0);
+      writeFileSync(path.join(dir, source), hook);
+      const tested = await sluice(["test", dir]);
+      expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+      expect(tested.stdout).toContain("2 passed, 0 failed");
+    }, 180_000);
+  }
+
   it("refuses a language it cannot build, naming the ones it can", async () => {
     const r = await sluice(["new", "x", "--dir", path.join(tempDir(), "x"), "--lang", "go"]);
     expect(r.code).not.toBe(0);
