@@ -2,7 +2,7 @@
  * An Anthropic Messages body in, the hooks' view of it (model.chat.before's payload), and
  * back. The view: the system prompt as the first system message (its blocks as text parts),
  * then each message in order with its blocks as content parts (text blocks as text parts,
- * every other block shown by its type only), a mid-conversation `role: "system"` message as
+ * images as image_url parts, every other block shown by its type only), a mid-conversation `role: "system"` message as
  * a system message, an assistant's `tool_use` blocks as its tool_calls, and each
  * `tool_result` block as a tool message just before the message that carries it, so hooks
  * read tool output as they do on chat completions. Every tool is among the view's tools
@@ -18,6 +18,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest, ContentPart } from "../boundary/chat.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
+import { blocksOf, partsOf } from "./anthropic-parts.js";
 
 type Json = Record<string, any>;
 
@@ -66,16 +67,16 @@ export function readAnthropicBody(body: unknown): AnthropicBody {
   return body as AnthropicBody;
 }
 
-/** A block as the hooks see it: a text block is a text part (its other fields kept for the way back); any other block passes as it is. */
+/** Blocks as the hooks see them (anthropic-parts.ts): a text block as a text part, an image as an image_url part. */
 function contentOf(content: string | Json[]): string | ContentPart[] {
-  return typeof content === "string" ? content : (content as ContentPart[]);
+  return typeof content === "string" ? content : partsOf(content);
 }
 
 /** A tool_result's content as a tool message's: its text, or its blocks. */
 function toolResultContent(block: Json): string | ContentPart[] {
   const c = block.content;
   if (c == null) return "";
-  return typeof c === "string" ? c : Array.isArray(c) ? (c as ContentPart[]) : "";
+  return typeof c === "string" ? c : Array.isArray(c) ? partsOf(c) : "";
 }
 
 const PARAMS = ["max_tokens", "temperature", "top_p", "tool_choice"] as const;
@@ -117,7 +118,7 @@ const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonical
 /** Text a hook wrote where the wire wants blocks or a string. */
 function wireContent(content: unknown): string | Json[] {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content as Json[];
+  if (Array.isArray(content)) return blocksOf(content);
   return "";
 }
 

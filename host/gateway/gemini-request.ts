@@ -56,17 +56,42 @@ const PART_KINDS = ["inlineData", "fileData", "functionCall", "functionResponse"
 
 /**
  * A Gemini part as a content part: text as a text part (its other fields kept for the way
- * back), any other part whole, typed by its kind (`inlineData`, `functionCall`, `thought`,
- * …) so a hook can tell an image from a call, as it tells Anthropic's blocks apart.
+ * back), an image (inline or a file) as the `image_url` part chat completions show, any
+ * other part whole, typed by its kind (`inlineData`, `functionCall`, `thought`, …), so a
+ * hook reads an image as on chat completions and tells a call from a file.
  */
 function partOf(p: Json): ContentPart {
   if (typeof p.text === "string" && p.thought !== true) { const { text, ...rest } = p; return withKeys(rest, { type: "text" as const, text }); }
+  const url = imageUrlOf(p);
+  if (url !== undefined) return { type: "image_url", image_url: { url }, part: p } as ContentPart;
   const kind = p.thought === true ? "thought" : PART_KINDS.find((k) => p[k] !== undefined) ?? "part";
   return { type: kind, part: p };
 }
 
+/** An image part's URL as chat completions show an image: a data URL for inline data, else the file's URI. */
+function imageUrlOf(p: Json): string | undefined {
+  const inline = p.inlineData;
+  if (isObject(inline) && typeof inline.mimeType === "string" && inline.mimeType.startsWith("image/") && typeof inline.data === "string") return `data:${inline.mimeType};base64,${inline.data}`;
+  const file = p.fileData;
+  if (isObject(file) && typeof file.mimeType === "string" && file.mimeType.startsWith("image/") && typeof file.fileUri === "string") return file.fileUri;
+  return undefined;
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/** An image_url part as the Gemini part it came from, or (its URL changed, or a hook added it) a part of that URL. */
+function imagePartBack(p: Json): Json {
+  const url = String(p.image_url.url);
+  const was = isObject(p.part) ? p.part : undefined;
+  if (was && imageUrlOf(was) === url) return was;
+  const data = DATA_URL.exec(url);
+  const { inlineData: _inline, fileData: _file, ...rest } = was ?? {};
+  return withKeys(rest, data ? { inlineData: { mimeType: data[1]!, data: data[2]! } } : { fileData: { fileUri: url } });
+}
+
 function partBack(p: unknown): Json {
   if (!isObject(p)) return { text: String(p ?? "") };
+  if (p.type === "image_url" && isObject(p.image_url) && typeof p.image_url.url === "string") return imagePartBack(p);
   if (p.type !== "text" && isObject(p.part)) return p.part;
   const { type: _type, text, ...rest } = p;
   return withKeys(rest, { text: typeof text === "string" ? text : "" });

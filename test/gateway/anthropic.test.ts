@@ -348,4 +348,32 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
     await ask("aW1hZ2UgdHdv");
     expect(stub().bodies.length).toBe(calls + 2);
   });
+
+  it("shows model.chat.before an image block as the image_url part hooks know from chat completions, and writes a hook's change of it back as an image block", async () => {
+    seen.length = 0;
+    const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "aW1hZ2Ugb25l" }, cache_control: { type: "ephemeral" } };
+    const linked = { type: "image", source: { type: "url", url: "https://example.com/cat.png" } };
+    gw.bind([
+      { id: "spy", hookRef: "spy", point: "model.chat.before", priority: 0 },
+      { id: "text", hookRef: "contract", point: "model.chat.before", priority: 1, config: { mode: "patch", path: "/messages/0/content/0/text", value: "what is [redacted]?" } },
+    ]);
+    await client.messages.create({ model: "claude-test", max_tokens: 10, messages: [
+      { role: "user", content: [{ type: "text", text: "what is bob@example.com?" }, image, linked] as Anthropic.ContentBlockParam[] },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_9", name: "screenshot", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: [image] as Anthropic.ImageBlockParam[] }] },
+    ] });
+    const messages = (seen[0]?.payload as { messages: { content: unknown }[] }).messages;
+    expect(messages[0]!.content).toEqual([
+      { type: "text", text: "what is bob@example.com?" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,aW1hZ2Ugb25l" } },
+      { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
+    ]);
+    expect(messages[2]!.content).toEqual([{ type: "image_url", image_url: { url: "data:image/png;base64,aW1hZ2Ugb25l" } }]);
+    // The blocks beside the changed text go upstream as they came.
+    expect(stub().bodies.at(-1)!.messages[0].content).toEqual([{ type: "text", text: "what is [redacted]?" }, image, linked]);
+
+    gw.bind([{ id: "swap", hookRef: "contract", point: "model.chat.before", config: { mode: "patch", path: "/messages/0/content/1/image_url/url", value: "data:image/jpeg;base64,c3dhcHBlZA==" } }]);
+    await client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, image] as Anthropic.ContentBlockParam[] }] });
+    expect(stub().bodies.at(-1)!.messages[0].content[1]).toEqual({ type: "image", source: { type: "base64", media_type: "image/jpeg", data: "c3dhcHBlZA==" }, cache_control: { type: "ephemeral" } });
+  });
 });

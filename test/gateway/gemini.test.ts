@@ -341,7 +341,7 @@ describe("gateway Gemini API with @google/genai", () => {
     expect(r.candidates?.[0]?.content?.parts?.map((p) => p.thoughtSignature)).toEqual(["S1", "S2"]);
   });
 
-  it("shows model.chat.before each non-text part by its own kind (inlineData, functionCall, …), and sends it upstream intact when a hook rewrites the text beside it", async () => {
+  it("shows model.chat.before an image as the image_url part hooks know from chat completions and every other part by its own kind (fileData, functionCall, …), and sends each upstream intact when a hook rewrites the text beside it", async () => {
     seen.length = 0;
     gw.bind([
       { id: "spy", hookRef: "spy", point: "model.chat.before", priority: 0 },
@@ -356,12 +356,16 @@ describe("gateway Gemini API with @google/genai", () => {
     ] });
     const messages = (seen[0]?.payload as { messages: { content: unknown }[] }).messages;
     expect(messages.map((m) => m.content)).toEqual([
-      [{ type: "text", text: "what is bob@example.com?" }, { type: "inlineData" }, { type: "fileData" }],
+      [{ type: "text", text: "what is bob@example.com?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${image.inlineData.data}` } }, { type: "fileData" }],
       [{ type: "thought" }, { type: "functionCall" }],
       JSON.stringify({ output: "sunny" }),
       [{ type: "functionResponse" }],
     ]);
     expect(stub().bodies.at(-1)!.contents[0].parts).toEqual([{ text: "what is [redacted]?" }, image, file]);
+
+    gw.bind([{ id: "swap", hookRef: "contract", point: "model.chat.before", config: { mode: "patch", path: "/messages/0/content/1/image_url/url", value: "data:image/jpeg;base64,c3dhcHBlZA==" } }]);
+    await ai.models.generateContent({ model: "gemini-test", contents: [{ role: "user", parts: [{ text: "what is this?" }, image] }] });
+    expect(stub().bodies.at(-1)!.contents[0].parts[1]).toEqual({ inlineData: { mimeType: "image/jpeg", data: "c3dhcHBlZA==" } });
   });
 
   it("cancels the upstream stream when the client aborts generateContentStream mid-way, and records the call as finished", async () => {
