@@ -133,12 +133,14 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
       const bodyDigest = host.digestOf(text);
       const caller = callers.get(request);
       if (!caller || caller instanceof SluiceError) return refuse(request, reply, caller ?? new SluiceError("GATEWAY_KEY_INVALID", "no hooks key"), null, bodyDigest);
+      if (jsonDepthExceeds(text, BODY_MAX_DEPTH)) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is nested deeper than ${BODY_MAX_DEPTH} levels` }, caller.spaceId, bodyDigest);
       let body: unknown;
       try {
-        if (jsonDepthExceeds(text, BODY_MAX_DEPTH)) throw new Error(`nested deeper than ${BODY_MAX_DEPTH} levels`);
         body = JSON.parse(text);
       } catch (err) {
-        return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is not JSON: ${(err as Error).message.slice(0, 200)}` }, caller.spaceId, bodyDigest);
+        // V8's message quotes the body around the fault: only its position is kept.
+        const at = /at position (\d+)/.exec((err as Error).message)?.[1];
+        return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is not JSON${at !== undefined ? ` (it breaks at character ${at})` : ""}` }, caller.spaceId, bodyDigest);
       }
       const read = readEvent(agent, event, body);
       if (!read.ok) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: read.problem }, caller.spaceId, bodyDigest);
