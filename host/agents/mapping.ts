@@ -44,8 +44,13 @@ export interface AgentAbilities {
    * counted as having one.
    */
   ask: boolean;
-  /** Which tools' output a hook may replace after the tool ran ("mcp": MCP tools only; "none": none). */
-  replaceOutput: "mcp" | "none";
+  /**
+   * Which tools' output a hook may replace after the tool ran, and with what: "mcp", an MCP
+   * tool's, with any JSON value; "mcp-object", an MCP tool's, with a JSON object only (Codex's
+   * `updatedMCPToolOutput` is an object: another value makes the whole answer invalid to it,
+   * and it would show the unchanged output); "none".
+   */
+  replaceOutput: "mcp" | "mcp-object" | "none";
   /** It shows a block after a tool to the model (the output itself stays visible unless replaced). */
   blockAfter: boolean;
   /** It takes a hook's added context (`additionalContext`). */
@@ -77,7 +82,7 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
     },
   },
   codex: {
-    abilities: { ask: false, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
+    abilities: { ask: false, replaceOutput: "mcp-object", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
     events: {
       PreToolUse: "tool.before", PostToolUse: "tool.after", UserPromptSubmit: "prompt",
       SessionStart: "run.start", SubagentStart: "subtask.start", SubagentStop: "subtask.end",
