@@ -3,10 +3,10 @@
  * (gateway key, session, tool-use id) where the agent sends a tool-use id (Claude Code,
  * Codex); otherwise (Gemini CLI, Copilot CLI) (gateway key, session, tool, digest of the
  * input), matched first in, first out. A post seen before is recognised and not applied
- * twice; a pre whose post never comes expires. Bounded: at most `max` open pres and as
+ * twice, and a pre's tool-use id is claimed once; a pre whose post never comes expires. Bounded: at most `max` open pres and as
  * many remembered posts.
  */
-import { pairKeyText, postText, type Pairing } from "../records/agent-door-store.js";
+import { claimText, pairKeyText, postText, type Pairing } from "../records/agent-door-store.js";
 
 export type { PairKey, Pairing, Taken } from "../records/agent-door-store.js";
 
@@ -21,6 +21,10 @@ export function memoryPairing(options: { ttlMs?: number; max?: number } = {}): P
   const pres = new Map<string, { key: string; at: number }>();
   const byKey = new Map<string, string[]>();
   const seenPosts = new Map<string, true>();
+  const remember = (seen: string): void => {
+    if (seenPosts.size >= max) seenPosts.delete(seenPosts.keys().next().value!);
+    seenPosts.set(seen, true);
+  };
   const drop = (operationId: string): void => {
     const p = pres.get(operationId);
     if (!p) return;
@@ -41,10 +45,16 @@ export function memoryPairing(options: { ttlMs?: number; max?: number } = {}): P
       if (!queue || queue.length === 0) return seenPosts.has(seen) ? { kind: "repeated" } : { kind: "missing" };
       const operationId = queue[0]!;
       drop(operationId);
-      if (seenPosts.size >= max) seenPosts.delete(seenPosts.keys().next().value!);
-      seenPosts.set(seen, true);
+      remember(seen);
       void now;
       return { kind: "found", operationId };
+    },
+    async claim(key, now) {
+      const claimed = claimText(key);
+      if (seenPosts.has(claimed)) return false;
+      remember(claimed);
+      void now;
+      return true;
     },
     async expire(now) {
       const out: string[] = [];

@@ -18,8 +18,8 @@ import { askedKey, askedOperation, judgeApproved } from "./approved-ask.js";
 
 export interface EventRun {
   verdict: Verdict;
-  /** `neutral` for events whose answer says nothing. */
-  outcome: Verdict["kind"] | "neutral";
+  /** `neutral` for events whose answer says nothing; `refused` for an event that is itself wrong. */
+  outcome: Verdict["kind"] | "neutral" | "refused";
   code: string | null;
   operationId: string | null;
 }
@@ -51,6 +51,10 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
   switch (e.kind) {
     case "tool.before": {
       const t = e.tool!;
+      // A tool-use id names one call: a second pre under it is a replay, or a second hook posting the same event, and runs no hook.
+      if (t.useId !== null && !(await deps.pairing.claim(pairKey(keyId, e, (v) => host.digestOf(v)), deps.now()))) {
+        return { verdict: { kind: "deny", reason: `Sluice refused this ${e.event} event (AGENT_EVENT_REPEATED): a ${e.event} with this tool_use_id came before in this session (tool_use_id)` }, outcome: "refused", code: "AGENT_EVENT_REPEATED", operationId: null };
+      }
       // The agent's tool has no schema Sluice knows: any object passes the final check.
       const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${host.digestOf(t.input).slice(0, 16)}`, agent: originOf(e) });
       if (!r.ok) {

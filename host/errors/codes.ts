@@ -97,6 +97,7 @@ export const ERROR_CODES = {
   // Gateway mode (OpenAI-compatible model gateway).
   GATEWAY_KEY_INVALID: { status: 401, summary: "The gateway API key is missing, unknown or revoked; send `Authorization: Bearer sk-sluice-...`." },
   AGENT_EVENT_INVALID: { status: 400, summary: "A coding agent's hook event (POST /v1/agent-hooks/{agent}/{event}) is not JSON, not an object, lacks what its event needs (a tool's name and input, a prompt's text), or has a field of the wrong type or size (a tool input that is not an object, a session id that is not a string, an id past 256 characters or with control characters); the message names the field. The agent is answered with its own block before a tool or at a prompt (HTTP 200), neutrally elsewhere, and the event is recorded by its digest." },
+  AGENT_EVENT_REPEATED: { status: 409, summary: "A coding agent's hook event came before: a post already applied to its tool call (answered neutrally, not applied twice), or a pre whose tool-use id (tool_use_id) the session already used within the time a pre waits for its post (denied before any hook runs). Recorded with its digest." },
   GATEWAY_KEY_NOT_FOUND: { status: 404, summary: "No gateway API key with that id." },
   API_TOKEN_NOT_FOUND: { status: 404, summary: "No named API token with that id (the server's own token, `admin`, is rotated, not revoked)." },
   API_TOKEN_NAME_TAKEN: { status: 409, summary: "A live API token already has that name, or the name is `admin` (the server's own token)." },

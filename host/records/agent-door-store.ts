@@ -28,6 +28,12 @@ export interface Pairing {
   open(key: PairKey, operationId: string, now: number): Promise<void>;
   /** The post under `key` (its own digest `postDigest`): the oldest pre it ends, once; `repeated` for a post already applied. */
   take(key: PairKey, postDigest: string, now: number): Promise<Taken>;
+  /**
+   * A pre's tool-use id (`key` with one), claimed before its hooks run: false when a pre under
+   * the same key claimed it within `ttlMs`, its post come or not. Atomic across every host of
+   * the store: of two racing pres, one has it.
+   */
+  claim(key: PairKey, now: number): Promise<boolean>;
   /** Pres opened at or before `now - ttlMs` (or past `max`), removed and returned, oldest first: their operations end "unknown". */
   expire(now: number): Promise<string[]>;
 }
@@ -86,6 +92,11 @@ export function pairKeyText(k: PairKey): string {
 /** What a post is remembered by: its pair key and its own digest. */
 export function postText(key: string, postDigest: string): string {
   return createHash("sha256").update(`${key}:${postDigest}`).digest("hex");
+}
+
+/** What a pre's claim of its tool-use id is remembered by, beside the posts (no post's digest is "pre"). */
+export function claimText(key: PairKey): string {
+  return postText(pairKeyText(key), "pre");
 }
 
 /** What a summary row becomes. */

@@ -4,7 +4,7 @@
  * posts racing for one pre cannot both have it).
  */
 import { int, postgresGuarded, type PostgresEngine } from "../storage/postgres.js";
-import { DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type EventOutcome } from "./agent-door-store.js";
+import { claimText, DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type EventOutcome } from "./agent-door-store.js";
 
 const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`agent door: ${what}`, fn);
 
@@ -27,6 +27,11 @@ export function postgresAgentDoor(db: PostgresEngine, limits: Partial<AgentDoorL
         }
         const known = await db.query("SELECT 1 FROM agent_posts WHERE seen = $1", [seen]);
         return known.rows.length > 0 ? { kind: "repeated" as const } : { kind: "missing" as const };
+      }),
+      claim: (key, now) => guard("claiming a tool-use id", async () => {
+        // The posts' primary key decides: of two hosts inserting one claim, one inserts it.
+        const { rows } = await db.query("INSERT INTO agent_posts (seen, at) VALUES ($1, $2) ON CONFLICT (seen) DO NOTHING RETURNING 1", [claimText(key), now]);
+        return rows.length === 1;
       }),
       expire: (now) => guard("expiring pairs", async () => {
         await db.query("DELETE FROM agent_posts WHERE at <= $1", [now - ttlMs]);

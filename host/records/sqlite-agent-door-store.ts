@@ -5,7 +5,7 @@ import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { AGENT_DOOR_MIGRATIONS } from "./agent-door-migrations.js";
-import { DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type AgentEventEntry, type EventOutcome } from "./agent-door-store.js";
+import { claimText, DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type AgentEventEntry, type EventOutcome } from "./agent-door-store.js";
 
 interface EventRow { at: number; agent: string; event: string; space_id: string | null; outcome: string; code: string | null; body_digest: string | null; operation_id: string | null }
 
@@ -25,6 +25,7 @@ export function openSqliteAgentDoor(pathOrDb: string | Database.Database, limits
     drop: db.prepare<[number]>("DELETE FROM agent_pres WHERE seq = ?"),
     seen: db.prepare<[string], number>("SELECT 1 FROM agent_posts WHERE seen = ?").pluck(),
     remember: db.prepare<[string, number]>("INSERT OR REPLACE INTO agent_posts (seen, at) VALUES (?, ?)"),
+    claim: db.prepare<[string, number]>("INSERT OR IGNORE INTO agent_posts (seen, at) VALUES (?, ?)"),
     forget: db.prepare<[number]>("DELETE FROM agent_posts WHERE at <= ?"),
     stale: db.prepare<[number], { seq: number; operation_id: string }>("SELECT seq, operation_id FROM agent_pres WHERE opened_at <= ? ORDER BY seq"),
     over: db.prepare<[number], { seq: number; operation_id: string }>("SELECT seq, operation_id FROM agent_pres ORDER BY seq DESC LIMIT -1 OFFSET ?"),
@@ -62,6 +63,7 @@ export function openSqliteAgentDoor(pathOrDb: string | Database.Database, limits
     pairing: {
       open: (key, operationId, now) => guard("opening a pair", () => { q.open.run(operationId, pairKeyText(key), now); }),
       take: (key, postDigest, now) => guard("taking a pair", () => { const text = pairKeyText(key); return take(text, postText(text, postDigest), now); }),
+      claim: (key, now) => guard("claiming a tool-use id", () => q.claim.run(claimText(key), now).changes === 1),
       expire: (now) => guard("expiring pairs", () => expire(now)),
     },
     events: {

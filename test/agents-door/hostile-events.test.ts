@@ -113,4 +113,26 @@ describe("the door on hostile and malformed events", () => {
     const over = exact.replace('"command":"x', '"command":"xx');
     expect(reasonOf((await door.post("claude-code", "PreToolUse", over)).body)).toContain("(PAYLOAD_TOO_LARGE)");
   });
+
+  it("denies a second pre with a tool-use id the session already used, before any hook runs, and still pairs the first", async () => {
+    const first = await door.post("claude-code", "PreToolUse", claudePre({ session_id: "s-dup", tool_use_id: "toolu_dup", tool_input: { command: "ls" } }));
+    expect(first.body).toEqual({});
+    const before = guarded();
+    const again = await door.post("claude-code", "PreToolUse", claudePre({ session_id: "s-dup", tool_use_id: "toolu_dup", tool_input: { command: "rm -rf /" } }));
+    expect(again.body.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(reasonOf(again.body)).toContain("(AGENT_EVENT_REPEATED)");
+    expect(reasonOf(again.body)).toContain("tool_use_id");
+    expect(guarded()).toBe(before);
+    const afters = door.seen.get("after")?.length ?? 0;
+    await door.post("claude-code", "PostToolUse", { ...claudePre({ session_id: "s-dup", tool_use_id: "toolu_dup", tool_input: { command: "ls" } }), hook_event_name: "PostToolUse", tool_response: { stdout: "a" } });
+    expect(door.seen.get("after")!.length).toBe(afters + 1);
+    const late = await door.post("claude-code", "PreToolUse", claudePre({ session_id: "s-dup", tool_use_id: "toolu_dup" }));
+    expect(reasonOf(late.body)).toContain("(AGENT_EVENT_REPEATED)");
+  });
+
+  it("lets exactly one of two racing pres with one tool-use id through", async () => {
+    const [a, b] = await Promise.all([1, 2].map(() => door.post("codex", "PreToolUse", claudePre({ session_id: "s-race", tool_use_id: "toolu_race" }))));
+    const decisions = [a!, b!].map((r) => r.body.hookSpecificOutput?.permissionDecision ?? "none").sort();
+    expect(decisions).toEqual(["deny", "none"]);
+  });
 });
