@@ -18,7 +18,7 @@ import type { GatewayKeyRecord, GatewayKeys } from "../keys/keys.js";
 import { authFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 import { BODY_MAX_DEPTH, jsonDepthExceeds } from "../http/json-body.js";
 import { isAgent, type Agent } from "./agents.js";
-import { AGENT_TABLE, EVENT_NAME, kindOf, type EventKind } from "./mapping.js";
+import { AGENT_TABLE, EVENT_NAME, kindOf, unservedEvent, type EventKind } from "./mapping.js";
 import { readEvent } from "./read-event.js";
 import { refusal, reply as agentReply } from "./replies.js";
 import { runEvent, type RunDeps } from "./run-event.js";
@@ -134,6 +134,8 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
       const caller = callers.get(request);
       if (!caller || caller instanceof SluiceError) return refuse(request, reply, caller ?? new SluiceError("GATEWAY_KEY_INVALID", "no hooks key"), null, bodyDigest);
       if (jsonDepthExceeds(text, BODY_MAX_DEPTH)) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is nested deeper than ${BODY_MAX_DEPTH} levels` }, caller.spaceId, bodyDigest);
+      const instead = unservedEvent(agent, event);
+      if (instead !== null) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `${agent} sends ${event} in a form the door does not read (its VS Code-compatible name, snake_case fields): configure the hook on ${instead}` }, caller.spaceId, bodyDigest);
       let body: unknown;
       try {
         body = JSON.parse(text);

@@ -4,7 +4,7 @@
  * door sends. Between the markers below; the rest of the page is prose.
  */
 import { AGENTS, type Agent } from "./agents.js";
-import { AGENT_TABLE, KIND_POINT, type AgentAbilities, type EventKind } from "./mapping.js";
+import { AGENT_TABLE, KIND_POINT, kindOf, type AgentAbilities, type EventKind } from "./mapping.js";
 import { reply, refusal, type Verdict } from "./replies.js";
 import { CANONICAL_TOOLS } from "./tool-ids.js";
 
@@ -39,7 +39,10 @@ const REPLACE_TEXT: Readonly<Record<AgentAbilities["replaceOutput"], string>> = 
 /** Markdown of the table: events, abilities, tool ids and example answers. */
 export function renderAgentDocs(): string {
   const out: string[] = [DOCS_BEGIN, "", "### Events and points", "", "| agent | event | point |", "| --- | --- | --- |"];
-  for (const agent of AGENTS) for (const [event, kind] of Object.entries(AGENT_TABLE[agent].events)) out.push(`| ${agent} | ${code(event)} | ${KIND_TEXT[kind]} |`);
+  for (const agent of AGENTS) {
+    for (const [event, kind] of Object.entries(AGENT_TABLE[agent].events)) out.push(`| ${agent} | ${code(event)} | ${KIND_TEXT[kind]} |`);
+    for (const [event, instead] of Object.entries(AGENT_TABLE[agent].unserved ?? {})) out.push(`| ${agent} | ${code(event)} | refused, ${kindOf(agent, event) === "tool.before" ? "a deny" : "neutrally"}: a form the door does not read; configure ${code(instead)} |`);
+  }
   out.push("", "Any other event of a known agent is answered neutrally (`{}`) and recorded.", "");
   out.push("### What each agent lets a hook change", "", "| agent | ask before a tool | replace a tool's output | block after a tool | added context | block a prompt | tool-use id (pairing key) | hook timeout |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const agent of AGENTS) {

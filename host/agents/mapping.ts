@@ -69,6 +69,12 @@ export interface AgentSpec {
   abilities: AgentAbilities;
   /** Its events, as the agent spells them, and their kind. Events not listed are `observe`. */
   events: Readonly<Record<string, EventKind>>;
+  /**
+   * Other names of its events, in a form the door does not read, and the name to configure
+   * instead: refused (a block before a tool and at a prompt) rather than answered as if
+   * nothing were wrong, which would let a tool run unjudged.
+   */
+  unserved?: Readonly<Record<string, string>>;
 }
 
 /** The table. */
@@ -104,6 +110,12 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
       sessionStart: "run.start", sessionEnd: "run.end", subagentStart: "subtask.start", subagentStop: "subtask.end",
       agentStop: "observe", errorOccurred: "observe", notification: "observe", permissionRequest: "observe", preCompact: "observe",
     },
+    // Copilot CLI also takes its events' VS Code-compatible names, and then sends snake_case fields.
+    unserved: {
+      PreToolUse: "preToolUse", PostToolUse: "postToolUse", PostToolUseFailure: "postToolUseFailure", UserPromptSubmit: "userPromptSubmitted",
+      SessionStart: "sessionStart", SessionEnd: "sessionEnd", SubagentStart: "subagentStart", SubagentStop: "subagentStop",
+      Stop: "agentStop", ErrorOccurred: "errorOccurred", Notification: "notification", PermissionRequest: "permissionRequest", PreCompact: "preCompact",
+    },
   },
 };
 
@@ -111,9 +123,21 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
 export const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /**
- * What an agent's event is (`observe` for one the table does not list).
+ * What an agent's event is (`observe` for one the table does not list); an unserved name is
+ * the kind of the event it names.
  * @example kindOf("gemini-cli", "BeforeTool") // "tool.before"
  */
 export function kindOf(agent: Agent, event: string): EventKind {
-  return Object.prototype.hasOwnProperty.call(AGENT_TABLE[agent].events, event) ? AGENT_TABLE[agent].events[event]! : "observe";
+  const { events } = AGENT_TABLE[agent];
+  const name = unservedEvent(agent, event) ?? event;
+  return Object.hasOwn(events, name) ? events[name]! : "observe";
+}
+
+/**
+ * The event to configure instead, when `event` is a name of the agent's that the door does not read.
+ * @example unservedEvent("copilot-cli", "PreToolUse") // "preToolUse"
+ */
+export function unservedEvent(agent: Agent, event: string): string | null {
+  const unserved = AGENT_TABLE[agent].unserved;
+  return unserved && Object.hasOwn(unserved, event) ? unserved[event]! : null;
 }

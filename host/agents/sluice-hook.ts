@@ -13,7 +13,7 @@
  */
 import { request as httpRequest } from "node:http";
 import { isAgent, type Agent } from "./agents.js";
-import { AGENT_TABLE, BLOCKING_KINDS, EVENT_NAME, kindOf } from "./mapping.js";
+import { AGENT_TABLE, BLOCKING_KINDS, EVENT_NAME, kindOf, unservedEvent } from "./mapping.js";
 
 const USAGE = "usage: sluice-hook <claude-code|codex|gemini-cli|copilot-cli> <event> --url <server> --key-env <VAR> [--on-error block|allow] [--timeout-ms N]";
 /** Read at most this much of stdin: the door refuses more anyway. */
@@ -29,6 +29,8 @@ function parse(argv: string[]): Args | Usage {
   if (agent === undefined || !isAgent(agent)) return new Usage(`unknown agent ${JSON.stringify(agent ?? "")}`);
   if (event === undefined || !EVENT_NAME.test(event)) return new Usage(`invalid event ${JSON.stringify(event ?? "")}`);
   const bad = (message: string) => new Usage(message, { agent, event });
+  const instead = unservedEvent(agent, event);
+  if (instead !== null) return bad(`${agent} sends ${event} in a form Sluice does not read (its VS Code-compatible name): configure the hook on ${instead}`);
   const opts = new Map<string, string>();
   for (let i = 0; i < rest.length; i += 2) {
     const name = rest[i]!;

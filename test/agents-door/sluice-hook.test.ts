@@ -168,4 +168,10 @@ describe("sluice-hook", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown agent");
   });
+
+  it("refuses Copilot CLI's VS Code-compatible PreToolUse before posting it, blocking and naming preToolUse", async () => {
+    const r = await hook(["copilot-cli", "PreToolUse", "--url", door.url, "--key-env", "K"], "{}", { K: door.hooksKey });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("preToolUse") });
+  });
 });

@@ -1,0 +1,29 @@
+// Copilot CLI's VS Code-compatible event names (PascalCase, snake_case fields): refused loudly, never answered as if nothing were wrong.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { raw } from "../api/server-helpers.js";
+import { kindOf } from "../../host/agents/mapping.js";
+import { serveDoor, TOKEN, type Door } from "./door-helpers.js";
+
+describe("events an agent sends in a form the door does not read", () => {
+  let door: Door;
+  beforeAll(async () => {
+    door = await serveDoor({ guard: () => ({ kind: "continue" }) }, [{ id: "b-guard", hookRef: "guard", point: "tool.before" }]);
+  });
+  afterAll(async () => door?.close());
+
+  it("denies Copilot CLI's PreToolUse (its VS Code-compatible name), saying to configure preToolUse, and runs no hook", async () => {
+    const r = await door.post("copilot-cli", "PreToolUse", { session_id: "c", timestamp: "2026-01-01T00:00:00Z", cwd: "/w", hook_event_name: "PreToolUse", tool_name: "bash", tool_input: { command: "rm -rf /" } });
+    expect(r.body).toEqual({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("(AGENT_EVENT_INVALID)") });
+    expect(r.body.permissionDecisionReason).toContain("preToolUse");
+    expect(door.seen.get("guard")).toBeUndefined();
+  });
+
+  it("records the other VS Code-compatible names refused, and takes them as the camelCase events' kinds", async () => {
+    expect(kindOf("copilot-cli", "PreToolUse")).toBe("tool.before");
+    expect(kindOf("copilot-cli", "UserPromptSubmit")).toBe("prompt");
+    expect(kindOf("copilot-cli", "Stop")).toBe("observe");
+    expect((await door.post("copilot-cli", "PostToolUse", { session_id: "c", tool_name: "bash", tool_input: {}, tool_result: { result_type: "success", text_result_for_llm: "x" } })).body).toEqual({});
+    const status = await raw(door, "GET", "/api/v1/agents/status", { host: `127.0.0.1:${door.port}`, authorization: `Bearer ${TOKEN}` });
+    expect(status.body.events.find((e: { agent: string; event: string }) => e.agent === "copilot-cli" && e.event === "PostToolUse")).toMatchObject({ lastOutcome: "refused" });
+  });
+});
