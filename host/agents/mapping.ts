@@ -134,10 +134,16 @@ export function kindOf(agent: Agent, event: string): EventKind {
 }
 
 /**
- * The event to configure instead, when `event` is a name of the agent's that the door does not read.
+ * The event to configure instead, when `event` is a name of the agent's that the door does
+ * not read, or one of its events spelled in another case (a hook on `pretooluse` would
+ * otherwise be answered as an event the table does not list, and its tool run unjudged).
  * @example unservedEvent("copilot-cli", "PreToolUse") // "preToolUse"
+ * @example unservedEvent("claude-code", "pretooluse") // "PreToolUse"
  */
 export function unservedEvent(agent: Agent, event: string): string | null {
-  const unserved = AGENT_TABLE[agent].unserved;
-  return unserved && Object.hasOwn(unserved, event) ? unserved[event]! : null;
+  const { unserved, events } = AGENT_TABLE[agent];
+  if (unserved && Object.hasOwn(unserved, event)) return unserved[event]!;
+  if (Object.hasOwn(events, event)) return null;
+  const lower = event.toLowerCase();
+  return Object.keys(events).find((name) => name.toLowerCase() === lower) ?? null;
 }

@@ -30,7 +30,7 @@ function parse(argv: string[]): Args | Usage {
   if (event === undefined || !EVENT_NAME.test(event)) return new Usage(`invalid event ${JSON.stringify(event ?? "")}`);
   const bad = (message: string) => new Usage(message, { agent, event });
   const instead = unservedEvent(agent, event);
-  if (instead !== null) return bad(`${agent} sends ${event} in a form Sluice does not read (its VS Code-compatible name): configure the hook on ${instead}`);
+  if (instead !== null) return bad(`${event} is a name of ${agent}'s event Sluice does not read: configure the hook on ${instead}`);
   const opts = new Map<string, string>();
   for (let i = 0; i < rest.length; i += 2) {
     const name = rest[i]!;

@@ -164,6 +164,9 @@ describe("sluice-hook", () => {
     const copilot = await hook(["copilot-cli", "preToolUse", "--key-env", "K"], "{}");
     expect(copilot.code).toBe(0);
     expect(JSON.parse(copilot.stdout)).toEqual({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("--url is required") });
+    const misspelled = await hook(["claude-code", "pretooluse", "--url", door.url, "--key-env", "K"], pre, { K: door.hooksKey });
+    expect(misspelled.code).toBe(2);
+    expect(misspelled.stderr).toContain("configure the hook on PreToolUse");
     const unknown = await hook(["cursor", "beforeShellExecution", "--url", door.url, "--key-env", "K"], "{}");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown agent");
