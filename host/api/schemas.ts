@@ -1,12 +1,12 @@
 /** Request and response schemas shared by the routes and the OpenAPI document. */
 import { POINT_NAMES } from "../pipeline/points.js";
-import { ERROR_BODY_SCHEMA } from "./errors.js";
+import { ref } from "./shapes/ref.js";
 
 export const anyObject = { type: "object", additionalProperties: true } as const;
 
 /** The standard error responses of a route, for the OpenAPI document. */
-export function errorResponses(...statuses: number[]): Record<number, typeof ERROR_BODY_SCHEMA> {
-  return Object.fromEntries([401, ...statuses].map((s) => [s, ERROR_BODY_SCHEMA]));
+export function errorResponses(...statuses: number[]): Record<number, ReturnType<typeof ref<"ErrorBody">>> {
+  return Object.fromEntries([401, ...statuses].map((s) => [s, ref("ErrorBody")]));
 }
 
 export const UPLOAD_BODY = {

@@ -20,6 +20,7 @@ import { logAbortedRequests } from "../http/access-log.js";
 import { checkToken, resolveToken, writeTokenFile } from "./token.js";
 import { installProbes } from "../http/probes.js";
 import { installErrorHandlers } from "./errors.js";
+import { addShapes } from "./shapes/components.js";
 import { bindingRoutes } from "./routes/bindings.js";
 import { pipelineRoutes } from "./routes/pipeline.js";
 import { deployRoutes } from "./routes/deploy.js";
@@ -139,7 +140,10 @@ export async function createApiServer(options: ApiOptions): Promise<FastifyInsta
   const control = new ControlLog(auditStore);
   requireRoles(app);
   await installBearerAuth(app, options.token, tokens, { ...DEFAULT_AUTH_FAILURE_LIMIT, ...options.authFailures });
+  addShapes(app);
   await app.register(fastifySwagger, {
+    // Each named shape is one entry of components.schemas, under its own name.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
     openapi: {
       openapi: "3.1.0",
       info: { title: "Sluice management API", version: SDK_INTERFACE_VERSION, description: "Upload WebAssembly hook plugins, bind them to points, publish releases, activate and roll back. Errors are `{ error: { code, message, details } }`; codes are listed in abi/errors.md." },

@@ -56,16 +56,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -102,62 +93,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: {
-                                id: string;
-                                version: string;
-                                /** @description sha256 of the module bytes. */
-                                sha256: string;
-                                /** @description The module's size in bytes. */
-                                size: number;
-                                manifest: {
-                                    id: string;
-                                    version: string;
-                                    abi: string;
-                                    entry: string;
-                                    /** @enum {string} */
-                                    language?: "assemblyscript" | "rust" | "c";
-                                    description?: string;
-                                    /** @description The points the plugin declares, each with its read and write grant. */
-                                    points: {
-                                        [key: string]: {
-                                            read?: string[];
-                                            write?: string[];
-                                            /** @enum {string} */
-                                            stream_rewrite?: "chunk";
-                                        } | null;
-                                    };
-                                    /** @description The JSON Schema each binding's config is checked against. */
-                                    config_schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    capabilities: string[];
-                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
-                                    limits: {
-                                        memory_mb?: number;
-                                        timeout_ms?: number;
-                                        input_kb?: number;
-                                        output_kb?: number;
-                                        fuel?: number;
-                                    } & {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    capability_boundary: string;
-                                    bindings?: {
-                                        [key: string]: unknown;
-                                    }[];
-                                };
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description Where the version was built from (`sluice deploy --git`). */
-                                source?: {
-                                    repository: string;
-                                    commit: string;
-                                    ref?: string;
-                                    path?: string;
-                                };
-                            }[];
+                            items: components["schemas"]["Plugin"][];
                         };
                     };
                 };
@@ -167,16 +103,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -208,62 +135,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            plugin: {
-                                id: string;
-                                version: string;
-                                /** @description sha256 of the module bytes. */
-                                sha256: string;
-                                /** @description The module's size in bytes. */
-                                size: number;
-                                manifest: {
-                                    id: string;
-                                    version: string;
-                                    abi: string;
-                                    entry: string;
-                                    /** @enum {string} */
-                                    language?: "assemblyscript" | "rust" | "c";
-                                    description?: string;
-                                    /** @description The points the plugin declares, each with its read and write grant. */
-                                    points: {
-                                        [key: string]: {
-                                            read?: string[];
-                                            write?: string[];
-                                            /** @enum {string} */
-                                            stream_rewrite?: "chunk";
-                                        } | null;
-                                    };
-                                    /** @description The JSON Schema each binding's config is checked against. */
-                                    config_schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    capabilities: string[];
-                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
-                                    limits: {
-                                        memory_mb?: number;
-                                        timeout_ms?: number;
-                                        input_kb?: number;
-                                        output_kb?: number;
-                                        fuel?: number;
-                                    } & {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    capability_boundary: string;
-                                    bindings?: {
-                                        [key: string]: unknown;
-                                    }[];
-                                };
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description Where the version was built from (`sluice deploy --git`). */
-                                source?: {
-                                    repository: string;
-                                    commit: string;
-                                    ref?: string;
-                                    path?: string;
-                                };
-                            };
+                            plugin: components["schemas"]["Plugin"];
                             /** @description False: an identical version was stored already. */
                             created: boolean;
                         };
@@ -276,62 +148,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            plugin: {
-                                id: string;
-                                version: string;
-                                /** @description sha256 of the module bytes. */
-                                sha256: string;
-                                /** @description The module's size in bytes. */
-                                size: number;
-                                manifest: {
-                                    id: string;
-                                    version: string;
-                                    abi: string;
-                                    entry: string;
-                                    /** @enum {string} */
-                                    language?: "assemblyscript" | "rust" | "c";
-                                    description?: string;
-                                    /** @description The points the plugin declares, each with its read and write grant. */
-                                    points: {
-                                        [key: string]: {
-                                            read?: string[];
-                                            write?: string[];
-                                            /** @enum {string} */
-                                            stream_rewrite?: "chunk";
-                                        } | null;
-                                    };
-                                    /** @description The JSON Schema each binding's config is checked against. */
-                                    config_schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    capabilities: string[];
-                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
-                                    limits: {
-                                        memory_mb?: number;
-                                        timeout_ms?: number;
-                                        input_kb?: number;
-                                        output_kb?: number;
-                                        fuel?: number;
-                                    } & {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    capability_boundary: string;
-                                    bindings?: {
-                                        [key: string]: unknown;
-                                    }[];
-                                };
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description Where the version was built from (`sluice deploy --git`). */
-                                source?: {
-                                    repository: string;
-                                    commit: string;
-                                    ref?: string;
-                                    path?: string;
-                                };
-                            };
+                            plugin: components["schemas"]["Plugin"];
                             /** @description False: an identical version was stored already. */
                             created: boolean;
                         };
@@ -343,16 +160,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -361,16 +169,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -379,16 +178,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -397,16 +187,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -444,62 +225,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            items: {
-                                id: string;
-                                version: string;
-                                /** @description sha256 of the module bytes. */
-                                sha256: string;
-                                /** @description The module's size in bytes. */
-                                size: number;
-                                manifest: {
-                                    id: string;
-                                    version: string;
-                                    abi: string;
-                                    entry: string;
-                                    /** @enum {string} */
-                                    language?: "assemblyscript" | "rust" | "c";
-                                    description?: string;
-                                    /** @description The points the plugin declares, each with its read and write grant. */
-                                    points: {
-                                        [key: string]: {
-                                            read?: string[];
-                                            write?: string[];
-                                            /** @enum {string} */
-                                            stream_rewrite?: "chunk";
-                                        } | null;
-                                    };
-                                    /** @description The JSON Schema each binding's config is checked against. */
-                                    config_schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    capabilities: string[];
-                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
-                                    limits: {
-                                        memory_mb?: number;
-                                        timeout_ms?: number;
-                                        input_kb?: number;
-                                        output_kb?: number;
-                                        fuel?: number;
-                                    } & {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    capability_boundary: string;
-                                    bindings?: {
-                                        [key: string]: unknown;
-                                    }[];
-                                };
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description Where the version was built from (`sluice deploy --git`). */
-                                source?: {
-                                    repository: string;
-                                    commit: string;
-                                    ref?: string;
-                                    path?: string;
-                                };
-                            }[];
+                            items: components["schemas"]["Plugin"][];
                         };
                     };
                 };
@@ -509,16 +235,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -527,16 +244,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -545,16 +253,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -594,62 +293,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            plugin: {
-                                id: string;
-                                version: string;
-                                /** @description sha256 of the module bytes. */
-                                sha256: string;
-                                /** @description The module's size in bytes. */
-                                size: number;
-                                manifest: {
-                                    id: string;
-                                    version: string;
-                                    abi: string;
-                                    entry: string;
-                                    /** @enum {string} */
-                                    language?: "assemblyscript" | "rust" | "c";
-                                    description?: string;
-                                    /** @description The points the plugin declares, each with its read and write grant. */
-                                    points: {
-                                        [key: string]: {
-                                            read?: string[];
-                                            write?: string[];
-                                            /** @enum {string} */
-                                            stream_rewrite?: "chunk";
-                                        } | null;
-                                    };
-                                    /** @description The JSON Schema each binding's config is checked against. */
-                                    config_schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    capabilities: string[];
-                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
-                                    limits: {
-                                        memory_mb?: number;
-                                        timeout_ms?: number;
-                                        input_kb?: number;
-                                        output_kb?: number;
-                                        fuel?: number;
-                                    } & {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    capability_boundary: string;
-                                    bindings?: {
-                                        [key: string]: unknown;
-                                    }[];
-                                };
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description Where the version was built from (`sluice deploy --git`). */
-                                source?: {
-                                    repository: string;
-                                    commit: string;
-                                    ref?: string;
-                                    path?: string;
-                                };
-                            };
+                            plugin: components["schemas"]["Plugin"];
                         };
                     };
                 };
@@ -659,16 +303,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -677,16 +312,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -695,16 +321,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -784,14 +401,7 @@ export interface paths {
                                     reason?: string;
                                     result?: unknown;
                                 };
-                                error?: {
-                                    /** @description A stable code of abi/errors.md. */
-                                    code: string;
-                                    message: string;
-                                    details?: {
-                                        [key: string]: unknown;
-                                    };
-                                };
+                                error?: components["schemas"]["ErrorData"];
                                 annotations?: {
                                     [key: string]: unknown;
                                 };
@@ -820,16 +430,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -838,16 +439,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -856,16 +448,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -900,48 +483,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: {
-                                /** @description Unique binding id, e.g. orders-limit. */
-                                id: string;
-                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                hook_ref: string;
-                                /** @enum {unknown} */
-                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                match: {
-                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                    tool_ids?: string[];
-                                    model_ids?: string[];
-                                    instances?: ("main" | "child")[];
-                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                    instance_ids?: string[];
-                                    spaces?: string[];
-                                };
-                                /** @description Lower runs first. Default 100. */
-                                priority: number;
-                                /** @description Default 1000; never above the plugin's time limit. */
-                                timeout_ms: number;
-                                /**
-                                 * @description Default: the manifest's failure_policy.
-                                 * @enum {unknown}
-                                 */
-                                failure_policy: "fail-closed" | "fail-open";
-                                observe_only: boolean;
-                                /** @description Validated against the plugin's config_schema. Default {}. */
-                                config: unknown;
-                                /** @description A disabled binding keeps its place in the order but is skipped. */
-                                enabled: boolean;
-                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                mandatory: boolean;
-                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                extension?: string;
-                                /** @description Place in the pipeline order; ties in priority run in this order. */
-                                position: number;
-                                /** Format: date-time */
-                                registered_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
+                            items: components["schemas"]["Binding"][];
                         };
                     };
                 };
@@ -951,16 +493,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1022,48 +555,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            binding: {
-                                /** @description Unique binding id, e.g. orders-limit. */
-                                id: string;
-                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                hook_ref: string;
-                                /** @enum {unknown} */
-                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                match: {
-                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                    tool_ids?: string[];
-                                    model_ids?: string[];
-                                    instances?: ("main" | "child")[];
-                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                    instance_ids?: string[];
-                                    spaces?: string[];
-                                };
-                                /** @description Lower runs first. Default 100. */
-                                priority: number;
-                                /** @description Default 1000; never above the plugin's time limit. */
-                                timeout_ms: number;
-                                /**
-                                 * @description Default: the manifest's failure_policy.
-                                 * @enum {unknown}
-                                 */
-                                failure_policy: "fail-closed" | "fail-open";
-                                observe_only: boolean;
-                                /** @description Validated against the plugin's config_schema. Default {}. */
-                                config: unknown;
-                                /** @description A disabled binding keeps its place in the order but is skipped. */
-                                enabled: boolean;
-                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                mandatory: boolean;
-                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                extension?: string;
-                                /** @description Place in the pipeline order; ties in priority run in this order. */
-                                position: number;
-                                /** Format: date-time */
-                                registered_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
+                            binding: components["schemas"]["Binding"];
                         };
                     };
                 };
@@ -1073,16 +565,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1091,16 +574,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1109,16 +583,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1127,16 +592,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1145,16 +601,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1191,48 +638,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            binding: {
-                                /** @description Unique binding id, e.g. orders-limit. */
-                                id: string;
-                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                hook_ref: string;
-                                /** @enum {unknown} */
-                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                match: {
-                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                    tool_ids?: string[];
-                                    model_ids?: string[];
-                                    instances?: ("main" | "child")[];
-                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                    instance_ids?: string[];
-                                    spaces?: string[];
-                                };
-                                /** @description Lower runs first. Default 100. */
-                                priority: number;
-                                /** @description Default 1000; never above the plugin's time limit. */
-                                timeout_ms: number;
-                                /**
-                                 * @description Default: the manifest's failure_policy.
-                                 * @enum {unknown}
-                                 */
-                                failure_policy: "fail-closed" | "fail-open";
-                                observe_only: boolean;
-                                /** @description Validated against the plugin's config_schema. Default {}. */
-                                config: unknown;
-                                /** @description A disabled binding keeps its place in the order but is skipped. */
-                                enabled: boolean;
-                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                mandatory: boolean;
-                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                extension?: string;
-                                /** @description Place in the pipeline order; ties in priority run in this order. */
-                                position: number;
-                                /** Format: date-time */
-                                registered_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
+                            binding: components["schemas"]["Binding"];
                         };
                     };
                 };
@@ -1242,16 +648,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1260,16 +657,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1278,16 +666,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1350,48 +729,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            binding: {
-                                /** @description Unique binding id, e.g. orders-limit. */
-                                id: string;
-                                /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                hook_ref: string;
-                                /** @enum {unknown} */
-                                point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                match: {
-                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                    tool_ids?: string[];
-                                    model_ids?: string[];
-                                    instances?: ("main" | "child")[];
-                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                    instance_ids?: string[];
-                                    spaces?: string[];
-                                };
-                                /** @description Lower runs first. Default 100. */
-                                priority: number;
-                                /** @description Default 1000; never above the plugin's time limit. */
-                                timeout_ms: number;
-                                /**
-                                 * @description Default: the manifest's failure_policy.
-                                 * @enum {unknown}
-                                 */
-                                failure_policy: "fail-closed" | "fail-open";
-                                observe_only: boolean;
-                                /** @description Validated against the plugin's config_schema. Default {}. */
-                                config: unknown;
-                                /** @description A disabled binding keeps its place in the order but is skipped. */
-                                enabled: boolean;
-                                /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                mandatory: boolean;
-                                /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                extension?: string;
-                                /** @description Place in the pipeline order; ties in priority run in this order. */
-                                position: number;
-                                /** Format: date-time */
-                                registered_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
+                            binding: components["schemas"]["Binding"];
                         };
                     };
                 };
@@ -1401,16 +739,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1419,16 +748,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1437,16 +757,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1455,16 +766,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1495,16 +797,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1513,16 +806,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1531,16 +815,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1549,16 +824,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1594,66 +860,9 @@ export interface paths {
                         "application/json": {
                             /** @description The active revision (0: none). */
                             active_revision: number;
-                            items: {
-                                revision: number;
-                                /** @enum {string} */
-                                order_mode: "staged" | "symmetric";
-                                bindings: {
-                                    /** @description Unique binding id, e.g. orders-limit. */
-                                    id: string;
-                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                    hook_ref: string;
-                                    /** @enum {unknown} */
-                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                    match: {
-                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                        tool_ids?: string[];
-                                        model_ids?: string[];
-                                        instances?: ("main" | "child")[];
-                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                        instance_ids?: string[];
-                                        spaces?: string[];
-                                    };
-                                    /** @description Lower runs first. Default 100. */
-                                    priority: number;
-                                    /** @description Default 1000; never above the plugin's time limit. */
-                                    timeout_ms: number;
-                                    /**
-                                     * @description Default: the manifest's failure_policy.
-                                     * @enum {unknown}
-                                     */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    observe_only: boolean;
-                                    /** @description Validated against the plugin's config_schema. Default {}. */
-                                    config: unknown;
-                                    /** @description A disabled binding keeps its place in the order but is skipped. */
-                                    enabled: boolean;
-                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                    mandatory: boolean;
-                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                    extension?: string;
-                                    position: number;
-                                    /** Format: date-time */
-                                    registered_at: string;
-                                    /** @description sha256 of the module the binding runs. */
-                                    code_sha256: string;
-                                }[];
-                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
-                                based_on: number | null;
-                                note: string;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
+                            items: components["schemas"]["Release"][];
                             /** @description Every switch of the active revision, oldest first. */
-                            activations: {
-                                seq: number;
-                                revision: number;
-                                /** @enum {string} */
-                                reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
-                                /** Format: date-time */
-                                activated_at: string;
-                            }[];
+                            activations: components["schemas"]["Activation"][];
                         };
                     };
                 };
@@ -1663,16 +872,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1705,57 +905,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            release: {
-                                revision: number;
-                                /** @enum {string} */
-                                order_mode: "staged" | "symmetric";
-                                bindings: {
-                                    /** @description Unique binding id, e.g. orders-limit. */
-                                    id: string;
-                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                    hook_ref: string;
-                                    /** @enum {unknown} */
-                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                    match: {
-                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                        tool_ids?: string[];
-                                        model_ids?: string[];
-                                        instances?: ("main" | "child")[];
-                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                        instance_ids?: string[];
-                                        spaces?: string[];
-                                    };
-                                    /** @description Lower runs first. Default 100. */
-                                    priority: number;
-                                    /** @description Default 1000; never above the plugin's time limit. */
-                                    timeout_ms: number;
-                                    /**
-                                     * @description Default: the manifest's failure_policy.
-                                     * @enum {unknown}
-                                     */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    observe_only: boolean;
-                                    /** @description Validated against the plugin's config_schema. Default {}. */
-                                    config: unknown;
-                                    /** @description A disabled binding keeps its place in the order but is skipped. */
-                                    enabled: boolean;
-                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                    mandatory: boolean;
-                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                    extension?: string;
-                                    position: number;
-                                    /** Format: date-time */
-                                    registered_at: string;
-                                    /** @description sha256 of the module the binding runs. */
-                                    code_sha256: string;
-                                }[];
-                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
-                                based_on: number | null;
-                                note: string;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
+                            release: components["schemas"]["Release"];
                             /** @description False: the draft equals the latest revision, which is answered. */
                             created: boolean;
                             /** @description The active revision (0: none). */
@@ -1770,57 +920,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            release: {
-                                revision: number;
-                                /** @enum {string} */
-                                order_mode: "staged" | "symmetric";
-                                bindings: {
-                                    /** @description Unique binding id, e.g. orders-limit. */
-                                    id: string;
-                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                    hook_ref: string;
-                                    /** @enum {unknown} */
-                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                    match: {
-                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                        tool_ids?: string[];
-                                        model_ids?: string[];
-                                        instances?: ("main" | "child")[];
-                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                        instance_ids?: string[];
-                                        spaces?: string[];
-                                    };
-                                    /** @description Lower runs first. Default 100. */
-                                    priority: number;
-                                    /** @description Default 1000; never above the plugin's time limit. */
-                                    timeout_ms: number;
-                                    /**
-                                     * @description Default: the manifest's failure_policy.
-                                     * @enum {unknown}
-                                     */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    observe_only: boolean;
-                                    /** @description Validated against the plugin's config_schema. Default {}. */
-                                    config: unknown;
-                                    /** @description A disabled binding keeps its place in the order but is skipped. */
-                                    enabled: boolean;
-                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                    mandatory: boolean;
-                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                    extension?: string;
-                                    position: number;
-                                    /** Format: date-time */
-                                    registered_at: string;
-                                    /** @description sha256 of the module the binding runs. */
-                                    code_sha256: string;
-                                }[];
-                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
-                                based_on: number | null;
-                                note: string;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
+                            release: components["schemas"]["Release"];
                             /** @description False: the draft equals the latest revision, which is answered. */
                             created: boolean;
                             /** @description The active revision (0: none). */
@@ -1834,16 +934,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1852,16 +943,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1870,16 +952,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -1916,57 +989,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            release: {
-                                revision: number;
-                                /** @enum {string} */
-                                order_mode: "staged" | "symmetric";
-                                bindings: {
-                                    /** @description Unique binding id, e.g. orders-limit. */
-                                    id: string;
-                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                    hook_ref: string;
-                                    /** @enum {unknown} */
-                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                    match: {
-                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                        tool_ids?: string[];
-                                        model_ids?: string[];
-                                        instances?: ("main" | "child")[];
-                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                        instance_ids?: string[];
-                                        spaces?: string[];
-                                    };
-                                    /** @description Lower runs first. Default 100. */
-                                    priority: number;
-                                    /** @description Default 1000; never above the plugin's time limit. */
-                                    timeout_ms: number;
-                                    /**
-                                     * @description Default: the manifest's failure_policy.
-                                     * @enum {unknown}
-                                     */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    observe_only: boolean;
-                                    /** @description Validated against the plugin's config_schema. Default {}. */
-                                    config: unknown;
-                                    /** @description A disabled binding keeps its place in the order but is skipped. */
-                                    enabled: boolean;
-                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                    mandatory: boolean;
-                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                    extension?: string;
-                                    position: number;
-                                    /** Format: date-time */
-                                    registered_at: string;
-                                    /** @description sha256 of the module the binding runs. */
-                                    code_sha256: string;
-                                }[];
-                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
-                                based_on: number | null;
-                                note: string;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
+                            release: components["schemas"]["Release"];
                             /** @description The active revision (0: none). */
                             active_revision: number;
                         };
@@ -1978,16 +1001,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -1996,16 +1010,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2014,16 +1019,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2064,14 +1060,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            activation: {
-                                seq: number;
-                                revision: number;
-                                /** @enum {string} */
-                                reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
-                                /** Format: date-time */
-                                activated_at: string;
-                            };
+                            activation: components["schemas"]["Activation"];
                         };
                     };
                 };
@@ -2081,16 +1070,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2099,16 +1079,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2117,16 +1088,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2169,14 +1131,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            activation: {
-                                seq: number;
-                                revision: number;
-                                /** @enum {string} */
-                                reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
-                                /** Format: date-time */
-                                activated_at: string;
-                            };
+                            activation: components["schemas"]["Activation"];
                             /** @description The revision the draft was reset to. */
                             draft_reset_to: number;
                         };
@@ -2188,16 +1143,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2206,16 +1152,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2224,16 +1161,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2294,62 +1222,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            plugin: {
-                                id: string;
-                                version: string;
-                                /** @description sha256 of the module bytes. */
-                                sha256: string;
-                                /** @description The module's size in bytes. */
-                                size: number;
-                                manifest: {
-                                    id: string;
-                                    version: string;
-                                    abi: string;
-                                    entry: string;
-                                    /** @enum {string} */
-                                    language?: "assemblyscript" | "rust" | "c";
-                                    description?: string;
-                                    /** @description The points the plugin declares, each with its read and write grant. */
-                                    points: {
-                                        [key: string]: {
-                                            read?: string[];
-                                            write?: string[];
-                                            /** @enum {string} */
-                                            stream_rewrite?: "chunk";
-                                        } | null;
-                                    };
-                                    /** @description The JSON Schema each binding's config is checked against. */
-                                    config_schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    capabilities: string[];
-                                    /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
-                                    limits: {
-                                        memory_mb?: number;
-                                        timeout_ms?: number;
-                                        input_kb?: number;
-                                        output_kb?: number;
-                                        fuel?: number;
-                                    } & {
-                                        [key: string]: number;
-                                    };
-                                    /** @enum {string} */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    capability_boundary: string;
-                                    bindings?: {
-                                        [key: string]: unknown;
-                                    }[];
-                                };
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description Where the version was built from (`sluice deploy --git`). */
-                                source?: {
-                                    repository: string;
-                                    commit: string;
-                                    ref?: string;
-                                    path?: string;
-                                };
-                            };
+                            plugin: components["schemas"]["Plugin"];
                             /** @description False: an identical version was stored already and is reused. */
                             uploaded: boolean;
                             /** @description The manifest's bindings, each created or replaced in the draft. */
@@ -2358,57 +1231,7 @@ export interface paths {
                                 point: string;
                                 created: boolean;
                             }[];
-                            release: {
-                                revision: number;
-                                /** @enum {string} */
-                                order_mode: "staged" | "symmetric";
-                                bindings: {
-                                    /** @description Unique binding id, e.g. orders-limit. */
-                                    id: string;
-                                    /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
-                                    hook_ref: string;
-                                    /** @enum {unknown} */
-                                    point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
-                                    /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                    match: {
-                                        purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                        tool_ids?: string[];
-                                        model_ids?: string[];
-                                        instances?: ("main" | "child")[];
-                                        /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                        instance_ids?: string[];
-                                        spaces?: string[];
-                                    };
-                                    /** @description Lower runs first. Default 100. */
-                                    priority: number;
-                                    /** @description Default 1000; never above the plugin's time limit. */
-                                    timeout_ms: number;
-                                    /**
-                                     * @description Default: the manifest's failure_policy.
-                                     * @enum {unknown}
-                                     */
-                                    failure_policy: "fail-closed" | "fail-open";
-                                    observe_only: boolean;
-                                    /** @description Validated against the plugin's config_schema. Default {}. */
-                                    config: unknown;
-                                    /** @description A disabled binding keeps its place in the order but is skipped. */
-                                    enabled: boolean;
-                                    /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
-                                    mandatory: boolean;
-                                    /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
-                                    extension?: string;
-                                    position: number;
-                                    /** Format: date-time */
-                                    registered_at: string;
-                                    /** @description sha256 of the module the binding runs. */
-                                    code_sha256: string;
-                                }[];
-                                /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
-                                based_on: number | null;
-                                note: string;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
+                            release: components["schemas"]["Release"];
                             /** @description False: the draft was identical to the latest revision, so none was created. */
                             created: boolean;
                             activated: boolean;
@@ -2422,16 +1245,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2440,16 +1254,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2458,16 +1263,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2476,16 +1272,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2494,16 +1281,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2621,16 +1399,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2639,16 +1408,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2684,60 +1444,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            sdk_interface_version: string;
-                            deprecations: {
-                                field: string;
-                                since: string;
-                                removed_in: string;
-                            }[];
-                            /** @enum {string} */
-                            view: "active" | "draft";
-                            revision: number;
-                            /** @enum {string} */
-                            order_mode: "staged" | "symmetric";
-                            items: {
-                                /** @description The binding's id (one item per binding). */
-                                extension_id: string;
-                                /** @description The pre/post pair the binding belongs to: carries and symmetric unwinding follow it. */
-                                pair_id: string;
-                                /** @description Its pair's bindings at the other points of its operation. */
-                                pairs_with: string[];
-                                /** @description Bindings of the same plugin at the same point without extension ids: why it is its own pair. */
-                                ambiguous_with: string[];
-                                /** @description Each present filter must contain the call's value; absent filters match anything. */
-                                match: {
-                                    purposes?: ("action" | "compaction" | "completion" | "embedding")[];
-                                    tool_ids?: string[];
-                                    model_ids?: string[];
-                                    instances?: ("main" | "child")[];
-                                    /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
-                                    instance_ids?: string[];
-                                    spaces?: string[];
-                                };
-                                hook_ref: string;
-                                /** @description The hook point. */
-                                node_id: string;
-                                /** @description `pre` before the operation, `post` after it or on its chunks, otherwise the point's stage. */
-                                hook_type: string;
-                                enabled: boolean;
-                                mandatory: boolean;
-                                /** @description Position in the pipeline order. */
-                                order: number;
-                                priority: number;
-                                failure_policy: string;
-                                capability_boundary: string;
-                                /**
-                                 * @description At model.chat.after: the plugin's chunk hook is its stream rewrite (abi/README.md §4.3).
-                                 * @enum {string}
-                                 */
-                                stream_rewrite?: "chunk";
-                                /** Format: date-time */
-                                registered_at: string;
-                                /** @description The module the binding runs (releases only; the draft has none yet). */
-                                code_sha256?: string;
-                            }[];
-                        };
+                        "application/json": components["schemas"]["ExtensionList"];
                     };
                 };
                 /** @description Default Response */
@@ -2746,16 +1453,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2764,16 +1462,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2823,12 +1512,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description The active revision after the change. */
-                            revision: number;
-                            /** @description Set when the change created and activated a new revision. */
-                            created?: number;
-                        };
+                        "application/json": components["schemas"]["ControlChange"];
                     };
                 };
                 /** @description Default Response */
@@ -2837,16 +1521,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2855,16 +1530,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2873,16 +1539,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -2922,12 +1579,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @description The active revision after the change. */
-                            revision: number;
-                            /** @description Set when the change created and activated a new revision. */
-                            created?: number;
-                        };
+                        "application/json": components["schemas"]["ControlChange"];
                     };
                 };
                 /** @description Default Response */
@@ -2936,16 +1588,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2954,16 +1597,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -2972,16 +1606,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3030,91 +1655,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: ({
-                                operationId: string;
-                                parentOperationId?: string | null;
-                                idempotencyKey?: string;
-                                /** @description Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
-                                identity: {
-                                    operation: string;
-                                    beforePoint: string;
-                                    afterPoint: string;
-                                    ctx: {
-                                        spaceId: string;
-                                        actorId?: string;
-                                        /** @description The call's run (a coding agent's session). */
-                                        runId?: string;
-                                        instanceId?: string;
-                                        parentOperationId?: string;
-                                        purpose?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                    target?: {
-                                        [key: string]: unknown;
-                                    };
-                                    callId?: string;
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                                /** @description The point of the current phase. */
-                                point: string;
-                                /** @enum {string} */
-                                phase: "before" | "operation" | "awaiting" | "after" | "finished";
-                                /** @enum {string} */
-                                realStatus: "not_started" | "running" | "succeeded" | "failed" | "unknown";
-                                /** @description The release the operation started on. */
-                                revision: number;
-                                resumedRevision?: number | null;
-                                resumes?: number;
-                                /** @description The after hook running now, or the one an unfinished after stage stopped at. */
-                                inProgress?: {
-                                    point: string;
-                                    bindingId: string;
-                                } | null;
-                                owner?: string | null;
-                                artifacts?: {
-                                    [key: string]: unknown;
-                                }[];
-                                /** @description Bindings whose hooks finished, in order, across stages. */
-                                completed: {
-                                    point: string;
-                                    bindingId: string;
-                                }[];
-                                /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
-                                skipped?: {
-                                    point: string;
-                                    bindingId: string;
-                                    hookRef: string;
-                                    /** @enum {string} */
-                                    reason: "disabled" | "quarantined" | "not_matched";
-                                }[];
-                                /** @description Keyed digest of the final input; the content is kept only in the opt-in payload store. */
-                                finalInputRef?: string | null;
-                                realResultRef?: string | null;
-                                effectiveOutputRef?: string | null;
-                                /** @description Model calls: the billed tokens. */
-                                usage?: {
-                                    input_tokens: number;
-                                    output_tokens: number;
-                                } | null;
-                                providerRequestId?: string | null;
-                                attempts: number;
-                                shortCircuitedBy?: string | null;
-                                /** @description How it ended (succeeded, failed, rejected, blocked, cancelled, short_circuited); null while in progress. */
-                                outcome: string | null;
-                                /** @description Code and message only: details may carry content. */
-                                error: {
-                                    code: string;
-                                    message: string;
-                                } | null;
-                                /** @description Epoch milliseconds. */
-                                createdAt: number;
-                                /** @description Epoch milliseconds. */
-                                updatedAt: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            items: components["schemas"]["OperationRecord"][];
                             /** @description With any search filter or offset: the exact number of matching operations (the page is `items`). */
                             total?: number;
                             /** @description False when the store holds more records than one search reads (the newest are searched). */
@@ -3163,126 +1704,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            operation: {
-                                operationId: string;
-                                parentOperationId?: string | null;
-                                idempotencyKey?: string;
-                                /** @description Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
-                                identity: {
-                                    operation: string;
-                                    beforePoint: string;
-                                    afterPoint: string;
-                                    ctx: {
-                                        spaceId: string;
-                                        actorId?: string;
-                                        /** @description The call's run (a coding agent's session). */
-                                        runId?: string;
-                                        instanceId?: string;
-                                        parentOperationId?: string;
-                                        purpose?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                    target?: {
-                                        [key: string]: unknown;
-                                    };
-                                    callId?: string;
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                                /** @description The point of the current phase. */
-                                point: string;
-                                /** @enum {string} */
-                                phase: "before" | "operation" | "awaiting" | "after" | "finished";
-                                /** @enum {string} */
-                                realStatus: "not_started" | "running" | "succeeded" | "failed" | "unknown";
-                                /** @description The release the operation started on. */
-                                revision: number;
-                                resumedRevision?: number | null;
-                                resumes?: number;
-                                /** @description The after hook running now, or the one an unfinished after stage stopped at. */
-                                inProgress?: {
-                                    point: string;
-                                    bindingId: string;
-                                } | null;
-                                owner?: string | null;
-                                artifacts?: {
-                                    [key: string]: unknown;
-                                }[];
-                                /** @description Bindings whose hooks finished, in order, across stages. */
-                                completed: {
-                                    point: string;
-                                    bindingId: string;
-                                }[];
-                                /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
-                                skipped?: {
-                                    point: string;
-                                    bindingId: string;
-                                    hookRef: string;
-                                    /** @enum {string} */
-                                    reason: "disabled" | "quarantined" | "not_matched";
-                                }[];
-                                /** @description Keyed digest of the final input; the content is kept only in the opt-in payload store. */
-                                finalInputRef?: string | null;
-                                realResultRef?: string | null;
-                                effectiveOutputRef?: string | null;
-                                /** @description Model calls: the billed tokens. */
-                                usage?: {
-                                    input_tokens: number;
-                                    output_tokens: number;
-                                } | null;
-                                providerRequestId?: string | null;
-                                attempts: number;
-                                shortCircuitedBy?: string | null;
-                                /** @description How it ended (succeeded, failed, rejected, blocked, cancelled, short_circuited); null while in progress. */
-                                outcome: string | null;
-                                /** @description Code and message only: details may carry content. */
-                                error: {
-                                    code: string;
-                                    message: string;
-                                } | null;
-                                /** @description Epoch milliseconds. */
-                                createdAt: number;
-                                /** @description Epoch milliseconds. */
-                                updatedAt: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            hooks: ({
-                                seq?: number;
-                                operationId: string;
-                                bindingId: string;
-                                /** @description `id@version` of a guest plugin, or an in-process hook's name. */
-                                hookRef: string;
-                                codeSha256: string;
-                                point: string;
-                                phase: string;
-                                revision: number;
-                                outcome: string;
-                                inputDigest: string;
-                                outputDigest: string;
-                                patchDigest: string | null;
-                                durationMs: number;
-                                fuel: number | null;
-                                errorCode: string | null;
-                                logs: {
-                                    count: number;
-                                    dropped: number;
-                                    levels: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Where the payload store keeps the lines (a keyed digest). */
-                                    ref?: string;
-                                    lines?: {
-                                        level: string;
-                                        message: string;
-                                    }[];
-                                } | null;
-                                /** @description Epoch milliseconds. */
-                                at: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            operation: components["schemas"]["OperationRecord"];
+                            hooks: components["schemas"]["AuditRow"][];
                         };
                     };
                 };
@@ -3380,41 +1803,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            items: ({
-                                seq?: number;
-                                operationId: string;
-                                bindingId: string;
-                                /** @description `id@version` of a guest plugin, or an in-process hook's name. */
-                                hookRef: string;
-                                codeSha256: string;
-                                point: string;
-                                phase: string;
-                                revision: number;
-                                outcome: string;
-                                inputDigest: string;
-                                outputDigest: string;
-                                patchDigest: string | null;
-                                durationMs: number;
-                                fuel: number | null;
-                                errorCode: string | null;
-                                logs: {
-                                    count: number;
-                                    dropped: number;
-                                    levels: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Where the payload store keeps the lines (a keyed digest). */
-                                    ref?: string;
-                                    lines?: {
-                                        level: string;
-                                        message: string;
-                                    }[];
-                                } | null;
-                                /** @description Epoch milliseconds. */
-                                at: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            items: components["schemas"]["AuditRow"][];
                         };
                     };
                 };
@@ -3484,16 +1873,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -3502,16 +1882,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3592,16 +1963,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -3610,16 +1972,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3695,16 +2048,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -3713,16 +2057,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3821,16 +2156,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -3839,16 +2165,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -3857,16 +2174,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -3875,16 +2183,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -3928,14 +2227,7 @@ export interface paths {
                                 until: number | null;
                                 /** @description Faults counted in the window that tripped it. */
                                 failures: number;
-                                lastError: {
-                                    /** @description A stable code of abi/errors.md. */
-                                    code: string;
-                                    message: string;
-                                    details?: {
-                                        [key: string]: unknown;
-                                    };
-                                };
+                                lastError: components["schemas"]["ErrorData"];
                             }[];
                         };
                     };
@@ -3946,16 +2238,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4003,16 +2286,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4021,16 +2295,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4087,16 +2352,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4105,16 +2361,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4168,16 +2415,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4186,16 +2424,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4204,16 +2433,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4222,16 +2442,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4333,16 +2544,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4351,16 +2553,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4369,16 +2562,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4449,16 +2633,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Default Response */
@@ -4467,16 +2642,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4549,16 +2715,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4623,16 +2780,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                /** @enum {string} */
-                                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
-                                message: string;
-                                details?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -4854,7 +3002,366 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        ErrorBody: {
+            error: {
+                /** @enum {string} */
+                code: "MODULE_INVALID" | "MODULE_TOO_LARGE" | "MODULE_MISSING_EXPORT" | "MODULE_FORBIDDEN_IMPORT" | "MODULE_MEMORY_TOO_LARGE" | "MODULE_LIMIT_EXCEEDED" | "CAPABILITY_UNKNOWN" | "CAPABILITY_NOT_GRANTED" | "ABI_VERSION_MISSING" | "ABI_VERSION_UNSUPPORTED" | "INPUT_TOO_LARGE" | "OUTPUT_TOO_LARGE" | "OUTPUT_OUT_OF_BOUNDS" | "OUTPUT_MALFORMED" | "OUTPUT_INVALID" | "GUEST_TIMEOUT" | "GUEST_FUEL_EXHAUSTED" | "GUEST_MEMORY_LIMIT" | "GUEST_STACK_OVERFLOW" | "GUEST_TRAP" | "GUEST_ABORTED" | "WORKER_CRASHED" | "CALL_CANCELLED" | "DEADLINE_EXCEEDED" | "WORKER_RESTART_LIMITED" | "QUEUE_FULL" | "PLUGIN_QUARANTINED" | "EXECUTOR_CLOSED" | "OUTCOME_NOT_ALLOWED" | "PATCH_FORBIDDEN" | "ANSWER_ALREADY_STREAMED" | "PATCH_INVALID" | "PAYLOAD_INVALID" | "FINAL_CHECK_FAILED" | "HOOK_REJECTED" | "HOOK_BLOCKED" | "HOOK_ASKED" | "HOOK_EXCEPTION" | "MODEL_OUTPUT_INVALID" | "OPERATION_FAILED" | "HOOK_FAILED" | "EMBEDDING_SIGNATURE_MISMATCH" | "EMBEDDING_SHAPE_INVALID" | "TOOLCHAIN_MISSING" | "CONFIG_INVALID" | "EVENT_INVALID" | "EVENT_SCHEMA_INVALID" | "CUSTOM_EVENT_INVALID" | "MANIFEST_INVALID" | "SAMPLE_INVALID" | "ID_INVALID" | "PLUGIN_NOT_FOUND" | "VERSION_CONFLICT" | "PLUGIN_CONFIG_INVALID" | "BINDING_INVALID" | "BINDING_NOT_FOUND" | "BINDING_CONFLICT" | "RELEASE_NOT_FOUND" | "REQUEST_INVALID" | "ROUTE_NOT_FOUND" | "UNAUTHORIZED" | "CONNECTIONS_FULL" | "NEEDS_DEPLOYER_ROLE" | "NEEDS_ADMIN_ROLE" | "RATE_LIMITED" | "HOST_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "MEDIA_TYPE_UNSUPPORTED" | "PAYLOAD_TOO_LARGE" | "STORE_UNAVAILABLE" | "CONTROL_AUDIT_UNWRITTEN" | "STORE_COMMIT_UNKNOWN" | "STORE_FULL" | "INTERNAL_ERROR" | "OPERATION_NOT_FOUND" | "PAYLOADS_UNAVAILABLE" | "OPERATION_NOT_RESUMABLE" | "RECORD_UNREADABLE" | "OPERATION_BUSY" | "OPERATION_NOT_AWAITING" | "OPERATION_RESULT_MISSING" | "GATEWAY_KEY_INVALID" | "AGENT_EVENT_INVALID" | "AGENT_EVENT_REPEATED" | "GATEWAY_KEY_NOT_FOUND" | "API_TOKEN_NOT_FOUND" | "API_TOKEN_NAME_TAKEN" | "UPSTREAM_FAILED" | "UPSTREAM_TOO_LARGE" | "UPSTREAM_TIMEOUT";
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        ErrorData: {
+            /** @description A stable code of abi/errors.md. */
+            code: string;
+            message: string;
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        Manifest: {
+            id: string;
+            version: string;
+            abi: string;
+            entry: string;
+            /** @enum {string} */
+            language?: "assemblyscript" | "rust" | "c";
+            description?: string;
+            /** @description The points the plugin declares, each with its read and write grant. */
+            points: {
+                [key: string]: {
+                    read?: string[];
+                    write?: string[];
+                    /** @enum {string} */
+                    stream_rewrite?: "chunk";
+                } | null;
+            };
+            /** @description The JSON Schema each binding's config is checked against. */
+            config_schema: {
+                [key: string]: unknown;
+            };
+            capabilities: string[];
+            /** @description The manifest's limits: memory_mb, timeout_ms, input_kb, output_kb, fuel, and the module's static shape bounds (abi/README.md §7.1). */
+            limits: {
+                memory_mb?: number;
+                timeout_ms?: number;
+                input_kb?: number;
+                output_kb?: number;
+                fuel?: number;
+            } & {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            failure_policy: "fail-closed" | "fail-open";
+            capability_boundary: string;
+            bindings?: {
+                [key: string]: unknown;
+            }[];
+        };
+        Plugin: {
+            id: string;
+            version: string;
+            /** @description sha256 of the module bytes. */
+            sha256: string;
+            /** @description The module's size in bytes. */
+            size: number;
+            manifest: components["schemas"]["Manifest"];
+            /** Format: date-time */
+            created_at: string;
+            /** @description Where the version was built from (`sluice deploy --git`). */
+            source?: {
+                repository: string;
+                commit: string;
+                ref?: string;
+                path?: string;
+            };
+        };
+        Binding: {
+            /** @description Unique binding id, e.g. orders-limit. */
+            id: string;
+            /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+            hook_ref: string;
+            /** @enum {unknown} */
+            point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+            /** @description Each present filter must contain the call's value; absent filters match anything. */
+            match: {
+                purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                tool_ids?: string[];
+                model_ids?: string[];
+                instances?: ("main" | "child")[];
+                /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                instance_ids?: string[];
+                spaces?: string[];
+            };
+            /** @description Lower runs first. Default 100. */
+            priority: number;
+            /** @description Default 1000; never above the plugin's time limit. */
+            timeout_ms: number;
+            /**
+             * @description Default: the manifest's failure_policy.
+             * @enum {unknown}
+             */
+            failure_policy: "fail-closed" | "fail-open";
+            observe_only: boolean;
+            /** @description Validated against the plugin's config_schema. Default {}. */
+            config: unknown;
+            /** @description A disabled binding keeps its place in the order but is skipped. */
+            enabled: boolean;
+            /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+            mandatory: boolean;
+            /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+            extension?: string;
+            /** @description Place in the pipeline order; ties in priority run in this order. */
+            position: number;
+            /** Format: date-time */
+            registered_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ReleaseBinding: {
+            /** @description Unique binding id, e.g. orders-limit. */
+            id: string;
+            /** @description plugin-id@version, e.g. order-search-limit@1.0.0 */
+            hook_ref: string;
+            /** @enum {unknown} */
+            point: "model.chat.before" | "model.chat.after" | "model.chat.chunk" | "model.embedding.before" | "model.embedding.after" | "tool.before" | "tool.after" | "operation.error" | "operation.finally" | "run.start" | "run.end" | "subtask.start" | "subtask.end";
+            /** @description Each present filter must contain the call's value; absent filters match anything. */
+            match: {
+                purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                tool_ids?: string[];
+                model_ids?: string[];
+                instances?: ("main" | "child")[];
+                /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                instance_ids?: string[];
+                spaces?: string[];
+            };
+            /** @description Lower runs first. Default 100. */
+            priority: number;
+            /** @description Default 1000; never above the plugin's time limit. */
+            timeout_ms: number;
+            /**
+             * @description Default: the manifest's failure_policy.
+             * @enum {unknown}
+             */
+            failure_policy: "fail-closed" | "fail-open";
+            observe_only: boolean;
+            /** @description Validated against the plugin's config_schema. Default {}. */
+            config: unknown;
+            /** @description A disabled binding keeps its place in the order but is skipped. */
+            enabled: boolean;
+            /** @description A platform rule: cannot be disabled; runs first and again on the final payload when a later hook changed it (last at model.chat.chunk). */
+            mandatory: boolean;
+            /** @description Extension id: bindings at a before point and its after/chunk points that share it are one pre/post pair (carry, symmetric unwinding). Default: a plugin bound once per point pairs by its hook_ref. */
+            extension?: string;
+            position: number;
+            /** Format: date-time */
+            registered_at: string;
+            /** @description sha256 of the module the binding runs. */
+            code_sha256: string;
+        };
+        Release: {
+            revision: number;
+            /** @enum {string} */
+            order_mode: "staged" | "symmetric";
+            bindings: components["schemas"]["ReleaseBinding"][];
+            /** @description The revision this one was derived from by enable, disable or reorder on the active one. */
+            based_on: number | null;
+            note: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Activation: {
+            seq: number;
+            revision: number;
+            /** @enum {string} */
+            reason: "activate" | "rollback" | "enable" | "disable" | "reorder";
+            /** Format: date-time */
+            activated_at: string;
+        };
+        ExtensionItem: {
+            /** @description The binding's id (one item per binding). */
+            extension_id: string;
+            /** @description The pre/post pair the binding belongs to: carries and symmetric unwinding follow it. */
+            pair_id: string;
+            /** @description Its pair's bindings at the other points of its operation. */
+            pairs_with: string[];
+            /** @description Bindings of the same plugin at the same point without extension ids: why it is its own pair. */
+            ambiguous_with: string[];
+            /** @description Each present filter must contain the call's value; absent filters match anything. */
+            match: {
+                purposes?: ("action" | "compaction" | "completion" | "embedding")[];
+                tool_ids?: string[];
+                model_ids?: string[];
+                instances?: ("main" | "child")[];
+                /** @description Particular instances by id; `*` matches any run of characters, e.g. researcher-*. */
+                instance_ids?: string[];
+                spaces?: string[];
+            };
+            hook_ref: string;
+            /** @description The hook point. */
+            node_id: string;
+            /** @description `pre` before the operation, `post` after it or on its chunks, otherwise the point's stage. */
+            hook_type: string;
+            enabled: boolean;
+            mandatory: boolean;
+            /** @description Position in the pipeline order. */
+            order: number;
+            priority: number;
+            failure_policy: string;
+            capability_boundary: string;
+            /**
+             * @description At model.chat.after: the plugin's chunk hook is its stream rewrite (abi/README.md §4.3).
+             * @enum {string}
+             */
+            stream_rewrite?: "chunk";
+            /** Format: date-time */
+            registered_at: string;
+            /** @description The module the binding runs (releases only; the draft has none yet). */
+            code_sha256?: string;
+        };
+        ExtensionList: {
+            sdk_interface_version: string;
+            deprecations: {
+                field: string;
+                since: string;
+                removed_in: string;
+            }[];
+            /** @enum {string} */
+            view: "active" | "draft";
+            revision: number;
+            /** @enum {string} */
+            order_mode: "staged" | "symmetric";
+            items: components["schemas"]["ExtensionItem"][];
+        };
+        ControlChange: {
+            /** @description The active revision after the change. */
+            revision: number;
+            /** @description Set when the change created and activated a new revision. */
+            created?: number;
+        };
+        OperationRecord: {
+            operationId: string;
+            parentOperationId?: string | null;
+            idempotencyKey?: string;
+            /** @description Enough of the call to rebuild the hooks' context and bindings' match on resume; identifiers only, no payload. */
+            identity: {
+                operation: string;
+                beforePoint: string;
+                afterPoint: string;
+                ctx: {
+                    spaceId: string;
+                    actorId?: string;
+                    /** @description The call's run (a coding agent's session). */
+                    runId?: string;
+                    instanceId?: string;
+                    parentOperationId?: string;
+                    purpose?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                target?: {
+                    [key: string]: unknown;
+                };
+                callId?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The point of the current phase. */
+            point: string;
+            /** @enum {string} */
+            phase: "before" | "operation" | "awaiting" | "after" | "finished";
+            /** @enum {string} */
+            realStatus: "not_started" | "running" | "succeeded" | "failed" | "unknown";
+            /** @description The release the operation started on. */
+            revision: number;
+            resumedRevision?: number | null;
+            resumes?: number;
+            /** @description The after hook running now, or the one an unfinished after stage stopped at. */
+            inProgress?: {
+                point: string;
+                bindingId: string;
+            } | null;
+            owner?: string | null;
+            artifacts?: {
+                [key: string]: unknown;
+            }[];
+            /** @description Bindings whose hooks finished, in order, across stages. */
+            completed: {
+                point: string;
+                bindingId: string;
+            }[];
+            /** @description Bindings at the points this operation reached that did not run: `disabled` (it would have matched, but is disabled in the release the operation ran on), `quarantined` (it matched; its plugin is quarantined, so its step failed without running and its failure policy decided), `not_matched` (its match does not admit this call). Absent when none was skipped. */
+            skipped?: {
+                point: string;
+                bindingId: string;
+                hookRef: string;
+                /** @enum {string} */
+                reason: "disabled" | "quarantined" | "not_matched";
+            }[];
+            /** @description Keyed digest of the final input; the content is kept only in the opt-in payload store. */
+            finalInputRef?: string | null;
+            realResultRef?: string | null;
+            effectiveOutputRef?: string | null;
+            /** @description Model calls: the billed tokens. */
+            usage?: {
+                input_tokens: number;
+                output_tokens: number;
+            } | null;
+            providerRequestId?: string | null;
+            attempts: number;
+            shortCircuitedBy?: string | null;
+            /** @description How it ended (succeeded, failed, rejected, blocked, cancelled, short_circuited); null while in progress. */
+            outcome: string | null;
+            /** @description Code and message only: details may carry content. */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Epoch milliseconds. */
+            createdAt: number;
+            /** @description Epoch milliseconds. */
+            updatedAt: number;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditRow: {
+            seq?: number;
+            operationId: string;
+            bindingId: string;
+            /** @description `id@version` of a guest plugin, or an in-process hook's name. */
+            hookRef: string;
+            codeSha256: string;
+            point: string;
+            phase: string;
+            revision: number;
+            outcome: string;
+            inputDigest: string;
+            outputDigest: string;
+            patchDigest: string | null;
+            durationMs: number;
+            fuel: number | null;
+            errorCode: string | null;
+            logs: {
+                count: number;
+                dropped: number;
+                levels: {
+                    [key: string]: number;
+                };
+                /** @description Where the payload store keeps the lines (a keyed digest). */
+                ref?: string;
+                lines?: {
+                    level: string;
+                    message: string;
+                }[];
+            } | null;
+            /** @description Epoch milliseconds. */
+            at: number;
+        } & {
+            [key: string]: unknown;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;

@@ -137,6 +137,20 @@ describe("management API", () => {
     expect(doc.body.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" });
   });
 
+  it("names each shared shape once in the OpenAPI document, and every reference in it resolves there", async () => {
+    const s = await serve();
+    const doc = (await call(s, "GET", "/api/v1/openapi.json")).body;
+    const schemas = doc.components.schemas as Record<string, unknown>;
+    expect(Object.keys(schemas).sort()).toEqual(["Activation", "AuditRow", "Binding", "ControlChange", "ErrorBody", "ErrorData", "ExtensionItem", "ExtensionList", "Manifest", "OperationRecord", "Plugin", "Release", "ReleaseBinding"]);
+    const ok = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content["application/json"].schema;
+    expect(ok("/api/v1/plugins", "get", 200).properties.items.items).toEqual({ $ref: "#/components/schemas/Plugin" });
+    expect(ok("/api/v1/bindings", "get", 401)).toEqual({ $ref: "#/components/schemas/ErrorBody" });
+    expect(schemas.Release).toMatchObject({ properties: { bindings: { items: { $ref: "#/components/schemas/ReleaseBinding" } } } });
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(50);
+    for (const r of new Set(refs)) expect(r.startsWith("#/components/schemas/") && r.slice("#/components/schemas/".length) in schemas, r).toBe(true);
+  });
+
   it("reorders through PUT /api/v1/pipeline/order", async () => {
     const s = await serve();
     await call(s, "POST", "/api/v1/plugins", upload(manifestYaml(), fixture("continue")));

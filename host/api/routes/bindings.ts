@@ -7,10 +7,10 @@ import type { ControlChangeItem } from "../../records/control-audit-store.js";
 import type { ControlLog } from "../control-log.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
 import { errorResponses } from "../schemas.js";
-import { BINDING_RECORD } from "../shapes/binding.js";
+import { ref } from "../shapes/ref.js";
 
 const UPDATE_BODY = { ...BINDING_INPUT_SCHEMA, required: ["hook_ref", "point"] } as const;
-const ONE = { type: "object", additionalProperties: false, required: ["binding"], properties: { binding: BINDING_RECORD } } as const;
+const ONE = { type: "object", additionalProperties: false, required: ["binding"], properties: { binding: ref("Binding") } } as const;
 const SPEC_FIELDS = ["hook_ref", "point", "match", "priority", "timeout_ms", "failure_policy", "observe_only", "config", "enabled", "mandatory", "extension"] as const;
 
 /** Each field of a binding that differs, as "<id>: <field>" from → to. */
@@ -25,7 +25,7 @@ export function bindingChanges(id: string, before: Partial<BindingRecord> | unde
 }
 
 export function bindingRoutes(app: FastifyInstance, registry: Registry, control: ControlLog): void {
-  app.get("/api/v1/bindings", { config: VIEWER, schema: { tags: ["bindings"], summary: "The draft bindings, in order.", response: { 200: { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: BINDING_RECORD } } }, ...errorResponses() } } },
+  app.get("/api/v1/bindings", { config: VIEWER, schema: { tags: ["bindings"], summary: "The draft bindings, in order.", response: { 200: { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: ref("Binding") } } }, ...errorResponses() } } },
     async () => ({ items: await registry.listBindings() }));
 
   app.post<{ Body: Record<string, unknown> }>("/api/v1/bindings", {

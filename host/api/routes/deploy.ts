@@ -5,9 +5,8 @@ import { SluiceError } from "../../errors/sluice-error.js";
 import type { Registry } from "../../registry/registry.js";
 import type { PluginSource } from "../../registry/records.js";
 import { errorResponses, UPLOAD_BODY } from "../schemas.js";
-import { PLUGIN_RECORD } from "../shapes/plugin.js";
-import { RELEASE_RECORD } from "../shapes/release.js";
 import { DEPLOYER } from "../roles.js";
+import { ref } from "../shapes/ref.js";
 
 const DEPLOY_BODY = {
   type: "object",
@@ -36,13 +35,13 @@ const DEPLOY_BODY = {
 const DEPLOYED = {
   type: "object", additionalProperties: false, required: ["plugin", "uploaded", "bindings", "release", "created", "activated", "active_revision"],
   properties: {
-    plugin: PLUGIN_RECORD,
+    plugin: ref("Plugin"),
     uploaded: { type: "boolean", description: "False: an identical version was stored already and is reused." },
     bindings: {
       type: "array", description: "The manifest's bindings, each created or replaced in the draft.",
       items: { type: "object", additionalProperties: false, required: ["id", "point", "created"], properties: { id: { type: "string" }, point: { type: "string" }, created: { type: "boolean" } } },
     },
-    release: RELEASE_RECORD,
+    release: ref("Release"),
     created: { type: "boolean", description: "False: the draft was identical to the latest revision, so none was created." },
     activated: { type: "boolean" },
     active_revision: { type: "integer" },

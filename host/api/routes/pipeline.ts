@@ -4,8 +4,8 @@ import type { AfterOrderMode } from "../../pipeline/bindings.js";
 import type { Registry } from "../../registry/registry.js";
 import type { ControlLog } from "../control-log.js";
 import { ENABLE_BODY, errorResponses, ORDER_BODY } from "../schemas.js";
-import { CONTROL_CHANGE, EXTENSION_LIST } from "../shapes/extension-list.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
+import { ref } from "../shapes/ref.js";
 
 export function pipelineRoutes(app: FastifyInstance, registry: Registry, control: ControlLog): void {
   app.get<{ Querystring: { view?: "active" | "draft" } }>("/api/v1/pipeline/extensions", {
@@ -14,7 +14,7 @@ export function pipelineRoutes(app: FastifyInstance, registry: Registry, control
       tags: ["pipeline"],
       summary: "The extensions (bindings) of the active release, or of the draft, with the SDK interface version and deprecations.",
       querystring: { type: "object", additionalProperties: false, properties: { view: { type: "string", enum: ["active", "draft"] } } },
-      response: { 200: EXTENSION_LIST, ...errorResponses(400) },
+      response: { 200: ref("ExtensionList"), ...errorResponses(400) },
     },
   }, async (request) => registry.extensions(request.query.view));
 
@@ -24,7 +24,7 @@ export function pipelineRoutes(app: FastifyInstance, registry: Registry, control
       tags: ["pipeline"],
       summary: "Enable or disable an extension. It keeps its place in the order; when the active release holds it, a new revision is activated at once.",
       body: ENABLE_BODY,
-      response: { 200: CONTROL_CHANGE, ...errorResponses(400, 404) },
+      response: { 200: ref("ControlChange"), ...errorResponses(400, 404) },
     },
   }, async (request) => {
     const { id } = request.params;
@@ -43,7 +43,7 @@ export function pipelineRoutes(app: FastifyInstance, registry: Registry, control
       tags: ["pipeline"],
       summary: "Reorder extensions (and optionally set the after-order mode), in the draft and, as a new revision, in the active release.",
       body: ORDER_BODY,
-      response: { 200: CONTROL_CHANGE, ...errorResponses(400, 404) },
+      response: { 200: ref("ControlChange"), ...errorResponses(400, 404) },
     },
   }, async (request) => registry.reorder(request.body.order, request.body.order_mode));
 }

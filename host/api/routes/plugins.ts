@@ -5,17 +5,16 @@ import type { DryRunInput } from "../../registry/dry-run.js";
 import type { ControlLog } from "../control-log.js";
 import { SluiceError } from "../../errors/sluice-error.js";
 import { errorResponses, TEST_BODY, UPLOAD_BODY } from "../schemas.js";
-import { ERROR_DATA } from "../shapes/error-data.js";
-import { PLUGIN_RECORD } from "../shapes/plugin.js";
 import { DEPLOYER, VIEWER } from "../roles.js";
+import { ref } from "../shapes/ref.js";
 
 interface VersionParams { id: string; version: string }
 
 const UPLOADED = {
   type: "object", additionalProperties: false, required: ["plugin", "created"],
-  properties: { plugin: PLUGIN_RECORD, created: { type: "boolean", description: "False: an identical version was stored already." } },
+  properties: { plugin: ref("Plugin"), created: { type: "boolean", description: "False: an identical version was stored already." } },
 } as const;
-const PLUGIN_LIST = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: PLUGIN_RECORD } } } as const;
+const PLUGIN_LIST = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: ref("Plugin") } } } as const;
 
 /** A dry run's answer (registry/dry-run.ts): the payload after the hook's validated patch is the point's payload, open here. */
 const DRY_RUN = {
@@ -33,7 +32,7 @@ const DRY_RUN = {
           type: "object", additionalProperties: false, required: ["kind", "bindingId"], description: "Set on reject, block, ask and short_circuit.",
           properties: { kind: { type: "string", enum: ["reject", "block", "ask", "short_circuit"] }, bindingId: { type: "string" }, code: { type: "string" }, reason: { type: "string" }, result: {} },
         },
-        error: ERROR_DATA,
+        error: ref("ErrorData"),
         annotations: { type: "object", additionalProperties: true },
         logs: {
           type: "object", additionalProperties: false, required: ["lines", "dropped"], description: "What the guest logged, its lines in full: the author's own test run, answered and never stored.",
@@ -73,7 +72,7 @@ export function pluginRoutes(app: FastifyInstance, registry: Registry, control: 
   app.get<{ Params: { id: string } }>("/api/v1/plugins/:id", { config: VIEWER, schema: { tags: ["plugins"], summary: "List the versions of one plugin.", response: { 200: { ...PLUGIN_LIST, required: ["id", "items"], properties: { id: { type: "string" }, ...PLUGIN_LIST.properties } }, ...errorResponses(400, 404) } } },
     async (request) => ({ id: request.params.id, items: await registry.listPlugins(request.params.id) }));
 
-  app.get<{ Params: VersionParams }>("/api/v1/plugins/:id/versions/:version", { config: VIEWER, schema: { tags: ["plugins"], summary: "One plugin version, with its manifest.", response: { 200: { type: "object", additionalProperties: false, required: ["plugin"], properties: { plugin: PLUGIN_RECORD } }, ...errorResponses(400, 404) } } },
+  app.get<{ Params: VersionParams }>("/api/v1/plugins/:id/versions/:version", { config: VIEWER, schema: { tags: ["plugins"], summary: "One plugin version, with its manifest.", response: { 200: { type: "object", additionalProperties: false, required: ["plugin"], properties: { plugin: ref("Plugin") } }, ...errorResponses(400, 404) } } },
     async (request) => ({ plugin: await registry.getPlugin(request.params.id, request.params.version) }));
 
   app.post<{ Params: VersionParams; Body: DryRunInput }>("/api/v1/plugins/:id/versions/:version/test", {

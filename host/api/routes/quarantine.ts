@@ -4,7 +4,6 @@ import { SluiceError } from "../../errors/sluice-error.js";
 import type { Host } from "../../host.js";
 import type { ControlLog } from "../control-log.js";
 import { errorResponses } from "../schemas.js";
-import { ERROR_DATA } from "../shapes/error-data.js";
 
 const QUARANTINED = {
   type: "object", additionalProperties: false, required: ["items"],
@@ -18,13 +17,14 @@ const QUARANTINED = {
           since: { type: "number", description: "Epoch ms when it was quarantined." },
           until: { type: ["number", "null"], description: "Epoch ms when the cooldown ends; null: only an operator lifts it." },
           failures: { type: "integer", description: "Faults counted in the window that tripped it." },
-          lastError: ERROR_DATA,
+          lastError: ref("ErrorData"),
         },
       },
     },
   },
 } as const;
 import { DEPLOYER, VIEWER } from "../roles.js";
+import { ref } from "../shapes/ref.js";
 
 export function quarantineRoutes(app: FastifyInstance, host: Host, control: ControlLog): void {
   app.get("/api/v1/quarantine", { config: VIEWER, schema: { tags: ["quarantine"], summary: "Plugins quarantined now, with their last error.", response: { 200: QUARANTINED, ...errorResponses() } } },

@@ -14,14 +14,14 @@ import { OUTCOMES, searchOperations, type SearchOutcome } from "../operation-sea
 import { timeRange } from "../query-time.js";
 import { recordsOf } from "../records-of.js";
 import { auditView } from "../audit-view.js";
-import { AUDIT_ROW, OPERATION_RECORD } from "../shapes/operation-record.js";
+import { ref } from "../shapes/ref.js";
 
 const str = { type: "string" } as const;
 /** A records list: the records that open, and by id the ones that do not (never their content). */
 const operationList = {
   type: "object", additionalProperties: false, required: ["items", "unreadable"],
   properties: {
-    items: { type: "array", items: OPERATION_RECORD },
+    items: { type: "array", items: ref("OperationRecord") },
     total: { type: "integer", description: "With any search filter or offset: the exact number of matching operations (the page is `items`)." },
     complete: { type: "boolean", description: "False when the store holds more records than one search reads (the newest are searched)." },
     unreadable: {
@@ -34,7 +34,7 @@ const operationList = {
 /** One record as stored, with its hooks' audit rows oldest first. */
 const operationDetail = {
   type: "object", additionalProperties: false, required: ["operation", "hooks"],
-  properties: { operation: OPERATION_RECORD, hooks: { type: "array", items: AUDIT_ROW } },
+  properties: { operation: ref("OperationRecord"), hooks: { type: "array", items: ref("AuditRow") } },
 } as const;
 
 /** A resume that ran: the output the caller gets now, and the engine's own facts and hook traces, open (the CLI prints them whole). A resume that did not run answers the error with its facts and hooks. */
@@ -49,7 +49,7 @@ const resumed = {
   },
 } as const;
 
-const auditList = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: AUDIT_ROW } } } as const;
+const auditList = { type: "object", additionalProperties: false, required: ["items"], properties: { items: { type: "array", items: ref("AuditRow") } } } as const;
 
 
 function limitOf(value: string | undefined): number | undefined {

@@ -4,19 +4,19 @@ import type { AfterOrderMode } from "../../pipeline/bindings.js";
 import type { Registry } from "../../registry/registry.js";
 import type { ControlLog } from "../control-log.js";
 import { errorResponses, PUBLISH_BODY, ROLLBACK_BODY } from "../schemas.js";
-import { ACTIVATION_RECORD, RELEASE_RECORD } from "../shapes/release.js";
 
 const active_revision = { type: "integer", description: "The active revision (0: none)." } as const;
 const LIST = {
   type: "object", additionalProperties: false, required: ["active_revision", "items", "activations"],
-  properties: { active_revision, items: { type: "array", items: RELEASE_RECORD }, activations: { type: "array", items: ACTIVATION_RECORD, description: "Every switch of the active revision, oldest first." } },
+  properties: { active_revision, items: { type: "array", items: ref("Release") }, activations: { type: "array", items: ref("Activation"), description: "Every switch of the active revision, oldest first." } },
 } as const;
 const PUBLISHED = {
   type: "object", additionalProperties: false, required: ["release", "created", "active_revision"],
-  properties: { release: RELEASE_RECORD, created: { type: "boolean", description: "False: the draft equals the latest revision, which is answered." }, active_revision },
+  properties: { release: ref("Release"), created: { type: "boolean", description: "False: the draft equals the latest revision, which is answered." }, active_revision },
 } as const;
-const ACTIVATED = { type: "object", additionalProperties: false, required: ["activation"], properties: { activation: ACTIVATION_RECORD } } as const;
+const ACTIVATED = { type: "object", additionalProperties: false, required: ["activation"], properties: { activation: ref("Activation") } } as const;
 import { DEPLOYER, VIEWER } from "../roles.js";
+import { ref } from "../shapes/ref.js";
 
 export function releaseRoutes(app: FastifyInstance, registry: Registry, control: ControlLog): void {
   app.get("/api/v1/releases", { config: VIEWER, schema: { tags: ["releases"], summary: "Every published revision and the active one.", response: { 200: LIST, ...errorResponses() } } },
@@ -38,7 +38,7 @@ export function releaseRoutes(app: FastifyInstance, registry: Registry, control:
     return reply.status(created ? 201 : 200).send({ release, created, active_revision: active });
   });
 
-  app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { config: VIEWER, schema: { tags: ["releases"], summary: "One revision.", response: { 200: { type: "object", additionalProperties: false, required: ["release", "active_revision"], properties: { release: RELEASE_RECORD, active_revision } }, ...errorResponses(400, 404) } } },
+  app.get<{ Params: { revision: string } }>("/api/v1/releases/:revision", { config: VIEWER, schema: { tags: ["releases"], summary: "One revision.", response: { 200: { type: "object", additionalProperties: false, required: ["release", "active_revision"], properties: { release: ref("Release"), active_revision } }, ...errorResponses(400, 404) } } },
     async (request) => ({ release: await registry.getRelease(request.params.revision), active_revision: await registry.activeRevision() }));
 
   app.post<{ Params: { revision: string } }>("/api/v1/releases/:revision/activate", {

@@ -1,6 +1,7 @@
 /** The extension list (registry/extensions.ts) and what toggling or reordering changed, as the API answers them. */
 import { BINDING_INPUT_SCHEMA } from "../../registry/binding-schema.js";
 import { ORDER_MODE } from "../schemas.js";
+import { ref } from "./ref.js";
 
 const strings = { type: "array", items: { type: "string" } } as const;
 
@@ -39,7 +40,7 @@ export const EXTENSION_LIST = {
     view: { type: "string", enum: ["active", "draft"] },
     revision: { type: "integer" },
     order_mode: ORDER_MODE,
-    items: { type: "array", items: EXTENSION_ITEM },
+    items: { type: "array", items: ref("ExtensionItem") },
   },
 } as const;
 

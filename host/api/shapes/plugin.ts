@@ -1,5 +1,6 @@
 /** A stored plugin version as the API answers it: the record, and the manifest as it was validated (defaults filled in). */
 import { GUEST_LANGUAGES } from "../../registry/manifest-schema.js";
+import { ref } from "./ref.js";
 
 const strings = { type: "array", items: { type: "string" } } as const;
 
@@ -46,7 +47,7 @@ export const PLUGIN_RECORD = {
     version: { type: "string" },
     sha256: { type: "string", description: "sha256 of the module bytes." },
     size: { type: "integer", description: "The module's size in bytes." },
-    manifest: MANIFEST,
+    manifest: ref("Manifest"),
     created_at: { type: "string", format: "date-time" },
     source: PLUGIN_SOURCE,
   },

@@ -1,13 +1,13 @@
 /** A published revision and an activation, as the API answers them. */
 import { ORDER_MODE } from "../schemas.js";
-import { RELEASE_BINDING } from "./binding.js";
+import { ref } from "./ref.js";
 
 export const RELEASE_RECORD = {
   type: "object", additionalProperties: false, required: ["revision", "order_mode", "bindings", "based_on", "note", "created_at"],
   properties: {
     revision: { type: "integer" },
     order_mode: ORDER_MODE,
-    bindings: { type: "array", items: RELEASE_BINDING },
+    bindings: { type: "array", items: ref("ReleaseBinding") },
     based_on: { type: ["integer", "null"], description: "The revision this one was derived from by enable, disable or reorder on the active one." },
     note: { type: "string" },
     created_at: { type: "string", format: "date-time" },
