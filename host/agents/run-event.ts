@@ -34,6 +34,12 @@ export interface RunDeps {
 /** Failures that come from the hooks' judgement of a tool's output: those block it. */
 const HOOK_CODES: ReadonlySet<string> = new Set(["HOOK_BLOCKED", "HOOK_REJECTED", "HOOK_FAILED", "HOOK_EXCEPTION", "PATCH_INVALID", "PATCH_FORBIDDEN", "OUTCOME_NOT_ALLOWED", "DEADLINE_EXCEEDED"]);
 
+/** A pre refused because its key has as many calls awaiting their after event as the pairing holds for one key. */
+const callsFull = (e: AgentEvent, operationId: string): EventRun => ({
+  verdict: { kind: "deny", reason: `Sluice refused this ${e.event} event (AGENT_CALLS_FULL): too many tool calls of this hooks key await their after event; its output could not be judged` },
+  outcome: "refused", code: "AGENT_CALLS_FULL", operationId,
+});
+
 const neutral = (code: string | null = null, operationId: string | null = null): EventRun => ({ verdict: { kind: "continue" }, outcome: "neutral", code, operationId });
 
 /** The event's origin as hooks see it (`/agent`): its cwd and transcript path reach only plugins whose read grant names them. */
@@ -60,14 +66,18 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
       if (!r.ok) {
         const code = String(r.error.code);
         const verdict: Verdict = code === "HOOK_ASKED" ? { kind: "ask", reason: reasonOf(r.error) } : { kind: "deny", reason: reasonOf(r.error) };
-        // An agent that asks its user runs the call once approved: its post is still judged (approved-ask.ts).
-        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask) await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), askedKey(r.operationId), deps.now());
+        // An agent that asks its user runs the call once approved: its post is still judged (approved-ask.ts), so without room to wait for it the call is denied.
+        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask && !(await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), askedKey(r.operationId), deps.now()))) return callsFull(e, r.operationId);
         return { verdict, outcome: verdict.kind, code, operationId: r.operationId || null };
       }
       if (r.served) {
         return { verdict: { kind: "deny", reason: `answered by a hook instead of running the tool: ${JSON.stringify(r.served.result).slice(0, 4000)}` }, outcome: "deny", code: null, operationId: r.operationId };
       }
-      await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), r.operationId, deps.now());
+      if (!(await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), r.operationId, deps.now()))) {
+        // Its output could not be judged: the call does not run, and its operation ends now.
+        await deps.tools.after(r.operationId, { status: "unknown", reason: "too many of this key's tool calls await their after event" });
+        return callsFull(e, r.operationId);
+      }
       const changed = host.digestOf(r.arguments) !== host.digestOf(t.input);
       return { verdict: { kind: "continue", ...(changed ? { updatedInput: r.arguments } : {}), ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: r.operationId };
     }

@@ -10,11 +10,15 @@ const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGua
 
 /** The door's store on `db` (already migrated: see openPostgresStores); `db` stays the caller's. */
 export function postgresAgentDoor(db: PostgresEngine, limits: Partial<AgentDoorLimits> = {}): AgentDoorStore {
-  const { ttlMs, max } = { ...DEFAULT_AGENT_DOOR_LIMITS, ...limits };
+  const { ttlMs, max, maxPerKey } = { ...DEFAULT_AGENT_DOOR_LIMITS, ...limits };
   return {
     pairing: {
       open: (key, operationId, now) => guard("opening a pair", async () => {
-        await db.query("INSERT INTO agent_pres (operation_id, pair_key, opened_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO NOTHING", [operationId, pairKeyText(key), now]);
+        // A soft cap: two hosts opening at once may each see room for one more.
+        const { rows } = await db.query(`INSERT INTO agent_pres (operation_id, pair_key, opened_at, key_id) SELECT $1, $2, $3, $4
+          WHERE (SELECT COUNT(*) FROM agent_pres WHERE key_id = $4) < $5 ON CONFLICT (operation_id) DO NOTHING RETURNING 1`, [operationId, pairKeyText(key), now, key.keyId, maxPerKey]);
+        if (rows.length === 1) return true;
+        return (await db.query("SELECT 1 FROM agent_pres WHERE operation_id = $1", [operationId])).rows.length === 1;
       }),
       take: (key, postDigest, now) => guard("taking a pair", async () => {
         const text = pairKeyText(key);

@@ -65,6 +65,18 @@ for (const engine of ENGINES) {
       await s.close();
     });
 
+    it("opens at most maxPerKey pres per hooks key, so one key cannot crowd out another's", async () => {
+      const s = await engine.open({ maxPerKey: 2 });
+      expect(await s.pairing.open(claude("s", "a"), "op-a", 1)).toBe(true);
+      expect(await s.pairing.open(gemini("s", "d-b"), "op-b", 2)).toBe(true);
+      expect(await s.pairing.open(claude("s2", "c"), "op-c", 3)).toBe(false);
+      expect(await s.pairing.open({ ...claude("s", "c"), keyId: "gk_2" }, "op-other-key", 4)).toBe(true);
+      expect(await s.pairing.take(claude("s", "a"), "post", 5)).toEqual({ kind: "found", operationId: "op-a" });
+      expect(await s.pairing.open(claude("s2", "c"), "op-c", 6)).toBe(true);
+      expect(await s.pairing.take(claude("s2", "c"), "post", 7)).toEqual({ kind: "found", operationId: "op-c" });
+      await s.close();
+    });
+
     it("lets a pre claim its tool-use id once within the time a pre waits, whether or not its post came", async () => {
       const s = await engine.open({ ttlMs: 1000 });
       expect(await s.pairing.claim(claude("s", "t1"), 1)).toBe(true);

@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raw } from "../api/server-helpers.js";
 import { serveDoor, TOKEN, type Door } from "./door-helpers.js";
+import { memoryEventLog } from "../../host/agents/event-log.js";
+import { memoryPairing } from "../../host/agents/pairing.js";
 
 const claudePre = (over: Record<string, unknown>) => ({ session_id: "s-hostile", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "toolu_h", ...over });
 const reasonOf = (body: { hookSpecificOutput?: { permissionDecisionReason?: string } }) => body.hookSpecificOutput?.permissionDecisionReason ?? "";
@@ -134,5 +136,29 @@ describe("the door on hostile and malformed events", () => {
     const [a, b] = await Promise.all([1, 2].map(() => door.post("codex", "PreToolUse", claudePre({ session_id: "s-race", tool_use_id: "toolu_race" }))));
     const decisions = [a!, b!].map((r) => r.body.hookSpecificOutput?.permissionDecision ?? "none").sort();
     expect(decisions).toEqual(["deny", "none"]);
+  });
+});
+
+describe("a hooks key with many tool calls awaiting their after event", () => {
+  let door: Door;
+  beforeAll(async () => {
+    door = await serveDoor({ guard: () => ({ kind: "continue" }), after: () => ({ kind: "continue" }) }, [
+      { id: "b-guard", hookRef: "guard", point: "tool.before" },
+      { id: "b-after", hookRef: "after", point: "tool.after" },
+    ], { agentDoor: { events: memoryEventLog(), pairing: memoryPairing({ maxPerKey: 2 }) } });
+  });
+  afterAll(async () => door?.close());
+
+  it("denies its next pre rather than push out a waiting one, and takes pres again once a post frees a place", async () => {
+    const gemini = (command: string) => ({ session_id: "g-full", hook_event_name: "BeforeTool", tool_name: "run_shell_command", tool_input: { command } });
+    expect((await door.post("gemini-cli", "BeforeTool", gemini("one"))).body).toEqual({});
+    expect((await door.post("gemini-cli", "BeforeTool", gemini("two"))).body).toEqual({});
+    const third = await door.post("gemini-cli", "BeforeTool", gemini("three"));
+    expect(third.body).toEqual({ decision: "deny", reason: expect.stringContaining("(AGENT_CALLS_FULL)") });
+    const afters = door.seen.get("after")?.length ?? 0;
+    await door.post("gemini-cli", "AfterTool", { ...gemini("one"), hook_event_name: "AfterTool", tool_response: { llmContent: "1" } });
+    await door.post("gemini-cli", "AfterTool", { ...gemini("two"), hook_event_name: "AfterTool", tool_response: { llmContent: "2" } });
+    expect(door.seen.get("after")!.length).toBe(afters + 2);
+    expect((await door.post("gemini-cli", "BeforeTool", gemini("three"))).body).toEqual({});
   });
 });
