@@ -38,6 +38,7 @@ const INTEGRATION = [
   "test/gateway/key-store.contract.test.ts",
   "test/gateway/serve-queue.test.ts",
   "test/package/lazy-imports.test.ts",
+  "test/package/doc-examples.test.ts",
   "test/package/tarball.test.ts",
   "test/records/control-audit.contract.test.ts",
   "test/records/crash.test.ts",

@@ -36,6 +36,14 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * A note for the person beside a result (stderr, whatever the terminal), so that stdout
+ * holds the result alone: `KEY=$(sluice keys create ...)` captures the key and nothing else.
+ */
+export function note(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
 /** A warning for the person (stderr, whatever the terminal). */
 export function warn(line: string): void {
   process.stderr.write(`warning: ${line}\n`);

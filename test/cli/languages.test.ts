@@ -1,7 +1,9 @@
 /** `sluice new --lang`, and `sluice build` and `test` driving cargo and clang for Rust and C plugins. */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { cFlags } from "../../host/toolchain/c.js";
 import { tempDir } from "../registry/fixtures.js";
 import { sluice } from "./run-cli.js";
 
@@ -24,6 +26,36 @@ describe("a plugin in Rust or C, from sluice new to its samples", () => {
       expect(tested.stdout).toContain("2 passed, 0 failed");
     }, 180_000);
   }
+
+  for (const [lang, source, fence] of [["rust", "src/lib.rs", "rust"], ["c", "hook.c", "c"]] as const) {
+    it(`the hook guest-sdk/${lang}/README.md shows builds and passes the scaffold's samples`, async () => {
+      const readme = readFileSync(new URL(`../../guest-sdk/${lang}/README.md`, import.meta.url), "utf8");
+      const hook = new RegExp(`## A hook\\n\`\`\`${fence}\\n([\\s\\S]*?)\`\`\``).exec(readme)![1]!;
+      const dir = path.join(tempDir("sluice-lang-"), `readme-${lang}`);
+      expect((await sluice(["new", `readme-${lang}`, "--dir", dir, "--lang", lang])).code).toBe(0);
+      writeFileSync(path.join(dir, source), hook);
+      const tested = await sluice(["test", dir]);
+      expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+      expect(tested.stdout).toContain("2 passed, 0 failed");
+    }, 180_000);
+  }
+
+  it("guest-sdk/c/README.md's clang command has sluice build's flags and builds the README's hook from the repository root", () => {
+    const readme = readFileSync(new URL("../../guest-sdk/c/README.md", import.meta.url), "utf8");
+    const command = /with these flags:\n```sh\n([\s\S]*?)```/.exec(readme)![1]!.replace(/\\\n/g, " ").trim();
+    const words = command.split(/\s+/);
+    const flags = words.filter((w, i) => w.startsWith("-") && w !== "-I" && w !== "-o" && words[i - 1] !== "-I" && words[i - 1] !== "-o");
+    expect(flags).toEqual(cFlags("speed").filter((f) => !f.startsWith("-I")));
+    // "run from the repository root with a hook.c there": the SDK at guest-sdk/c, the hook beside it.
+    const root = tempDir("sluice-c-readme-");
+    cpSync(new URL("../../guest-sdk/c", import.meta.url), path.join(root, "guest-sdk/c"), { recursive: true });
+    writeFileSync(path.join(root, "hook.c"), /## A hook\n```c\n([\s\S]*?)```/.exec(readme)![1]!);
+    // As the README says: no binaryen wasm-opt on clang's PATH.
+    const PATH = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => !existsSync(path.join(dir, "wasm-opt"))).join(path.delimiter);
+    execFileSync("bash", ["-c", command], { cwd: root, env: { ...process.env, PATH }, stdio: "pipe" });
+    const exports = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(path.join(root, "hook.wasm")))).map((e) => e.name);
+    expect(exports).toEqual(["memory", "sluice_abi_v1_2", "sluice_alloc", "sluice_handle"]);
+  }, 60_000);
 
   it("refuses a language it cannot build, naming the ones it can", async () => {
     const r = await sluice(["new", "x", "--dir", path.join(tempDir(), "x"), "--lang", "go"]);

@@ -49,6 +49,14 @@ describe("sluice tokens", () => {
     expect(refused.stderr).toContain("UNAUTHORIZED");
   });
 
+  it("without --json, prints the token alone on stdout (so $(...) captures it) and the note on stderr", async () => {
+    const r = await sluice(["tokens", "create", "--name", "build-bot", "--role", "deployer"], admin());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^\S+\n$/);
+    expect(r.stderr).toMatch(/^\(token \S+ "build-bot", role deployer; shown only now: keep it, e\.g\. as SLUICE_TOKEN\)\n$/);
+    expect((await sluice(["status"], as(r.stdout.trim()))).code).toBe(0);
+  });
+
   it("a viewer reads but cannot act: the refusal names the role it needs", async () => {
     const viewer = await created("watcher", "viewer");
     expect((await sluice(["list"], as(viewer.token))).code).toBe(0);

@@ -1,4 +1,4 @@
-/** Every relative link in README.md and docs/*.md names a file or folder of the repository. */
+/** Every relative link in README.md and docs/*.md names a file or folder of the repository, and every bench run they or RESULTS.md cite is kept. */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,5 +18,13 @@ describe("the repository's documentation links", () => {
       .map((link) => path.relative(repoRoot, path.resolve(repoRoot, path.dirname(page), decodeURIComponent(link))))
       .filter((file) => !existsSync(path.join(repoRoot, file)));
     expect(missing, `${page} links to files the repository does not have`).toEqual([]);
+  });
+
+  it("keeps every benchmark run the README, docs and RESULTS.md cite (results/*.json)", () => {
+    const citing = [...pages, "test/bench/RESULTS.md"];
+    const cited = new Set(citing.flatMap((page) => [...readFileSync(path.join(repoRoot, page), "utf8").matchAll(/results\/([\w.-]+\.json)/g)].map((m) => m[1]!)));
+    expect(cited.size).toBeGreaterThan(10);
+    const lost = [...cited].filter((f) => !existsSync(path.join(repoRoot, "test/bench/results", f)));
+    expect(lost, "cited runs missing from test/bench/results (git add -f them: *.json there is ignored)").toEqual([]);
   });
 });

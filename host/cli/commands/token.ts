@@ -8,7 +8,7 @@
 import { Option, type Command } from "commander";
 import { API_ROLES, ROLE_PURPOSE } from "../../keys/api-roles.js";
 import type { AnswerOf } from "../client.js";
-import { emit, table } from "../output.js";
+import { emit, note, table } from "../output.js";
 import { clientOf, DEFAULT_DATA_DIR, remoteOptions } from "./remote.js";
 import type { DefineCommand } from "./types.js";
 
@@ -36,7 +36,8 @@ export const tokensCommands: DefineCommand = (group) => {
       const client = clientOf(opts);
       const created = await client.call<AnswerOf<"/api/v1/tokens", "post", 201>>(client.api.POST("/api/v1/tokens", { body: { name: opts.name, role: opts.role } }));
       if (opts.json) return emit(opts, { id: created.id, name: created.name, role: created.role, token: created.token }, () => []);
-      emit(opts, created, () => [created.token, `(token ${created.id} "${created.name}", role ${created.role}; shown only now: keep it, e.g. as SLUICE_TOKEN)`]);
+      emit(opts, created, () => [created.token]);
+      note(`(token ${created.id} "${created.name}", role ${created.role}; shown only now: keep it, e.g. as SLUICE_TOKEN)`);
     });
   remoteOptions(group.command("list"))
     .description("list tokens (never their secrets): admin (the server's own), then named ones, revoked included")
