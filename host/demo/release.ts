@@ -1,8 +1,8 @@
 /** The demo's bindings, as a platform team writes them to the management API: every reference plugin at its points. */
 export const DEMO_BINDINGS = [
   { id: "guard-prompts", hook_ref: "prompt-guard@1.0.0", point: "model.chat.before", priority: 10, config: { deny: ["drop table"] } },
-  { id: "cache-lookup", hook_ref: "response-cache@1.0.0", point: "model.chat.before", priority: 20, match: { purposes: ["action"] } },
-  { id: "cache-store", hook_ref: "response-cache@1.0.0", point: "model.chat.after", priority: 20, match: { purposes: ["action"] } },
+  { id: "cache-lookup", hook_ref: "response-cache@1.1.0", point: "model.chat.before", priority: 20, match: { purposes: ["action"] } },
+  { id: "cache-store", hook_ref: "response-cache@1.1.0", point: "model.chat.after", priority: 20, match: { purposes: ["action"] } },
   { id: "normalize-answer", hook_ref: "answer-normalize@1.0.0", point: "model.chat.after", priority: 30 },
   { id: "redact-answer", hook_ref: "pii-redact@1.0.0", point: "model.chat.after", priority: 40 },
   { id: "redact-stream", hook_ref: "pii-redact@1.0.0", point: "model.chat.chunk", priority: 10 },

@@ -182,8 +182,11 @@ async function runPresented(point: PointName, legacy: LegacyPresentation, once: 
     logs = joinLogs(logs, ran.invoked.logs);
     const spent = { durationMs, ...(fuel !== undefined ? { fuel } : {}), ...(logs ? { logs } : {}) };
     if (!ran.invoked.ok || !ran.applied.ok || ran.applied.stop) return { invoked: withKeys(ran.invoked, spent), applied: ran.applied };
-    if (ran.invoked.outcome.kind !== "continue") outcome = ran.invoked.outcome;
-    Object.assign(annotations, ran.invoked.outcome.annotations);
+    const o = ran.invoked.outcome;
+    // A continue keeps the outcome so far, but not without its carry: the guest's after hook is owed it.
+    if (o.kind !== "continue") outcome = o;
+    else if (o.carry !== undefined) outcome = withKeys(outcome, { carry: o.carry }) as Outcome;
+    Object.assign(annotations, o.annotations);
     results.push(ran.applied.payload);
   }
   const payload = legacy.back(results);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await host.loadPlugin({ id: "contract-streamed", version: "1.0.0", wasm: fixture("contract-hook"), limits: { fuel: BACKSTOP_FUEL }, grants: { "model.chat.after": { streamRewrite: "chunk" } } });
   host.registerHook("contract-streamed", twin, { streamRewrite: "chunk" });
   for (const id of ["workspace-path-guard", "pii-redact", "prompt-guard"]) await host.loadPlugin({ id, version: "1.0.0", wasm: pluginWasm(id) });
-  await host.loadPlugin({ id: "response-cache", version: "1.0.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
+  await host.loadPlugin({ id: "response-cache", version: "1.1.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
 });
 afterAll(() => host.close());
 
@@ -192,8 +192,8 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
 
       it("a streamed answer is stored by response-cache at model.chat.after, so the same streamed prompt is served without calling the model again", async () => {
         bind([
-          { id: "cache-pre", point: "model.chat.before", hookRef: "response-cache@1.0.0", failurePolicy: "fail-open", config: {} },
-          { id: "cache-post", point: "model.chat.after", hookRef: "response-cache@1.0.0", failurePolicy: "fail-open", config: {} },
+          { id: "cache-pre", point: "model.chat.before", hookRef: "response-cache@1.1.0", failurePolicy: "fail-open", config: {} },
+          { id: "cache-post", point: "model.chat.after", hookRef: "response-cache@1.1.0", failurePolicy: "fail-open", config: {} },
           { id: "watch", point: "model.chat.chunk", config: { mode: "continue" } },
         ]);
         let calls = 0;

@@ -190,6 +190,16 @@ for (const [kind, ref] of [["WebAssembly guest", "contract@1.0.0"], ["in-process
       expect(r.ok && r.annotations).toMatchObject({ carry_k: "k" });
     });
 
+    it("a before hook hands a carry value to its own after hook when the messages hold content parts (a 1.0 guest is shown their texts)", async () => {
+      bind([
+        { id: "k-before", point: "model.chat.before", config: { mode: "carry", tag: "k" } },
+        { id: "k-after", point: "model.chat.after", config: { mode: "carry", tag: "k" } },
+      ], "symmetric");
+      const request: ChatRequest = { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,aW1hZ2U=" } }] }] };
+      const r = await host.chat(ctx, request, async () => ({ content: "a cat", tool_calls: [], finish_reason: "stop", usage: { input_tokens: 1, output_tokens: 2 } }));
+      expect(r.ok && r.annotations).toMatchObject({ carry_k: "k" });
+    });
+
     it("fail-open records a failing hook and goes on; fail-closed fails with HOOK_FAILED naming binding and phase", async () => {
       bind([{ id: "flaky", point: "tool.before", failurePolicy: "fail-open", config: { mode: "abort" } }]);
       const open = await host.tool(ctx, search(), async () => "done");

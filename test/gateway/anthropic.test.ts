@@ -318,8 +318,8 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
   it("shows the hooks the stop reason in chat terms, as on chat completions, so response-cache serves a repeated prompt, streamed and not", async () => {
     seen.length = 0;
     gw.bind([
-      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before", priority: 1 },
-      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after", priority: 1 },
+      { id: "cache-before", hookRef: "response-cache@1.1.0", point: "model.chat.before", priority: 1 },
+      { id: "cache-after", hookRef: "response-cache@1.1.0", point: "model.chat.after", priority: 1 },
       { id: "spy", hookRef: "spy", point: "model.chat.after", priority: 0 },
     ]);
     const whole = () => client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "the same question" }] });
@@ -339,13 +339,29 @@ describe("gateway /v1/messages with the Anthropic SDK", () => {
 
   it("never serves response-cache's answer to a prompt with another image", async () => {
     gw.bind([
-      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
-      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+      { id: "cache-before", hookRef: "response-cache@1.1.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.1.0", point: "model.chat.after" },
     ]);
     const ask = (data: string) => client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "what is in this image?" }, { type: "image", source: { type: "base64", media_type: "image/png", data } }] }] });
     const calls = stub().bodies.length;
     await ask("aW1hZ2Ugb25l");
     await ask("aW1hZ2UgdHdv");
+    expect(stub().bodies.length).toBe(calls + 2);
+  });
+
+  it("serves response-cache's answer only to the same prompt: not a text-only answer to that text with an image, and an image prompt asked again from the cache", async () => {
+    gw.bind([
+      { id: "cache-before", hookRef: "response-cache@1.1.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.1.0", point: "model.chat.after" },
+    ]);
+    const question = "what is in the picture I sent?";
+    const image = { type: "image" as const, source: { type: "base64" as const, media_type: "image/png" as const, data: "aW1hZ2UgdGhyZWU=" } };
+    const calls = stub().bodies.length;
+    await client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: question }] });
+    const withImage = () => client.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: question }, image] }] });
+    await withImage();
+    expect(stub().bodies.length).toBe(calls + 2);
+    await withImage();
     expect(stub().bodies.length).toBe(calls + 2);
   });
 

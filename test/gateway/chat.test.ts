@@ -89,8 +89,8 @@ describe("gateway chat completions", () => {
 
   it("serves a repeated question from the response cache without calling the upstream again", async () => {
     gw.bind([
-      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
-      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+      { id: "cache-before", hookRef: "response-cache@1.1.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.1.0", point: "model.chat.after" },
     ]);
     const ask = () => gw.client.chat.completions.create({ model: "m1", messages: [{ role: "user", content: "cache me" }] });
     const first = await ask();

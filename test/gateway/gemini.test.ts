@@ -440,8 +440,8 @@ describe("gateway Gemini API with @google/genai", () => {
 
   it("never serves response-cache's answer to a prompt with another image", async () => {
     gw.bind([
-      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
-      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+      { id: "cache-before", hookRef: "response-cache@1.1.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.1.0", point: "model.chat.after" },
     ]);
     const ask = (data: string) => ai.models.generateContent({ model: "gemini-test", contents: [{ role: "user", parts: [{ text: "what is in this image?" }, { inlineData: { mimeType: "image/png", data } }] }] });
     const calls = stub().bodies.length;

@@ -64,8 +64,8 @@ describe("gateway relay integrity", () => {
 
   it("a streamed answer is cached by response-cache: two identical streamed prompts call the upstream once", async () => {
     gw.bind([
-      { id: "cache-before", hookRef: "response-cache@1.0.0", point: "model.chat.before" },
-      { id: "cache-after", hookRef: "response-cache@1.0.0", point: "model.chat.after" },
+      { id: "cache-before", hookRef: "response-cache@1.1.0", point: "model.chat.before" },
+      { id: "cache-after", hookRef: "response-cache@1.1.0", point: "model.chat.after" },
     ]);
     const calls = gw.stub.chatCalls;
     const first = await collect(await streamed("stream and cache me"));

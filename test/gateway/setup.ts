@@ -41,7 +41,7 @@ export async function startGateway(options: { timeoutMs?: number; maxBytes?: num
   await host.loadPlugin({ id: "contract", version: "1.0.0", wasm: fixture("contract-hook") });
   host.registerHook("contract", twin);
   for (const id of ["prompt-guard", "pii-redact"]) await host.loadPlugin({ id, version: "1.0.0", wasm: pluginWasm(id) });
-  await host.loadPlugin({ id: "response-cache", version: "1.0.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
+  await host.loadPlugin({ id: "response-cache", version: "1.1.0", wasm: pluginWasm("response-cache"), capabilities: ["kv"] });
   const keys = new GatewayKeys(":memory:");
   const created = await keys.create({ spaceId: "space-a", name: "tests" });
   const stub = await startStubUpstream();

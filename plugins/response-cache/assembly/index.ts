@@ -1,14 +1,16 @@
 // response-cache: serves a stored answer for a chat call it has seen before.
 //
-// model.chat.before: key = "chat:" + hex(FNV-1a 64 of model and every message's role and
-//   content). A hit short-circuits the call with the stored answer; a miss continues and
+// model.chat.before: key = "chat:" + hex(FNV-1a 64 of the model and every message whole:
+//   role, content with every part (images, audio and files included), name, tool calls).
+//   Built for ABI 1.1, so it is shown content parts as they are: a guest that saw only the
+//   texts would serve one image's answer to a prompt with the same words and another image. A hit short-circuits the call with the stored answer; a miss continues and
 //   hands the key to this plugin's own after hook through `carry`.
 // model.chat.after: with a carried key (so only after a miss of ours), stores a final
 //   text answer (string content, no tool calls, finish_reason "stop") under it.
 // The store is the kv capability, which the host scopes to (space, binding).
-import { registerHook, Outcome, Value, Request, ChatBefore, ChatAfter } from "@sluice/guest-sdk";
+import { registerHook, Outcome, Value, Kind, Request, ChatBefore, ChatAfter } from "@sluice/guest-sdk";
 import { kv, KV_OK, KV_QUOTA } from "@sluice/guest-sdk/kv";
-export * from "@sluice/guest-sdk/exports";
+export * from "@sluice/guest-sdk/exports_v1_1";
 
 const FNV_OFFSET: u64 = 0xcbf29ce484222325;
 const FNV_PRIME: u64 = 0x100000001b3;
@@ -37,20 +39,43 @@ function mixString(s: string): void {
   mixByte(0xff);
 }
 
+function mixU64(x: u64): void {
+  for (let shift: u64 = 0; shift < 64; shift += 8) mixByte(<u32>(x >> shift));
+}
+
+/**
+ * Feeds `v` whole: its kind, then its value; a list's length and items; a map's size and its
+ * entries by key order (so the same message sent with its fields in another order is the
+ * same key).
+ */
+function mixValue(v: Value): void {
+  mixByte(<u32>v.kind);
+  switch (v.kind) {
+    case Kind.Nil: break;
+    case Kind.Bool: mixByte(v.asBool() ? 1 : 0); break;
+    case Kind.Int: mixU64(<u64>v.asInt()); break;
+    case Kind.UInt: mixU64(v.asUint()); break;
+    case Kind.Float: mixU64(reinterpret<u64>(v.asFloat())); break;
+    case Kind.Str: mixString(v.asString()); break;
+    case Kind.Bin: { const b = v.asBytes(); mixU64(<u64>b.length); for (let i = 0; i < b.length; i++) mixByte(b[i]); break; }
+    case Kind.Arr: { mixU64(<u64>v.length); for (let i = 0; i < v.length; i++) mixValue(v.at(i)); break; }
+    case Kind.Map: {
+      const keys = v.keys().slice(0);
+      keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      mixU64(<u64>keys.length);
+      for (let i = 0; i < keys.length; i++) { mixString(keys[i]); mixValue(v.get(keys[i])); }
+      break;
+    }
+  }
+}
+
 const HEX = "0123456789abcdef";
 
 function cacheKey(req: Request): string {
   const chat = ChatBefore.of(req);
   h = FNV_OFFSET;
   mixString(chat.model);
-  const messages = chat.messages;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages.at(i);
-    mixString(m.get("role").asStringOr(""));
-    const content = m.get("content");
-    if (content.isString()) { mixByte(0x01); mixString(content.asString()); }
-    else mixByte(0x00); // null content differs from ""
-  }
+  mixValue(chat.messages);
   let out = "chat:";
   for (let shift = 60; shift >= 0; shift -= 4) out += HEX.charAt(<i32>((h >> <u64>shift) & 15));
   return out;
