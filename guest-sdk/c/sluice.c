@@ -135,6 +135,12 @@ const char *sluice_cstr(sluice_str s) {
   out[s.len] = 0;
   return out;
 }
+/* A copy of text a caller passed: it may live on the caller's stack, gone before the reply
+ * is encoded (after the hook returns). */
+static const char *keep(const char *text) {
+  sluice_str s = { text, cstrlen(text) };
+  return sluice_cstr(s);
+}
 
 sluice_value *sluice_nil(void) { return new_value(SLUICE_NIL); }
 sluice_value *sluice_bool(bool b) { sluice_value *v = new_value(SLUICE_BOOL); v->as.b = b; return v; }
@@ -192,7 +198,7 @@ sluice_value *sluice_set(sluice_value *map, const char *key, const sluice_value 
   for (uint32_t i = 0; i < map->len; i++) {
     if (sluice_str_eq(map->as.map.keys[i], key)) { map->as.map.vals[i] = (sluice_value *)item; return map; }
   }
-  sluice_str k = { key, cstrlen(key) };
+  sluice_str k = { keep(key), cstrlen(key) };
   map_append(map, k, item);
   return map;
 }
@@ -471,11 +477,11 @@ static sluice_outcome *outcome(const char *kind) {
 sluice_outcome *sluice_continue(void) { return outcome("continue"); }
 sluice_outcome *sluice_patch_input(void) { sluice_outcome *o = outcome("patch_input"); o->patch = sluice_array(); return o; }
 sluice_outcome *sluice_patch_output(void) { sluice_outcome *o = outcome("patch_output"); o->patch = sluice_array(); return o; }
-sluice_outcome *sluice_reject(const char *code, const char *reason) { sluice_outcome *o = outcome("reject"); o->code = code; o->reason = reason; return o; }
+sluice_outcome *sluice_reject(const char *code, const char *reason) { sluice_outcome *o = outcome("reject"); o->code = keep(code); o->reason = keep(reason); return o; }
 sluice_outcome *sluice_short_circuit(const sluice_value *result) { sluice_outcome *o = outcome("short_circuit"); o->result = result; return o; }
-sluice_outcome *sluice_redact(const char *content) { sluice_outcome *o = outcome("redact"); o->content = content; return o; }
-sluice_outcome *sluice_block(const char *code, const char *reason) { sluice_outcome *o = outcome("block"); o->code = code; o->reason = reason; return o; }
-sluice_outcome *sluice_ask(const char *reason) { sluice_outcome *o = outcome("ask"); o->reason = reason; return o; }
+sluice_outcome *sluice_redact(const char *content) { sluice_outcome *o = outcome("redact"); o->content = keep(content); return o; }
+sluice_outcome *sluice_block(const char *code, const char *reason) { sluice_outcome *o = outcome("block"); o->code = keep(code); o->reason = keep(reason); return o; }
+sluice_outcome *sluice_ask(const char *reason) { sluice_outcome *o = outcome("ask"); o->reason = keep(reason); return o; }
 
 static sluice_outcome *op(sluice_outcome *o, const char *name, const char *path, const sluice_value *value) {
   if (o->patch == NULL) sluice_fatal("sluice: replace/add/remove need sluice_patch_input() or sluice_patch_output()");
@@ -487,7 +493,7 @@ static sluice_outcome *op(sluice_outcome *o, const char *name, const char *path,
 sluice_outcome *sluice_replace(sluice_outcome *o, const char *path, const sluice_value *v) { return op(o, "replace", path, v); }
 sluice_outcome *sluice_add(sluice_outcome *o, const char *path, const sluice_value *v) { return op(o, "add", path, v); }
 sluice_outcome *sluice_remove(sluice_outcome *o, const char *path) { return op(o, "remove", path, NULL); }
-sluice_outcome *sluice_hold(sluice_outcome *o, const char *suffix) { o->hold = suffix; return o; }
+sluice_outcome *sluice_hold(sluice_outcome *o, const char *suffix) { o->hold = keep(suffix); return o; }
 sluice_outcome *sluice_with_carry(sluice_outcome *o, const sluice_value *carry) { o->carry = carry; return o; }
 sluice_outcome *sluice_annotate(sluice_outcome *o, const char *key, const sluice_value *value) {
   if (o->annotations == NULL) o->annotations = sluice_map();

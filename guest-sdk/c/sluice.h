@@ -15,7 +15,9 @@
  *
  * Memory: every invocation runs on a fresh instance (abi/README.md §1), so the SDK
  * allocates from a bump allocator and never frees. Values decoded from the request point
- * into the request's bytes (strings are not NUL-terminated: use sluice_str).
+ * into the request's bytes (strings are not NUL-terminated: use sluice_str). Every builder
+ * copies the text it is given (string values, map keys, reasons, codes, content, holds),
+ * so a hook may build them from a buffer on its own stack.
  */
 #ifndef SLUICE_H
 #define SLUICE_H
