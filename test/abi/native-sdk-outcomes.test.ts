@@ -145,6 +145,14 @@ for (const [sdk, build] of Object.entries(sdks)) {
       expect(!r.ok && r.error.message).toContain("the hook gave up: ça suffit");
     });
 
+    if (sdk === "rust") {
+      it("ends the invocation with GUEST_ABORTED carrying the panic's message and place when the hook panics", async () => {
+        const r = await run({ case: "panic", items: [1] });
+        expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
+        expect(!r.ok && r.error.message).toMatch(/sluice: panicked at 'index out of bounds: the len is 1 but the index is 7', src\/lib\.rs:\d+:\d+/);
+      });
+    }
+
     it("ends the invocation with GUEST_ABORTED naming the fault when the request is not msgpack", async () => {
       const r = await sandbox.invokeBytes(guest, new Uint8Array([0x81, 0xa3, 0x61, 0x62]), { timeoutMs: 5000, raw: true, kvScope });
       expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");

@@ -76,9 +76,11 @@ pub fn __alloc(len: i32) -> i32 {
 }
 
 /// `sluice_handle`: decodes the request, runs the hook and encodes its outcome. A request
-/// the SDK cannot decode ends the invocation with GUEST_ABORTED: a host bug, not a decision.
+/// the SDK cannot decode ends the invocation with GUEST_ABORTED: a host bug, not a decision;
+/// so does a panic, with its message.
 #[doc(hidden)]
 pub fn __handle(ptr: i32, len: i32, hook: fn(&Request) -> Outcome) -> i64 {
+    host::report_panics();
     // SAFETY: the host wrote `len` bytes at the pointer `sluice_alloc` returned.
     let bytes = unsafe { std::slice::from_raw_parts(ptr as usize as *const u8, len as usize) };
     let root = match msgpack::decode(bytes) {
