@@ -406,7 +406,16 @@ sluice_str sluice_tool_status(const sluice_request *req) { return str_at(req->pa
 const sluice_value *sluice_tool_result(const sluice_request *req) { return sluice_get(req->payload, "result"); }
 const sluice_value *sluice_tool_view(const sluice_request *req) { return sluice_get(req->payload, "view"); }
 const sluice_value *sluice_tool_error(const sluice_request *req) { return sluice_get(req->payload, "error"); }
+double sluice_tool_duration_ms(const sluice_request *req) { return sluice_as_float_or(sluice_get(req->payload, "duration_ms"), -1); }
+const sluice_value *sluice_tool_artifacts(const sluice_request *req) { return sluice_get(req->payload, "artifacts"); }
 const sluice_value *sluice_chat_messages(const sluice_request *req) { return sluice_get(req->payload, "messages"); }
+sluice_str sluice_chat_message_text(const sluice_request *req, uint32_t i) { return sluice_text_of(sluice_get(sluice_at(sluice_chat_messages(req), i), "content")); }
+sluice_str sluice_chat_message_reasoning(const sluice_request *req, uint32_t i) { return str_at(sluice_at(sluice_chat_messages(req), i), "reasoning_content"); }
+const sluice_value *sluice_chat_content_value(const sluice_request *req) { return sluice_get(req->payload, "content"); }
+sluice_str sluice_chat_refusal(const sluice_request *req) { return str_at(req->payload, "refusal"); }
+sluice_str sluice_chat_reasoning_content(const sluice_request *req) { return str_at(req->payload, "reasoning_content"); }
+const sluice_value *sluice_chat_tool_calls(const sluice_request *req) { return sluice_get(req->payload, "tool_calls"); }
+const sluice_value *sluice_chat_usage(const sluice_request *req) { return sluice_get(req->payload, "usage"); }
 const sluice_value *sluice_chat_params(const sluice_request *req) { return sluice_get(req->payload, "params"); }
 sluice_str sluice_chat_content(const sluice_request *req) { return sluice_text_of(sluice_get(req->payload, "content")); }
 sluice_str sluice_chat_finish_reason(const sluice_request *req) { return str_at(req->payload, "finish_reason"); }
@@ -414,7 +423,9 @@ sluice_str sluice_chunk_delta(const sluice_request *req) { return str_at(req->pa
 int64_t sluice_chunk_index(const sluice_request *req) { return sluice_as_int_or(sluice_get(req->payload, "chunk_index"), -1); }
 bool sluice_chunk_is_last(const sluice_request *req) { return sluice_as_bool_or(sluice_get(req->payload, "is_last"), false); }
 sluice_str sluice_chunk_channel(const sluice_request *req) { return sluice_as_str_or(sluice_get(req->payload, "channel"), "content"); }
+sluice_str sluice_chunk_request_id(const sluice_request *req) { return str_at(req->payload, "request_id"); }
 const sluice_value *sluice_embedding_texts(const sluice_request *req) { return sluice_get(req->payload, "texts"); }
+sluice_str sluice_embedding_text_at(const sluice_request *req, uint32_t i) { return sluice_as_str_or(sluice_at(sluice_embedding_texts(req), i), ""); }
 sluice_str sluice_model(const sluice_request *req) { return str_at(req->payload, "model"); }
 
 sluice_str sluice_text_of(const sluice_value *content) {

@@ -137,19 +137,33 @@ sluice_str sluice_tool_status(const sluice_request *req);
 const sluice_value *sluice_tool_result(const sluice_request *req);
 const sluice_value *sluice_tool_view(const sluice_request *req);
 const sluice_value *sluice_tool_error(const sluice_request *req);
+/* tool.after: the tool's duration in ms (-1 when absent); what it reported it did (read-only, nil when nothing) */
+double sluice_tool_duration_ms(const sluice_request *req);
+const sluice_value *sluice_tool_artifacts(const sluice_request *req);
 /* model.chat.before */
 const sluice_value *sluice_chat_messages(const sluice_request *req);
 const sluice_value *sluice_chat_params(const sluice_request *req);
+/* message i's text (its content string, or its text parts joined with "\n") and reasoning text; "" when none */
+sluice_str sluice_chat_message_text(const sluice_request *req, uint32_t i);
+sluice_str sluice_chat_message_reasoning(const sluice_request *req, uint32_t i);
 /* model.chat.after: the answer's text (a string, or its text parts joined with "\n") */
 sluice_str sluice_chat_content(const sluice_request *req);
+/* the content as it is: a string, nil, or a list of parts */
+const sluice_value *sluice_chat_content_value(const sluice_request *req);
+sluice_str sluice_chat_refusal(const sluice_request *req);
+sluice_str sluice_chat_reasoning_content(const sluice_request *req);
+const sluice_value *sluice_chat_tool_calls(const sluice_request *req);
 sluice_str sluice_chat_finish_reason(const sluice_request *req);
+const sluice_value *sluice_chat_usage(const sluice_request *req);
 /* model.chat.chunk */
 sluice_str sluice_chunk_delta(const sluice_request *req);
 int64_t sluice_chunk_index(const sluice_request *req);
 bool sluice_chunk_is_last(const sluice_request *req);
 sluice_str sluice_chunk_channel(const sluice_request *req); /* "content", "reasoning" or "refusal" */
-/* model.embedding.before */
+sluice_str sluice_chunk_request_id(const sluice_request *req);
+/* model.embedding.before: the texts, and text i ("" when absent) */
 const sluice_value *sluice_embedding_texts(const sluice_request *req);
+sluice_str sluice_embedding_text_at(const sluice_request *req, uint32_t i);
 /* Either point's model */
 sluice_str sluice_model(const sluice_request *req);
 /* Content as text: a string as it is, a list of parts as its text parts joined with "\n". */

@@ -125,6 +125,62 @@ for (const [sdk, build] of Object.entries(sdks)) {
       });
     });
 
+    it("reads every field of ToolBefore / the sluice_tool_* views at tool.before", async () => {
+      const payload = { case: "view", as: "tool.before", tool_id: "search", name: "web_search", arguments: { limit: 7, q: "café" }, call_id: "c1" };
+      expect(await outcomeOf(payload)).toStrictEqual({
+        kind: "short_circuit", result: { tool_id: "search", name: "web_search", arguments: { limit: 7, q: "café" }, call_id: "c1" },
+      });
+    });
+
+    it("reads every field of ToolAfter at a failed tool.after, duration and artifacts included", async () => {
+      const payload = {
+        case: "view", as: "tool.after", tool_id: "fs", name: "write", arguments: {}, call_id: "c2", status: "failed", result: null,
+        view: "could not write", duration_ms: 12.5, error: { code: "EACCES", message: "denied" }, artifacts: [{ kind: "file", path: "/tmp/a" }],
+      };
+      expect(await outcomeOf(payload)).toStrictEqual({
+        kind: "short_circuit",
+        result: {
+          tool_id: "fs", name: "write", arguments: {}, call_id: "c2", status: "failed", result: null, view: "could not write",
+          duration_ms: 12.5, error: { code: "EACCES", message: "denied" }, artifacts: [{ kind: "file", path: "/tmp/a" }],
+        },
+      });
+    });
+
+    it("reads ChatBefore: a message's text parts joined, its reasoning, and the params", async () => {
+      const payload = {
+        case: "view", as: "chat.before", model: "m-1", params: { temperature: 0.5 },
+        messages: [{ role: "system", content: "x" }, { role: "assistant", content: [{ type: "text", text: "un" }, { type: "image_url", image_url: { url: "u" } }, { type: "text", text: "deux" }], reasoning_content: "pensée" }],
+      };
+      expect(await outcomeOf(payload)).toStrictEqual({
+        kind: "short_circuit", result: { model: "m-1", messages: 2, text_1: "un\ndeux", reasoning_1: "pensée", temperature: 0.5 },
+      });
+    });
+
+    it("reads ChatAfter: content from parts, refusal, reasoning, tool calls, finish reason and usage", async () => {
+      const payload = {
+        case: "view", as: "chat.after", model: "m-1", content: [{ type: "text", text: "bonjour" }, { type: "text", text: "à tous" }],
+        refusal: "non", reasoning_content: "parce que", tool_calls: [], finish_reason: "stop", usage: { total_tokens: 12 },
+      };
+      expect(await outcomeOf(payload)).toStrictEqual({
+        kind: "short_circuit",
+        result: { model: "m-1", content: "bonjour\nà tous", content_parts: 2, refusal: "non", reasoning_content: "parce que", tool_calls: 0, finish_reason: "stop", total_tokens: 12 },
+      });
+    });
+
+    it("reads ChatChunk, the channel defaulting to content", async () => {
+      const payload = { case: "view", as: "chat.chunk", model: "m-1", delta: "中文", chunk_index: 3, is_last: true, request_id: "r1" };
+      expect(await outcomeOf(payload)).toStrictEqual({
+        kind: "short_circuit", result: { model: "m-1", delta: "中文", chunk_index: 3, is_last: true, channel: "content", request_id: "r1" },
+      });
+      expect(await outcomeOf({ ...payload, channel: "reasoning" })).toMatchObject({ result: { channel: "reasoning" } });
+    });
+
+    it("reads EmbeddingBefore", async () => {
+      expect(await outcomeOf({ case: "view", as: "embedding.before", model: "e-1", texts: ["abc", "éa"] })).toStrictEqual({
+        kind: "short_circuit", result: { model: "e-1", count: 2, text_1: "éa" },
+      });
+    });
+
     it("logs at every level, each line kept with its level", async () => {
       const r = await run({ case: "logs" });
       expect(r.logs).toStrictEqual([
