@@ -511,8 +511,8 @@ sluice_outcome *sluice_annotate(sluice_outcome *o, const char *key, const sluice
   sluice_set(o->annotations, key, value);
   return o;
 }
-sluice_value *sluice_outcome_value(const sluice_outcome *o) {
-  sluice_value *m = sluice_set(sluice_set(sluice_map(), "abi", sluice_string(SLUICE_ABI)), "outcome", sluice_string(o->kind));
+static sluice_value *reply_value(const sluice_outcome *o, const char *abi) {
+  sluice_value *m = sluice_set(sluice_set(sluice_map(), "abi", sluice_string(abi)), "outcome", sluice_string(o->kind));
   if (o->patch) sluice_set(m, "patch", o->patch);
   if (o->code) sluice_set(m, "code", sluice_string(o->code));
   if (o->reason) sluice_set(m, "reason", sluice_string(o->reason));
@@ -523,6 +523,7 @@ sluice_value *sluice_outcome_value(const sluice_outcome *o) {
   if (o->result) sluice_set(m, "result", o->result);
   return m;
 }
+sluice_value *sluice_outcome_value(const sluice_outcome *o) { return reply_value(o, SLUICE_ABI); }
 
 /* ---- exports ---- */
 int32_t sluice__alloc(int32_t len) {
@@ -530,7 +531,9 @@ int32_t sluice__alloc(int32_t len) {
   return (int32_t)(size_t)sluice_malloc((size_t)len);
 }
 
-int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook) {
+int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook) { return sluice__handle_abi(ptr, len, hook, SLUICE_ABI); }
+
+int64_t sluice__handle_abi(int32_t ptr, int32_t len, sluice_hook hook, const char *abi) {
   const char *error = NULL;
   const sluice_value *root = sluice_decode((const uint8_t *)(size_t)ptr, (uint32_t)len, &error);
   if (root == NULL) {
@@ -544,6 +547,6 @@ int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook) {
   sluice_request req;
   read_request(root, &req);
   uint32_t n;
-  uint8_t *reply = sluice_encode(sluice_outcome_value(hook(&req)), &n);
+  uint8_t *reply = sluice_encode(reply_value(hook(&req), abi), &n);
   return (int64_t)(((uint64_t)(size_t)reply << 32) | n);
 }

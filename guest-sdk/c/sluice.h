@@ -214,14 +214,23 @@ bool sluice_kv_delete(const char *key);
 typedef sluice_outcome *(*sluice_hook)(const sluice_request *req);
 int32_t sluice__alloc(int32_t len);
 int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook);
+/* sluice_handle of a guest whose marker says `abi`: its replies say that version. */
+int64_t sluice__handle_abi(int32_t ptr, int32_t len, sluice_hook hook, const char *abi);
 
-#define SLUICE_EXPORT_HOOK(fn)                                                                  \
-  __attribute__((export_name("sluice_abi_v1_2"))) void SLUICE_ABI_MARKER(void) {}               \
+/* Defines the exports for ABI 1.2 (marker sluice_abi_v1_2). */
+#define SLUICE_EXPORT_HOOK(fn) SLUICE_EXPORT_HOOK_ABI(fn, 1, 2)
+
+/* Defines the exports for ABI <major>.<minor>, e.g. SLUICE_EXPORT_HOOK_ABI(hook, 1, 0): the
+ * host shows the guest that minor's payloads (a 1.0 guest sees every chat text as a string
+ * content, abi/README.md §4.4) and its replies say that version, so ask (1.2) is refused
+ * from an older one. hook.yaml's `abi` must say the same version. */
+#define SLUICE_EXPORT_HOOK_ABI(fn, major, minor)                                                  \
+  __attribute__((export_name("sluice_abi_v" #major "_" #minor))) void sluice_abi_v##major##_##minor(void) {} \
   __attribute__((export_name("sluice_alloc"))) int32_t sluice_alloc(int32_t len) {              \
     return sluice__alloc(len);                                                                  \
   }                                                                                             \
   __attribute__((export_name("sluice_handle"))) int64_t sluice_handle(int32_t ptr, int32_t len) { \
-    return sluice__handle(ptr, len, fn);                                                        \
+    return sluice__handle_abi(ptr, len, fn, #major "." #minor);                                 \
   }
 
 #endif

@@ -71,7 +71,12 @@ impl Outcome {
 
     /// The reply map, keys in the spec's order with `result` last.
     pub fn to_value(self) -> Value {
-        let mut m = Value::map().set("abi", Value::str(crate::ABI)).set("outcome", Value::str(self.kind));
+        self.reply(crate::ABI)
+    }
+
+    /// The reply of a guest whose marker says `abi` ("1.0", "1.1" or "1.2").
+    pub(crate) fn reply(self, abi: &str) -> Value {
+        let mut m = Value::map().set("abi", Value::str(abi)).set("outcome", Value::str(self.kind));
         if let Some(ops) = self.patch { m.insert("patch", Value::Array(ops)); }
         if let Some(c) = self.code { m.insert("code", Value::Str(c)); }
         if let Some(r) = self.reason { m.insert("reason", Value::Str(r)); }
