@@ -493,6 +493,7 @@ sluice_outcome *sluice_short_circuit(const sluice_value *result) { sluice_outcom
 sluice_outcome *sluice_redact(const char *content) { sluice_outcome *o = outcome("redact"); o->content = keep(content); return o; }
 sluice_outcome *sluice_block(const char *code, const char *reason) { sluice_outcome *o = outcome("block"); o->code = keep(code); o->reason = keep(reason); return o; }
 sluice_outcome *sluice_ask(const char *reason) { sluice_outcome *o = outcome("ask"); o->reason = keep(reason); return o; }
+sluice_outcome *sluice_ask_code(const char *code, const char *reason) { sluice_outcome *o = sluice_ask(reason); o->code = keep(code); return o; }
 
 static sluice_outcome *op(sluice_outcome *o, const char *name, const char *path, const sluice_value *value) {
   if (o->patch == NULL) sluice_fatal("sluice: replace/add/remove need sluice_patch_input() or sluice_patch_output()");

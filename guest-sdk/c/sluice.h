@@ -182,6 +182,8 @@ sluice_outcome *sluice_block(const char *code, const char *reason);
 /* ABI 1.2, tool.before: ask for someone's approval first; the host does not run the
  * operation (HOOK_ASKED) and a coding agent asks its user where it can. reason: at most 1024 bytes */
 sluice_outcome *sluice_ask(const char *reason);
+/* ask with a stable machine code ([a-z0-9_.-]{1,64}, as for reject), reported as hookCode in HOOK_ASKED's details */
+sluice_outcome *sluice_ask_code(const char *code, const char *reason);
 /* JSON Patch operations at a JSON Pointer rooted at the payload ("/-" appends). */
 sluice_outcome *sluice_replace(sluice_outcome *o, const char *path, const sluice_value *value);
 sluice_outcome *sluice_add(sluice_outcome *o, const char *path, const sluice_value *value);

@@ -99,6 +99,10 @@ for (const [sdk, build] of Object.entries(sdks)) {
       expect(await outcomeOf({ case: "ask" })).toStrictEqual({ kind: "ask", reason: "deleting files needs a person's approval" });
     });
 
+    it("builds ask with a machine code", async () => {
+      expect(await outcomeOf({ case: "ask_code" })).toStrictEqual({ kind: "ask", code: "needs.review", reason: "deleting files needs a person's approval" });
+    });
+
     it("keeps a reason and an annotation key the hook wrote in a buffer on its own stack", async () => {
       expect(await outcomeOf({ case: "reason_from_stack", arguments: { limit: 4096 } })).toStrictEqual({
         kind: "reject", code: "limit_exceeded", reason: "too many: 4096", annotations: { limit_seen: true },

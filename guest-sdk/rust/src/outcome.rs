@@ -40,6 +40,9 @@ impl Outcome {
     /// does not run it and ends it with HOOK_ASKED; a coding agent asks its user where it can.
     /// `reason` (at most 1024 bytes) says what needs approving.
     pub fn ask(reason: &str) -> Outcome { let mut o = Outcome::new("ask"); o.reason = Some(String::from(reason)); o }
+    /// `ask` with a stable machine code (`[a-z0-9_.-]{1,64}`, as for reject), which the host
+    /// reports as `hookCode` in HOOK_ASKED's details.
+    pub fn ask_with_code(code: &str, reason: &str) -> Outcome { Outcome::new("ask").with_code_reason(code, reason) }
     /// Stop the output. Same code and reason rules as reject.
     pub fn block(code: &str, reason: &str) -> Outcome { Outcome::new("block").with_code_reason(code, reason) }
 
