@@ -548,6 +548,10 @@ int64_t sluice__handle_abi(int32_t ptr, int32_t len, sluice_hook hook, const cha
   sluice_request req;
   read_request(root, &req);
   uint32_t n;
-  uint8_t *reply = sluice_encode(reply_value(hook(&req), abi), &n);
+  sluice_outcome *o = hook(&req);
+  /* Address 0 is readable in wasm: without this check a NULL outcome is encoded from
+   * whatever lies there, and the host refuses a reply that names no hook's mistake. */
+  if (o == NULL) sluice_fatal("sluice: the hook returned NULL instead of an outcome");
+  uint8_t *reply = sluice_encode(reply_value(o, abi), &n);
   return (int64_t)(((uint64_t)(size_t)reply << 32) | n);
 }

@@ -205,6 +205,14 @@ for (const [sdk, build] of Object.entries(sdks)) {
       expect(!r.ok && r.error.message).toContain("the hook gave up: ça suffit");
     });
 
+    if (sdk === "c") {
+      it("ends the invocation with GUEST_ABORTED saying so when the hook returns NULL", async () => {
+        const r = await run({ case: "null" });
+        expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
+        expect(!r.ok && r.error.message).toContain("sluice: the hook returned NULL instead of an outcome");
+      });
+    }
+
     if (sdk === "rust") {
       it("ends the invocation with GUEST_ABORTED carrying the panic's message and place when the hook panics", async () => {
         const r = await run({ case: "panic", items: [1] });
