@@ -101,6 +101,25 @@ const sluice_value *sluice_at(const sluice_value *v, uint32_t i) {
   return v->kind == SLUICE_ARRAY && i < v->len ? v->as.items[i] : &NIL;
 }
 uint32_t sluice_len(const sluice_value *v) { return v->kind == SLUICE_ARRAY || v->kind == SLUICE_MAP ? v->len : 0; }
+sluice_str sluice_key_at(const sluice_value *map, uint32_t i) {
+  if (map->kind == SLUICE_MAP && i < map->len) return map->as.map.keys[i];
+  sluice_str none = { "", 0 };
+  return none;
+}
+const sluice_value *sluice_value_at(const sluice_value *map, uint32_t i) {
+  return map->kind == SLUICE_MAP && i < map->len ? map->as.map.vals[i] : &NIL;
+}
+bool sluice_has(const sluice_value *v, const char *key) {
+  if (v->kind != SLUICE_MAP) return false;
+  for (uint32_t i = 0; i < v->len; i++) if (sluice_str_eq(v->as.map.keys[i], key)) return true;
+  return false;
+}
+bool sluice_as_bytes(const sluice_value *v, const uint8_t **ptr, uint32_t *len) {
+  if (v->kind != SLUICE_BIN) return false;
+  *ptr = (const uint8_t *)v->as.s;
+  *len = v->len;
+  return true;
+}
 bool sluice_is_nil(const sluice_value *v) { return v->kind == SLUICE_NIL; }
 bool sluice_is_map(const sluice_value *v) { return v->kind == SLUICE_MAP; }
 bool sluice_is_array(const sluice_value *v) { return v->kind == SLUICE_ARRAY; }

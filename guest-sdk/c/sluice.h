@@ -69,6 +69,13 @@ const sluice_value *sluice_nil_value(void);
 const sluice_value *sluice_get(const sluice_value *v, const char *key);
 const sluice_value *sluice_at(const sluice_value *v, uint32_t i);
 uint32_t sluice_len(const sluice_value *v);
+/* A map's i-th key ("" past the end or on a non-map) and i-th value (nil), in order. */
+sluice_str sluice_key_at(const sluice_value *map, uint32_t i);
+const sluice_value *sluice_value_at(const sluice_value *map, uint32_t i);
+/* True when a map has the key (even with a nil value). */
+bool sluice_has(const sluice_value *v, const char *key);
+/* A binary value's bytes in *ptr and *len; false when v is not binary. */
+bool sluice_as_bytes(const sluice_value *v, const uint8_t **ptr, uint32_t *len);
 bool sluice_is_nil(const sluice_value *v);
 bool sluice_is_map(const sluice_value *v);
 bool sluice_is_array(const sluice_value *v);

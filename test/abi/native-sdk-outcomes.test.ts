@@ -185,6 +185,13 @@ for (const [sdk, build] of Object.entries(sdks)) {
       });
     });
 
+    it("walks a map's entries in order, tells a present nil from a missing key, and reads binary bytes", async () => {
+      const payload = { case: "walk", map: { b: 1, a: "é", x: null }, blob: new Uint8Array([1, 2, 3]) };
+      expect(await outcomeOf(payload)).toStrictEqual({
+        kind: "short_circuit", result: { keys: ["b", "a", "x"], values: [1, "é", null], has_x: true, has_nothing: false, blob: 3 },
+      });
+    });
+
     it("logs at every level, each line kept with its level", async () => {
       const r = await run({ case: "logs" });
       expect(r.logs).toStrictEqual([
