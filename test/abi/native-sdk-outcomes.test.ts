@@ -226,7 +226,19 @@ for (const [sdk, build] of Object.entries(sdks)) {
         expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
         expect(!r.ok && r.error.message).toMatch(/sluice: panicked at 'index out of bounds: the len is 1 but the index is 7', src\/lib\.rs:\d+:\d+/);
       });
+
+      it("ends the invocation with GUEST_ABORTED saying how much it could not allocate when the hook runs out of memory", async () => {
+        const r = await run({ case: "oom" });
+        expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
+        expect(!r.ok && r.error.message).toContain("sluice: out of memory: could not allocate 67108864 bytes");
+      });
     }
+
+    it("answers 0 from sluice_alloc when the request does not fit in its memory limit, which the host reports as GUEST_MEMORY_LIMIT", async () => {
+      const small = await sandbox.load(await build(), { capabilities: ["kv"], limits: { timeoutMs: 5000, memoryBytes: 256 * 1024 } });
+      const r = await sandbox.invokeBytes(small, encode({ abi: "1.2", point: "tool.before", context, payload: { case: "continue", big: "x".repeat(512 * 1024) }, config: {} }), { timeoutMs: 5000, raw: true, kvScope });
+      expect(!r.ok && r.error.code).toBe("GUEST_MEMORY_LIMIT");
+    });
 
     it("ends the invocation with GUEST_ABORTED naming the fault when the request is not msgpack", async () => {
       const r = await sandbox.invokeBytes(guest, new Uint8Array([0x81, 0xa3, 0x61, 0x62]), { timeoutMs: 5000, raw: true, kvScope });

@@ -12,6 +12,7 @@ const PAGE: usize = 65536;
 pub struct Bump {
     next: Cell<usize>,
     last: Cell<usize>,
+    quiet: Cell<bool>,
 }
 
 // SAFETY: a wasm32-unknown-unknown guest has one thread.
@@ -19,7 +20,28 @@ unsafe impl Sync for Bump {}
 
 impl Bump {
     pub const fn new() -> Bump {
-        Bump { next: Cell::new(0), last: Cell::new(0) }
+        Bump { next: Cell::new(0), last: Cell::new(0), quiet: Cell::new(false) }
+    }
+
+    /// Runs `f` with allocation failures returned as null (for `sluice_alloc`, whose 0 the
+    /// host reports as GUEST_MEMORY_LIMIT) instead of ending the invocation.
+    pub fn quietly<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.quiet.set(true);
+        let out = f();
+        self.quiet.set(false);
+        out
+    }
+
+    /// Rust's own answer to a null from the allocator is a bare `unreachable` trap that
+    /// says nothing; this one ends the invocation with GUEST_ABORTED and the size, as the
+    /// C SDK and AssemblyScript's runtime do.
+    fn checked(&self, ptr: *mut u8, size: usize) -> *mut u8 {
+        if ptr.is_null() && !self.quiet.get() {
+            let mut message = String::from("sluice: out of memory: could not allocate ");
+            let _ = core::fmt::write(&mut message, format_args!("{} bytes", size));
+            crate::host::fatal(&message);
+        }
+        ptr
     }
 
     fn reserve(&self, start: usize, size: usize) -> *mut u8 {
@@ -66,7 +88,7 @@ unsafe impl GlobalAlloc for Bump {
         }
         let align = layout.align();
         let start = (next + align - 1) & !(align - 1);
-        self.reserve(start, layout.size())
+        self.checked(self.reserve(start, layout.size()), layout.size())
     }
 
     unsafe fn dealloc(&self, _ptr: *mut u8, _layout: Layout) {}
@@ -74,7 +96,7 @@ unsafe impl GlobalAlloc for Bump {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // The newest block grows in place (a Vec being filled, the reply buffer).
         if ptr as usize == self.last.get() {
-            return self.reserve(ptr as usize, new_size);
+            return self.checked(self.reserve(ptr as usize, new_size), new_size);
         }
         // SAFETY: as GlobalAlloc::realloc requires, with the layout's alignment.
         let new = unsafe { self.alloc(Layout::from_size_align_unchecked(new_size, layout.align())) };

@@ -82,12 +82,21 @@ pub fn __alloc(len: i32) -> i32 {
         return 0;
     }
     let mut buf: Vec<u8> = Vec::new();
-    if buf.try_reserve_exact(len as usize).is_err() {
+    if reserve_quietly(&mut buf, len as usize).is_err() {
         return 0;
     }
     let ptr = buf.as_mut_ptr();
     std::mem::forget(buf);
     ptr as usize as i32
+}
+
+#[cfg(all(feature = "bump", target_arch = "wasm32"))]
+fn reserve_quietly(buf: &mut Vec<u8>, len: usize) -> Result<(), std::collections::TryReserveError> {
+    ALLOCATOR.quietly(|| buf.try_reserve_exact(len))
+}
+#[cfg(not(all(feature = "bump", target_arch = "wasm32")))]
+fn reserve_quietly(buf: &mut Vec<u8>, len: usize) -> Result<(), std::collections::TryReserveError> {
+    buf.try_reserve_exact(len)
 }
 
 /// `sluice_handle`: decodes the request, runs the hook and encodes its outcome. A request
