@@ -232,6 +232,12 @@ for (const [sdk, build] of Object.entries(sdks)) {
         expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
         expect(!r.ok && r.error.message).toContain("sluice: out of memory: could not allocate 67108864 bytes");
       });
+
+      it("still says so when the memory is full to the last byte, with nothing left to build the message in", async () => {
+        const r = await run({ case: "oom_full" });
+        expect(!r.ok && r.error.code).toBe("GUEST_ABORTED");
+        expect(!r.ok && r.error.message).toContain("sluice: out of memory: could not allocate 100 bytes");
+      });
     }
 
     it("answers 0 from sluice_alloc when the request does not fit in its memory limit, which the host reports as GUEST_MEMORY_LIMIT", async () => {

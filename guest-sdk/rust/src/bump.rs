@@ -37,9 +37,18 @@ impl Bump {
     /// C SDK and AssemblyScript's runtime do.
     fn checked(&self, ptr: *mut u8, size: usize) -> *mut u8 {
         if ptr.is_null() && !self.quiet.get() {
-            let mut message = String::from("sluice: out of memory: could not allocate ");
-            let _ = core::fmt::write(&mut message, format_args!("{} bytes", size));
-            crate::host::fatal(&message);
+            // Written on the stack: the heap is what just ran out.
+            let mut buf = [0u8; 80];
+            let head = b"sluice: out of memory: could not allocate ";
+            buf[..head.len()].copy_from_slice(head);
+            let mut digits = [0u8; 20];
+            let (mut n, mut d) = (size, 0);
+            loop { digits[d] = b'0' + (n % 10) as u8; d += 1; n /= 10; if n == 0 { break; } }
+            let mut at = head.len();
+            while d > 0 { d -= 1; buf[at] = digits[d]; at += 1; }
+            buf[at..at + 6].copy_from_slice(b" bytes");
+            // SAFETY: ASCII only.
+            crate::host::fatal(unsafe { core::str::from_utf8_unchecked(&buf[..at + 6]) });
         }
         ptr
     }
