@@ -475,6 +475,7 @@ static void read_request(const sluice_value *root, sluice_request *req) {
   req->payload = sluice_get(root, "payload");
   req->config = sluice_get(root, "config");
   req->carry = sluice_get(root, "carry");
+  req->raw = root;
   req->context.space_id = str_at(c, "space_id");
   req->context.actor_id = str_at(c, "actor_id");
   req->context.run_id = str_at(c, "run_id");

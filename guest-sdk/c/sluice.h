@@ -131,6 +131,7 @@ typedef struct {
   const sluice_value *payload; /* only the fields the plugin was granted */
   const sluice_value *config;  /* validated by the host against the plugin's schema */
   const sluice_value *carry;   /* at an after or chunk point: the paired before hook's carry; else nil */
+  const sluice_value *raw;     /* the whole request map: keys a later ABI minor adds are read here */
 } sluice_request;
 
 /* ---- typed views (absent fields read as "", -1, false or nil) ---- */

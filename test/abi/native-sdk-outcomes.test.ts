@@ -123,6 +123,12 @@ for (const [sdk, build] of Object.entries(sdks)) {
       expect(await outcomeOf({ case: "int_from_float", n: 2 ** 40 })).toStrictEqual({ kind: "short_circuit", result: 2 ** 40 });
     });
 
+    it("reads a request key this SDK does not name, as a later ABI minor may add", async () => {
+      expect(await outcomeOf({ case: "future" }, { future_key: { n: 1, s: "é" } } as Partial<RequestEnvelope>)).toStrictEqual({
+        kind: "short_circuit", result: { n: 1, s: "é" },
+      });
+    });
+
     it("hands the carry of the paired before hook to the hook", async () => {
       expect(await outcomeOf({ case: "carry" }, { carry: { t0: 5, note: "héllo" } })).toStrictEqual({
         kind: "short_circuit", result: { t0: 5, note: "héllo" },
