@@ -18,7 +18,7 @@ import type { GatewayKeyRecord, GatewayKeys } from "../keys/keys.js";
 import { authFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
 import { BODY_MAX_DEPTH, jsonDepthExceeds } from "../http/json-body.js";
 import { isAgent, type Agent } from "./agents.js";
-import { AGENT_TABLE, EVENT_NAME, kindOf, type EventKind } from "./mapping.js";
+import { AGENT_TABLE, BLOCKING_KINDS, EVENT_NAME, kindOf, unservedEvent, type EventKind } from "./mapping.js";
 import { readEvent } from "./read-event.js";
 import { refusal, reply as agentReply } from "./replies.js";
 import { runEvent, type RunDeps } from "./run-event.js";
@@ -108,8 +108,11 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
       await log.add({ at: now(), agent: route.agent, event: route.event, spaceId: r.spaceId, outcome: r.outcome, code: r.code, bodyDigest: r.bodyDigest, operationId: r.operationId }).catch(() => { /* the answer stands; the status misses one event */ });
       return reply.code(200).header("cache-control", "no-store").send(r.body);
     };
-    const refuse = (request: FastifyRequest, reply: FastifyReply, error: { code: string; message: string }, spaceId: string | null, bodyDigest: string | null) => {
-      const { agent, event, kind } = routeOf(request)!;
+    /** `as`: the event to answer in the terms of, when the route names it in a way the agent does not (its own spelling, or the event the body says it is). */
+    const refuse = (request: FastifyRequest, reply: FastifyReply, error: { code: string; message: string }, spaceId: string | null, bodyDigest: string | null, as?: { event: string; kind: EventKind }) => {
+      const route = routeOf(request)!;
+      const { agent } = route;
+      const { event, kind } = as ?? route;
       const reason = `Sluice refused this ${event} event (${error.code}): ${error.message}`;
       return answer(request, reply, { body: refusal(agent, event, kind, reason), outcome: "refused", code: error.code, spaceId, bodyDigest, operationId: null });
     };
@@ -133,12 +136,24 @@ export function agentDoor(options: DoorOptions): FastifyPluginAsync {
       const bodyDigest = host.digestOf(text);
       const caller = callers.get(request);
       if (!caller || caller instanceof SluiceError) return refuse(request, reply, caller ?? new SluiceError("GATEWAY_KEY_INVALID", "no hooks key"), null, bodyDigest);
+      if (jsonDepthExceeds(text, BODY_MAX_DEPTH)) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is nested deeper than ${BODY_MAX_DEPTH} levels` }, caller.spaceId, bodyDigest);
+      const instead = unservedEvent(agent, event);
+      if (instead !== null) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `${event} is a name of ${agent}'s event the door does not read: configure the hook on ${instead}` }, caller.spaceId, bodyDigest, { event: instead, kind: kindOf(agent, instead) });
       let body: unknown;
       try {
-        if (jsonDepthExceeds(text, BODY_MAX_DEPTH)) throw new Error(`nested deeper than ${BODY_MAX_DEPTH} levels`);
         body = JSON.parse(text);
       } catch (err) {
-        return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is not JSON: ${(err as Error).message.slice(0, 200)}` }, caller.spaceId, bodyDigest);
+        // V8's message quotes the body around the fault: only its position is kept.
+        const at = /at position (\d+)/.exec((err as Error).message)?.[1];
+        return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the event is not JSON${at !== undefined ? ` (it breaks at character ${at})` : ""}` }, caller.spaceId, bodyDigest);
+      }
+      // The agent says which event this is: one posted under another's name would be answered in the wrong terms (a PreToolUse taken as a post runs its tool).
+      const said = typeof body === "object" && body !== null && Object.hasOwn(body, "hook_event_name") ? (body as { hook_event_name: unknown }).hook_event_name : undefined;
+      if (said !== undefined && said !== null && (typeof said !== "string" || said.toLowerCase() !== event.toLowerCase())) {
+        const saidKind = typeof said === "string" && EVENT_NAME.test(said) ? kindOf(agent, said) : "observe";
+        const as = BLOCKING_KINDS.has(saidKind) && !BLOCKING_KINDS.has(kind) ? { event: said as string, kind: saidKind } : undefined;
+        const what = typeof said === "string" && EVENT_NAME.test(said) ? `a ${said} event` : "another event";
+        return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: `the body is ${what}, posted as ${event} (hook_event_name): configure the hook on the event it is` }, caller.spaceId, bodyDigest, as);
       }
       const read = readEvent(agent, event, body);
       if (!read.ok) return refuse(request, reply, { code: "AGENT_EVENT_INVALID", message: read.problem }, caller.spaceId, bodyDigest);

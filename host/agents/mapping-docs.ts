@@ -4,7 +4,7 @@
  * door sends. Between the markers below; the rest of the page is prose.
  */
 import { AGENTS, type Agent } from "./agents.js";
-import { AGENT_TABLE, KIND_POINT, type EventKind } from "./mapping.js";
+import { AGENT_TABLE, KIND_POINT, kindOf, type AgentAbilities, type EventKind } from "./mapping.js";
 import { reply, refusal, type Verdict } from "./replies.js";
 import { CANONICAL_TOOLS } from "./tool-ids.js";
 
@@ -30,15 +30,24 @@ const KIND_TEXT: Readonly<Record<EventKind, string>> = {
   observe: "none: answered neutrally, recorded",
 };
 
+const REPLACE_TEXT: Readonly<Record<AgentAbilities["replaceOutput"], string>> = {
+  mcp: "MCP tools (`updatedMCPToolOutput`)",
+  "mcp-object": "MCP tools, with a JSON object (`updatedMCPToolOutput`; another view is a block)",
+  none: "no",
+};
+
 /** Markdown of the table: events, abilities, tool ids and example answers. */
 export function renderAgentDocs(): string {
   const out: string[] = [DOCS_BEGIN, "", "### Events and points", "", "| agent | event | point |", "| --- | --- | --- |"];
-  for (const agent of AGENTS) for (const [event, kind] of Object.entries(AGENT_TABLE[agent].events)) out.push(`| ${agent} | ${code(event)} | ${KIND_TEXT[kind]} |`);
+  for (const agent of AGENTS) {
+    for (const [event, kind] of Object.entries(AGENT_TABLE[agent].events)) out.push(`| ${agent} | ${code(event)} | ${KIND_TEXT[kind]} |`);
+    for (const [event, instead] of Object.entries(AGENT_TABLE[agent].unserved ?? {})) out.push(`| ${agent} | ${code(event)} | refused, ${kindOf(agent, event) === "tool.before" ? "a deny" : "neutrally"}: a form the door does not read; configure ${code(instead)} |`);
+  }
   out.push("", "Any other event of a known agent is answered neutrally (`{}`) and recorded.", "");
   out.push("### What each agent lets a hook change", "", "| agent | ask before a tool | replace a tool's output | block after a tool | added context | block a prompt | tool-use id (pairing key) | hook timeout |", "| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const agent of AGENTS) {
     const a = AGENT_TABLE[agent].abilities;
-    out.push(`| ${agent} | ${a.ask ? "yes" : "no: a deny saying approval is needed"} | ${a.replaceOutput === "mcp" ? "MCP tools (`updatedMCPToolOutput`)" : "no"} | ${yes(a.blockAfter)} | ${yes(a.context)} | ${yes(a.blockPrompt)} | ${a.toolUseId ? "yes" : "no: session, tool and input digest, first in first out"} | ${a.timeoutS} s |`);
+    out.push(`| ${agent} | ${a.ask ? "yes" : "no: a deny saying approval is needed"} | ${REPLACE_TEXT[a.replaceOutput]} | ${yes(a.blockAfter)} | ${yes(a.context)} | ${yes(a.blockPrompt)} | ${a.toolUseId ? "yes" : "no: session, tool and input digest, first in first out"} | ${a.timeoutS} s |`);
   }
   out.push("", "### Canonical tool ids", "", "| agent | tool | id |", "| --- | --- | --- |");
   for (const agent of AGENTS) for (const [tool, id] of Object.entries(CANONICAL_TOOLS[agent])) out.push(`| ${agent} | ${code(tool)} | ${code(id)} |`);
@@ -57,6 +66,7 @@ export function renderAgentDocs(): string {
   for (const [name, kind, verdict] of examples) {
     out.push(`| ${name} | ${AGENTS.map((agent) => {
       const event = eventOf(agent, kind);
+      if (verdict.kind === "replace" && AGENT_TABLE[agent].abilities.replaceOutput === "none") return "never: a block with the changed view";
       return event === undefined ? "no such event" : code(reply(agent, event, kind, verdict));
     }).join(" | ")} |`);
   }

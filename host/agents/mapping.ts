@@ -44,8 +44,13 @@ export interface AgentAbilities {
    * counted as having one.
    */
   ask: boolean;
-  /** Which tools' output a hook may replace after the tool ran ("mcp": MCP tools only; "none": none). */
-  replaceOutput: "mcp" | "none";
+  /**
+   * Which tools' output a hook may replace after the tool ran, and with what: "mcp", an MCP
+   * tool's, with any JSON value; "mcp-object", an MCP tool's, with a JSON object only (Codex's
+   * `updatedMCPToolOutput` is an object: another value makes the whole answer invalid to it,
+   * and it would show the unchanged output); "none".
+   */
+  replaceOutput: "mcp" | "mcp-object" | "none";
   /** It shows a block after a tool to the model (the output itself stays visible unless replaced). */
   blockAfter: boolean;
   /** It takes a hook's added context (`additionalContext`). */
@@ -64,6 +69,12 @@ export interface AgentSpec {
   abilities: AgentAbilities;
   /** Its events, as the agent spells them, and their kind. Events not listed are `observe`. */
   events: Readonly<Record<string, EventKind>>;
+  /**
+   * Other names of its events, in a form the door does not read, and the name to configure
+   * instead: refused (a block before a tool and at a prompt) rather than answered as if
+   * nothing were wrong, which would let a tool run unjudged.
+   */
+  unserved?: Readonly<Record<string, string>>;
 }
 
 /** The table. */
@@ -77,7 +88,7 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
     },
   },
   codex: {
-    abilities: { ask: false, replaceOutput: "mcp", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
+    abilities: { ask: false, replaceOutput: "mcp-object", blockAfter: true, context: true, blockPrompt: true, toolUseId: true, timeoutS: 60, rewriteNeedsAllow: true },
     events: {
       PreToolUse: "tool.before", PostToolUse: "tool.after", UserPromptSubmit: "prompt",
       SessionStart: "run.start", SubagentStart: "subtask.start", SubagentStop: "subtask.end",
@@ -99,6 +110,12 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
       sessionStart: "run.start", sessionEnd: "run.end", subagentStart: "subtask.start", subagentStop: "subtask.end",
       agentStop: "observe", errorOccurred: "observe", notification: "observe", permissionRequest: "observe", preCompact: "observe",
     },
+    // Copilot CLI also takes its events' VS Code-compatible names, and then sends snake_case fields.
+    unserved: {
+      PreToolUse: "preToolUse", PostToolUse: "postToolUse", PostToolUseFailure: "postToolUseFailure", UserPromptSubmit: "userPromptSubmitted",
+      SessionStart: "sessionStart", SessionEnd: "sessionEnd", SubagentStart: "subagentStart", SubagentStop: "subagentStop",
+      Stop: "agentStop", ErrorOccurred: "errorOccurred", Notification: "notification", PermissionRequest: "permissionRequest", PreCompact: "preCompact",
+    },
   },
 };
 
@@ -106,9 +123,27 @@ export const AGENT_TABLE: Readonly<Record<Agent, AgentSpec>> = {
 export const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /**
- * What an agent's event is (`observe` for one the table does not list).
+ * What an agent's event is (`observe` for one the table does not list); an unserved name is
+ * the kind of the event it names.
  * @example kindOf("gemini-cli", "BeforeTool") // "tool.before"
  */
 export function kindOf(agent: Agent, event: string): EventKind {
-  return Object.prototype.hasOwnProperty.call(AGENT_TABLE[agent].events, event) ? AGENT_TABLE[agent].events[event]! : "observe";
+  const { events } = AGENT_TABLE[agent];
+  const name = unservedEvent(agent, event) ?? event;
+  return Object.hasOwn(events, name) ? events[name]! : "observe";
+}
+
+/**
+ * The event to configure instead, when `event` is a name of the agent's that the door does
+ * not read, or one of its events spelled in another case (a hook on `pretooluse` would
+ * otherwise be answered as an event the table does not list, and its tool run unjudged).
+ * @example unservedEvent("copilot-cli", "PreToolUse") // "preToolUse"
+ * @example unservedEvent("claude-code", "pretooluse") // "PreToolUse"
+ */
+export function unservedEvent(agent: Agent, event: string): string | null {
+  const { unserved, events } = AGENT_TABLE[agent];
+  if (unserved && Object.hasOwn(unserved, event)) return unserved[event]!;
+  if (Object.hasOwn(events, event)) return null;
+  const lower = event.toLowerCase();
+  return Object.keys(events).find((name) => name.toLowerCase() === lower) ?? null;
 }

@@ -5,7 +5,7 @@
 import type { ErrorData } from "../errors/sluice-error.js";
 import type { StageResult } from "../pipeline/run-steps.js";
 import { stopError } from "../engine/endings.js";
-import { AGENT_TABLE } from "./mapping.js";
+import { AGENT_TABLE, type AgentAbilities } from "./mapping.js";
 import type { AgentEvent } from "./read-event.js";
 import type { Verdict } from "./replies.js";
 
@@ -39,6 +39,12 @@ export function reasonOf(error: ErrorData): string {
   return `${error.code}: ${error.message}`;
 }
 
+/** Whether an agent that replaces MCP tools' output (`replaceOutput`) takes `view` as the replacement. */
+function takesReplacement(replaceOutput: AgentAbilities["replaceOutput"], view: unknown): boolean {
+  if (replaceOutput === "mcp") return true;
+  return replaceOutput === "mcp-object" && typeof view === "object" && view !== null && !Array.isArray(view);
+}
+
 /**
  * `judged`: the hooks' failure, or the view they left, which is the tool's response
  * unchanged when its digest (`digestOf`, the host's keyed one) is the response's.
@@ -48,7 +54,7 @@ export function outputVerdict(e: AgentEvent, judged: { error: ErrorData } | { vi
   if ("error" in judged) return { verdict: { kind: "block", reason: reasonOf(judged.error), ...context }, outcome: "block", code: String(judged.error.code) };
   if (digestOf(judged.view) === digestOf(e.tool!.response ?? null)) return { verdict: { kind: "continue", ...context }, outcome: "continue", code: null };
   // The hooks changed what the model may see: replaced where the agent takes it, else the call is blocked with the reason.
-  if (AGENT_TABLE[e.agent].abilities.replaceOutput === "mcp" && e.tool!.mcp) return { verdict: { kind: "replace", output: judged.view, ...context }, outcome: "replace", code: null };
+  if (e.tool!.mcp && takesReplacement(AGENT_TABLE[e.agent].abilities.replaceOutput, judged.view)) return { verdict: { kind: "replace", output: judged.view, ...context }, outcome: "replace", code: null };
   const shown = typeof judged.view === "string" ? judged.view.slice(0, 4000) : JSON.stringify(judged.view).slice(0, 4000);
   return { verdict: { kind: "block", reason: `a hook changed this tool's output and ${e.agent} cannot show the changed output to the model: ${shown}`, ...context }, outcome: "block", code: null };
 }

@@ -18,8 +18,8 @@ import { askedKey, askedOperation, judgeApproved } from "./approved-ask.js";
 
 export interface EventRun {
   verdict: Verdict;
-  /** `neutral` for events whose answer says nothing. */
-  outcome: Verdict["kind"] | "neutral";
+  /** `neutral` for events whose answer says nothing; `refused` for an event that is itself wrong. */
+  outcome: Verdict["kind"] | "neutral" | "refused";
   code: string | null;
   operationId: string | null;
 }
@@ -33,6 +33,12 @@ export interface RunDeps {
 
 /** Failures that come from the hooks' judgement of a tool's output: those block it. */
 const HOOK_CODES: ReadonlySet<string> = new Set(["HOOK_BLOCKED", "HOOK_REJECTED", "HOOK_FAILED", "HOOK_EXCEPTION", "PATCH_INVALID", "PATCH_FORBIDDEN", "OUTCOME_NOT_ALLOWED", "DEADLINE_EXCEEDED"]);
+
+/** A pre refused because its key has as many calls awaiting their after event as the pairing holds for one key. */
+const callsFull = (e: AgentEvent, operationId: string): EventRun => ({
+  verdict: { kind: "deny", reason: `Sluice refused this ${e.event} event (AGENT_CALLS_FULL): too many tool calls of this hooks key await their after event; its output could not be judged` },
+  outcome: "refused", code: "AGENT_CALLS_FULL", operationId,
+});
 
 const neutral = (code: string | null = null, operationId: string | null = null): EventRun => ({ verdict: { kind: "continue" }, outcome: "neutral", code, operationId });
 
@@ -51,19 +57,27 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
   switch (e.kind) {
     case "tool.before": {
       const t = e.tool!;
+      // A tool-use id names one call: a second pre under it is a replay, or a second hook posting the same event, and runs no hook.
+      if (t.useId !== null && !(await deps.pairing.claim(pairKey(keyId, e, (v) => host.digestOf(v)), deps.now()))) {
+        return { verdict: { kind: "deny", reason: `Sluice refused this ${e.event} event (AGENT_EVENT_REPEATED): a ${e.event} with this tool_use_id came before in this session (tool_use_id)` }, outcome: "refused", code: "AGENT_EVENT_REPEATED", operationId: null };
+      }
       // The agent's tool has no schema Sluice knows: any object passes the final check.
       const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${host.digestOf(t.input).slice(0, 16)}`, agent: originOf(e) });
       if (!r.ok) {
         const code = String(r.error.code);
         const verdict: Verdict = code === "HOOK_ASKED" ? { kind: "ask", reason: reasonOf(r.error) } : { kind: "deny", reason: reasonOf(r.error) };
-        // An agent that asks its user runs the call once approved: its post is still judged (approved-ask.ts).
-        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask) await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), askedKey(r.operationId), deps.now());
+        // An agent that asks its user runs the call once approved: its post is still judged (approved-ask.ts), so without room to wait for it the call is denied.
+        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask && !(await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), askedKey(r.operationId), deps.now()))) return callsFull(e, r.operationId);
         return { verdict, outcome: verdict.kind, code, operationId: r.operationId || null };
       }
       if (r.served) {
         return { verdict: { kind: "deny", reason: `answered by a hook instead of running the tool: ${JSON.stringify(r.served.result).slice(0, 4000)}` }, outcome: "deny", code: null, operationId: r.operationId };
       }
-      await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), r.operationId, deps.now());
+      if (!(await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), r.operationId, deps.now()))) {
+        // Its output could not be judged: the call does not run, and its operation ends now.
+        await deps.tools.after(r.operationId, { status: "unknown", reason: "too many of this key's tool calls await their after event" });
+        return callsFull(e, r.operationId);
+      }
       const changed = host.digestOf(r.arguments) !== host.digestOf(t.input);
       return { verdict: { kind: "continue", ...(changed ? { updatedInput: r.arguments } : {}), ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: r.operationId };
     }

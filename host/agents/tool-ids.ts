@@ -31,7 +31,8 @@ export function mcpParts(agent: Agent, toolName: string, mcpContext?: unknown): 
  * @example canonicalToolId("claude-code", "Task") // "claude-code.Task"
  */
 export function canonicalToolId(agent: Agent, toolName: string, mcpContext?: unknown): string {
-  const known = CANONICAL_TOOLS[agent][toolName];
+  // Own names only: a tool named `constructor` or `__proto__` is `<agent>.constructor`, not a member of Object.prototype.
+  const known = Object.hasOwn(CANONICAL_TOOLS[agent], toolName) ? CANONICAL_TOOLS[agent][toolName] : undefined;
   if (known) return known;
   const mcp = mcpParts(agent, toolName, mcpContext);
   return mcp ? `mcp.${mcp.server}.${mcp.tool}` : `${agent}.${toolName}`;

@@ -2,12 +2,12 @@
  * Any error as Anthropic's error body (`{"type":"error","error":{"type","message"}}`) with
  * the same status and message the OpenAI routes give it (openai-error.ts decides both, once):
  * Claude Code and the Anthropic SDK read `error.type` and show `error.message`. An upstream
- * Anthropic error keeps its own type.
+ * Anthropic error keeps its own type, answered before the stream or sent in it.
  */
 import type { FastifyReply } from "fastify";
 import type { SluiceError } from "../errors/sluice-error.js";
 import { toOpenAIError } from "./openai-error.js";
-import { replyWith, streamErrorWith } from "./gateway-error.js";
+import { explaining, replyWith, streamErrorWith } from "./gateway-error.js";
 
 export interface AnthropicErrorBody { type: "error"; error: { type: string; message: string; sluice_code?: string } }
 
@@ -24,9 +24,16 @@ function typeFor(status: number): string {
   return status < 500 ? "invalid_request_error" : "api_error";
 }
 
+/** The type of an error event the upstream sent mid-stream (`overloaded_error`, …): its own, which Anthropic clients act on. */
+function streamedType(error: SluiceError): string | undefined {
+  const e = explaining(error);
+  const type = e.code === "UPSTREAM_FAILED" ? (e.details.upstream as { type?: unknown } | undefined)?.type : undefined;
+  return typeof type === "string" && TYPES.has(type) ? type : undefined;
+}
+
 export function toAnthropicError(error: SluiceError, requestId?: string): { status: number; body: AnthropicErrorBody } {
   const { status, body } = toOpenAIError(error, requestId);
-  const type = TYPES.has(body.error.type) ? body.error.type : typeFor(status);
+  const type = streamedType(error) ?? (TYPES.has(body.error.type) ? body.error.type : typeFor(status));
   return { status, body: { type: "error", error: { type, message: body.error.message, ...(body.error.sluice_code ? { sluice_code: body.error.sluice_code } : {}) } } };
 }
 

@@ -2,10 +2,11 @@
  * An Anthropic Messages body in, the hooks' view of it (model.chat.before's payload), and
  * back. The view: the system prompt as the first system message (its blocks as text parts),
  * then each message in order with its blocks as content parts (text blocks as text parts,
- * every other block shown by its type only), a mid-conversation `role: "system"` message as
+ * images as image_url parts, every other block shown by its type only), a mid-conversation `role: "system"` message as
  * a system message, an assistant's `tool_use` blocks as its tool_calls, and each
  * `tool_result` block as a tool message just before the message that carries it, so hooks
- * read tool output as they do on chat completions. Custom tools are the view's tools;
+ * read tool output as they do on chat completions. Every tool is among the view's tools
+ * (one Anthropic defines, such as web search, by its name and type);
  * `max_tokens`, `temperature`, `top_p`, `stop_sequences` (as `stop`) and `tool_choice` its params.
  *
  * Back: the upstream body is the client's body with only what a hook changed written into
@@ -17,6 +18,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest, ContentPart } from "../boundary/chat.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
+import { blocksOf, partsOf } from "./anthropic-parts.js";
 
 type Json = Record<string, any>;
 
@@ -65,16 +67,16 @@ export function readAnthropicBody(body: unknown): AnthropicBody {
   return body as AnthropicBody;
 }
 
-/** A block as the hooks see it: a text block is a text part (its other fields kept for the way back); any other block passes as it is. */
+/** Blocks as the hooks see them (anthropic-parts.ts): a text block as a text part, an image as an image_url part. */
 function contentOf(content: string | Json[]): string | ContentPart[] {
-  return typeof content === "string" ? content : (content as ContentPart[]);
+  return typeof content === "string" ? content : partsOf(content);
 }
 
 /** A tool_result's content as a tool message's: its text, or its blocks. */
 function toolResultContent(block: Json): string | ContentPart[] {
   const c = block.content;
   if (c == null) return "";
-  return typeof c === "string" ? c : Array.isArray(c) ? (c as ContentPart[]) : "";
+  return typeof c === "string" ? c : Array.isArray(c) ? partsOf(c) : "";
 }
 
 const PARAMS = ["max_tokens", "temperature", "top_p", "tool_choice"] as const;
@@ -97,11 +99,11 @@ export function toAnthropicView(body: AnthropicBody): AnthropicView {
     messages.push({ role: m.role as ChatMessage["role"], content: contentOf(m.content), ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     origins.push({ kind: "message", index });
   });
-  const tools = (body.tools ?? []).filter((t) => typeof t.name === "string" && isObject(t.input_schema)).map((t) => ({
-    name: t.name as string,
-    ...(typeof t.description === "string" ? { description: t.description } : {}),
-    parameters: t.input_schema as Record<string, unknown>,
-  }));
+  // A tool Anthropic defines (web search, bash, the text editor) has a type and no schema:
+  // listed too, so a policy on what the model may use sees every tool (tools are read-only to hooks).
+  const tools = (body.tools ?? []).filter((t) => typeof t.name === "string" || typeof t.type === "string").map((t) => (isObject(t.input_schema)
+    ? { name: String(t.name ?? ""), ...(typeof t.description === "string" ? { description: t.description } : {}), parameters: t.input_schema as Record<string, unknown> }
+    : { name: String(t.name ?? t.type), description: `an Anthropic-defined tool of type ${String(t.type)}`, parameters: { type: "object", properties: {} } }));
   const params: Record<string, unknown> = {};
   for (const key of PARAMS) if (body[key] != null) params[key] = body[key];
   if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) params.stop = body.stop_sequences;
@@ -116,7 +118,7 @@ const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonical
 /** Text a hook wrote where the wire wants blocks or a string. */
 function wireContent(content: unknown): string | Json[] {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content as Json[];
+  if (Array.isArray(content)) return blocksOf(content);
   return "";
 }
 

@@ -18,6 +18,7 @@ export function stopReasonOf(finish: string): string {
   if (finish === "stop") return "end_turn";
   if (finish === "tool_calls") return "tool_use";
   if (finish === "length") return "max_tokens";
+  if (finish === "content_filter") return "refusal";
   return finish;
 }
 

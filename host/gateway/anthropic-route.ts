@@ -7,7 +7,8 @@
  * effective chunk, so a reject is a plain HTTP error in Anthropic's format.
  *
  * POST /v1/messages/count_tokens is forwarded as it came: it produces no answer and calls
- * no model, so no hook point applies to it.
+ * no model, so no hook point applies to it. GET /v1/models (and /v1/models/{id}) is relayed
+ * too, for clients that list models before they pick one.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CallContext } from "../engine/call-types.js";
@@ -23,6 +24,7 @@ import { clientSignal } from "./client-signal.js";
 import { writeFrame } from "./sse.js";
 import { logUnfinishedRecord } from "./unfinished-record.js";
 import type { Upstream } from "./upstream.js";
+import { passedQuery } from "./passed-query.js";
 
 /** The client's protocol headers the upstream needs; never its key. */
 const PASSED_ON = ["anthropic-version", "anthropic-beta"] as const;
@@ -84,5 +86,19 @@ export function anthropicCountTokens(upstream: Upstream) {
     readAnthropicBody(request.body);
     const counted = await upstream.json("/messages/count_tokens", request.body, clientSignal(reply.raw), passedOn(request));
     return reply.send(counted);
+  };
+}
+
+/**
+ * GET /v1/models and /v1/models/{id}, relayed. OpenAI clients ask the same path: a request
+ * without `anthropic-version` (which every Anthropic client sends) is not this route's.
+ */
+export function anthropicModels(upstream: Upstream) {
+  return async (request: FastifyRequest<{ Params: { id?: string } }>, reply: FastifyReply): Promise<unknown> => {
+    if (request.headers["anthropic-version"] === undefined) return reply.callNotFound();
+    callerOf(request);
+    const id = request.params.id;
+    const path = `/models${id === undefined ? "" : `/${encodeURIComponent(id)}`}${passedQuery(request.url)}`;
+    return reply.send(await upstream.getJson(path, clientSignal(reply.raw), passedOn(request)));
   };
 }

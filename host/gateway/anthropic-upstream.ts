@@ -47,6 +47,19 @@ function usageOf(u: Json | undefined): ChatResponse["usage"] {
   return { input_tokens: n(u?.input_tokens) + n(u?.cache_read_input_tokens) + n(u?.cache_creation_input_tokens), output_tokens: n(u?.output_tokens) };
 }
 
+/**
+ * Anthropic's stop_reason as the finish reason the hooks know from chat completions, so a
+ * hook reads one vocabulary whatever the protocol (response-cache stores only "stop"
+ * answers). The client still gets the upstream's own stop_reason.
+ */
+export function chatFinishOf(stopReason: string): string {
+  if (stopReason === "end_turn" || stopReason === "stop_sequence") return "stop";
+  if (stopReason === "tool_use") return "tool_calls";
+  if (stopReason === "max_tokens" || stopReason === "model_context_window_exceeded") return "length";
+  if (stopReason === "refusal") return "content_filter";
+  return stopReason;
+}
+
 /** An Anthropic message as the result the hooks wrap: text blocks as the answer, thinking as reasoning, tool_use blocks as tool calls. */
 export function fromMessage(json: Json): ChatResponse {
   if (!Array.isArray(json?.content)) throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a malformed message (no content array)", {});
@@ -58,7 +71,7 @@ export function fromMessage(json: Json): ChatResponse {
     content: text,
     ...(thinking.length > 0 ? { reasoning_content: thinking.map((b) => String(b.thinking ?? "")).join("") } : {}),
     tool_calls: calls,
-    finish_reason: typeof json.stop_reason === "string" ? json.stop_reason : "end_turn",
+    finish_reason: typeof json.stop_reason === "string" ? chatFinishOf(json.stop_reason) : "stop",
     usage: usageOf(json.usage),
     provider_request_id: typeof json.id === "string" ? json.id : null,
   };
@@ -135,7 +148,7 @@ export function eventsCall(upstream: Upstream, body: AnthropicBody, view: Anthro
         case "message_delta":
           usage = withKeys(usage, json.usage ?? {});
           chunk.usage = usageOf(usage);
-          if (typeof json.delta?.stop_reason === "string") chunk.finish_reason = json.delta.stop_reason;
+          if (typeof json.delta?.stop_reason === "string") chunk.finish_reason = chatFinishOf(json.delta.stop_reason);
           break;
         case "message_stop":
           stopped = true;
@@ -176,6 +189,6 @@ async function* wholeMessage(message: Json, facts: AnthropicFacts): AsyncGenerat
     }
     yield emit({ type: "content_block_stop", index }, {});
   }
-  yield emit({ type: "message_delta", delta: { stop_reason, stop_sequence: stop_sequence ?? null }, usage: { output_tokens: usage?.output_tokens ?? 0 } }, typeof stop_reason === "string" ? { finish_reason: stop_reason, usage: usageOf(usage) } : { usage: usageOf(usage) });
+  yield emit({ type: "message_delta", delta: { stop_reason, stop_sequence: stop_sequence ?? null }, usage: { output_tokens: usage?.output_tokens ?? 0 } }, typeof stop_reason === "string" ? { finish_reason: chatFinishOf(stop_reason), usage: usageOf(usage) } : { usage: usageOf(usage) });
   yield emit({ type: "message_stop" }, {});
 }

@@ -5,7 +5,11 @@ import type { GatewayKeyRecord, GatewayKeys } from "../keys/keys.js";
 
 const callers = new WeakMap<FastifyRequest, GatewayKeyRecord>();
 
-/** Where each protocol's clients send their key: OpenAI's `Authorization: Bearer`, Anthropic's `x-api-key`, Gemini's `x-goog-api-key`. */
+/**
+ * Where each protocol's clients send their key: OpenAI's `Authorization: Bearer`,
+ * Anthropic's `x-api-key`, Gemini's `x-goog-api-key`, or on Gemini's paths `?key=` (as the
+ * Gemini API's own examples do; the log never shows a query string, options.ts).
+ */
 function keyOf(request: FastifyRequest): string | null {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
   if (bearer) return bearer[1]!;
@@ -13,7 +17,14 @@ function keyOf(request: FastifyRequest): string | null {
     const v = request.headers[name];
     if (typeof v === "string" && v.trim() !== "") return v.trim();
   }
+  const query = request.query as Record<string, unknown> | undefined;
+  if (request.url.startsWith("/v1beta/") && typeof query?.key === "string" && query.key.trim() !== "") return query.key.trim();
   return null;
+}
+
+/** The key a request presents, wherever its protocol sends it ("" for none): what failed checks are counted by. */
+export function presentedKey(request: FastifyRequest): string {
+  return keyOf(request) ?? "";
 }
 
 /**
@@ -27,7 +38,7 @@ export async function authenticate(keys: GatewayKeys, request: FastifyRequest, r
   if (!record) {
     await failures.fail(request);
     const given = key !== null || request.headers.authorization !== undefined;
-    throw new SluiceError("GATEWAY_KEY_INVALID", given ? "the API key is unknown or revoked" : "no API key: send Authorization: Bearer sk-sluice-... (or x-api-key, x-goog-api-key)", {});
+    throw new SluiceError("GATEWAY_KEY_INVALID", given ? "the API key is unknown or revoked" : "no API key: send Authorization: Bearer sk-sluice-... (or x-api-key, x-goog-api-key, ?key= on Gemini's paths)", {});
   }
   // A hooks key sits in agents' settings on developers' machines: it opens the hook door only.
   if (record.scope !== "gateway") {

@@ -6,8 +6,9 @@
  * its upstream is configured, and answer errors in that protocol's own format.
  */
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import type { IncomingHttpHeaders } from "node:http";
 import { SluiceError } from "../errors/sluice-error.js";
-import { authenticate } from "./auth.js";
+import { authenticate, presentedKey } from "./auth.js";
 import { chatCompletions } from "./chat-route.js";
 import { embeddings } from "./embeddings-route.js";
 import { responses } from "./responses-route.js";
@@ -22,16 +23,16 @@ import { logAbortedRequests } from "../http/access-log.js";
 import { resolveGatewayOptions, type GatewayConfig, type GatewayOptions } from "./options.js";
 import { Upstream } from "./upstream.js";
 import type { UpstreamProtocol } from "./upstream-url.js";
-import { anthropicCountTokens, anthropicMessages } from "./anthropic-route.js";
+import { anthropicCountTokens, anthropicMessages, anthropicModels } from "./anthropic-route.js";
 import { replyAnthropicError, toAnthropicError } from "./anthropic-error.js";
-import { geminiGenerate } from "./gemini-route.js";
-import { replyGeminiError } from "./gemini-error.js";
+import { geminiGenerate, geminiModels } from "./gemini-route.js";
+import { replyGeminiError, toGeminiError } from "./gemini-error.js";
 
 /** The routes each protocol serves, for the not-found answer and the start-up log. */
 export const PROTOCOL_ROUTES: Readonly<Record<UpstreamProtocol, readonly string[]>> = {
   openai: ["POST /v1/chat/completions", "POST /v1/responses", "POST /v1/embeddings"],
-  anthropic: ["POST /v1/messages", "POST /v1/messages/count_tokens"],
-  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent", "POST /v1beta/models/{model}:countTokens"],
+  anthropic: ["POST /v1/messages", "POST /v1/messages/count_tokens", "GET /v1/models"],
+  gemini: ["POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent", "POST /v1beta/models/{model}:countTokens", "GET /v1beta/models"],
 };
 
 function served(config: GatewayConfig): string[] {
@@ -50,7 +51,7 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
     releaseConnections(app);
     logAbortedRequests(app);
     // Before the body is read: an unauthenticated client cannot make the gateway parse megabytes.
-    const failures = await authFailures(app, config.authFailures);
+    const failures = await authFailures(app, config.authFailures, presentedKey);
     app.addHook("onRequest", async (request, reply) => authenticate(config.keys, request, reply, failures));
     app.setErrorHandler((err, _request, reply) => replyError(reply, asSluiceError(err)));
     const openai = pools.get("openai");
@@ -66,6 +67,8 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
         scope.setErrorHandler((err, _request, reply) => replyAnthropicError(reply, asSluiceError(err)));
         scope.post("/v1/messages", anthropicMessages(config.host, anthropic));
         scope.post("/v1/messages/count_tokens", anthropicCountTokens(anthropic));
+        scope.get("/v1/models", anthropicModels(anthropic));
+        scope.get("/v1/models/:id", anthropicModels(anthropic));
       });
     }
     const gemini = pools.get("gemini");
@@ -73,9 +76,24 @@ function routes(config: GatewayConfig): FastifyPluginAsync {
       await app.register(async (scope) => {
         scope.setErrorHandler((err, _request, reply) => replyGeminiError(reply, asSluiceError(err)));
         scope.post("/v1beta/models/:call", geminiGenerate(config.host, gemini));
+        scope.get("/v1beta/models", geminiModels(gemini));
+        scope.get("/v1beta/models/:model", geminiModels(gemini));
       });
     }
   };
+}
+
+/**
+ * The error format of the protocol whose client sent a request, for answers given before
+ * any route ran (an unserved route, a connection over the cap): Gemini's paths are /v1beta
+ * (or another version's `/models/{model}:method`) and its clients send x-goog-api-key, and
+ * every Anthropic client sends anthropic-version.
+ */
+function formatOf(request: { url?: string; headers: IncomingHttpHeaders }): (error: SluiceError) => { status: number; body: unknown } {
+  const url = request.url ?? "";
+  if (url.startsWith("/v1beta/") || /^\/[^/]+\/models\/[^/?]+:/.test(url) || request.headers["x-goog-api-key"] !== undefined) return toGeminiError;
+  if (url.startsWith("/v1/messages") || request.headers["anthropic-version"] !== undefined) return toAnthropicError;
+  return toOpenAIError;
 }
 
 /**
@@ -104,7 +122,7 @@ export function gatewayRoutes(options: GatewayOptions): FastifyPluginAsync {
  */
 export function createGateway(options: GatewayOptions): FastifyInstance {
   const config = resolveGatewayOptions(options);
-  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e) => toOpenAIError(e).body) }) as unknown as FastifyInstance;
+  const app = Fastify({ logger: config.logger, bodyLimit: config.bodyLimit, ...serverOptions(config.limits, (e, req) => formatOf(req)(e).body) }) as unknown as FastifyInstance;
   app.register(routes(config));
   // Outside the routes' scope: no gateway key needed.
   installProbes(app, config);
@@ -112,7 +130,7 @@ export function createGateway(options: GatewayOptions): FastifyInstance {
   app.head("/", { config: { probe: true } }, async (_request, reply) => reply.code(200).send());
   app.setNotFoundHandler((request, reply) => {
     const error = new SluiceError("ROUTE_NOT_FOUND", `no route ${request.method} ${request.url.split("?", 1)[0]}; this gateway serves ${served(config).join(", ")}`);
-    const { status, body } = request.url.startsWith("/v1/messages") ? toAnthropicError(error) : toOpenAIError(error);
+    const { status, body } = formatOf(request)(error);
     return reply.code(status).send(body);
   });
   return app;

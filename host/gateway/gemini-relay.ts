@@ -6,7 +6,7 @@
  * emitted); a held response left with nothing goes out without its text parts, or not at all
  * when nothing else was in it. The response that ends the candidate waits while the hooks
  * hold text, so released text is never written after the answer's end. Thought parts
- * likewise; every other part as it came.
+ * likewise; a thoughtSignature on a text part is never dropped; every other part as it came.
  */
 import type { EmittedChunk } from "../boundary/stream.js";
 import type { GeminiFacts } from "./gemini-upstream.js";
@@ -19,7 +19,11 @@ type Kind = "text" | "thought";
 
 const kindOf = (p: Json): Kind | null => (typeof p?.text !== "string" ? null : p.thought === true ? "thought" : "text");
 
-/** A response with its text parts of `kind` replaced by one holding `text` (none when it is empty). */
+/**
+ * A response with its text parts of `kind` replaced by one holding `text` (none when it is
+ * empty). A part that carries a thoughtSignature stays, its text emptied, when its text goes
+ * elsewhere: the signature is the upstream's, and Gemini itself sends it on an empty part.
+ */
 function withText(json: Json, kind: Kind, text: string): Json {
   const parts = partsOf(json);
   const out: Json[] = [];
@@ -27,6 +31,7 @@ function withText(json: Json, kind: Kind, text: string): Json {
   for (const p of parts) {
     if (kindOf(p) !== kind) { out.push(p); continue; }
     if (!placed && text !== "") out.push(withKeys(p, { text }));
+    else if (p.thoughtSignature !== undefined) out.push(withKeys(p, { text: "" }));
     placed = true;
   }
   if (!placed && text !== "") out.unshift(kind === "thought" ? { text, thought: true } : { text });

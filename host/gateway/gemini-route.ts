@@ -2,7 +2,9 @@
  * POST /v1beta/models/{model}:generateContent and :streamGenerateContent (`?alt=sse`), the
  * Gemini API, through the same chat boundary, hook points and payloads as
  * /v1/chat/completions (gemini-request.ts for the view, gemini-relay.ts for the stream).
- * `:countTokens` (Gemini CLI asks it before compressing a conversation) is forwarded as it came.
+ * `:countTokens` (Gemini CLI asks it before compressing a conversation) is forwarded as it
+ * came, and so are GET /v1beta/models and /v1beta/models/{model} (a model list and a model's
+ * limits): none of them calls a model or returns text.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { SluiceError } from "../errors/sluice-error.js";
@@ -20,11 +22,20 @@ import { clientSignal } from "./client-signal.js";
 import { sseEvent, writeFrame } from "./sse.js";
 import { logUnfinishedRecord } from "./unfinished-record.js";
 import type { Upstream } from "./upstream.js";
+import { passedQuery } from "./passed-query.js";
 import { withChanges, withKeys } from "../objects/with-keys.js";
 
 type Json = Record<string, any>;
 
 const CALL = /^([A-Za-z0-9._-]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/** A chat finish reason as Gemini's finishReason (a short-circuit may give either); a call of functions ends with STOP. */
+function finishReasonOf(finish: string): string {
+  if (finish === "stop" || finish === "tool_calls") return "STOP";
+  if (finish === "length") return "MAX_TOKENS";
+  if (finish === "content_filter") return "SAFETY";
+  return finish;
+}
 
 /** The answer as the client gets it: the upstream's, with the text the hooks changed written back; or the host's own (a short-circuit). */
 function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse): Json {
@@ -34,14 +45,23 @@ function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse):
     if (answerText(out.content) === answerText(real.content) && (out.reasoning_content ?? "") === (real.reasoning_content ?? "")) return upstream;
     let text = false;
     let thought = false;
+    // The hooks' text goes in the first part of its kind; a later part of that kind stays only for its thoughtSignature (the upstream's), emptied.
+    const emptied = (p: Json) => { if (p.thoughtSignature !== undefined) parts.push(withKeys(p, { text: "" })); };
     for (const p of upstream.candidates?.[0]?.content?.parts ?? []) {
       if (typeof p?.text !== "string") { parts.push(p); continue; }
-      if (p.thought === true) { if (!thought && out.reasoning_content) parts.push(withKeys(p, { text: out.reasoning_content })); thought = true; continue; }
+      if (p.thought === true) {
+        if (!thought && out.reasoning_content) parts.push(withKeys(p, { text: out.reasoning_content }));
+        else emptied(p);
+        thought = true;
+        continue;
+      }
       if (!text && answerText(out.content) !== "") parts.push(withKeys(p, { text: answerText(out.content) }));
+      else emptied(p);
       text = true;
     }
     if (!text && answerText(out.content) !== "") parts.push({ text: answerText(out.content) });
-    const [first, ...rest] = upstream.candidates;
+    // A blocked prompt has no candidate: a hook's text for it goes in one of its own.
+    const [first, ...rest] = Array.isArray(upstream.candidates) && upstream.candidates.length > 0 ? upstream.candidates : [{ index: 0 }];
     return withKeys(upstream, { candidates: [withKeys(first, { content: withKeys(first.content ?? {}, { parts }) }), ...rest] });
   }
   if (out.reasoning_content) parts.push({ text: out.reasoning_content, thought: true });
@@ -49,7 +69,7 @@ function toAnswer(upstream: Json | undefined, model: string, out: ChatResponse):
   for (const c of out.tool_calls) parts.push({ functionCall: { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments || "{}") } });
   const usage = usageView(out.usage);
   return {
-    candidates: [{ content: { role: "model", parts }, finishReason: out.finish_reason === "stop" ? "STOP" : out.finish_reason, index: 0 }],
+    candidates: [{ content: { role: "model", parts }, finishReason: finishReasonOf(out.finish_reason), index: 0 }],
     usageMetadata: { promptTokenCount: usage.input_tokens, candidatesTokenCount: usage.output_tokens, totalTokenCount: usage.input_tokens + usage.output_tokens },
     modelVersion: model,
   };
@@ -59,10 +79,14 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
   return async (request: FastifyRequest<{ Params: { call: string } }>, reply: FastifyReply): Promise<unknown> => {
     const caller = callerOf(request);
     const match = CALL.exec(request.params.call);
-    if (!match) throw new SluiceError("ROUTE_NOT_FOUND", `no route POST ${request.url.split("?", 1)[0]}; the gateway serves POST /v1beta/models/{model}:generateContent and :streamGenerateContent`);
+    if (!match) throw new SluiceError("ROUTE_NOT_FOUND", `no route POST ${request.url.split("?", 1)[0]}; the gateway serves POST /v1beta/models/{model}:generateContent, :streamGenerateContent and :countTokens, and GET /v1beta/models`);
     const [, model, method] = match as unknown as [string, string, string];
     // Counting calls no model and returns no text: forwarded as it came, as Anthropic's count_tokens is.
     if (method === "countTokens") return reply.send(await upstream.json(`/models/${model}:countTokens`, request.body, clientSignal(reply.raw)));
+    // Without alt=sse the Gemini API streams one JSON array; the gateway writes events only.
+    if (method === "streamGenerateContent" && (request.query as Record<string, unknown>).alt !== "sse") {
+      throw new SluiceError("REQUEST_INVALID", "streamGenerateContent is served as server-sent events only: add ?alt=sse (as @google/genai and Gemini CLI do)", { param: "alt" });
+    }
     const body = readGeminiBody(request.body);
     const view = toGeminiView(body, model);
     const ctx: CallContext = { spaceId: caller.spaceId, actorId: caller.id, purpose: "action", signal: clientSignal(reply.raw) };
@@ -98,5 +122,15 @@ export function geminiGenerate(host: Host, upstream: Upstream) {
       res.end();
     }
     return reply;
+  };
+}
+
+/** GET /v1beta/models and /v1beta/models/{model}, relayed with the gateway's own key. */
+export function geminiModels(upstream: Upstream) {
+  return async (request: FastifyRequest<{ Params: { model?: string } }>, reply: FastifyReply): Promise<unknown> => {
+    callerOf(request);
+    const model = request.params.model;
+    const path = `/models${model === undefined ? "" : `/${encodeURIComponent(model)}`}${passedQuery(request.url)}`;
+    return reply.send(await upstream.getJson(path, clientSignal(reply.raw)));
   };
 }

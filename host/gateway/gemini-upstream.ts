@@ -3,6 +3,8 @@
  * its `alt=sse` stream. Each streamed response is one chunk the host runs its hooks on
  * (text parts as answer text, thought parts as reasoning text, functionCall parts as whole
  * tool calls, the finish reason and usage), kept as it came for the relay (gemini-relay.ts).
+ * A stream that ends before a finishReason is a failure, as a Messages stream that ends
+ * before message_stop is.
  */
 import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatRequest, ChatResponse, ToolCallOut } from "../boundary/chat.js";
@@ -40,16 +42,39 @@ function callsOf(parts: Json[], from: number): ToolCallOut[] {
   }));
 }
 
-/** A generateContent answer as the result the hooks wrap. */
+/** Why the upstream refused the prompt itself (it then sends no candidates), or undefined. */
+export function blockReasonOf(json: Json): string | undefined {
+  const reason = json?.promptFeedback?.blockReason;
+  return typeof reason === "string" ? reason : undefined;
+}
+
+const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
+
+/**
+ * Gemini's finishReason (or a prompt's blockReason) as the finish reason the hooks know
+ * from chat completions, so a hook reads one vocabulary whatever the protocol
+ * (response-cache stores only "stop" answers). The client still gets the upstream's own.
+ */
+export function chatFinishOf(finish: string, calledTools: boolean): string {
+  if (finish === "STOP") return calledTools ? "tool_calls" : "stop";
+  if (finish === "MAX_TOKENS") return "length";
+  if (FILTERED.has(finish)) return "content_filter";
+  return finish;
+}
+
+/** A generateContent answer as the result the hooks wrap; a blocked prompt is an empty answer that finished for its block reason. */
 export function fromGenerate(json: Json): ChatResponse {
-  if (!Array.isArray(json?.candidates)) throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a malformed answer (no candidates)", {});
+  const blocked = blockReasonOf(json);
+  if (!Array.isArray(json?.candidates) && blocked === undefined) throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a malformed answer (no candidates)", {});
   const parts = partsOf(json);
   const thoughts = parts.filter(isThought);
+  const calls = callsOf(parts, 0);
+  const finish = typeof json.candidates?.[0]?.finishReason === "string" ? json.candidates[0].finishReason : blocked ?? "STOP";
   return {
     content: parts.filter(isText).map((p) => p.text).join(""),
     ...(thoughts.length > 0 ? { reasoning_content: thoughts.map((p) => p.text).join("") } : {}),
-    tool_calls: callsOf(parts, 0),
-    finish_reason: typeof json.candidates[0]?.finishReason === "string" ? json.candidates[0].finishReason : "STOP",
+    tool_calls: calls,
+    finish_reason: chatFinishOf(finish, calls.length > 0),
     usage: usageOf(json.usageMetadata),
     provider_request_id: typeof json.responseId === "string" ? json.responseId : null,
   };
@@ -66,6 +91,7 @@ export function streamCall(upstream: Upstream, path: string, body: GeminiBody, v
   return async function* (effective: ChatRequest, op: OperationContext): AsyncGenerator<StreamChunk> {
     const signal = op.signal;
     let calls = 0;
+    let finished = false;
     for await (const data of upstream.events(path, toGeminiUpstream(body, view, effective), signal)) {
       let json: Json;
       try { json = JSON.parse(data); } catch { throw new SluiceError("UPSTREAM_FAILED", "the upstream sent a stream event that is not JSON"); }
@@ -84,13 +110,15 @@ export function streamCall(upstream: Upstream, path: string, body: GeminiBody, v
         const found = callsOf(parts, calls);
         if (found.length > 0) chunk.tool_calls = found.map((c, i) => ({ index: calls + i, id: c.id, function: c.function }));
         calls += found.length;
-        const finish = one?.candidates?.[0]?.finishReason;
-        if (typeof finish === "string") chunk.finish_reason = finish;
+        const finish = one?.candidates?.[0]?.finishReason ?? blockReasonOf(one);
+        if (typeof finish === "string") { chunk.finish_reason = chatFinishOf(finish, calls > 0); finished = true; }
         if (one?.usageMetadata) chunk.usage = usageOf(one.usageMetadata);
         if (typeof one?.responseId === "string") chunk.provider_request_id = one.responseId;
         facts.chunks.push(one);
         yield chunk;
       }
     }
+    // Gemini ends every answer with a finishReason (or a prompt's blockReason): a body that ends before it was cut.
+    if (!finished) throw new SluiceError("UPSTREAM_FAILED", "the upstream's stream ended without a finishReason: the answer is incomplete");
   };
 }

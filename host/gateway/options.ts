@@ -3,7 +3,7 @@ import type { Host } from "../host.js";
 import type { GatewayKeys } from "../keys/keys.js";
 import { resolveServerLimits, type ServerLimits } from "../http/server-limits.js";
 import { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from "../http/auth-failures.js";
-import { withChanges } from "../objects/with-keys.js";
+import { withChanges, withKeys } from "../objects/with-keys.js";
 import { upstreamBase, type UpstreamProtocol } from "./upstream-url.js";
 
 /** One upstream: where it is, its key, and how long and how much the gateway waits for and reads of it. */
@@ -63,6 +63,21 @@ function resolveUpstream(u: UpstreamOptions, protocol: UpstreamProtocol): Upstre
   return { baseUrl, apiKey: u.apiKey ?? null, timeoutMs, maxBytes };
 }
 
+/**
+ * A request as its log lines show it: method, path and address, never its query string
+ * (a Gemini client may send its key as `?key=`) nor its headers. A caller's own `req`
+ * serializer stands.
+ */
+const SAFE_REQUEST = {
+  req: (req: { method?: string; url?: string; ip?: string; socket?: { remoteAddress?: string } }) => ({ method: req.method, url: (req.url ?? "").split("?")[0], remoteAddress: req.ip ?? req.socket?.remoteAddress }),
+};
+
+function withSafeRequests(logger: boolean | Record<string, unknown>): boolean | Record<string, unknown> {
+  if (logger === false) return false;
+  const options = logger === true ? { level: "info" } : logger;
+  return withKeys(options, { serializers: withKeys(SAFE_REQUEST, (options.serializers ?? {}) as Record<string, unknown>) });
+}
+
 export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
   const upstreams: Partial<Record<UpstreamProtocol, UpstreamConfig>> = {};
   for (const protocol of ["openai", "anthropic", "gemini"] as const) {
@@ -78,7 +93,7 @@ export function resolveGatewayOptions(o: GatewayOptions): GatewayConfig {
     keys: o.keys,
     upstreams,
     bodyLimit,
-    logger: o.logger ?? { level: "error", stream: process.stderr },
+    logger: withSafeRequests(o.logger ?? { level: "error", stream: process.stderr }),
     limits: resolveServerLimits(o.limits),
     authFailures: withChanges(DEFAULT_AUTH_FAILURE_LIMIT, o.authFailures ?? {}),
     ...(o.ready ? { ready: o.ready } : {}),

@@ -20,6 +20,8 @@ export interface SanitisedUpstreamError {
   type: string | null;
   code: string | null;
   param: string | null;
+  /** Google's status name (`FAILED_PRECONDITION`, `RESOURCE_EXHAUSTED`, …). */
+  status: string | null;
 }
 
 export function sanitiseUpstreamError(status: number, error: unknown): SanitisedUpstreamError {
@@ -28,5 +30,18 @@ export function sanitiseUpstreamError(status: number, error: unknown): Sanitised
   const message = status === 401 || status === 403 || typeof e.message !== "string"
     ? null
     : e.message.replace(ADDRESS, "[address]").replace(KEY_LIKE, "[redacted]").slice(0, UPSTREAM_MESSAGE_MAX);
-  return { message, type: id(e.type), code: id(e.code), param: id(e.param) };
+  return { message, type: id(e.type), code: id(e.code), param: id(e.param), status: id(e.status) };
+}
+
+/** A Google error's own wait, read from its RetryInfo detail (`"retryDelay": "37s"`), in whole seconds; a wait past an hour is no advice. */
+export function googleRetryDelay(error: unknown): number | undefined {
+  const details = typeof error === "object" && error !== null ? (error as { details?: unknown }).details : undefined;
+  if (!Array.isArray(details)) return undefined;
+  for (const d of details) {
+    if (typeof d !== "object" || d === null || (d as Record<string, unknown>)["@type"] !== "type.googleapis.com/google.rpc.RetryInfo") continue;
+    const m = /^(\d+(?:\.\d+)?)s$/.exec(String((d as { retryDelay?: unknown }).retryDelay ?? ""));
+    const seconds = m ? Math.ceil(Number(m[1])) : NaN;
+    if (seconds >= 0 && seconds <= 3600) return seconds;
+  }
+  return undefined;
 }

@@ -14,15 +14,19 @@ import { SluiceError, isSluiceError } from "../errors/sluice-error.js";
 import { sseData } from "./sse.js";
 import type { UpstreamConfig } from "./options.js";
 import type { UpstreamProtocol } from "./upstream-url.js";
-import { sanitiseUpstreamError } from "./upstream-error.js";
+import { googleRetryDelay, sanitiseUpstreamError } from "./upstream-error.js";
 import { upstreamRetryAfter } from "../http/retry-after.js";
 import { withKeys } from "../objects/with-keys.js";
 
 /** An upstream error body is read up to this much; the rest is not needed to explain it. */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
-/** Upstream error statuses a client can act on, forwarded with the upstream's error body. Auth failures are ours, not the client's. */
-const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429]);
+/**
+ * Upstream error statuses a client can act on, forwarded with the upstream's error body.
+ * Auth failures are ours, not the client's. 529 is Anthropic's "overloaded": its clients
+ * retry it and Claude Code falls back to its other model on it, which a 502 would not do.
+ */
+const CLIENT_STATUSES = new Set([400, 404, 409, 413, 422, 429, 529]);
 /** How long an upstream may take to end its body after `[DONE]` before its connection is let go. */
 export const DONE_GRACE_MS = 50;
 
@@ -60,11 +64,20 @@ export class Upstream {
   }
 
   /** POSTs JSON and returns the JSON answer; the timeout covers the whole exchange. */
-  async json(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
+  json(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
+    return this.exchange("POST", path, body, signal, headers);
+  }
+
+  /** GETs a JSON answer (a model list), with the same timeout, size limit and errors as {@link json}. */
+  getJson(path: string, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
+    return this.exchange("GET", path, undefined, signal, headers);
+  }
+
+  private async exchange(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Record<string, any>> {
     const call = this.call(signal);
     try {
       call.arm();
-      const res = await this.post(path, body, call.signal, headers);
+      const res = await this.send(method, path, body, call.signal, headers);
       call.answered();
       const text = await readCapped(res, this.config.maxBytes, path);
       call.complete();
@@ -95,7 +108,7 @@ export class Upstream {
     let done: string | undefined;
     try {
       call.arm();
-      const res = await this.post(path, body, call.signal, headers);
+      const res = await this.send("POST", path, body, call.signal, headers);
       call.answered();
       // A JSON answer to a stream request is one event: the caller reads it as a whole completion.
       if (/^application\/json\b/i.test(header(res, "content-type"))) {
@@ -123,8 +136,8 @@ export class Upstream {
   }
 
   /** `headers`: the client's protocol headers passed on (anthropic-version, anthropic-beta); the key is always the gateway's own. */
-  private async post(path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Answer> {
-    const res = await this.pool.request({ method: "POST", path: `${this.basePath}${path}`, headers: headers ? withKeys(headers, this.headers) : this.headers, body: JSON.stringify(body), signal });
+  private async send(method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal, headers?: Record<string, string>): Promise<Answer> {
+    const res = await this.pool.request({ method, path: `${this.basePath}${path}`, headers: headers ? withKeys(headers, this.headers) : this.headers, ...(method === "POST" ? { body: JSON.stringify(body) } : {}), signal });
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readCapped(res, ERROR_BODY_MAX_BYTES, path).catch(() => "");
     let raw: unknown;
@@ -132,6 +145,8 @@ export class Upstream {
     const status = res.statusCode;
     const error = sanitiseUpstreamError(status, raw);
     const wait = upstreamRetryAfter({ "retry-after": header(res, "retry-after"), "retry-after-ms": header(res, "retry-after-ms") });
+    // Google gives its wait in the body, not in a header.
+    wait.seconds ??= googleRetryDelay(raw);
     throw new SluiceError("UPSTREAM_FAILED", `the upstream answered ${path} with HTTP ${status}${error.code ? ` (${error.code})` : ""}${error.message ? `: ${error.message}` : ""}`, {
       status,
       ...(CLIENT_STATUSES.has(status) ? { error } : {}),

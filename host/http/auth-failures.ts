@@ -28,10 +28,15 @@ export interface AuthFailures {
   fail(request: FastifyRequest): Promise<void>;
 }
 
-export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT): Promise<AuthFailures> {
+/**
+ * `credentialOf`: where the check finds the credential it verifies (default the bearer
+ * token; the gateway's key may come as x-api-key, x-goog-api-key or ?key= too), so each
+ * credential has its count.
+ */
+export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit = DEFAULT_AUTH_FAILURE_LIMIT, credentialOf: CredentialOf = bearerToken): Promise<AuthFailures> {
   // Registered once per server, even when the gateway's routes are mounted on the API's.
   if (!app.hasDecorator("createRateLimit")) await app.register(fastifyRateLimit, { global: false });
-  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: failureKey });
+  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: (request) => failureKey(request, credentialOf) });
   return {
     check: async (request, reply) => {
       // A peek: checking does not count.
@@ -45,8 +50,20 @@ export async function authFailures(app: FastifyInstance, limit: AuthFailureLimit
   };
 }
 
-/** The client's address and a digest of the credential it sends (never the credential itself). */
-function failureKey(request: FastifyRequest): string {
+/** The credential a request presents, as the check that reads it finds it. */
+export type CredentialOf = (request: FastifyRequest) => string;
+
+/** The bearer token: the management API's and the agents' door's credential. */
+const bearerToken: CredentialOf = (request) => {
   const sent = request.headers.authorization ?? "";
-  return `${request.ip} ${createHash("sha256").update(typeof sent === "string" ? sent : String(sent)).digest("base64url").slice(0, 22)}`;
+  return typeof sent === "string" ? sent : String(sent);
+};
+
+/**
+ * The client's address and a digest of the credential the check reads (never the credential
+ * itself). Only that credential: a header or query parameter the check ignores must not
+ * give a guesser a fresh count with every value.
+ */
+function failureKey(request: FastifyRequest, credentialOf: CredentialOf): string {
+  return `${request.ip} ${createHash("sha256").update(credentialOf(request)).digest("base64url").slice(0, 22)}`;
 }

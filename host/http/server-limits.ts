@@ -82,7 +82,10 @@ export function resolveServerLimits(given: Partial<ServerLimits> = {}): ServerLi
 const REQUEST_ID = Symbol("sluice.requestId");
 const OVER_CAP = Symbol("sluice.overCap");
 
-/** The management API's error body; the gateway passes its OpenAI-format one. */
+/** The body of a 503 to a request over the cap, in the format its client reads (the gateway's depends on the route asked). */
+export type BusyBody = (error: SluiceError, req: IncomingMessage) => unknown;
+
+/** The management API's error body; the gateway passes its own, in each protocol's format. */
 function apiBusyBody(error: SluiceError): unknown {
   return { error: error.toData() };
 }
@@ -93,9 +96,9 @@ function apiBusyBody(error: SluiceError): unknown {
  * `server.maxConnections` destroys such sockets unanswered, which a client sees as a reset
  * and an OpenAI client does not retry.
  */
-function refuseOverCap(req: IncomingMessage, res: ServerResponse, maxConnections: number, busyBody: (e: SluiceError) => unknown): void {
+function refuseOverCap(req: IncomingMessage, res: ServerResponse, maxConnections: number, busyBody: BusyBody): void {
   const error = new SluiceError("CONNECTIONS_FULL", `the server holds its cap of ${maxConnections} connections; retry in ${BUSY_RETRY_AFTER_SECONDS} s`, { maxConnections, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS });
-  const body = JSON.stringify(busyBody(error));
+  const body = JSON.stringify(busyBody(error, req));
   // Answered once the body is read and dropped: closing a socket with unread bytes sends a
   // reset, which can reach the client before the answer. The request timeout bounds the wait.
   req.once("end", () => {
@@ -110,7 +113,7 @@ function refuseOverCap(req: IncomingMessage, res: ServerResponse, maxConnections
  * request and header timeouts every `connectionsCheckingInterval` (30 s by default):
  * once a second here, so a limit is kept to within a second.
  */
-export function serverOptions(limits: ServerLimits, busyBody: (error: SluiceError) => unknown = apiBusyBody) {
+export function serverOptions(limits: ServerLimits, busyBody: BusyBody = apiBusyBody) {
   return {
     // One log line per request, once answered (access-log.ts).
     logController: new AccessLog(),

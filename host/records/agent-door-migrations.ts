@@ -20,6 +20,10 @@ export const AGENT_DOOR_MIGRATIONS: MigrationSet = {
           agent TEXT NOT NULL, event TEXT NOT NULL, space_id TEXT NOT NULL, count INTEGER NOT NULL, at INTEGER NOT NULL, outcome TEXT NOT NULL,
           PRIMARY KEY (agent, event, space_id)
         ) STRICT;`,
+    }, {
+      version: 2, name: "agent door pres per hooks key",
+      sql: `ALTER TABLE agent_pres ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+        CREATE INDEX agent_pres_key_id ON agent_pres (key_id);`,
     }],
     postgres: [{
       version: 1, name: "agent door pairing and event log",
@@ -37,6 +41,10 @@ export const AGENT_DOOR_MIGRATIONS: MigrationSet = {
           agent TEXT NOT NULL, event TEXT NOT NULL, space_id TEXT NOT NULL, count BIGINT NOT NULL, at BIGINT NOT NULL, outcome TEXT NOT NULL,
           PRIMARY KEY (agent, event, space_id)
         );`,
+    }, {
+      version: 2, name: "agent door pres per hooks key",
+      sql: `ALTER TABLE agent_pres ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+        CREATE INDEX agent_pres_key_id ON agent_pres (key_id);`,
     }],
   },
 };

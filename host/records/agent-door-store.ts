@@ -2,7 +2,7 @@
  * What the coding agents' door (host/agents/) keeps beside the operation records: the
  * pairing of each tool call's before and after events, and the log of the events it
  * answered. Identifiers, keyed digests and codes only, never an event's content. Bounded:
- * pres wait at most `ttlMs` (then expire) and at most `max` at once; posts are remembered
+ * pres wait at most `ttlMs` (then expire), at most `max` at once and `maxPerKey` of one hooks key; posts are remembered
  * (to recognise a repeated one) for `ttlMs`; the event log keeps `max` entries and a
  * count per (agent, event, space). On a shared PostgreSQL every host pairs with every
  * other: a pre opened on one host is taken by the post reaching another, exactly once.
@@ -24,10 +24,19 @@ export interface PairKey {
 export type Taken = { kind: "found"; operationId: string } | { kind: "repeated" } | { kind: "missing" };
 
 export interface Pairing {
-  /** A pre opened `operationId` under `key`. */
-  open(key: PairKey, operationId: string, now: number): Promise<void>;
+  /**
+   * A pre opened `operationId` under `key`: false (nothing kept) when `maxPerKey` pres of the
+   * same hooks key already wait, so one key cannot push another's out of the bounded store.
+   */
+  open(key: PairKey, operationId: string, now: number): Promise<boolean>;
   /** The post under `key` (its own digest `postDigest`): the oldest pre it ends, once; `repeated` for a post already applied. */
   take(key: PairKey, postDigest: string, now: number): Promise<Taken>;
+  /**
+   * A pre's tool-use id (`key` with one), claimed before its hooks run: false when a pre under
+   * the same key claimed it within `ttlMs`, its post come or not. Atomic across every host of
+   * the store: of two racing pres, one has it.
+   */
+  claim(key: PairKey, now: number): Promise<boolean>;
   /** Pres opened at or before `now - ttlMs` (or past `max`), removed and returned, oldest first: their operations end "unknown". */
   expire(now: number): Promise<string[]>;
 }
@@ -70,9 +79,11 @@ export interface AgentDoorLimits {
   ttlMs: number;
   /** Pres waiting at once, and event log entries kept. Default 10,000. */
   max: number;
+  /** Pres of one hooks key waiting at once. Default 1,000. */
+  maxPerKey: number;
 }
 
-export const DEFAULT_AGENT_DOOR_LIMITS: AgentDoorLimits = { ttlMs: 30 * 60_000, max: 10_000 };
+export const DEFAULT_AGENT_DOOR_LIMITS: AgentDoorLimits = { ttlMs: 30 * 60_000, max: 10_000, maxPerKey: 1_000 };
 
 /**
  * The key as one stored string: a sha256 of the tool-use id where there is one, else of the
@@ -86,6 +97,11 @@ export function pairKeyText(k: PairKey): string {
 /** What a post is remembered by: its pair key and its own digest. */
 export function postText(key: string, postDigest: string): string {
   return createHash("sha256").update(`${key}:${postDigest}`).digest("hex");
+}
+
+/** What a pre's claim of its tool-use id is remembered by, beside the posts (no post's digest is "pre"). */
+export function claimText(key: PairKey): string {
+  return postText(pairKeyText(key), "pre");
 }
 
 /** What a summary row becomes. */

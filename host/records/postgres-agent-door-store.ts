@@ -4,17 +4,21 @@
  * posts racing for one pre cannot both have it).
  */
 import { int, postgresGuarded, type PostgresEngine } from "../storage/postgres.js";
-import { DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type EventOutcome } from "./agent-door-store.js";
+import { claimText, DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type EventOutcome } from "./agent-door-store.js";
 
 const guard = <T>(what: string, fn: () => Promise<T>): Promise<T> => postgresGuarded(`agent door: ${what}`, fn);
 
 /** The door's store on `db` (already migrated: see openPostgresStores); `db` stays the caller's. */
 export function postgresAgentDoor(db: PostgresEngine, limits: Partial<AgentDoorLimits> = {}): AgentDoorStore {
-  const { ttlMs, max } = { ...DEFAULT_AGENT_DOOR_LIMITS, ...limits };
+  const { ttlMs, max, maxPerKey } = { ...DEFAULT_AGENT_DOOR_LIMITS, ...limits };
   return {
     pairing: {
       open: (key, operationId, now) => guard("opening a pair", async () => {
-        await db.query("INSERT INTO agent_pres (operation_id, pair_key, opened_at) VALUES ($1, $2, $3) ON CONFLICT (operation_id) DO NOTHING", [operationId, pairKeyText(key), now]);
+        // A soft cap: two hosts opening at once may each see room for one more.
+        const { rows } = await db.query(`INSERT INTO agent_pres (operation_id, pair_key, opened_at, key_id) SELECT $1, $2, $3, $4
+          WHERE (SELECT COUNT(*) FROM agent_pres WHERE key_id = $4) < $5 ON CONFLICT (operation_id) DO NOTHING RETURNING 1`, [operationId, pairKeyText(key), now, key.keyId, maxPerKey]);
+        if (rows.length === 1) return true;
+        return (await db.query("SELECT 1 FROM agent_pres WHERE operation_id = $1", [operationId])).rows.length === 1;
       }),
       take: (key, postDigest, now) => guard("taking a pair", async () => {
         const text = pairKeyText(key);
@@ -27,6 +31,11 @@ export function postgresAgentDoor(db: PostgresEngine, limits: Partial<AgentDoorL
         }
         const known = await db.query("SELECT 1 FROM agent_posts WHERE seen = $1", [seen]);
         return known.rows.length > 0 ? { kind: "repeated" as const } : { kind: "missing" as const };
+      }),
+      claim: (key, now) => guard("claiming a tool-use id", async () => {
+        // The posts' primary key decides: of two hosts inserting one claim, one inserts it.
+        const { rows } = await db.query("INSERT INTO agent_posts (seen, at) VALUES ($1, $2) ON CONFLICT (seen) DO NOTHING RETURNING 1", [claimText(key), now]);
+        return rows.length === 1;
       }),
       expire: (now) => guard("expiring pairs", async () => {
         await db.query("DELETE FROM agent_posts WHERE at <= $1", [now - ttlMs]);

@@ -5,13 +5,13 @@ import { migrateSqlite } from "../storage/sqlite-migrations.js";
 import { whenFree } from "../storage/sqlite-busy.js";
 import { SluiceError } from "../errors/sluice-error.js";
 import { AGENT_DOOR_MIGRATIONS } from "./agent-door-migrations.js";
-import { DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type AgentEventEntry, type EventOutcome } from "./agent-door-store.js";
+import { claimText, DEFAULT_AGENT_DOOR_LIMITS, pairKeyText, postText, summaryOf, type AgentDoorLimits, type AgentDoorStore, type AgentEventEntry, type EventOutcome } from "./agent-door-store.js";
 
 interface EventRow { at: number; agent: string; event: string; space_id: string | null; outcome: string; code: string | null; body_digest: string | null; operation_id: string | null }
 
 /** Opens the door's tables in `pathOrDb` (a file, or an open database whose owner closes it). */
 export function openSqliteAgentDoor(pathOrDb: string | Database.Database, limits: Partial<AgentDoorLimits> = {}): AgentDoorStore {
-  const { ttlMs, max } = { ...DEFAULT_AGENT_DOOR_LIMITS, ...limits };
+  const { ttlMs, max, maxPerKey } = { ...DEFAULT_AGENT_DOOR_LIMITS, ...limits };
   const owned = typeof pathOrDb === "string";
   let db: Database.Database;
   if (typeof pathOrDb === "string") db = openSqlite(pathOrDb, { what: "agent door", migrations: [AGENT_DOOR_MIGRATIONS], busyMs: 0 });
@@ -20,11 +20,14 @@ export function openSqliteAgentDoor(pathOrDb: string | Database.Database, limits
     try { migrateSqlite(db, [AGENT_DOOR_MIGRATIONS]); } catch (err) { throw sqliteStoreError(err, "agent door: migrating the database"); }
   }
   const q = {
-    open: db.prepare<[string, string, number]>("INSERT OR IGNORE INTO agent_pres (operation_id, pair_key, opened_at) VALUES (?, ?, ?)"),
+    open: db.prepare<[string, string, number, string]>("INSERT OR IGNORE INTO agent_pres (operation_id, pair_key, opened_at, key_id) VALUES (?, ?, ?, ?)"),
+    opened: db.prepare<[string], number>("SELECT 1 FROM agent_pres WHERE operation_id = ?").pluck(),
+    ofKey: db.prepare<[string], number>("SELECT COUNT(*) FROM agent_pres WHERE key_id = ?").pluck(),
     first: db.prepare<[string], { seq: number; operation_id: string }>("SELECT seq, operation_id FROM agent_pres WHERE pair_key = ? ORDER BY seq LIMIT 1"),
     drop: db.prepare<[number]>("DELETE FROM agent_pres WHERE seq = ?"),
     seen: db.prepare<[string], number>("SELECT 1 FROM agent_posts WHERE seen = ?").pluck(),
     remember: db.prepare<[string, number]>("INSERT OR REPLACE INTO agent_posts (seen, at) VALUES (?, ?)"),
+    claim: db.prepare<[string, number]>("INSERT OR IGNORE INTO agent_posts (seen, at) VALUES (?, ?)"),
     forget: db.prepare<[number]>("DELETE FROM agent_posts WHERE at <= ?"),
     stale: db.prepare<[number], { seq: number; operation_id: string }>("SELECT seq, operation_id FROM agent_pres WHERE opened_at <= ? ORDER BY seq"),
     over: db.prepare<[number], { seq: number; operation_id: string }>("SELECT seq, operation_id FROM agent_pres ORDER BY seq DESC LIMIT -1 OFFSET ?"),
@@ -38,6 +41,12 @@ export function openSqliteAgentDoor(pathOrDb: string | Database.Database, limits
   };
   const guard = <T>(what: string, fn: () => T): Promise<T> => whenFree(fn).catch((err: unknown) => {
     throw new SluiceError("STORE_UNAVAILABLE", `agent door: ${what} failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err });
+  });
+  const open = db.transaction((operationId: string, key: string, now: number, keyId: string): boolean => {
+    if (q.opened.get(operationId) !== undefined) return true;
+    if (q.ofKey.get(keyId)! >= maxPerKey) return false;
+    q.open.run(operationId, key, now, keyId);
+    return true;
   });
   const take = db.transaction((key: string, seen: string, now: number) => {
     const row = q.first.get(key);
@@ -60,8 +69,9 @@ export function openSqliteAgentDoor(pathOrDb: string | Database.Database, limits
   });
   return {
     pairing: {
-      open: (key, operationId, now) => guard("opening a pair", () => { q.open.run(operationId, pairKeyText(key), now); }),
+      open: (key, operationId, now) => guard("opening a pair", () => open(operationId, pairKeyText(key), now, key.keyId)),
       take: (key, postDigest, now) => guard("taking a pair", () => { const text = pairKeyText(key); return take(text, postText(text, postDigest), now); }),
+      claim: (key, now) => guard("claiming a tool-use id", () => q.claim.run(claimText(key), now).changes === 1),
       expire: (now) => guard("expiring pairs", () => expire(now)),
     },
     events: {

@@ -65,6 +65,30 @@ for (const engine of ENGINES) {
       await s.close();
     });
 
+    it("opens at most maxPerKey pres per hooks key, so one key cannot crowd out another's", async () => {
+      const s = await engine.open({ maxPerKey: 2 });
+      expect(await s.pairing.open(claude("s", "a"), "op-a", 1)).toBe(true);
+      expect(await s.pairing.open(gemini("s", "d-b"), "op-b", 2)).toBe(true);
+      expect(await s.pairing.open(claude("s2", "c"), "op-c", 3)).toBe(false);
+      expect(await s.pairing.open({ ...claude("s", "c"), keyId: "gk_2" }, "op-other-key", 4)).toBe(true);
+      expect(await s.pairing.take(claude("s", "a"), "post", 5)).toEqual({ kind: "found", operationId: "op-a" });
+      expect(await s.pairing.open(claude("s2", "c"), "op-c", 6)).toBe(true);
+      expect(await s.pairing.take(claude("s2", "c"), "post", 7)).toEqual({ kind: "found", operationId: "op-c" });
+      await s.close();
+    });
+
+    it("lets a pre claim its tool-use id once within the time a pre waits, whether or not its post came", async () => {
+      const s = await engine.open({ ttlMs: 1000 });
+      expect(await s.pairing.claim(claude("s", "t1"), 1)).toBe(true);
+      expect(await s.pairing.claim(claude("s", "t1"), 2)).toBe(false);
+      expect(await s.pairing.claim(claude("s2", "t1"), 3)).toBe(true);
+      expect(await s.pairing.claim({ ...claude("s", "t1"), keyId: "gk_2" }, 4)).toBe(true);
+      await s.pairing.open(claude("s", "t1"), "op-1", 5);
+      expect(await s.pairing.take(claude("s", "t1"), "post", 6)).toEqual({ kind: "found", operationId: "op-1" });
+      expect(await s.pairing.claim(claude("s", "t1"), 7)).toBe(false);
+      await s.close();
+    });
+
     it("counts events per agent and event, with the last answer, within a space when asked", async () => {
       const s = await engine.open({ max: 3 });
       const e = (at: number, event: string, outcome: "continue" | "deny" | "refused", spaceId: string | null) => ({ at, agent: "claude-code", event, spaceId, outcome, code: null, bodyDigest: "b", operationId: null });
@@ -91,5 +115,13 @@ describe("two hosts sharing one PostgreSQL", () => {
     const [first, second] = await Promise.all([b.pairing.take(gemini("g", "d-x"), "o1", 3), a.pairing.take(gemini("g", "d-x"), "o2", 3)]);
     expect([first, second].map((t) => (t.kind === "found" ? t.operationId : t.kind)).sort()).toEqual(["op-1", "op-2"]);
     expect(await a.pairing.take(gemini("g", "d-x"), "o1", 4)).toEqual({ kind: "repeated" });
+  });
+});
+
+describe("two hosts sharing one PostgreSQL, claiming", () => {
+  it("let exactly one of two racing pres claim a tool-use id", async () => {
+    const [a, b] = await postgresPair({});
+    const claims = await Promise.all([a.pairing.claim(claude("race", "t"), 1), b.pairing.claim(claude("race", "t"), 1), a.pairing.claim(claude("race", "t"), 1)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
   });
 });

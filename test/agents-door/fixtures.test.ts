@@ -36,7 +36,8 @@ describe("the door on the events the real CLIs sent", () => {
       if (read.ok && kindOf(f.agent, f.event) === "prompt") expect(read.event.prompt).toEqual(expect.any(String));
       const r = await door.post(f.agent, f.event, f.body);
       expect(r.status).toBe(200);
-      expect(typeof r.body).toBe("object");
+      // The bound hook lets everything through: any other answer is the door refusing what the real CLI sent.
+      expect(r.body).toEqual({});
     });
   }
 

@@ -1,6 +1,7 @@
 // sluice-hook as every agent runs it: a child process fed the event on stdin (`npm run build` first).
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { createServer as createHttpServer, type RequestListener, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveDoor, type Door } from "./door-helpers.js";
@@ -29,6 +30,13 @@ async function deadPort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise<void>((r) => server.close(() => r()));
   return port;
+}
+
+/** An HTTP server on a free loopback port answering every request with `handler`. */
+async function answering(handler: RequestListener): Promise<{ url: string; server: Server }> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
 }
 
 const pre = JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r /tmp/sentinel" }, tool_use_id: "t1" });
@@ -82,5 +90,91 @@ describe("sluice-hook", () => {
     } finally {
       silent.close();
     }
+  });
+
+  it("blocks on an answer that trickles in past --timeout-ms, however steadily its bytes come", async () => {
+    const timers = new Set<NodeJS.Timeout>();
+    const { url, server } = await answering((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const body = `{"hookSpecificOutput":{"hookEventName":"PreToolUse"}}`;
+      let i = 0;
+      const t = setInterval(() => { if (i < body.length) res.write(body[i++]!); else { clearInterval(t); res.end(); } }, 40);
+      timers.add(t);
+    });
+    try {
+      const r = await hook(["claude-code", "PreToolUse", "--url", url, "--key-env", "K", "--timeout-ms", "300"], pre, { K: "x" });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("no answer within 300 ms");
+      expect(r.stdout).toBe("");
+    } finally {
+      for (const t of timers) clearInterval(t);
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("blocks on a 200 whose JSON is not an object, as no door answers", async () => {
+    for (const text of ["null", "[]", "\"allow\"", "1"]) {
+      const { url, server } = await answering((_req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end(text); });
+      try {
+        const claude = await hook(["claude-code", "PreToolUse", "--url", url, "--key-env", "K"], pre, { K: "x" });
+        expect(claude.code, text).toBe(2);
+        expect(claude.stderr).toContain("not a JSON object");
+        const copilot = await hook(["copilot-cli", "preToolUse", "--url", url, "--key-env", "K"], "{}", { K: "x" });
+        expect(JSON.parse(copilot.stdout), text).toMatchObject({ permissionDecision: "deny" });
+      } finally {
+        server.close();
+      }
+    }
+  });
+
+  it("answers each agent's block on a non-200 and on a body that is not JSON", async () => {
+    for (const [status, text] of [[500, "{}"], [404, "not found"], [200, "<html>"]] as const) {
+      const { url, server } = await answering((_req, res) => { res.writeHead(status); res.end(text); });
+      try {
+        for (const [agent, event] of [["claude-code", "PreToolUse"], ["codex", "UserPromptSubmit"], ["gemini-cli", "BeforeTool"]] as const) {
+          const r = await hook([agent, event, "--url", url, "--key-env", "K"], "{}", { K: "x" });
+          expect(r, `${agent} ${status}`).toMatchObject({ code: 2, stdout: "" });
+          expect(r.stderr).toContain(`Sluice could not check this ${event} event`);
+        }
+        const copilot = await hook(["copilot-cli", "preToolUse", "--url", url, "--key-env", "K"], "{}", { K: "x" });
+        expect(copilot.code).toBe(0);
+        expect(JSON.parse(copilot.stdout)).toMatchObject({ permissionDecision: "deny" });
+        const observed = await hook(["gemini-cli", "AfterTool", "--url", url, "--key-env", "K"], "{}", { K: "x" });
+        expect(observed).toMatchObject({ code: 0, stdout: "{}\n" });
+      } finally {
+        server.close();
+      }
+    }
+  });
+
+  it("fails a misconfigured hook of an observing event with exit 1, which no agent reads as a block", async () => {
+    // Exit 2 on Claude Code's Stop would keep the agent working instead of letting it stop.
+    const stop = await hook(["claude-code", "Stop", "--url", door.url], "{}");
+    expect(stop.code).toBe(1);
+    expect(stop.stderr).toContain("--key-env is required");
+    const post = await hook(["codex", "PostToolUse", "--url", "not a url", "--key-env", "K"], "{}");
+    expect(post.code).toBe(1);
+  });
+
+  it("blocks on a misconfigured hook before a tool and at a prompt, in each agent's way", async () => {
+    const claude = await hook(["claude-code", "PreToolUse", "--url", door.url, "--timeout-ms", "soon", "--key-env", "K"], pre);
+    expect(claude.code).toBe(2);
+    expect(claude.stderr).toContain("--timeout-ms must be a positive integer");
+    const copilot = await hook(["copilot-cli", "preToolUse", "--key-env", "K"], "{}");
+    expect(copilot.code).toBe(0);
+    expect(JSON.parse(copilot.stdout)).toEqual({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("--url is required") });
+    const misspelled = await hook(["claude-code", "pretooluse", "--url", door.url, "--key-env", "K"], pre, { K: door.hooksKey });
+    expect(misspelled.code).toBe(2);
+    expect(misspelled.stderr).toContain("configure the hook on PreToolUse");
+    const unknown = await hook(["cursor", "beforeShellExecution", "--url", door.url, "--key-env", "K"], "{}");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown agent");
+  });
+
+  it("refuses Copilot CLI's VS Code-compatible PreToolUse before posting it, blocking and naming preToolUse", async () => {
+    const r = await hook(["copilot-cli", "PreToolUse", "--url", door.url, "--key-env", "K"], "{}", { K: door.hooksKey });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("preToolUse") });
   });
 });

@@ -112,6 +112,15 @@ describe("the token", () => {
     expect((await raw(s, "GET", "/api/v1/status", { ...auth, host })).status).toBe(200);
   });
 
+  it("counts a wrong token once whatever else the request varies (headers or query the API does not read)", async () => {
+    const s = await serve({ authFailures: { max: 5, windowMs: 60_000 } });
+    const host = `127.0.0.1:${s.port}`;
+    const wrong = (i: number) => ({ authorization: "Bearer wrong-wrong-wrong-wrong-wrong-wrong", "x-api-key": `decoy-${i}`, "x-goog-api-key": `decoy-${i}`, host });
+    for (let i = 0; i < 5; i++) expect((await raw(s, "GET", `/api/v1/status?key=${i}`, wrong(i))).status).toBe(401);
+    const limited = await raw(s, "GET", "/api/v1/status?key=5", wrong(5));
+    expect({ status: limited.status, code: limited.body.error.code }).toEqual({ status: 429, code: "RATE_LIMITED" });
+  });
+
   it("lets a correct token through while the address is under its limit", async () => {
     const s = await serve({ authFailures: { max: 5, windowMs: 60_000 } });
     const host = `127.0.0.1:${s.port}`;

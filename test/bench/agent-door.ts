@@ -12,20 +12,27 @@ import { startApiServer } from "../../host/api/server.js";
 import { GatewayKeys } from "../../host/keys/keys.js";
 import { Registry } from "../../host/registry/registry.js";
 import { pluginInput } from "../../host/registry/plugin-input.js";
+import { memoryEventLog } from "../../host/agents/event-log.js";
+import { memoryPairing } from "../../host/agents/pairing.js";
 import { interleave } from "./measure.js";
 import type { Counts, ScenarioResult, Target } from "./scenarios.js";
 import { built, repoRoot } from "./systems.js";
 
 const target = (name: string, measured: number, limit: number, unit: string): Target => ({ name, measured, limit, op: "<=", unit, met: measured <= limit });
 const TOKEN = "bench-agent-door-token-0123456789abcdef";
-const EVENT = JSON.stringify({ session_id: "bench", transcript_path: "/tmp/t.jsonl", cwd: "/work", permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls -la src && git status", description: "look around" }, tool_use_id: "toolu_bench" });
+const EVENT = JSON.stringify({ session_id: "bench", transcript_path: "/tmp/t.jsonl", cwd: "/work", permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls -la src && git status", description: "look around" }, tool_use_id: "toolu_bench_000000" });
+/** Each event a tool call of its own, as an agent sends them: the door denies a tool-use id it saw before without running a hook. */
+let calls = 0;
+const nextEvent = (): string => EVENT.replace("toolu_bench_000000", `toolu_bench_${String(++calls).padStart(6, "0")}`);
 
 /** One Claude Code PreToolUse with shell-guard bound: the door's server time and its HTTP round trip. */
 export async function agentEvent(id: number, c: Counts): Promise<ScenarioResult> {
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-door-"));
   const registry = await Registry.open({ dataDir, hostOptions: { workers: 1 } });
   const keys = new GatewayKeys(":memory:");
-  const server = await startApiServer({ registry, token: TOKEN, gatewayKeys: keys, logger: false, port: 0 });
+  // No post follows these pres: the one key may keep all of them waiting.
+  const agentDoor = { events: memoryEventLog(), pairing: memoryPairing({ maxPerKey: Number.POSITIVE_INFINITY }) };
+  const server = await startApiServer({ registry, token: TOKEN, gatewayKeys: keys, logger: false, port: 0, agentDoor });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     await registry.host.loadPlugin(pluginInput(readFileSync(join(repoRoot(), "plugins/shell-guard/hook.yaml"), "utf8"), built("plugins/shell-guard.wasm")));
@@ -34,16 +41,17 @@ export async function agentEvent(id: number, c: Counts): Promise<ScenarioResult>
     const url = new URL(server.url);
     const headers = { "content-type": "application/json", authorization: `Bearer ${key}`, host: url.host };
     const inject = async () => {
-      const r = await server.app.inject({ method: "POST", url: "/v1/agent-hooks/claude-code/PreToolUse", headers, payload: EVENT });
+      const r = await server.app.inject({ method: "POST", url: "/v1/agent-hooks/claude-code/PreToolUse", headers, payload: nextEvent() });
       if (r.statusCode !== 200) throw new Error(`bench: the door answered ${r.statusCode}`);
     };
     const http = () => new Promise<void>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/agent-hooks/claude-code/PreToolUse", agent, headers: { ...headers, "content-length": String(Buffer.byteLength(EVENT)) } }, (res) => {
+      const event = nextEvent();
+      const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/v1/agent-hooks/claude-code/PreToolUse", agent, headers: { ...headers, "content-length": String(Buffer.byteLength(event)) } }, (res) => {
         res.resume();
         res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`bench: the door answered ${res.statusCode}`))));
       });
       req.on("error", reject);
-      req.end(EVENT);
+      req.end(event);
     });
     const latency = await interleave([{ name: "door-server-time", call: inject }, { name: "door-http-round-trip", call: http }], { warmup: Math.min(c.warmup, 500), samples: c.samples, rotate: true, roundWarmup: 2 });
     return {
@@ -81,7 +89,7 @@ export async function sluiceHookStart(id: number, c: Counts): Promise<ScenarioRe
     const samples = Math.max(2, Math.min(c.samples, 40));
     const latency = await interleave([
       { name: "node-e-0", call: () => run(["-e", "0"], "", env) },
-      { name: "sluice-hook", call: () => run([bin, "claude-code", "PreToolUse", "--url", server.url, "--key-env", "SLUICE_HOOKS_KEY"], EVENT, env) },
+      { name: "sluice-hook", call: () => run([bin, "claude-code", "PreToolUse", "--url", server.url, "--key-env", "SLUICE_HOOKS_KEY"], nextEvent(), env) },
     ], { warmup: Math.min(c.warmup, 3), samples, perRound: 5, rotate: true });
     const added = (latency["sluice-hook"]!.p50 - latency["node-e-0"]!.p50) / 1000;
     return {

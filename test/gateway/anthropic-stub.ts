@@ -20,6 +20,8 @@ export interface AnthropicStub {
   /** Each stream as written, in order. */
   streams: string[];
   gate?: Gate;
+  /** When set, answers every request itself (a test's own upstream behaviour); the request is still kept above. */
+  handle?: (req: IncomingMessage, body: Record<string, any>, res: ServerResponse) => void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,10 +38,11 @@ export async function startAnthropicStub(): Promise<AnthropicStub> {
   const server = createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
-    const body = JSON.parse(raw);
+    const body = raw === "" ? {} : JSON.parse(raw);
     stub.bodies.push(body);
     stub.headers.push(req.headers);
     stub.paths.push(req.url ?? "");
+    if (stub.handle) return stub.handle(req, body, res);
     if (req.url === "/v1/messages/count_tokens") return json(res, 200, { input_tokens: JSON.stringify(body.messages).length });
     const last = body.messages.at(-1);
     const result = Array.isArray(last.content) ? last.content.find((b: any) => b.type === "tool_result") : undefined;

@@ -8,6 +8,8 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerOf } from "./upstream-stub.js";
 import { startGateway, type GatewayUnderTest } from "./setup.js";
+import { gatedSource } from "../helpers/gated-source.js";
+import { until } from "../helpers/until.js";
 
 const CAP = 3;
 const CLIENTS = 12;
@@ -57,4 +59,30 @@ describe("the connection cap", () => {
     const answers = await Promise.all(prompts.map((content) => client.chat.completions.create({ model: "m1", messages: [{ role: "user", content }] }).then((r) => r.choices[0]!.message.content)));
     expect(answers).toEqual(prompts.map(answerOf));
   }, 30_000);
+});
+
+describe("the connection cap, for Anthropic and Gemini clients", () => {
+  it("answers a client over the cap 503 in its own protocol's format, which its SDK raises", async () => {
+    const capped = await startGateway({ timeoutMs: 5_000, limits: { maxConnections: 1 }, protocols: true });
+    try {
+      capped.bind([]);
+      // One slow call holds the only connection.
+      const gate = gatedSource(10_000);
+      capped.anthropic!.stub.gate = gate;
+      const held = capped.anthropic!.client.messages.create({ model: "claude-test", max_tokens: 10, stream: true, messages: [{ role: "user", content: "hold the line [gate]" }] });
+      await until(() => capped.anthropic!.stub.bodies.length === 1);
+      const { default: Anthropic } = await import("@anthropic-ai/sdk");
+      const { ApiError, GoogleGenAI } = await import("@google/genai");
+      const claude = await new Anthropic({ apiKey: capped.key.key, baseURL: capped.url, maxRetries: 0 }).messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).then(() => null, (e) => e);
+      expect(claude).toBeInstanceOf(Anthropic.InternalServerError);
+      expect(claude).toMatchObject({ status: 503, error: { type: "error", error: { type: "overloaded_error", sluice_code: "CONNECTIONS_FULL" } } });
+      const gemini = await new GoogleGenAI({ apiKey: capped.key.key, httpOptions: { baseUrl: capped.url } }).models.generateContent({ model: "gemini-test", contents: "hi" }).then(() => null, (e) => e);
+      expect(gemini).toBeInstanceOf(ApiError);
+      expect(JSON.parse(gemini.message)).toMatchObject({ error: { code: 503, status: "UNAVAILABLE", sluice_code: "CONNECTIONS_FULL" } });
+      gate.read("go");
+      for await (const _ of await held) { /* drain */ }
+    } finally {
+      await capped.close();
+    }
+  });
 });

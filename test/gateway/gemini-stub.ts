@@ -7,7 +7,7 @@
  * test's gate after the first response; "[last-waits]" sends the last piece, with finishReason,
  * once the gate opens. countTokens counts the characters of the contents' JSON.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Gate } from "../helpers/gated-source.js";
 
@@ -17,6 +17,8 @@ export interface GeminiStub {
   headers: IncomingMessage["headers"][];
   paths: string[];
   gate?: Gate;
+  /** When set, answers every request itself (a test's own upstream behaviour); the request is still kept above. */
+  handle?: (req: IncomingMessage, body: Record<string, any>, res: ServerResponse) => void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,10 +30,11 @@ export async function startGeminiStub(): Promise<GeminiStub> {
   const server = createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
-    const body = JSON.parse(raw);
+    const body = raw === "" ? {} : JSON.parse(raw);
     stub.bodies.push(body);
     stub.headers.push(req.headers);
     stub.paths.push(req.url ?? "");
+    if (stub.handle) return stub.handle(req, body, res);
     if (req.url?.includes(":countTokens")) {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify({ totalTokens: JSON.stringify(body.contents).length }));

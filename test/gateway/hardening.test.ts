@@ -74,4 +74,23 @@ describe("gateway hardening", () => {
       await limited.close();
     }
   });
+
+  it("counts failed keys sent as x-api-key or x-goog-api-key per key too: Anthropic and Gemini clients with the right key carry on while a wrong one loops", async () => {
+    const limited = await startGateway({ authFailures: { max: 2 }, protocols: true });
+    try {
+      const { default: Anthropic } = await import("@anthropic-ai/sdk");
+      const { GoogleGenAI } = await import("@google/genai");
+      // The key as Claude Code sends it (this SDK's apiKey goes as a bearer token).
+      const claude = (apiKey: string) => new Anthropic({ apiKey: null, defaultHeaders: { "x-api-key": apiKey }, baseURL: limited.url, maxRetries: 0 }).messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+      const gemini = (apiKey: string) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: limited.url } }).models.generateContent({ model: "gemini-test", contents: "hi" });
+      for (const [call, wrong] of [[claude, "sk-sluice-guess-one"], [gemini, "sk-sluice-guess-two"]] as const) {
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) statuses.push(await call(wrong).then(() => 200, (e: { status: number }) => e.status));
+        expect(statuses).toEqual([401, 401, 429]);
+        await expect(call(limited.key.key)).resolves.toBeDefined();
+      }
+    } finally {
+      await limited.close();
+    }
+  });
 });

@@ -74,7 +74,7 @@ describe("a gateway with some upstreams", () => {
       const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       const chat = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m1", messages: [{ role: "user", content: "hi" }] }) });
       expect(chat.status).toBe(404);
-      expect(((await chat.json()) as { error: { message: string } }).error.message).toBe("no route POST /v1/chat/completions; this gateway serves POST /v1/messages, POST /v1/messages/count_tokens");
+      expect(((await chat.json()) as { error: { message: string } }).error.message).toBe("no route POST /v1/chat/completions; this gateway serves POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models");
       const m = await new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 }).messages.create({ model: "c", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
       expect(m.content).toEqual([{ type: "text", text: "You said: hi" }]);
     } finally {
@@ -96,8 +96,8 @@ describe("sluice serve with upstream flags", () => {
     try {
       const out = await waitFor(child, /sluice listening on \S+/);
       expect(out).toMatch(/gateway listening on http:\/\/127\.0\.0\.1:\d+ \(keys from POST \/api\/v1\/gateway\/keys\)\n/);
-      expect(out).toContain("  Anthropic: POST /v1/messages, POST /v1/messages/count_tokens -> upstream http://127.0.0.1:9/v1\n");
-      expect(out).toContain("  Gemini: POST /v1beta/models/{model}:generateContent, POST /v1beta/models/{model}:streamGenerateContent, POST /v1beta/models/{model}:countTokens -> upstream http://127.0.0.1:9/v1beta\n");
+      expect(out).toContain("  Anthropic: POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models -> upstream http://127.0.0.1:9/v1\n");
+      expect(out).toContain("  Gemini: POST /v1beta/models/{model}:generateContent, POST /v1beta/models/{model}:streamGenerateContent, POST /v1beta/models/{model}:countTokens, GET /v1beta/models -> upstream http://127.0.0.1:9/v1beta\n");
       expect(out).not.toContain("OpenAI");
     } finally {
       await stop(child);

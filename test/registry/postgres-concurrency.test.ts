@@ -28,7 +28,7 @@ const spec = (id: string): BindingSpec => ({ id, hook_ref: "p@1.0.0", point: "to
 describe("PostgreSQL registry and records under concurrent hosts", () => {
   it("migrates once when four hosts open the same empty database together", async () => {
     const { rows } = await hosts[0]!.db.query<{ component: string; n: string }>("SELECT component, count(*) AS n FROM schema_migrations GROUP BY component ORDER BY component");
-    expect(rows.map((r) => [r.component, Number(r.n)])).toEqual([["agent-door", 1], ["api-tokens", 1], ["control-audit", 1], ["gateway-keys", 3], ["kv", 1], ["payloads", 1], ["quarantine", 1], ["records", 2], ["registry", 3]]);
+    expect(rows.map((r) => [r.component, Number(r.n)])).toEqual([["agent-door", 2], ["api-tokens", 1], ["control-audit", 1], ["gateway-keys", 3], ["kv", 1], ["payloads", 1], ["quarantine", 1], ["records", 2], ["registry", 3]]);
   });
 
   it("numbers 40 releases published at once from four hosts 1 to 40, each once", async () => {
