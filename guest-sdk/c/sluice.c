@@ -101,6 +101,25 @@ const sluice_value *sluice_at(const sluice_value *v, uint32_t i) {
   return v->kind == SLUICE_ARRAY && i < v->len ? v->as.items[i] : &NIL;
 }
 uint32_t sluice_len(const sluice_value *v) { return v->kind == SLUICE_ARRAY || v->kind == SLUICE_MAP ? v->len : 0; }
+sluice_str sluice_key_at(const sluice_value *map, uint32_t i) {
+  if (map->kind == SLUICE_MAP && i < map->len) return map->as.map.keys[i];
+  sluice_str none = { "", 0 };
+  return none;
+}
+const sluice_value *sluice_value_at(const sluice_value *map, uint32_t i) {
+  return map->kind == SLUICE_MAP && i < map->len ? map->as.map.vals[i] : &NIL;
+}
+bool sluice_has(const sluice_value *v, const char *key) {
+  if (v->kind != SLUICE_MAP) return false;
+  for (uint32_t i = 0; i < v->len; i++) if (sluice_str_eq(v->as.map.keys[i], key)) return true;
+  return false;
+}
+bool sluice_as_bytes(const sluice_value *v, const uint8_t **ptr, uint32_t *len) {
+  if (v->kind != SLUICE_BIN) return false;
+  *ptr = (const uint8_t *)v->as.s;
+  *len = v->len;
+  return true;
+}
 bool sluice_is_nil(const sluice_value *v) { return v->kind == SLUICE_NIL; }
 bool sluice_is_map(const sluice_value *v) { return v->kind == SLUICE_MAP; }
 bool sluice_is_array(const sluice_value *v) { return v->kind == SLUICE_ARRAY; }
@@ -134,6 +153,12 @@ const char *sluice_cstr(sluice_str s) {
   memcpy(out, s.ptr, s.len);
   out[s.len] = 0;
   return out;
+}
+/* A copy of text a caller passed: it may live on the caller's stack, gone before the reply
+ * is encoded (after the hook returns). */
+static const char *keep(const char *text) {
+  sluice_str s = { text, cstrlen(text) };
+  return sluice_cstr(s);
 }
 
 sluice_value *sluice_nil(void) { return new_value(SLUICE_NIL); }
@@ -192,7 +217,7 @@ sluice_value *sluice_set(sluice_value *map, const char *key, const sluice_value 
   for (uint32_t i = 0; i < map->len; i++) {
     if (sluice_str_eq(map->as.map.keys[i], key)) { map->as.map.vals[i] = (sluice_value *)item; return map; }
   }
-  sluice_str k = { key, cstrlen(key) };
+  sluice_str k = { keep(key), cstrlen(key) };
   map_append(map, k, item);
   return map;
 }
@@ -400,7 +425,16 @@ sluice_str sluice_tool_status(const sluice_request *req) { return str_at(req->pa
 const sluice_value *sluice_tool_result(const sluice_request *req) { return sluice_get(req->payload, "result"); }
 const sluice_value *sluice_tool_view(const sluice_request *req) { return sluice_get(req->payload, "view"); }
 const sluice_value *sluice_tool_error(const sluice_request *req) { return sluice_get(req->payload, "error"); }
+double sluice_tool_duration_ms(const sluice_request *req) { return sluice_as_float_or(sluice_get(req->payload, "duration_ms"), -1); }
+const sluice_value *sluice_tool_artifacts(const sluice_request *req) { return sluice_get(req->payload, "artifacts"); }
 const sluice_value *sluice_chat_messages(const sluice_request *req) { return sluice_get(req->payload, "messages"); }
+sluice_str sluice_chat_message_text(const sluice_request *req, uint32_t i) { return sluice_text_of(sluice_get(sluice_at(sluice_chat_messages(req), i), "content")); }
+sluice_str sluice_chat_message_reasoning(const sluice_request *req, uint32_t i) { return str_at(sluice_at(sluice_chat_messages(req), i), "reasoning_content"); }
+const sluice_value *sluice_chat_content_value(const sluice_request *req) { return sluice_get(req->payload, "content"); }
+sluice_str sluice_chat_refusal(const sluice_request *req) { return str_at(req->payload, "refusal"); }
+sluice_str sluice_chat_reasoning_content(const sluice_request *req) { return str_at(req->payload, "reasoning_content"); }
+const sluice_value *sluice_chat_tool_calls(const sluice_request *req) { return sluice_get(req->payload, "tool_calls"); }
+const sluice_value *sluice_chat_usage(const sluice_request *req) { return sluice_get(req->payload, "usage"); }
 const sluice_value *sluice_chat_params(const sluice_request *req) { return sluice_get(req->payload, "params"); }
 sluice_str sluice_chat_content(const sluice_request *req) { return sluice_text_of(sluice_get(req->payload, "content")); }
 sluice_str sluice_chat_finish_reason(const sluice_request *req) { return str_at(req->payload, "finish_reason"); }
@@ -408,7 +442,9 @@ sluice_str sluice_chunk_delta(const sluice_request *req) { return str_at(req->pa
 int64_t sluice_chunk_index(const sluice_request *req) { return sluice_as_int_or(sluice_get(req->payload, "chunk_index"), -1); }
 bool sluice_chunk_is_last(const sluice_request *req) { return sluice_as_bool_or(sluice_get(req->payload, "is_last"), false); }
 sluice_str sluice_chunk_channel(const sluice_request *req) { return sluice_as_str_or(sluice_get(req->payload, "channel"), "content"); }
+sluice_str sluice_chunk_request_id(const sluice_request *req) { return str_at(req->payload, "request_id"); }
 const sluice_value *sluice_embedding_texts(const sluice_request *req) { return sluice_get(req->payload, "texts"); }
+sluice_str sluice_embedding_text_at(const sluice_request *req, uint32_t i) { return sluice_as_str_or(sluice_at(sluice_embedding_texts(req), i), ""); }
 sluice_str sluice_model(const sluice_request *req) { return str_at(req->payload, "model"); }
 
 sluice_str sluice_text_of(const sluice_value *content) {
@@ -439,6 +475,7 @@ static void read_request(const sluice_value *root, sluice_request *req) {
   req->payload = sluice_get(root, "payload");
   req->config = sluice_get(root, "config");
   req->carry = sluice_get(root, "carry");
+  req->raw = root;
   req->context.space_id = str_at(c, "space_id");
   req->context.actor_id = str_at(c, "actor_id");
   req->context.run_id = str_at(c, "run_id");
@@ -471,11 +508,12 @@ static sluice_outcome *outcome(const char *kind) {
 sluice_outcome *sluice_continue(void) { return outcome("continue"); }
 sluice_outcome *sluice_patch_input(void) { sluice_outcome *o = outcome("patch_input"); o->patch = sluice_array(); return o; }
 sluice_outcome *sluice_patch_output(void) { sluice_outcome *o = outcome("patch_output"); o->patch = sluice_array(); return o; }
-sluice_outcome *sluice_reject(const char *code, const char *reason) { sluice_outcome *o = outcome("reject"); o->code = code; o->reason = reason; return o; }
+sluice_outcome *sluice_reject(const char *code, const char *reason) { sluice_outcome *o = outcome("reject"); o->code = keep(code); o->reason = keep(reason); return o; }
 sluice_outcome *sluice_short_circuit(const sluice_value *result) { sluice_outcome *o = outcome("short_circuit"); o->result = result; return o; }
-sluice_outcome *sluice_redact(const char *content) { sluice_outcome *o = outcome("redact"); o->content = content; return o; }
-sluice_outcome *sluice_block(const char *code, const char *reason) { sluice_outcome *o = outcome("block"); o->code = code; o->reason = reason; return o; }
-sluice_outcome *sluice_ask(const char *reason) { sluice_outcome *o = outcome("ask"); o->reason = reason; return o; }
+sluice_outcome *sluice_redact(const char *content) { sluice_outcome *o = outcome("redact"); o->content = keep(content); return o; }
+sluice_outcome *sluice_block(const char *code, const char *reason) { sluice_outcome *o = outcome("block"); o->code = keep(code); o->reason = keep(reason); return o; }
+sluice_outcome *sluice_ask(const char *reason) { sluice_outcome *o = outcome("ask"); o->reason = keep(reason); return o; }
+sluice_outcome *sluice_ask_code(const char *code, const char *reason) { sluice_outcome *o = sluice_ask(reason); o->code = keep(code); return o; }
 
 static sluice_outcome *op(sluice_outcome *o, const char *name, const char *path, const sluice_value *value) {
   if (o->patch == NULL) sluice_fatal("sluice: replace/add/remove need sluice_patch_input() or sluice_patch_output()");
@@ -487,15 +525,15 @@ static sluice_outcome *op(sluice_outcome *o, const char *name, const char *path,
 sluice_outcome *sluice_replace(sluice_outcome *o, const char *path, const sluice_value *v) { return op(o, "replace", path, v); }
 sluice_outcome *sluice_add(sluice_outcome *o, const char *path, const sluice_value *v) { return op(o, "add", path, v); }
 sluice_outcome *sluice_remove(sluice_outcome *o, const char *path) { return op(o, "remove", path, NULL); }
-sluice_outcome *sluice_hold(sluice_outcome *o, const char *suffix) { o->hold = suffix; return o; }
+sluice_outcome *sluice_hold(sluice_outcome *o, const char *suffix) { o->hold = keep(suffix); return o; }
 sluice_outcome *sluice_with_carry(sluice_outcome *o, const sluice_value *carry) { o->carry = carry; return o; }
 sluice_outcome *sluice_annotate(sluice_outcome *o, const char *key, const sluice_value *value) {
   if (o->annotations == NULL) o->annotations = sluice_map();
   sluice_set(o->annotations, key, value);
   return o;
 }
-sluice_value *sluice_outcome_value(const sluice_outcome *o) {
-  sluice_value *m = sluice_set(sluice_set(sluice_map(), "abi", sluice_string(SLUICE_ABI)), "outcome", sluice_string(o->kind));
+static sluice_value *reply_value(const sluice_outcome *o, const char *abi) {
+  sluice_value *m = sluice_set(sluice_set(sluice_map(), "abi", sluice_string(abi)), "outcome", sluice_string(o->kind));
   if (o->patch) sluice_set(m, "patch", o->patch);
   if (o->code) sluice_set(m, "code", sluice_string(o->code));
   if (o->reason) sluice_set(m, "reason", sluice_string(o->reason));
@@ -506,6 +544,7 @@ sluice_value *sluice_outcome_value(const sluice_outcome *o) {
   if (o->result) sluice_set(m, "result", o->result);
   return m;
 }
+sluice_value *sluice_outcome_value(const sluice_outcome *o) { return reply_value(o, SLUICE_ABI); }
 
 /* ---- exports ---- */
 int32_t sluice__alloc(int32_t len) {
@@ -513,7 +552,9 @@ int32_t sluice__alloc(int32_t len) {
   return (int32_t)(size_t)sluice_malloc((size_t)len);
 }
 
-int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook) {
+int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook) { return sluice__handle_abi(ptr, len, hook, SLUICE_ABI); }
+
+int64_t sluice__handle_abi(int32_t ptr, int32_t len, sluice_hook hook, const char *abi) {
   const char *error = NULL;
   const sluice_value *root = sluice_decode((const uint8_t *)(size_t)ptr, (uint32_t)len, &error);
   if (root == NULL) {
@@ -527,6 +568,10 @@ int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook) {
   sluice_request req;
   read_request(root, &req);
   uint32_t n;
-  uint8_t *reply = sluice_encode(sluice_outcome_value(hook(&req)), &n);
+  sluice_outcome *o = hook(&req);
+  /* Address 0 is readable in wasm: without this check a NULL outcome is encoded from
+   * whatever lies there, and the host refuses a reply that names no hook's mistake. */
+  if (o == NULL) sluice_fatal("sluice: the hook returned NULL instead of an outcome");
+  uint8_t *reply = sluice_encode(reply_value(o, abi), &n);
   return (int64_t)(((uint64_t)(size_t)reply << 32) | n);
 }

@@ -15,7 +15,9 @@
  *
  * Memory: every invocation runs on a fresh instance (abi/README.md §1), so the SDK
  * allocates from a bump allocator and never frees. Values decoded from the request point
- * into the request's bytes (strings are not NUL-terminated: use sluice_str).
+ * into the request's bytes (strings are not NUL-terminated: use sluice_str). Every builder
+ * copies the text it is given (string values, map keys, reasons, codes, content, holds),
+ * so a hook may build them from a buffer on its own stack.
  */
 #ifndef SLUICE_H
 #define SLUICE_H
@@ -67,6 +69,13 @@ const sluice_value *sluice_nil_value(void);
 const sluice_value *sluice_get(const sluice_value *v, const char *key);
 const sluice_value *sluice_at(const sluice_value *v, uint32_t i);
 uint32_t sluice_len(const sluice_value *v);
+/* A map's i-th key ("" past the end or on a non-map) and i-th value (nil), in order. */
+sluice_str sluice_key_at(const sluice_value *map, uint32_t i);
+const sluice_value *sluice_value_at(const sluice_value *map, uint32_t i);
+/* True when a map has the key (even with a nil value). */
+bool sluice_has(const sluice_value *v, const char *key);
+/* A binary value's bytes in *ptr and *len; false when v is not binary. */
+bool sluice_as_bytes(const sluice_value *v, const uint8_t **ptr, uint32_t *len);
 bool sluice_is_nil(const sluice_value *v);
 bool sluice_is_map(const sluice_value *v);
 bool sluice_is_array(const sluice_value *v);
@@ -122,6 +131,7 @@ typedef struct {
   const sluice_value *payload; /* only the fields the plugin was granted */
   const sluice_value *config;  /* validated by the host against the plugin's schema */
   const sluice_value *carry;   /* at an after or chunk point: the paired before hook's carry; else nil */
+  const sluice_value *raw;     /* the whole request map: keys a later ABI minor adds are read here */
 } sluice_request;
 
 /* ---- typed views (absent fields read as "", -1, false or nil) ---- */
@@ -135,19 +145,33 @@ sluice_str sluice_tool_status(const sluice_request *req);
 const sluice_value *sluice_tool_result(const sluice_request *req);
 const sluice_value *sluice_tool_view(const sluice_request *req);
 const sluice_value *sluice_tool_error(const sluice_request *req);
+/* tool.after: the tool's duration in ms (-1 when absent); what it reported it did (read-only, nil when nothing) */
+double sluice_tool_duration_ms(const sluice_request *req);
+const sluice_value *sluice_tool_artifacts(const sluice_request *req);
 /* model.chat.before */
 const sluice_value *sluice_chat_messages(const sluice_request *req);
 const sluice_value *sluice_chat_params(const sluice_request *req);
+/* message i's text (its content string, or its text parts joined with "\n") and reasoning text; "" when none */
+sluice_str sluice_chat_message_text(const sluice_request *req, uint32_t i);
+sluice_str sluice_chat_message_reasoning(const sluice_request *req, uint32_t i);
 /* model.chat.after: the answer's text (a string, or its text parts joined with "\n") */
 sluice_str sluice_chat_content(const sluice_request *req);
+/* the content as it is: a string, nil, or a list of parts */
+const sluice_value *sluice_chat_content_value(const sluice_request *req);
+sluice_str sluice_chat_refusal(const sluice_request *req);
+sluice_str sluice_chat_reasoning_content(const sluice_request *req);
+const sluice_value *sluice_chat_tool_calls(const sluice_request *req);
 sluice_str sluice_chat_finish_reason(const sluice_request *req);
+const sluice_value *sluice_chat_usage(const sluice_request *req);
 /* model.chat.chunk */
 sluice_str sluice_chunk_delta(const sluice_request *req);
 int64_t sluice_chunk_index(const sluice_request *req);
 bool sluice_chunk_is_last(const sluice_request *req);
 sluice_str sluice_chunk_channel(const sluice_request *req); /* "content", "reasoning" or "refusal" */
-/* model.embedding.before */
+sluice_str sluice_chunk_request_id(const sluice_request *req);
+/* model.embedding.before: the texts, and text i ("" when absent) */
 const sluice_value *sluice_embedding_texts(const sluice_request *req);
+sluice_str sluice_embedding_text_at(const sluice_request *req, uint32_t i);
 /* Either point's model */
 sluice_str sluice_model(const sluice_request *req);
 /* Content as text: a string as it is, a list of parts as its text parts joined with "\n". */
@@ -166,6 +190,8 @@ sluice_outcome *sluice_block(const char *code, const char *reason);
 /* ABI 1.2, tool.before: ask for someone's approval first; the host does not run the
  * operation (HOOK_ASKED) and a coding agent asks its user where it can. reason: at most 1024 bytes */
 sluice_outcome *sluice_ask(const char *reason);
+/* ask with a stable machine code ([a-z0-9_.-]{1,64}, as for reject), reported as hookCode in HOOK_ASKED's details */
+sluice_outcome *sluice_ask_code(const char *code, const char *reason);
 /* JSON Patch operations at a JSON Pointer rooted at the payload ("/-" appends). */
 sluice_outcome *sluice_replace(sluice_outcome *o, const char *path, const sluice_value *value);
 sluice_outcome *sluice_add(sluice_outcome *o, const char *path, const sluice_value *value);
@@ -198,14 +224,23 @@ bool sluice_kv_delete(const char *key);
 typedef sluice_outcome *(*sluice_hook)(const sluice_request *req);
 int32_t sluice__alloc(int32_t len);
 int64_t sluice__handle(int32_t ptr, int32_t len, sluice_hook hook);
+/* sluice_handle of a guest whose marker says `abi`: its replies say that version. */
+int64_t sluice__handle_abi(int32_t ptr, int32_t len, sluice_hook hook, const char *abi);
 
-#define SLUICE_EXPORT_HOOK(fn)                                                                  \
-  __attribute__((export_name("sluice_abi_v1_2"))) void SLUICE_ABI_MARKER(void) {}               \
+/* Defines the exports for ABI 1.2 (marker sluice_abi_v1_2). */
+#define SLUICE_EXPORT_HOOK(fn) SLUICE_EXPORT_HOOK_ABI(fn, 1, 2)
+
+/* Defines the exports for ABI <major>.<minor>, e.g. SLUICE_EXPORT_HOOK_ABI(hook, 1, 0): the
+ * host shows the guest that minor's payloads (a 1.0 guest sees every chat text as a string
+ * content, abi/README.md §4.4) and its replies say that version, so ask (1.2) is refused
+ * from an older one. hook.yaml's `abi` must say the same version. */
+#define SLUICE_EXPORT_HOOK_ABI(fn, major, minor)                                                  \
+  __attribute__((export_name("sluice_abi_v" #major "_" #minor))) void sluice_abi_v##major##_##minor(void) {} \
   __attribute__((export_name("sluice_alloc"))) int32_t sluice_alloc(int32_t len) {              \
     return sluice__alloc(len);                                                                  \
   }                                                                                             \
   __attribute__((export_name("sluice_handle"))) int64_t sluice_handle(int32_t ptr, int32_t len) { \
-    return sluice__handle(ptr, len, fn);                                                        \
+    return sluice__handle_abi(ptr, len, fn, #major "." #minor);                                 \
   }
 
 #endif

@@ -12,6 +12,7 @@ const PAGE: usize = 65536;
 pub struct Bump {
     next: Cell<usize>,
     last: Cell<usize>,
+    quiet: Cell<bool>,
 }
 
 // SAFETY: a wasm32-unknown-unknown guest has one thread.
@@ -19,7 +20,37 @@ unsafe impl Sync for Bump {}
 
 impl Bump {
     pub const fn new() -> Bump {
-        Bump { next: Cell::new(0), last: Cell::new(0) }
+        Bump { next: Cell::new(0), last: Cell::new(0), quiet: Cell::new(false) }
+    }
+
+    /// Runs `f` with allocation failures returned as null (for `sluice_alloc`, whose 0 the
+    /// host reports as GUEST_MEMORY_LIMIT) instead of ending the invocation.
+    pub fn quietly<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.quiet.set(true);
+        let out = f();
+        self.quiet.set(false);
+        out
+    }
+
+    /// Rust's own answer to a null from the allocator is a bare `unreachable` trap that
+    /// says nothing; this one ends the invocation with GUEST_ABORTED and the size, as the
+    /// C SDK and AssemblyScript's runtime do.
+    fn checked(&self, ptr: *mut u8, size: usize) -> *mut u8 {
+        if ptr.is_null() && !self.quiet.get() {
+            // Written on the stack: the heap is what just ran out.
+            let mut buf = [0u8; 80];
+            let head = b"sluice: out of memory: could not allocate ";
+            buf[..head.len()].copy_from_slice(head);
+            let mut digits = [0u8; 20];
+            let (mut n, mut d) = (size, 0);
+            loop { digits[d] = b'0' + (n % 10) as u8; d += 1; n /= 10; if n == 0 { break; } }
+            let mut at = head.len();
+            while d > 0 { d -= 1; buf[at] = digits[d]; at += 1; }
+            buf[at..at + 6].copy_from_slice(b" bytes");
+            // SAFETY: ASCII only.
+            crate::host::fatal(unsafe { core::str::from_utf8_unchecked(&buf[..at + 6]) });
+        }
+        ptr
     }
 
     fn reserve(&self, start: usize, size: usize) -> *mut u8 {
@@ -66,7 +97,7 @@ unsafe impl GlobalAlloc for Bump {
         }
         let align = layout.align();
         let start = (next + align - 1) & !(align - 1);
-        self.reserve(start, layout.size())
+        self.checked(self.reserve(start, layout.size()), layout.size())
     }
 
     unsafe fn dealloc(&self, _ptr: *mut u8, _layout: Layout) {}
@@ -74,7 +105,7 @@ unsafe impl GlobalAlloc for Bump {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // The newest block grows in place (a Vec being filled, the reply buffer).
         if ptr as usize == self.last.get() {
-            return self.reserve(ptr as usize, new_size);
+            return self.checked(self.reserve(ptr as usize, new_size), new_size);
         }
         // SAFETY: as GlobalAlloc::realloc requires, with the layout's alignment.
         let new = unsafe { self.alloc(Layout::from_size_align_unchecked(new_size, layout.align())) };

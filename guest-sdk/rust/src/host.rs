@@ -18,6 +18,19 @@ pub fn fatal(message: &str) -> ! {
     unsafe { host_abort(message.as_ptr(), n as i32) }
 }
 
+/// Routes a panic's message to the host (GUEST_ABORTED "panicked at ..."), as
+/// AssemblyScript's failed `assert` is: without it a panic is a bare `unreachable` trap
+/// (GUEST_TRAP) that says nothing of where or why. Installed by `sluice_handle` on every
+/// invocation, since every invocation starts from a fresh instance (abi/README.md §1).
+pub(crate) fn report_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let mut message = String::from("sluice: ");
+        // PanicInfo's Display: "panicked at '<message>', <file>:<line>:<column>".
+        let _ = core::fmt::write(&mut message, format_args!("{}", info));
+        fatal(&message)
+    }));
+}
+
 /// Messages the host keeps with the invocation (at most 64 of at most 1024 bytes; the rest
 /// are counted and dropped). They show in `sluice call`, `sluice test` and the record.
 pub mod log {

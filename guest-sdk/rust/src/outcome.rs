@@ -40,6 +40,9 @@ impl Outcome {
     /// does not run it and ends it with HOOK_ASKED; a coding agent asks its user where it can.
     /// `reason` (at most 1024 bytes) says what needs approving.
     pub fn ask(reason: &str) -> Outcome { let mut o = Outcome::new("ask"); o.reason = Some(String::from(reason)); o }
+    /// `ask` with a stable machine code (`[a-z0-9_.-]{1,64}`, as for reject), which the host
+    /// reports as `hookCode` in HOOK_ASKED's details.
+    pub fn ask_with_code(code: &str, reason: &str) -> Outcome { Outcome::new("ask").with_code_reason(code, reason) }
     /// Stop the output. Same code and reason rules as reject.
     pub fn block(code: &str, reason: &str) -> Outcome { Outcome::new("block").with_code_reason(code, reason) }
 
@@ -71,7 +74,12 @@ impl Outcome {
 
     /// The reply map, keys in the spec's order with `result` last.
     pub fn to_value(self) -> Value {
-        let mut m = Value::map().set("abi", Value::str(crate::ABI)).set("outcome", Value::str(self.kind));
+        self.reply(crate::ABI)
+    }
+
+    /// The reply of a guest whose marker says `abi` ("1.0", "1.1" or "1.2").
+    pub(crate) fn reply(self, abi: &str) -> Value {
+        let mut m = Value::map().set("abi", Value::str(abi)).set("outcome", Value::str(self.kind));
         if let Some(ops) = self.patch { m.insert("patch", Value::Array(ops)); }
         if let Some(c) = self.code { m.insert("code", Value::Str(c)); }
         if let Some(r) = self.reason { m.insert("reason", Value::Str(r)); }

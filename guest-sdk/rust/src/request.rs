@@ -59,12 +59,15 @@ pub struct Request {
     pub config: Value,
     /// At an after or chunk point: what the paired before hook returned in `carry`; else Nil.
     pub carry: Value,
+    /// The request's other keys, as a map: what a later ABI minor adds reaches the hook
+    /// before this SDK names it (AssemblyScript's `raw`, without copying the payload).
+    pub extra: Value,
 }
 
 impl Request {
     /// Splits the decoded request map into its parts (moving, not copying, the payload).
     pub fn new(root: Value) -> Request {
-        let mut req = Request { abi: String::new(), point: String::new(), context: Context::new(Value::Nil), payload: Value::Nil, config: Value::Nil, carry: Value::Nil };
+        let mut req = Request { abi: String::new(), point: String::new(), context: Context::new(Value::Nil), payload: Value::Nil, config: Value::Nil, carry: Value::Nil, extra: Value::map() };
         if let Value::Map(entries) = root {
             for (k, v) in entries {
                 match k.as_str() {
@@ -74,7 +77,7 @@ impl Request {
                     "payload" => req.payload = v,
                     "config" => req.config = v,
                     "carry" => req.carry = v,
-                    _ => {}
+                    other => req.extra.insert(other, v),
                 }
             }
         }

@@ -63,6 +63,10 @@ impl Value {
         }
         &NIL
     }
+    /// True when a map has `key` (even with a Nil value).
+    pub fn has(&self, key: &str) -> bool {
+        self.entries().iter().any(|(k, _)| k == key)
+    }
     /// Item `i` of an array, or `&Value::Nil`.
     pub fn at(&self, i: usize) -> &Value {
         match self {
@@ -90,6 +94,10 @@ impl Value {
 
     pub fn as_str(&self) -> Option<&str> {
         match self { Value::Str(s) => Some(s), _ => None }
+    }
+    /// A binary value's bytes, or None.
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match self { Value::Bin(b) => Some(b), _ => None }
     }
     pub fn as_str_or<'a>(&'a self, fallback: &'a str) -> &'a str {
         self.as_str().unwrap_or(fallback)
