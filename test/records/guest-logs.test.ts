@@ -11,6 +11,7 @@ import wabtInit from "wabt";
 import { afterEach, describe, expect, it } from "vitest";
 import { installErrorHandlers } from "../../host/api/errors.js";
 import { recordRoutes } from "../../host/api/routes/records.js";
+import { addShapes } from "../../host/api/shapes/components.js";
 import { createHost, createMemoryRecords, openSqliteRecords, type Host } from "../../host/index.js";
 import { openSqlitePayloads } from "../../host/records/sqlite-store.js";
 import { tempDir } from "../registry/fixtures.js";
@@ -51,6 +52,7 @@ async function hostWith(options: Parameters<typeof createHost>[0]): Promise<Host
 async function detail(host: Host, id: string) {
   const app = Fastify();
   installErrorHandlers(app);
+  addShapes(app);
   recordRoutes(app, host);
   const shown = (await app.inject({ url: `/api/v1/operations/${id}` })).json() as { hooks: { bindingId: string; logs: unknown }[] };
   const audit = (await app.inject({ url: `/api/v1/audit?operation_id=${id}` })).json() as { items: { logs: unknown }[] };

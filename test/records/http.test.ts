@@ -4,6 +4,7 @@ import { afterAll, expect, it } from "vitest";
 import { installErrorHandlers } from "../../host/api/errors.js";
 import { createHost, createMemoryRecords } from "../../host/index.js";
 import { recordRoutes } from "../../host/api/routes/records.js";
+import { addShapes } from "../../host/api/shapes/components.js";
 import { call, ctx, TOOL_RESULT } from "./scenarios.js";
 
 const host = createHost({ workers: 1, records: createMemoryRecords() });
@@ -17,6 +18,7 @@ it("serves operation records, audit queries and resume, with catalogue error cod
   const id = r.facts.operationId;
   const app = Fastify();
   installErrorHandlers(app);
+  addShapes(app);
   recordRoutes(app, host);
 
   const list = await app.inject({ url: "/api/v1/operations?phase=after" });

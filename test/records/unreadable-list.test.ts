@@ -8,6 +8,7 @@ import Fastify from "fastify";
 import { afterAll, expect, it } from "vitest";
 import { installErrorHandlers } from "../../host/api/errors.js";
 import { recordRoutes } from "../../host/api/routes/records.js";
+import { addShapes } from "../../host/api/shapes/components.js";
 import { createHost } from "../../host/index.js";
 import { operationRecord } from "../helpers/operation-record.js";
 import { recordDamager, sqliteEngine } from "../helpers/store-engines.js";
@@ -17,6 +18,7 @@ const records = await sqliteEngine.records!();
 const host = createHost({ workers: 1, spareWorkers: 0, records });
 const app = Fastify();
 installErrorHandlers(app);
+addShapes(app);
 recordRoutes(app, host);
 afterAll(async () => { await app.close(); await host.close(); await records.close(); });
 
