@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encode } from "../../abi/codec.js";
 import { parseReply, type HookContext, type RequestEnvelope } from "../../abi/envelope.js";
+import { BUILT_OUTCOMES } from "./outcome-cases.js";
 import { createSandbox, type LoadedModule, type Sandbox } from "../../host/sandbox/index.js";
 import { repoRoot } from "../helpers/fixtures.js";
 import { cGuest, rustGuest } from "../helpers/native-guests.js";
@@ -54,45 +55,8 @@ for (const [sdk, build] of Object.entries(sdks)) {
       expect(r.logs).toStrictEqual([{ level: 1, message: "continue" }]);
     });
 
-    it("builds continue with a carry and annotations, keeping non-ASCII text", async () => {
-      expect(await outcomeOf({ case: "continue_carry" })).toStrictEqual({
-        kind: "continue", carry: { seen: "é中😀" }, annotations: { checked: true, score: 0.25 },
-      });
-    });
-
-    it("builds patch_input from chained replace, add and remove, in order, with a value read from config", async () => {
-      expect(await outcomeOf({ case: "patch_input" })).toStrictEqual({
-        kind: "patch_input",
-        patch: [
-          { op: "replace", path: "/arguments/limit", value: 100 },
-          { op: "add", path: "/arguments/tags/-", value: "capped" },
-          { op: "remove", path: "/arguments/debug" },
-        ],
-      });
-    });
-
-    it("builds patch_output", async () => {
-      expect(await outcomeOf({ case: "patch_output" })).toStrictEqual({
-        kind: "patch_output", patch: [{ op: "replace", path: "/content", value: "résumé" }],
-      });
-    });
-
-    it("builds reject with its code and a non-ASCII reason", async () => {
-      expect(await outcomeOf({ case: "reject" })).toStrictEqual({
-        kind: "reject", code: "limit_exceeded", reason: "limit is above the maximum — ça dépasse",
-      });
-    });
-
-    it("builds short_circuit with a result", async () => {
-      expect(await outcomeOf({ case: "short_circuit" })).toStrictEqual({ kind: "short_circuit", result: { cached: true, hits: ["a"] } });
-    });
-
-    it("builds redact with a held suffix", async () => {
-      expect(await outcomeOf({ case: "redact" })).toStrictEqual({ kind: "redact", content: "card [redacted]", hold: "41" });
-    });
-
-    it("builds block with its code and reason", async () => {
-      expect(await outcomeOf({ case: "block" })).toStrictEqual({ kind: "block", code: "pii.card", reason: "a card number" });
+    it.each(BUILT_OUTCOMES)("builds $title", async ({ case: name, outcome }) => {
+      expect(await outcomeOf({ case: name })).toStrictEqual(outcome);
     });
 
     it("builds ask, which the host accepts from the SDK's 1.2 marker", async () => {
