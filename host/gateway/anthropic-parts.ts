@@ -8,6 +8,7 @@
  */
 import type { ContentPart } from "../boundary/chat.js";
 import { withKeys } from "../objects/with-keys.js";
+import { fromDataUrl, toDataUrl } from "./data-url.js";
 
 type Json = Record<string, any>;
 
@@ -16,7 +17,7 @@ const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null 
 function urlOf(block: Json): string | undefined {
   const source = block.source;
   if (!isObject(source)) return undefined;
-  if (source.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
+  if (source.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return toDataUrl(source.media_type, source.data);
   if (source.type === "url" && typeof source.url === "string") return source.url;
   return undefined;
 }
@@ -29,16 +30,14 @@ export function partsOf(blocks: Json[]): ContentPart[] {
   });
 }
 
-const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
-
 /** A part as a block: an image_url part as the image block it came from (with its new source when its URL changed). */
 function blockOf(part: Json): Json {
   if (part.type !== "image_url" || !isObject(part.image_url) || typeof part.image_url.url !== "string") return part;
   const url = part.image_url.url as string;
   const was = isObject(part.anthropic_block) ? part.anthropic_block : { type: "image" };
   if (urlOf(was) === url) return was;
-  const data = DATA_URL.exec(url);
-  return withKeys(was, { source: data ? { type: "base64", media_type: data[1]!, data: data[2]! } : { type: "url", url } });
+  const data = fromDataUrl(url);
+  return withKeys(was, { source: data ? { type: "base64", media_type: data.mediaType, data: data.data } : { type: "url", url } });
 }
 
 /** Parts as the blocks the wire takes. */

@@ -11,6 +11,7 @@ import { SluiceError } from "../errors/sluice-error.js";
 import type { ChatMessage, ChatRequest, ContentPart } from "../boundary/chat.js";
 import { canonicalJson } from "../pipeline/canonical-json.js";
 import { withKeys } from "../objects/with-keys.js";
+import { fromDataUrl, toDataUrl } from "./data-url.js";
 
 type Json = Record<string, any>;
 
@@ -71,22 +72,20 @@ function partOf(p: Json): ContentPart {
 /** An image part's URL as chat completions show an image: a data URL for inline data, else the file's URI. */
 function imageUrlOf(p: Json): string | undefined {
   const inline = p.inlineData;
-  if (isObject(inline) && typeof inline.mimeType === "string" && inline.mimeType.startsWith("image/") && typeof inline.data === "string") return `data:${inline.mimeType};base64,${inline.data}`;
+  if (isObject(inline) && typeof inline.mimeType === "string" && inline.mimeType.startsWith("image/") && typeof inline.data === "string") return toDataUrl(inline.mimeType, inline.data);
   const file = p.fileData;
   if (isObject(file) && typeof file.mimeType === "string" && file.mimeType.startsWith("image/") && typeof file.fileUri === "string") return file.fileUri;
   return undefined;
 }
-
-const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
 /** An image_url part as the Gemini part it came from, or (its URL changed, or a hook added it) a part of that URL. */
 function imagePartBack(p: Json): Json {
   const url = String(p.image_url.url);
   const was = isObject(p.part) ? p.part : undefined;
   if (was && imageUrlOf(was) === url) return was;
-  const data = DATA_URL.exec(url);
+  const data = fromDataUrl(url);
   const { inlineData: _inline, fileData: _file, ...rest } = was ?? {};
-  return withKeys(rest, data ? { inlineData: { mimeType: data[1]!, data: data[2]! } } : { fileData: { fileUri: url } });
+  return withKeys(rest, data ? { inlineData: { mimeType: data.mediaType, data: data.data } } : { fileData: { fileUri: url } });
 }
 
 function partBack(p: unknown): Json {
