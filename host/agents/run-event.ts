@@ -47,9 +47,9 @@ function originOf(e: AgentEvent): AgentOrigin {
   return { name: e.agent, event: e.event, session_id: e.sessionId, ...(e.cwd !== null ? { cwd: e.cwd } : {}), ...(e.transcriptPath !== null ? { transcript_path: e.transcriptPath } : {}) };
 }
 
-function pairKey(keyId: string, e: AgentEvent, digestOf: (v: unknown) => string): PairKey {
+function pairKey(keyId: string, e: AgentEvent, inputDigest: string): PairKey {
   const t = e.tool!;
-  return { keyId, sessionId: e.sessionId ?? "", toolUseId: t.useId, toolId: t.id, inputDigest: digestOf(t.input) };
+  return { keyId, sessionId: e.sessionId ?? "", toolUseId: t.useId, toolId: t.id, inputDigest };
 }
 
 export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, keyId: string): Promise<EventRun> {
@@ -57,35 +57,38 @@ export async function runEvent(deps: RunDeps, e: AgentEvent, ctx: CallContext, k
   switch (e.kind) {
     case "tool.before": {
       const t = e.tool!;
+      // Digested once: a tool's input can be a whole file, and the key, the call id and the change check all read it.
+      const inputDigest = host.digestOf(t.input);
+      const key = pairKey(keyId, e, inputDigest);
       // A tool-use id names one call: a second pre under it is a replay, or a second hook posting the same event, and runs no hook.
-      if (t.useId !== null && !(await deps.pairing.claim(pairKey(keyId, e, (v) => host.digestOf(v)), deps.now()))) {
+      if (t.useId !== null && !(await deps.pairing.claim(key, deps.now()))) {
         return { verdict: { kind: "deny", reason: `Sluice refused this ${e.event} event (AGENT_EVENT_REPEATED): a ${e.event} with this tool_use_id came before in this session (tool_use_id)` }, outcome: "refused", code: "AGENT_EVENT_REPEATED", operationId: null };
       }
       // The agent's tool has no schema Sluice knows: any object passes the final check.
-      const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${host.digestOf(t.input).slice(0, 16)}`, agent: originOf(e) });
+      const r = await deps.tools.before(ctx, { toolId: t.id, name: t.name, schema: { type: "object" }, arguments: t.input, callId: t.useId ?? `${e.sessionId ?? "session"}:${inputDigest.slice(0, 16)}`, agent: originOf(e) });
       if (!r.ok) {
         const code = String(r.error.code);
         const verdict: Verdict = code === "HOOK_ASKED" ? { kind: "ask", reason: reasonOf(r.error) } : { kind: "deny", reason: reasonOf(r.error) };
         // An agent that asks its user runs the call once approved: its post is still judged (approved-ask.ts), so without room to wait for it the call is denied.
-        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask && !(await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), askedKey(r.operationId), deps.now()))) return callsFull(e, r.operationId);
+        if (code === "HOOK_ASKED" && AGENT_TABLE[e.agent].abilities.ask && !(await deps.pairing.open(key, askedKey(r.operationId), deps.now()))) return callsFull(e, r.operationId);
         return { verdict, outcome: verdict.kind, code, operationId: r.operationId || null };
       }
       if (r.served) {
         return { verdict: { kind: "deny", reason: `answered by a hook instead of running the tool: ${JSON.stringify(r.served.result).slice(0, 4000)}` }, outcome: "deny", code: null, operationId: r.operationId };
       }
-      if (!(await deps.pairing.open(pairKey(keyId, e, (v) => host.digestOf(v)), r.operationId, deps.now()))) {
+      if (!(await deps.pairing.open(key, r.operationId, deps.now()))) {
         // Its output could not be judged: the call does not run, and its operation ends now.
         await deps.tools.after(r.operationId, { status: "unknown", reason: "too many of this key's tool calls await their after event" });
         return callsFull(e, r.operationId);
       }
-      const changed = host.digestOf(r.arguments) !== host.digestOf(t.input);
+      const changed = host.digestOf(r.arguments) !== inputDigest;
       return { verdict: { kind: "continue", ...(changed ? { updatedInput: r.arguments } : {}), ...contextOf(r.annotations) }, outcome: "continue", code: null, operationId: r.operationId };
     }
     case "tool.after":
     case "tool.failed": {
       const t = e.tool!;
       const postDigest = host.digestOf(e.kind === "tool.after" ? t.response : t.error);
-      const taken = await deps.pairing.take(pairKey(keyId, e, (v) => host.digestOf(v)), postDigest, deps.now());
+      const taken = await deps.pairing.take(pairKey(keyId, e, host.digestOf(t.input)), postDigest, deps.now());
       if (taken.kind !== "found") return neutral(taken.kind === "repeated" ? "AGENT_EVENT_REPEATED" : "OPERATION_NOT_FOUND");
       const asked = askedOperation(taken.operationId);
       if (asked !== null) return e.kind === "tool.after" ? judgeApproved(host, e, ctx, originOf(e)) : neutral(null, asked);
